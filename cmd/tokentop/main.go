@@ -1,0 +1,131 @@
+// Command tokentop shows, live, how fast LLM inference endpoints answer.
+// This package only wires flags to the packages that do the work.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command is one subcommand; each lives in its own cmd_*.go file and
+// registers itself from init.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// commands is filled by init functions only, before main runs.
+var commands = map[string]command{}
+
+func register(c command) { commands[c.name] = c }
+
+// exitError carries a specific exit code (e.g. `check` exits 1 or 2).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+func (e exitError) Unwrap() error { return e.err }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run dispatches args to a subcommand and maps its error to an exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	name, rest := "", args
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, rest = args[0], args[1:]
+	}
+	switch {
+	case name == "help" || (name == "" && len(rest) > 0 && isHelpFlag(rest[0])):
+		if len(rest) > 0 && name == "help" {
+			if c, ok := commands[rest[0]]; ok {
+				return exitCode(c.run(ctx, []string{"--help"}, stdout, stderr), stderr)
+			}
+		}
+		usage(stdout)
+		return 0
+	case name == "":
+		name = "dashboard"
+	}
+	c, ok := commands[name]
+	if !ok {
+		if looksLikeURL(name) {
+			c, ok = commands["dashboard"]
+			rest = args
+		}
+	}
+	if !ok {
+		fmt.Fprintf(stderr, "tokentop: unknown command %q\n\n", name)
+		usage(stderr)
+		return 2
+	}
+	return exitCode(c.run(ctx, rest, stdout, stderr), stderr)
+}
+
+func exitCode(err error, stderr io.Writer) int {
+	var ee exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ee):
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "tokentop: %v\n", ee.err)
+		}
+		return ee.code
+	default:
+		fmt.Fprintf(stderr, "tokentop: %v\n", err)
+		return 1
+	}
+}
+
+func isHelpFlag(s string) bool { return s == "-h" || s == "--help" || s == "-help" }
+
+func looksLikeURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") || strings.Contains(s, ":")
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `tokentop shows, live, how fast LLM inference endpoints answer:
+TTFT, TPOT, inter-token latency, tokens/s, GPU memory-bandwidth use and SLO breaches.
+
+Usage:
+  tokentop demo                      dashboard over the built-in simulator (offline)
+  tokentop URL [URL...]              probe and scrape endpoints, open the dashboard
+  tokentop <command> [flags]
+
+Commands:
+`)
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprint(w, `
+Run 'tokentop <command> --help' for a command's flags.
+`)
+}

@@ -1,0 +1,30 @@
+package telemetry
+
+// Engine names the serving engine behind an endpoint.
+type Engine string
+
+const (
+	EngineUnknown   Engine = "unknown"
+	EngineVLLM      Engine = "vllm"
+	EngineSGLang    Engine = "sglang"
+	EngineTGI       Engine = "tgi"
+	EngineLlamaCpp  Engine = "llamacpp"
+	EngineLMDeploy  Engine = "lmdeploy"
+	EngineNIM       Engine = "nim"
+	EngineTRTLLM    Engine = "trtllm"
+	EngineTriton    Engine = "triton"
+	EngineOllama    Engine = "ollama"
+	EngineOpenAI    Engine = "openai"
+	EngineAnthropic Engine = "anthropic"
+)
+
+// Endpoint is one model served at one place. Name is its key everywhere
+// (observations, config, SLOs, JSON). All strings are sanitised by the
+// source that discovered them.
+type Endpoint struct {
+	Name    string            `json:"name"`
+	BaseURL string            `json:"url,omitempty"`
+	Model   string            `json:"model,omitempty"`
+	Engine  Engine            `json:"engine,omitempty"`
+	Labels  map[string]string `json:"labels,omitempty"`
+}

@@ -1,0 +1,114 @@
+package telemetry
+
+import "time"
+
+// Kind says what an Observation carries.
+type Kind string
+
+const (
+	// KindEndpoint announces or updates an endpoint (Observation.Info).
+	KindEndpoint Kind = "endpoint"
+	// KindSample is one raw measurement of a distribution signal (a probe's
+	// TTFT) or one reading of a gauge (running requests), in base units.
+	KindSample Kind = "sample"
+	// KindHistogram carries cumulative bucket increments since the previous
+	// scrape (Observation.Buckets), in base units; Value is the sum delta.
+	KindHistogram Kind = "histogram"
+	// KindNoData says the source answered but had nothing for the signal.
+	KindNoData Kind = "no_data"
+	// KindFailure says a probe/scrape/query failed. With an empty Signal it
+	// applies to every signal of the endpoint last fed by the same source.
+	KindFailure Kind = "failure"
+	// KindProbe carries a finished probe request (Observation.Probe).
+	KindProbe Kind = "probe"
+	// KindLiveText carries the streaming text of the current probe.
+	KindLiveText Kind = "live_text"
+	// KindSource reports a source's health (Observation.SourceStatus).
+	KindSource Kind = "source"
+)
+
+// Observation is the one thing sources emit. Recording writes them as JSON
+// lines; replay feeds them back unchanged.
+type Observation struct {
+	Kind     Kind      `json:"kind"`
+	At       time.Time `json:"at"`
+	Endpoint string    `json:"endpoint,omitempty"`
+	Signal   Signal    `json:"signal,omitempty"`
+	// Source names where it came from: "<kind>:<url>", kind one of probe,
+	// scrape, promql, dcgm, nvidia-smi, sim.
+	Source string  `json:"source,omitempty"`
+	Value  float64 `json:"value,omitempty"`
+	// Interval is how often the source refreshes; it decides staleness.
+	Interval time.Duration `json:"interval,omitempty"`
+	// Approx marks a value estimated rather than measured (e.g. token count
+	// from events, or a threshold interpolated inside a bucket).
+	Approx  bool          `json:"approx,omitempty"`
+	Err     string        `json:"error,omitempty"`
+	Buckets []Bucket      `json:"buckets,omitempty"`
+	Info    *Endpoint     `json:"info,omitempty"`
+	Probe   *ProbeRecord  `json:"probe,omitempty"`
+	Live    *LiveText     `json:"live,omitempty"`
+	Status  *SourceStatus `json:"status,omitempty"`
+}
+
+// Sink receives observations. Implementations must be safe for concurrent
+// use and must not block for long: sources call it from their loops.
+type Sink interface {
+	Observe(Observation)
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(Observation)
+
+// Observe calls f(o).
+func (f SinkFunc) Observe(o Observation) { f(o) }
+
+// Tee fans observations out to several sinks in order.
+type Tee []Sink
+
+// Observe passes o to every sink.
+func (t Tee) Observe(o Observation) {
+	for _, s := range t {
+		s.Observe(o)
+	}
+}
+
+// ProbeRecord is the summary of one probe request, kept for the detail view
+// ("last N probes") and recordings. Durations in milliseconds, as printed.
+type ProbeRecord struct {
+	OK             bool      `json:"ok"`
+	ErrorKind      string    `json:"error_kind,omitempty"`
+	Error          string    `json:"error,omitempty"`
+	Status         int       `json:"status,omitempty"`
+	TTFTms         float64   `json:"ttft_ms,omitempty"`
+	TPOTms         float64   `json:"tpot_ms,omitempty"`
+	E2Ems          float64   `json:"e2el_ms,omitempty"`
+	OutputTokens   int       `json:"output_tokens,omitempty"`
+	TokensSource   string    `json:"output_tokens_source,omitempty"`
+	ITLms          []float64 `json:"itl_ms,omitempty"`
+	TokensPerEvent []int     `json:"tokens_per_event,omitempty"`
+}
+
+// LiveText is the text streamed so far by an endpoint's current probe.
+type LiveText struct {
+	Text   string  `json:"text"`
+	Tokens int     `json:"tokens"`
+	TPS    float64 `json:"tps"`
+	Done   bool    `json:"done"`
+}
+
+// SourceStatus is the health of one source, shown in the header so the
+// monitor itself is monitored.
+type SourceStatus struct {
+	Name        string        `json:"name"`
+	Kind        string        `json:"kind"`
+	URL         string        `json:"url"`
+	State       State         `json:"state"`
+	Err         string        `json:"error,omitempty"`
+	LastOK      time.Time     `json:"last_ok,omitzero"`
+	Failures    int           `json:"consecutive_failures,omitempty"`
+	Latency     time.Duration `json:"latency,omitempty"`
+	Warnings    []string      `json:"warnings,omitempty"`
+	Recognised  []string      `json:"recognised,omitempty"`
+	Description string        `json:"description,omitempty"`
+}

@@ -1,0 +1,133 @@
+package telemetry
+
+import (
+	"math"
+	"sort"
+)
+
+// Bucket is one cumulative histogram bucket: Count observations ≤ UpperBound.
+type Bucket struct {
+	UpperBound float64 `json:"le"`
+	Count      float64 `json:"count"`
+}
+
+// HistogramQuantile returns the q-quantile of a cumulative histogram with the
+// same maths as Prometheus histogram_quantile (promql/quantile.go
+// bucketQuantile): buckets sorted by upper bound, equal bounds merged, counts
+// forced monotonic, linear interpolation inside the bucket holding the rank,
+// the lowest bucket starting at 0 (when its bound is positive), and a rank in
+// the +Inf bucket answered with the highest finite bound. It returns NaN when
+// there are fewer than two buckets, no +Inf bucket or no observations.
+// buckets is not modified.
+func HistogramQuantile(q float64, buckets []Bucket) float64 {
+	if math.IsNaN(q) {
+		return math.NaN()
+	}
+	if q < 0 {
+		return math.Inf(-1)
+	}
+	if q > 1 {
+		return math.Inf(1)
+	}
+	b := normaliseBuckets(buckets)
+	if len(b) < 2 || !math.IsInf(b[len(b)-1].UpperBound, 1) {
+		return math.NaN()
+	}
+	observations := b[len(b)-1].Count
+	if observations == 0 || math.IsNaN(observations) {
+		return math.NaN()
+	}
+	rank := q * observations
+	i := sort.Search(len(b)-1, func(i int) bool { return b[i].Count >= rank })
+	if i == len(b)-1 {
+		return b[len(b)-2].UpperBound
+	}
+	if i == 0 && b[0].UpperBound <= 0 {
+		return b[0].UpperBound
+	}
+	start, end, count := 0.0, b[i].UpperBound, b[i].Count
+	if i > 0 {
+		start = b[i-1].UpperBound
+		count -= b[i-1].Count
+		rank -= b[i-1].Count
+	}
+	return start + (end-start)*(rank/count)
+}
+
+// CountAtOrBelow estimates how many observations are ≤ threshold, by linear
+// interpolation inside the bucket containing it. exact is true when the
+// threshold is a bucket edge (or beyond the data), the case an SLO should use.
+func CountAtOrBelow(threshold float64, buckets []Bucket) (count, total float64, exact bool) {
+	b := normaliseBuckets(buckets)
+	if len(b) == 0 || !math.IsInf(b[len(b)-1].UpperBound, 1) {
+		return math.NaN(), math.NaN(), false
+	}
+	total = b[len(b)-1].Count
+	prevBound, prevCount := 0.0, 0.0
+	for _, bk := range b {
+		if bk.UpperBound == threshold {
+			return bk.Count, total, true
+		}
+		if bk.UpperBound > threshold {
+			if math.IsInf(bk.UpperBound, 1) {
+				// Beyond the highest finite bound nothing can be said more
+				// precisely than "everything up to it".
+				return prevCount, total, false
+			}
+			if threshold <= prevBound {
+				return prevCount, total, false
+			}
+			frac := (threshold - prevBound) / (bk.UpperBound - prevBound)
+			return prevCount + frac*(bk.Count-prevCount), total, false
+		}
+		prevBound, prevCount = bk.UpperBound, bk.Count
+	}
+	return total, total, true
+}
+
+// normaliseBuckets sorts, merges equal bounds (le="5" and le="5.0") and
+// makes counts monotonic, as Prometheus does before interpolating.
+func normaliseBuckets(in []Bucket) []Bucket {
+	b := make([]Bucket, len(in))
+	copy(b, in)
+	sort.SliceStable(b, func(i, j int) bool { return b[i].UpperBound < b[j].UpperBound })
+	out := b[:0]
+	for _, bk := range b {
+		if math.IsNaN(bk.UpperBound) {
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].UpperBound == bk.UpperBound {
+			out[n-1].Count += bk.Count
+			continue
+		}
+		out = append(out, bk)
+	}
+	for i := 1; i < len(out); i++ {
+		if out[i].Count < out[i-1].Count {
+			out[i].Count = out[i-1].Count
+		}
+	}
+	return out
+}
+
+// SampleQuantile returns the q-quantile of raw samples with the maths of
+// Prometheus quantile_over_time: rank q·(n−1), linear interpolation between
+// the neighbouring order statistics. samples is sorted in place.
+func SampleQuantile(q float64, samples []float64) float64 {
+	n := len(samples)
+	if n == 0 || math.IsNaN(q) {
+		return math.NaN()
+	}
+	if q < 0 {
+		return math.Inf(-1)
+	}
+	if q > 1 {
+		return math.Inf(1)
+	}
+	sort.Float64s(samples)
+	rank := q * float64(n-1)
+	lo := math.Floor(rank)
+	hi := math.Ceil(rank)
+	w := rank - lo
+	return samples[int(lo)]*(1-w) + samples[int(hi)]*w
+}

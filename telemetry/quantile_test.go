@@ -1,0 +1,96 @@
+package telemetry
+
+import (
+	"math"
+	"testing"
+)
+
+func inf() float64 { return math.Inf(1) }
+
+// Expected values worked by hand with Prometheus' bucketQuantile rules.
+func TestHistogramQuantileByHand(t *testing.T) {
+	b := []Bucket{{0.1, 10}, {0.5, 30}, {1, 40}, {inf(), 50}}
+	cases := []struct {
+		q, want float64
+	}{
+		{0.1, 0.05}, // rank 5 in [0,0.1]: 0.1·5/10
+		{0.5, 0.4},  // rank 25: 0.1 + 0.4·(15/20)
+		{0.8, 1.0},  // rank 40 = top of le=1
+		{0.99, 1.0}, // rank 49.5 in +Inf: highest finite bound
+		{0.0, 0.0},  // rank 0 in the first bucket
+		{0.95, 1.0}, // +Inf again
+		{0.7, 0.75}, // rank 35 in (0.5,1]: 0.5 + 0.5·(5/10)
+	}
+	for _, c := range cases {
+		if got := HistogramQuantile(c.q, b); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("q=%v: got %v want %v", c.q, got, c.want)
+		}
+	}
+}
+
+func TestHistogramQuantileEdgeCases(t *testing.T) {
+	if v := HistogramQuantile(0.5, []Bucket{{1, 1}, {2, 2}}); !math.IsNaN(v) {
+		t.Errorf("missing +Inf: got %v, want NaN", v)
+	}
+	if v := HistogramQuantile(0.5, []Bucket{{inf(), 5}}); !math.IsNaN(v) {
+		t.Errorf("single bucket: got %v, want NaN", v)
+	}
+	if v := HistogramQuantile(0.5, []Bucket{{1, 0}, {inf(), 0}}); !math.IsNaN(v) {
+		t.Errorf("no observations: got %v, want NaN (no data, never 0)", v)
+	}
+	if v := HistogramQuantile(-1, []Bucket{{1, 1}, {inf(), 1}}); !math.IsInf(v, -1) {
+		t.Errorf("q<0: got %v", v)
+	}
+	if v := HistogramQuantile(2, []Bucket{{1, 1}, {inf(), 1}}); !math.IsInf(v, 1) {
+		t.Errorf("q>1: got %v", v)
+	}
+	// Unsorted input, a duplicate bound (le="5" and le="5.0" from two
+	// series) and a non-monotonic count are normalised as Prometheus does.
+	messy := []Bucket{{inf(), 20}, {5, 4}, {1, 2}, {5, 6}, {2, 1}}
+	// merged: 1:2, 2:1→2 (monotonic), 5:10, +Inf:20; q=.5 rank 10 → 5
+	if v := HistogramQuantile(0.5, messy); v != 5 {
+		t.Errorf("messy: got %v want 5", v)
+	}
+	if messy[0].UpperBound != inf() {
+		t.Errorf("input was modified")
+	}
+	// Negative lowest bound: answered with that bound.
+	if v := HistogramQuantile(0.1, []Bucket{{-1, 5}, {inf(), 10}}); v != -1 {
+		t.Errorf("negative first bound: got %v", v)
+	}
+}
+
+func TestCountAtOrBelow(t *testing.T) {
+	b := []Bucket{{0.1, 10}, {0.5, 30}, {1, 40}, {inf(), 50}}
+	if c, tot, exact := CountAtOrBelow(0.5, b); c != 30 || tot != 50 || !exact {
+		t.Errorf("edge: %v %v %v", c, tot, exact)
+	}
+	if c, _, exact := CountAtOrBelow(0.3, b); math.Abs(c-20) > 1e-9 || exact {
+		t.Errorf("interpolated: %v %v", c, exact)
+	}
+	if c, _, exact := CountAtOrBelow(5, b); c != 40 || exact {
+		t.Errorf("beyond finite: %v %v", c, exact)
+	}
+}
+
+func TestSampleQuantile(t *testing.T) {
+	// quantile_over_time maths: rank q·(n−1)
+	cases := []struct {
+		q    float64
+		in   []float64
+		want float64
+	}{
+		{0.5, []float64{4, 1, 3, 2}, 2.5},
+		{0.9, []float64{1, 2, 3, 4}, 3.7},
+		{0.99, []float64{7}, 7},
+		{1, []float64{1, 9, 5}, 9},
+	}
+	for _, c := range cases {
+		if got := SampleQuantile(c.q, c.in); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("SampleQuantile(%v, …) = %v, want %v", c.q, got, c.want)
+		}
+	}
+	if !math.IsNaN(SampleQuantile(0.5, nil)) {
+		t.Error("empty: want NaN")
+	}
+}

@@ -1,0 +1,75 @@
+// Package telemetry is tokentop's domain model: endpoints, signals, values
+// with their provenance and state, and the bounded windows that turn
+// observations into quantiles and chart series. Sources produce
+// Observations; views read Snapshots. It imports no source and no view.
+package telemetry
+
+// Signal names one measured quantity of an endpoint. The string is the key
+// used in JSON output (`tokentop snapshot`), config and recordings.
+type Signal string
+
+const (
+	TTFT         Signal = "ttft"
+	TPOT         Signal = "tpot"
+	ITL          Signal = "itl"
+	E2E          Signal = "e2e"
+	OutputTPS    Signal = "output_tps"
+	Running      Signal = "running"
+	Waiting      Signal = "waiting"
+	KVCache      Signal = "kv_cache"
+	GPUMemBW     Signal = "gpu_mem_bw"
+	MBU          Signal = "mbu"
+	ErrorRate    Signal = "error_rate"
+	ProbeSuccess Signal = "probe_success"
+)
+
+// Signals lists every signal in display order.
+var Signals = []Signal{TTFT, TPOT, ITL, E2E, OutputTPS, Running, Waiting, KVCache, GPUMemBW, MBU, ErrorRate, ProbeSuccess}
+
+// SignalInfo says what a signal is, so every figure shown can name its
+// definition.
+type SignalInfo struct {
+	// Unit is the display unit; Scale converts the stored base unit
+	// (seconds, ratios 0–1) to it.
+	Unit  string
+	Scale float64
+	// Distribution signals are summarised by quantiles, others by a value.
+	Distribution bool
+	Title        string
+	Definition   string
+}
+
+// Info returns the description of s; unknown signals get their own name.
+func (s Signal) Info() SignalInfo {
+	if i, ok := signalInfo[s]; ok {
+		return i
+	}
+	return SignalInfo{Unit: "", Scale: 1, Title: string(s)}
+}
+
+var signalInfo = map[Signal]SignalInfo{
+	TTFT: {Unit: "ms", Scale: 1000, Distribution: true, Title: "TTFT",
+		Definition: "time to first token: first event carrying output text − request start (probes); server-side queue+prefill (scrapes)"},
+	TPOT: {Unit: "ms", Scale: 1000, Distribution: true, Title: "TPOT",
+		Definition: "time per output token: (E2E − TTFT) / (n − 1), n = output tokens, n > 1"},
+	ITL: {Unit: "ms", Scale: 1000, Distribution: true, Title: "ITL",
+		Definition: "inter-token latency: gap between consecutive token-bearing events (engine step time on scrapes)"},
+	E2E: {Unit: "ms", Scale: 1000, Distribution: true, Title: "E2E",
+		Definition: "end-to-end latency: last token-bearing event − request start"},
+	OutputTPS: {Unit: "tok/s", Scale: 1, Title: "tok/s",
+		Definition: "output tokens per second: decode rate (n − 1)/(E2E − TTFT) for probes; rate of generated tokens for scrapes"},
+	Running: {Unit: "req", Scale: 1, Title: "running",
+		Definition: "requests in the running batch"},
+	Waiting: {Unit: "req", Scale: 1, Title: "waiting",
+		Definition: "requests waiting in the engine queue"},
+	KVCache: {Unit: "%", Scale: 100, Title: "KV",
+		Definition: "KV-cache blocks in use / KV-cache blocks allocated"},
+	GPUMemBW: {Unit: "%", Scale: 100, Title: "DRAM",
+		Definition: "measured GPU memory-bandwidth utilisation: DCGM DRAM-active ratio (or memory busy time when only MEM_COPY_UTIL exists)"},
+	MBU: {Unit: "%", Scale: 100, Title: "MBU",
+		Definition: "estimated model bandwidth utilisation: (weight bytes + live KV bytes) / decode step time / (peak bandwidth × GPUs)"},
+	ErrorRate: {Unit: "%", Scale: 100, Title: "err",
+		Definition: "failed requests / all requests in the window"},
+	ProbeSuccess: {Unit: "", Scale: 1, Title: "up",
+		Definition: "1 when the last probe succeeded, 0 when it failed"},
+}

@@ -1,0 +1,236 @@
+package telemetry
+
+import (
+	"sort"
+	"sync"
+	"time"
+)
+
+// StoreConfig bounds the store's memory and decides staleness. The zero
+// value is replaced by DefaultStoreConfig.
+type StoreConfig struct {
+	ChartResolution time.Duration // chart slot width
+	ChartSpan       time.Duration // how far back charts go
+	HistResolution  time.Duration // histogram increment slot width
+	MaxWindow       time.Duration // longest quantile window
+	MaxSamples      int           // raw samples kept per distribution track
+	StaleIntervals  float64       // stale after this many missed refreshes
+	MinStaleAfter   time.Duration // never stale sooner than this
+	ProbeHistory    int           // finished probes kept per endpoint
+	// Prefer orders source kinds when several feed the same signal.
+	Prefer []string
+}
+
+// DefaultStoreConfig: 1 h of 1 s chart points, 1 h of 10 s histogram slots,
+// the last 4096 raw samples per distribution.
+func DefaultStoreConfig() StoreConfig {
+	return StoreConfig{
+		ChartResolution: time.Second,
+		ChartSpan:       time.Hour,
+		HistResolution:  10 * time.Second,
+		MaxWindow:       time.Hour,
+		MaxSamples:      4096,
+		StaleIntervals:  3,
+		MinStaleAfter:   5 * time.Second,
+		ProbeHistory:    50,
+		Prefer:          []string{"probe", "scrape", "promql", "dcgm", "nvidia-smi"},
+	}
+}
+
+// Store turns observations into per-endpoint windows and snapshots. It is
+// a Sink; it is safe for concurrent use.
+type Store struct {
+	cfg       StoreConfig
+	mu        sync.RWMutex
+	endpoints map[string]*endpointState
+	sources   map[string]SourceStatus
+}
+
+type endpointState struct {
+	info   Endpoint
+	seen   time.Time
+	tracks map[trackKey]*track
+	probes []ProbeAt // ring of ProbeHistory, oldest overwritten
+	next   int
+	live   LiveText
+	liveAt time.Time
+}
+
+type trackKey struct {
+	signal     Signal
+	sourceKind string
+}
+
+// ProbeAt is a finished probe with its time.
+type ProbeAt struct {
+	At time.Time `json:"at"`
+	ProbeRecord
+}
+
+// NewStore returns an empty store.
+func NewStore(cfg StoreConfig) *Store {
+	def := DefaultStoreConfig()
+	if cfg.ChartResolution <= 0 {
+		cfg.ChartResolution = def.ChartResolution
+	}
+	if cfg.ChartSpan <= 0 {
+		cfg.ChartSpan = def.ChartSpan
+	}
+	if cfg.HistResolution <= 0 {
+		cfg.HistResolution = def.HistResolution
+	}
+	if cfg.MaxWindow <= 0 {
+		cfg.MaxWindow = def.MaxWindow
+	}
+	if cfg.MaxSamples <= 0 {
+		cfg.MaxSamples = def.MaxSamples
+	}
+	if cfg.StaleIntervals <= 0 {
+		cfg.StaleIntervals = def.StaleIntervals
+	}
+	if cfg.MinStaleAfter <= 0 {
+		cfg.MinStaleAfter = def.MinStaleAfter
+	}
+	if cfg.ProbeHistory <= 0 {
+		cfg.ProbeHistory = def.ProbeHistory
+	}
+	if len(cfg.Prefer) == 0 {
+		cfg.Prefer = def.Prefer
+	}
+	return &Store{cfg: cfg, endpoints: map[string]*endpointState{}, sources: map[string]SourceStatus{}}
+}
+
+// Config returns the store's effective configuration.
+func (s *Store) Config() StoreConfig { return s.cfg }
+
+// Observe ingests one observation.
+func (s *Store) Observe(o Observation) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o.Kind == KindSource {
+		if o.Status != nil {
+			key := o.Status.Name
+			if key == "" {
+				key = o.Source
+			}
+			s.sources[key] = *o.Status
+		}
+		return
+	}
+	if o.Endpoint == "" {
+		return
+	}
+	ep := s.endpoint(o.Endpoint, o.At)
+	switch o.Kind {
+	case KindEndpoint:
+		if o.Info != nil {
+			mergeEndpoint(&ep.info, *o.Info)
+		}
+	case KindProbe:
+		if o.Probe != nil {
+			ep.addProbe(ProbeAt{At: o.At, ProbeRecord: *o.Probe}, s.cfg.ProbeHistory)
+		}
+	case KindLiveText:
+		if o.Live != nil {
+			ep.live, ep.liveAt = *o.Live, o.At
+		}
+	case KindFailure:
+		if o.Signal != "" {
+			s.track(ep, o.Signal, o.Source).observe(o, s.cfg)
+			return
+		}
+		kind := sourceKindOf(o.Source)
+		for k, t := range ep.tracks {
+			if k.sourceKind == kind {
+				t.observe(o, s.cfg)
+			}
+		}
+	default:
+		if o.Signal != "" {
+			s.track(ep, o.Signal, o.Source).observe(o, s.cfg)
+		}
+	}
+}
+
+func (s *Store) endpoint(name string, at time.Time) *endpointState {
+	ep, ok := s.endpoints[name]
+	if !ok {
+		ep = &endpointState{info: Endpoint{Name: name}, seen: at, tracks: map[trackKey]*track{}}
+		s.endpoints[name] = ep
+	}
+	return ep
+}
+
+func (s *Store) track(ep *endpointState, sig Signal, source string) *track {
+	k := trackKey{signal: sig, sourceKind: sourceKindOf(source)}
+	t, ok := ep.tracks[k]
+	if !ok {
+		t = s.newTrack(sig, source)
+		ep.tracks[k] = t
+	}
+	return t
+}
+
+func (ep *endpointState) addProbe(p ProbeAt, max int) {
+	if len(ep.probes) < max {
+		ep.probes = append(ep.probes, p)
+		return
+	}
+	ep.probes[ep.next] = p
+	ep.next = (ep.next + 1) % max
+}
+
+// mergeEndpoint fills what a later announcement knows; a source that knows
+// less (no engine) does not erase what another knew.
+func mergeEndpoint(dst *Endpoint, src Endpoint) {
+	if src.BaseURL != "" {
+		dst.BaseURL = src.BaseURL
+	}
+	if src.Model != "" {
+		dst.Model = src.Model
+	}
+	if src.Engine != "" && (dst.Engine == "" || dst.Engine == EngineUnknown) {
+		dst.Engine = src.Engine
+	}
+	for k, v := range src.Labels {
+		if dst.Labels == nil {
+			dst.Labels = map[string]string{}
+		}
+		dst.Labels[k] = v
+	}
+}
+
+// EndpointNames returns the known endpoint names, sorted.
+func (s *Store) EndpointNames() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	names := make([]string, 0, len(s.endpoints))
+	for n := range s.endpoints {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Probes returns an endpoint's recent finished probes, oldest first.
+func (s *Store) Probes(endpoint string) []ProbeAt {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ep, ok := s.endpoints[endpoint]
+	if !ok {
+		return nil
+	}
+	out := make([]ProbeAt, 0, len(ep.probes))
+	out = append(out, ep.probes[ep.next:]...)
+	return append(out, ep.probes[:ep.next]...)
+}
+
+// Live returns the text of the endpoint's current or last probe response.
+func (s *Store) Live(endpoint string) (LiveText, time.Time) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if ep, ok := s.endpoints[endpoint]; ok {
+		return ep.live, ep.liveAt
+	}
+	return LiveText{}, time.Time{}
+}

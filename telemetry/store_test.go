@@ -1,0 +1,164 @@
+package telemetry
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+func sample(ep string, sig Signal, v float64, at time.Time) Observation {
+	return Observation{Kind: KindSample, Endpoint: ep, Signal: sig, Value: v, At: at, Source: "probe:http://x", Interval: time.Second}
+}
+
+func TestStoreProbeQuantilesAndStates(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	s.Observe(Observation{Kind: KindEndpoint, Endpoint: "a", At: t0, Info: &Endpoint{Name: "a", Model: "m", Engine: EngineVLLM}})
+	for i := 1; i <= 100; i++ {
+		s.Observe(sample("a", TTFT, float64(i)/1000, t0.Add(time.Duration(i)*time.Second/10)))
+	}
+	now := t0.Add(10 * time.Second)
+	snap := s.Snapshot(now, time.Minute)
+	if len(snap.Endpoints) != 1 {
+		t.Fatalf("endpoints: %d", len(snap.Endpoints))
+	}
+	ttft := snap.Endpoints[0].Signals[TTFT]
+	if ttft.State != Live || ttft.Unit != "ms" || ttft.P50 == nil {
+		t.Fatalf("ttft: %+v", ttft)
+	}
+	// samples 1..100 ms: p50 at rank 49.5 → 50.5 ms; p99 rank 98.01 → 99.01 ms
+	if math.Abs(*ttft.P50-50.5) > 1e-3 || math.Abs(*ttft.P99-99.01) > 1e-3 {
+		t.Errorf("p50 %v p99 %v", *ttft.P50, *ttft.P99)
+	}
+	if _, ok := snap.Endpoints[0].Signals[TPOT]; ok {
+		t.Error("TPOT never observed must be absent, not zero")
+	}
+	// 10 s later nothing new: stale, last figures kept with their age.
+	later := now.Add(10 * time.Second)
+	ttft = s.Snapshot(later, time.Minute).Endpoints[0].Signals[TTFT]
+	if ttft.State != Stale || ttft.P50 == nil || ttft.Age(later) < 10*time.Second {
+		t.Errorf("want stale with last value, got %+v", ttft)
+	}
+	// Far beyond the window, still stale with the last figures.
+	much := later.Add(10 * time.Minute)
+	if ttft = s.Snapshot(much, time.Minute).Endpoints[0].Signals[TTFT]; ttft.State != Stale || ttft.P50 == nil {
+		t.Errorf("want stale with last value outside window, got %+v", ttft)
+	}
+}
+
+func TestFailureMarksSourceSignalsError(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	s.Observe(sample("a", TTFT, 0.2, t0))
+	s.Observe(sample("a", ProbeSuccess, 1, t0))
+	s.Observe(Observation{Kind: KindSample, Endpoint: "a", Signal: Running, Value: 3, At: t0, Source: "scrape:http://x/metrics", Interval: time.Second})
+	s.Observe(Observation{Kind: KindFailure, Endpoint: "a", At: t0.Add(time.Second), Source: "probe:http://x", Err: "connect: refused"})
+	s.Observe(sample("a", ProbeSuccess, 0, t0.Add(time.Second)))
+	snap := s.Snapshot(t0.Add(2*time.Second), time.Minute).Endpoints[0]
+	if got := snap.Signals[TTFT]; got.State != Error || got.Err != "connect: refused" || got.P50 == nil {
+		t.Errorf("ttft after failure: %+v", got)
+	}
+	if got := snap.Signals[Running]; got.State != Live {
+		t.Errorf("scrape signal must not be touched by a probe failure: %+v", got)
+	}
+	er := snap.Signals[ErrorRate]
+	if er.Value == nil || *er.Value != 50 || er.Unit != "%" {
+		t.Errorf("error rate: %+v", er)
+	}
+	// A new success clears the error.
+	s.Observe(sample("a", TTFT, 0.3, t0.Add(3*time.Second)))
+	if got := s.Snapshot(t0.Add(3*time.Second), time.Minute).Endpoints[0].Signals[TTFT]; got.State != Live {
+		t.Errorf("after recovery: %+v", got)
+	}
+}
+
+func TestHistogramWindowQuantile(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	src := "scrape:http://x/metrics"
+	// Two scrapes' increments; their sum is the hand-worked histogram of
+	// TestHistogramQuantileByHand.
+	inc1 := []Bucket{{0.1, 4}, {0.5, 10}, {1, 15}, {inf(), 20}}
+	inc2 := []Bucket{{0.1, 6}, {0.5, 20}, {1, 25}, {inf(), 30}}
+	s.Observe(Observation{Kind: KindHistogram, Endpoint: "a", Signal: TTFT, Buckets: inc1, At: t0, Source: src, Interval: time.Second})
+	s.Observe(Observation{Kind: KindHistogram, Endpoint: "a", Signal: TTFT, Buckets: inc2, At: t0.Add(20 * time.Second), Source: src, Interval: time.Second})
+	got := s.Snapshot(t0.Add(21*time.Second), time.Minute).Endpoints[0].Signals[TTFT]
+	if got.P50 == nil || math.Abs(*got.P50-400) > 1e-9 || *got.P99 != 1000 || got.Count != 50 {
+		t.Errorf("window quantiles: %+v", got)
+	}
+	// A 15 s window holds only the second increment: p50 = rank 15 in (0.1,0.5] → 0.1+0.4·9/14
+	v, n := s.Quantile("a", TTFT, 0.5, t0.Add(21*time.Second), 15*time.Second)
+	if n != 30 || math.Abs(v-(0.1+0.4*9.0/14)) > 1e-9 {
+		t.Errorf("15s window: %v over %v", v, n)
+	}
+	// An increment with no requests: the source answered, nothing happened.
+	zero := []Bucket{{0.1, 0}, {0.5, 0}, {1, 0}, {inf(), 0}}
+	s.Observe(Observation{Kind: KindHistogram, Endpoint: "a", Signal: TTFT, Buckets: zero, At: t0.Add(200 * time.Second), Source: src, Interval: time.Second})
+	got = s.Snapshot(t0.Add(200*time.Second), time.Minute).Endpoints[0].Signals[TTFT]
+	if got.State != NoData || got.P50 != nil {
+		t.Errorf("idle window must be no data, not 0: %+v", got)
+	}
+}
+
+func TestPreferLiveSource(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	s.Observe(sample("a", TTFT, 0.5, t0))
+	s.Observe(Observation{Kind: KindHistogram, Endpoint: "a", Signal: TTFT, Source: "scrape:u", Interval: time.Second,
+		Buckets: []Bucket{{0.1, 1}, {inf(), 1}}, At: t0.Add(30 * time.Second)})
+	got := s.Snapshot(t0.Add(30*time.Second), time.Minute).Endpoints[0].Signals[TTFT]
+	if !strings.HasPrefix(got.Source, "scrape:") || got.State != Live {
+		t.Errorf("stale probe should yield to live scrape: %+v", got)
+	}
+}
+
+func TestSnapshotJSONShape(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	s.Observe(Observation{Kind: KindEndpoint, Endpoint: "h:8000/m", At: t0, Info: &Endpoint{Name: "h:8000/m", Model: "m", Engine: EngineVLLM}})
+	s.Observe(sample("h:8000/m", TTFT, 0.25, t0))
+	s.Observe(Observation{Kind: KindSample, Endpoint: "h:8000/m", Signal: KVCache, Value: 0.42, At: t0, Source: "scrape:u", Interval: time.Second})
+	s.Observe(Observation{Kind: KindSource, At: t0, Status: &SourceStatus{Name: "probe h", Kind: "probe", URL: "http://h:8000", State: Live}})
+	b, err := json.Marshal(s.Snapshot(t0.Add(time.Second), time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := string(b)
+	for _, want := range []string{`"name":"h:8000/m"`, `"engine":"vllm"`, `"ttft":{"unit":"ms","p50":250`, `"kv_cache":{"unit":"%","value":42`, `"state":"live"`, `"observed_at":"2026-11-30T12:00:00Z"`, `"sources":[{"name":"probe h","kind":"probe","url":"http://h:8000","state":"live"`} {
+		if !strings.Contains(js, want) {
+			t.Errorf("JSON lacks %s:\n%s", want, js)
+		}
+	}
+}
+
+func TestProbeHistoryBounded(t *testing.T) {
+	s := NewStore(StoreConfig{ProbeHistory: 3})
+	for i := 0; i < 5; i++ {
+		s.Observe(Observation{Kind: KindProbe, Endpoint: "a", At: t0.Add(time.Duration(i) * time.Second), Probe: &ProbeRecord{OK: true, OutputTokens: i}})
+	}
+	p := s.Probes("a")
+	if len(p) != 3 || p[0].OutputTokens != 2 || p[2].OutputTokens != 4 {
+		t.Errorf("probes: %+v", p)
+	}
+}
+
+func TestRingPoints(t *testing.T) {
+	r := NewRing(time.Second, time.Minute)
+	r.Add(t0, 1)
+	r.Add(t0.Add(500*time.Millisecond), 3)
+	r.Add(t0.Add(2*time.Second), 10)
+	pts := r.Points(t0.Add(2*time.Second), 3*time.Second, 3)
+	if pts[0] != 2 || !math.IsNaN(pts[1]) || pts[2] != 10 {
+		t.Errorf("points: %v", pts)
+	}
+	// Past the span everything is gone, and gaps are NaN, never zero.
+	pts = r.Points(t0.Add(5*time.Minute), time.Minute, 4)
+	for _, p := range pts {
+		if !math.IsNaN(p) {
+			t.Errorf("old data leaked: %v", pts)
+		}
+	}
+	r.Add(t0.Add(5*time.Minute), 7)
+	if pts = r.Points(t0.Add(5*time.Minute), 2*time.Second, 2); pts[1] != 7 || !math.IsNaN(pts[0]) {
+		t.Errorf("after wrap: %v", pts)
+	}
+}
