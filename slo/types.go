@@ -1,0 +1,120 @@
+// Package slo evaluates service-level objectives over tokentop's telemetry
+// and keeps the state and history of breach alerts. It reads the telemetry
+// store and observations; it knows nothing of sources or views.
+package slo
+
+import (
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// Kind of objective.
+type Kind string
+
+const (
+	// Percentile: the Percentile-quantile of Signal over Window stays below
+	// Threshold ("TTFT p95 < 5 s over 5 m").
+	Percentile Kind = "percentile"
+	// Ratio: at least Target of events are good (Signal ≤ Threshold, and
+	// the request succeeded) over Period, alerted with multi-window,
+	// multi-burn-rate rules.
+	Ratio Kind = "ratio"
+	// ErrorRate: failed requests / all requests over Window stays below
+	// Threshold (a ratio 0–1).
+	ErrorRate Kind = "error_rate"
+)
+
+// Objective is one promise about one or more endpoints.
+type Objective struct {
+	Name string `json:"name"`
+	// Endpoint is an endpoint name or a path.Match pattern; "" or "*" = all.
+	Endpoint   string           `json:"endpoint,omitempty"`
+	Kind       Kind             `json:"kind"`
+	Signal     telemetry.Signal `json:"signal"`
+	Percentile float64          `json:"percentile,omitempty"` // 0.95
+	Threshold  float64          `json:"threshold"`            // base units: seconds, ratio
+	Window     time.Duration    `json:"window,omitempty"`
+	// For is how long a breach must last before the alert fires.
+	For time.Duration `json:"for,omitempty"`
+	// KeepFiringFor keeps a firing alert firing this long after it stops
+	// breaching, against flapping.
+	KeepFiringFor time.Duration `json:"keep_firing_for,omitempty"`
+	Target        float64       `json:"target,omitempty"` // Ratio: 0.99
+	Period        time.Duration `json:"period,omitempty"` // Ratio: 28 d
+	// BurnWindows are the Ratio alert rules; nil = SRE workbook defaults
+	// scaled to Period.
+	BurnWindows []BurnWindow `json:"burn_windows,omitempty"`
+}
+
+// BurnWindow is one multi-window burn-rate rule: fire when the burn rate
+// over both Long and Short exceeds Factor.
+type BurnWindow struct {
+	Factor float64       `json:"factor"`
+	Long   time.Duration `json:"long"`
+	Short  time.Duration `json:"short"`
+}
+
+// State of an alert.
+type State string
+
+const (
+	Inactive State = "inactive"
+	Pending  State = "pending"
+	Firing   State = "firing"
+	Resolved State = "resolved"
+	// NoDataState: the source answered but there is nothing to judge.
+	NoDataState State = "no_data"
+	// UnknownState: data is stale or its source failed. A firing alert
+	// keeps firing and is marked unknown since then; it never resolves on
+	// missing data.
+	UnknownState State = "unknown"
+)
+
+// Alert is the evaluation of one objective on one endpoint, with history.
+type Alert struct {
+	Objective string           `json:"objective"`
+	Endpoint  string           `json:"endpoint"`
+	Kind      Kind             `json:"kind"`
+	Signal    telemetry.Signal `json:"signal"`
+	State     State            `json:"state"`
+	// Unknown is set while the data behind a pending or firing alert is
+	// stale or failing: the alert keeps its state, "unknown since".
+	UnknownSince time.Time `json:"unknown_since,omitzero"`
+	Reason       string    `json:"reason,omitempty"`
+	// ActiveAt is when the breach started (pending), FiredAt when it fired,
+	// ResolvedAt when it resolved.
+	ActiveAt   time.Time `json:"active_at,omitzero"`
+	FiredAt    time.Time `json:"fired_at,omitzero"`
+	ResolvedAt time.Time `json:"resolved_at,omitzero"`
+	// Value is the measured figure (base units), Threshold the objective's
+	// (base units), Peak the worst value while active.
+	Value     float64 `json:"value"`
+	Threshold float64 `json:"threshold"`
+	Peak      float64 `json:"peak,omitempty"`
+	// Approx: the value is interpolated inside a histogram bucket.
+	Approx          bool       `json:"approx,omitempty"`
+	BurnRates       []BurnRate `json:"burn_rates,omitempty"`
+	BudgetRemaining *float64   `json:"budget_remaining,omitempty"` // Ratio: 0–1
+}
+
+// BurnRate is the measured burn rate over one window.
+type BurnRate struct {
+	Window time.Duration `json:"window"`
+	Rate   float64       `json:"rate"` // NaN-free: omitted when unknown
+	Factor float64       `json:"factor"`
+}
+
+// Badge is the one-word SLO state of an endpoint, shown in words as well as
+// colour.
+type Badge string
+
+const (
+	BadgeOK      Badge = "OK"
+	BadgePending Badge = "PENDING"
+	BadgeBreach  Badge = "BREACH"
+	BadgeStale   Badge = "STALE"
+	BadgeNoData  Badge = "NO DATA"
+	BadgeError   Badge = "ERROR"
+	BadgeNone    Badge = "—" // no objective applies
+)
