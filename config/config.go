@@ -1,0 +1,203 @@
+// Package config reads tokentop's YAML configuration: endpoints, sources,
+// probes, SLOs and display. Defaults live in one place (Defaults and
+// applyDefaults); unknown keys are errors with their line number.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the whole file.
+type Config struct {
+	Theme      string       `yaml:"theme"`
+	ASCII      bool         `yaml:"ascii"`
+	Refresh    Duration     `yaml:"refresh"`
+	Window     Duration     `yaml:"window"`
+	FPS        int          `yaml:"fps"`
+	Endpoints  []Endpoint   `yaml:"endpoints"`
+	Prometheus []Prometheus `yaml:"prometheus"`
+	DCGM       []DCGM       `yaml:"dcgm"`
+	NvidiaSMI  bool         `yaml:"nvidia_smi"`
+	Probe      Probe        `yaml:"probe"` // defaults for every endpoint's probe
+	SLOs       []SLO        `yaml:"slos"`
+	Notify     Notify       `yaml:"notify"`
+}
+
+// Endpoint is one server to probe and scrape.
+type Endpoint struct {
+	Name  string `yaml:"name"`
+	URL   string `yaml:"url"`
+	Model string `yaml:"model"` // empty: discovered from /v1/models
+	API   string `yaml:"api"`   // empty: detected from the URL
+	// Metrics is the /metrics path or URL; "off" disables scraping.
+	Metrics string            `yaml:"metrics"`
+	Labels  map[string]string `yaml:"labels"`
+	Probe   *Probe            `yaml:"probe"` // overrides the top-level probe defaults
+	GPU     *GPUMap           `yaml:"gpu"`
+	Weights *Weights          `yaml:"weights"`
+}
+
+// Auth holds credentials by reference only: an env var name or a file
+// (re-read per request). Never the secret itself.
+type Auth struct {
+	BearerTokenEnv  string            `yaml:"bearer_token_env"`
+	BearerTokenFile string            `yaml:"bearer_token_file"`
+	Username        string            `yaml:"username"`
+	PasswordEnv     string            `yaml:"password_env"`
+	PasswordFile    string            `yaml:"password_file"`
+	Headers         map[string]string `yaml:"headers"`
+	CAFile          string            `yaml:"ca_file"`
+	Insecure        bool              `yaml:"insecure"`
+}
+
+// Probe configures synthetic streaming requests.
+type Probe struct {
+	Disabled     bool     `yaml:"disabled"`
+	Interval     Duration `yaml:"interval"`
+	Concurrency  int      `yaml:"concurrency"`
+	MaxTokens    int      `yaml:"max_tokens"`
+	Prompt       string   `yaml:"prompt"` // short, medium, long or literal text
+	PromptFile   string   `yaml:"prompt_file"`
+	Timeout      Duration `yaml:"timeout"`
+	StallTimeout Duration `yaml:"stall_timeout"`
+	Seed         int64    `yaml:"seed"`
+	Auth         `yaml:",inline"`
+}
+
+// Prometheus is one PromQL source for a fleet.
+type Prometheus struct {
+	URL      string            `yaml:"url"`
+	GroupBy  []string          `yaml:"group_by"`
+	Window   Duration          `yaml:"window"`
+	Interval Duration          `yaml:"interval"`
+	Timeout  Duration          `yaml:"timeout"`
+	Queries  map[string]string `yaml:"queries"`
+	Auth     `yaml:",inline"`
+}
+
+// DCGM is one dcgm-exporter to scrape directly.
+type DCGM struct {
+	URL      string   `yaml:"url"`
+	Interval Duration `yaml:"interval"`
+	Auth     `yaml:",inline"`
+}
+
+// GPUMap ties an endpoint to GPUs by dcgm labels.
+type GPUMap struct {
+	Hostname  string   `yaml:"hostname"`
+	Pod       string   `yaml:"pod"`
+	Namespace string   `yaml:"namespace"`
+	GPUs      []string `yaml:"gpus"`
+}
+
+// Weights describe the model for the MBU estimate.
+type Weights struct {
+	Parameters     float64 `yaml:"parameters"` // e.g. 8e9
+	DType          string  `yaml:"dtype"`      // bf16, fp8, int4…
+	TensorParallel int     `yaml:"tensor_parallel"`
+	GPU            string  `yaml:"gpu"` // GPU model for the peak bandwidth
+}
+
+// SLO is one objective; see package slo for the semantics.
+type SLO struct {
+	Name          string   `yaml:"name"`
+	Endpoint      string   `yaml:"endpoint"`
+	Kind          string   `yaml:"kind"` // percentile, ratio, error_rate
+	Signal        string   `yaml:"signal"`
+	Percentile    float64  `yaml:"percentile"`
+	Threshold     string   `yaml:"threshold"` // "5s", "50ms", "1%"
+	Window        Duration `yaml:"window"`
+	For           Duration `yaml:"for"`
+	KeepFiringFor Duration `yaml:"keep_firing_for"`
+	Target        float64  `yaml:"target"`
+	Period        Duration `yaml:"period"`
+}
+
+// Notify configures alert notifications.
+type Notify struct {
+	Bell    bool     `yaml:"bell"`
+	OnAlert []string `yaml:"on_alert"` // argv, never a shell string
+	Webhook *Webhook `yaml:"webhook"`
+}
+
+// Webhook posts Alertmanager-compatible alerts.
+type Webhook struct {
+	URL     string   `yaml:"url"`
+	Timeout Duration `yaml:"timeout"`
+	Auth    `yaml:",inline"`
+}
+
+// Load reads and validates a config file.
+func Load(path string) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	defer f.Close()
+	c, err := Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse reads a config, rejects unknown keys (with line numbers), applies
+// defaults and validates.
+func Parse(r io.Reader) (*Config, error) {
+	data, err := io.ReadAll(io.LimitReader(r, 4<<20))
+	if err != nil {
+		return nil, err
+	}
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+		return nil, cleanYAMLError(err)
+	}
+	c.applyDefaults()
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// cleanYAMLError turns "yaml: unmarshal errors:\n  line 3: field x not
+// found in type config.Endpoint" into "line 3: unknown key \"x\"".
+func cleanYAMLError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n")
+	var out []string
+	for _, line := range strings.Split(msg, "\n") {
+		line = strings.TrimSpace(line)
+		if i := strings.Index(line, ": field "); i >= 0 && strings.Contains(line, " not found in type ") {
+			key := line[i+len(": field "):]
+			key = key[:strings.Index(key, " not found")]
+			line = fmt.Sprintf("%s: unknown key %q", line[:i], key)
+		}
+		if line != "" {
+			out = append(out, line)
+		}
+	}
+	return errors.New(strings.Join(out, "; "))
+}
+
+// DefaultPath is $XDG_CONFIG_HOME/tokentop/config.yaml (or ~/.config/…);
+// "" when no home is known.
+func DefaultPath() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "tokentop", "config.yaml")
+}

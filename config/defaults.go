@@ -1,0 +1,183 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Defaults, in one place.
+const (
+	DefaultTheme        = "dark"
+	DefaultRefresh      = time.Second
+	DefaultWindow       = 5 * time.Minute
+	DefaultFPS          = 10
+	DefaultProbeEvery   = 10 * time.Second
+	DefaultConcurrency  = 1
+	DefaultMaxTokens    = 64
+	DefaultPrompt       = "short"
+	DefaultTimeout      = 60 * time.Second
+	DefaultStall        = 15 * time.Second
+	DefaultPromInterval = 5 * time.Second
+	DefaultPromWindow   = 5 * time.Minute
+	DefaultPromTimeout  = 10 * time.Second
+	DefaultDCGMInterval = time.Second
+)
+
+func (c *Config) applyDefaults() {
+	if c.Theme == "" {
+		c.Theme = DefaultTheme
+	}
+	if c.Refresh == 0 {
+		c.Refresh = Duration(DefaultRefresh)
+	}
+	if c.Window == 0 {
+		c.Window = Duration(DefaultWindow)
+	}
+	if c.FPS == 0 {
+		c.FPS = DefaultFPS
+	}
+	c.Probe.fill(Probe{Interval: Duration(DefaultProbeEvery), Concurrency: DefaultConcurrency,
+		MaxTokens: DefaultMaxTokens, Prompt: DefaultPrompt, Timeout: Duration(DefaultTimeout), StallTimeout: Duration(DefaultStall)})
+	for i := range c.Endpoints {
+		e := &c.Endpoints[i]
+		if e.Probe == nil {
+			p := c.Probe
+			e.Probe = &p
+		} else {
+			e.Probe.fill(c.Probe)
+		}
+		if e.Name == "" {
+			e.Name = defaultName(e.URL, e.Model)
+		}
+	}
+	for i := range c.Prometheus {
+		p := &c.Prometheus[i]
+		if p.Interval == 0 {
+			p.Interval = Duration(DefaultPromInterval)
+		}
+		if p.Window == 0 {
+			p.Window = Duration(DefaultPromWindow)
+		}
+		if p.Timeout == 0 {
+			p.Timeout = Duration(DefaultPromTimeout)
+		}
+	}
+	for i := range c.DCGM {
+		if c.DCGM[i].Interval == 0 {
+			c.DCGM[i].Interval = Duration(DefaultDCGMInterval)
+		}
+	}
+}
+
+// fill sets p's zero fields from def.
+func (p *Probe) fill(def Probe) {
+	if p.Interval == 0 {
+		p.Interval = def.Interval
+	}
+	if p.Concurrency == 0 {
+		p.Concurrency = def.Concurrency
+	}
+	if p.MaxTokens == 0 {
+		p.MaxTokens = def.MaxTokens
+	}
+	if p.Prompt == "" && p.PromptFile == "" {
+		p.Prompt, p.PromptFile = def.Prompt, def.PromptFile
+	}
+	if p.Timeout == 0 {
+		p.Timeout = def.Timeout
+	}
+	if p.StallTimeout == 0 {
+		p.StallTimeout = def.StallTimeout
+	}
+	if p.Seed == 0 {
+		p.Seed = def.Seed
+	}
+	if p.BearerTokenEnv == "" && p.BearerTokenFile == "" {
+		p.BearerTokenEnv, p.BearerTokenFile = def.BearerTokenEnv, def.BearerTokenFile
+	}
+	if p.Headers == nil {
+		p.Headers = def.Headers
+	}
+	if p.CAFile == "" {
+		p.CAFile = def.CAFile
+	}
+	p.Insecure = p.Insecure || def.Insecure
+}
+
+func defaultName(raw, model string) string {
+	u, err := url.Parse(raw)
+	host := raw
+	if err == nil && u.Host != "" {
+		host = u.Host
+	}
+	if model == "" {
+		return host
+	}
+	return host + "/" + model
+}
+
+func (c *Config) validate() error {
+	var errs []string
+	seen := map[string]bool{}
+	for i, e := range c.Endpoints {
+		if err := checkURL(e.URL); err != nil {
+			errs = append(errs, fmt.Sprintf("endpoints[%d] (%s): url: %v", i, e.Name, err))
+		}
+		if seen[e.Name] {
+			errs = append(errs, fmt.Sprintf("endpoints[%d]: duplicate name %q", i, e.Name))
+		}
+		seen[e.Name] = true
+		if e.Probe.Concurrency < 0 || e.Probe.MaxTokens < 0 {
+			errs = append(errs, fmt.Sprintf("endpoints[%d] (%s): probe concurrency and max_tokens must be positive", i, e.Name))
+		}
+		if e.Probe.Interval.D() < 100*time.Millisecond {
+			errs = append(errs, fmt.Sprintf("endpoints[%d] (%s): probe interval %v is below the 100ms floor", i, e.Name, e.Probe.Interval.D()))
+		}
+	}
+	for i, p := range c.Prometheus {
+		if err := checkURL(p.URL); err != nil {
+			errs = append(errs, fmt.Sprintf("prometheus[%d]: url: %v", i, err))
+		}
+	}
+	for i, d := range c.DCGM {
+		if err := checkURL(d.URL); err != nil {
+			errs = append(errs, fmt.Sprintf("dcgm[%d]: url: %v", i, err))
+		}
+	}
+	for i, s := range c.SLOs {
+		switch s.Kind {
+		case "", "percentile", "ratio", "error_rate":
+		default:
+			errs = append(errs, fmt.Sprintf("slos[%d] (%s): kind %q is not percentile, ratio or error_rate", i, s.Name, s.Kind))
+		}
+		if s.Threshold == "" {
+			errs = append(errs, fmt.Sprintf("slos[%d] (%s): threshold is required", i, s.Name))
+		}
+	}
+	if c.FPS < 1 || c.FPS > 60 {
+		errs = append(errs, fmt.Sprintf("fps %d is outside 1–60", c.FPS))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func checkURL(raw string) error {
+	if raw == "" {
+		return fmt.Errorf("missing")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL", raw)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("%q: scheme must be http or https", u.Redacted())
+	}
+	if u.User != nil {
+		return fmt.Errorf("%s: credentials in URLs are not allowed; use bearer_token_env/password_file", u.Redacted())
+	}
+	return nil
+}
