@@ -1,0 +1,116 @@
+// Package report renders snapshots as plain text or JSON, for headless use:
+// the dashboard when stdout is not a terminal, and `tokentop snapshot`.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// JSON writes the snapshot as one JSON document.
+func JSON(w io.Writer, snap telemetry.Snapshot) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(snap)
+}
+
+// Text writes an aligned table: one row per endpoint, each figure with its
+// state when it is not live, so a stale or failed number never reads as a
+// healthy one.
+func Text(w io.Writer, snap telemetry.Snapshot) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s  window %s\n", snap.At.Format(time.RFC3339), snap.Window)
+	fmt.Fprintln(tw, "ENDPOINT\tENGINE\tTTFT p50/p99\tTPOT p50/p99\tTOK/S\tRUN/WAIT\tKV\tDRAM\tMBU~\tERR")
+	for _, ep := range snap.Endpoints {
+		s := ep.Signals
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\t%s\n",
+			ep.Name, ep.Engine,
+			Pair(s[telemetry.TTFT], snap.At), Pair(s[telemetry.TPOT], snap.At),
+			Value(s[telemetry.OutputTPS], snap.At),
+			Value(s[telemetry.Running], snap.At), Value(s[telemetry.Waiting], snap.At),
+			Value(s[telemetry.KVCache], snap.At), Value(s[telemetry.GPUMemBW], snap.At),
+			Value(s[telemetry.MBU], snap.At), Value(s[telemetry.ErrorRate], snap.At))
+	}
+	for _, src := range snap.Sources {
+		line := fmt.Sprintf("source %s %s: %s", src.Kind, src.URL, src.State)
+		if src.Err != "" {
+			line += " — " + src.Err
+		}
+		fmt.Fprintln(tw, line)
+	}
+	return tw.Flush()
+}
+
+// Pair formats p50/p99 of a distribution with its state.
+func Pair(s telemetry.SignalSnapshot, now time.Time) string {
+	if s.P50 == nil || s.P99 == nil {
+		return stateWord(s, now)
+	}
+	return withState(fmt.Sprintf("%s/%s%s", Number(*s.P50), Number(*s.P99), s.Unit), s, now)
+}
+
+// Value formats a gauge or rate with its unit and state.
+func Value(s telemetry.SignalSnapshot, now time.Time) string {
+	if s.Value == nil {
+		return stateWord(s, now)
+	}
+	return withState(Number(*s.Value)+s.Unit, s, now)
+}
+
+// Number prints a figure with sensible precision.
+func Number(v float64) string {
+	switch a := math.Abs(v); {
+	case math.IsNaN(v):
+		return "—"
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}
+
+func stateWord(s telemetry.SignalSnapshot, now time.Time) string {
+	switch s.State {
+	case telemetry.NoData:
+		return "no data"
+	case telemetry.Error:
+		return "ERROR"
+	case telemetry.Stale:
+		return "STALE " + Age(s.Age(now))
+	default:
+		return "—"
+	}
+}
+
+func withState(v string, s telemetry.SignalSnapshot, now time.Time) string {
+	switch s.State {
+	case telemetry.Stale:
+		return v + " (STALE " + Age(s.Age(now)) + ")"
+	case telemetry.Error:
+		return v + " (ERROR, " + Age(s.Age(now)) + " old)"
+	}
+	if s.Approx {
+		return "~" + v
+	}
+	return v
+}
+
+// Age prints a duration as "12s", "3m", "2h".
+func Age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	default:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+}

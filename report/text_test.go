@@ -1,0 +1,44 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+func TestTextShowsStatesNotNumbersAsLive(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	s := telemetry.NewStore(telemetry.StoreConfig{})
+	obs := func(ep string, sig telemetry.Signal, v float64, at time.Time) {
+		s.Observe(telemetry.Observation{Kind: telemetry.KindSample, Endpoint: ep, Signal: sig, Value: v, At: at, Source: "probe:u", Interval: time.Second})
+	}
+	obs("fresh", telemetry.TTFT, 0.2, t0.Add(59*time.Second))
+	obs("fresh", telemetry.TPOT, 0.02, t0.Add(59*time.Second))
+	obs("old", telemetry.TTFT, 0.2, t0)
+	s.Observe(telemetry.Observation{Kind: telemetry.KindNoData, Endpoint: "idle", Signal: telemetry.Running, At: t0.Add(59 * time.Second), Source: "scrape:u", Interval: time.Second})
+	var buf bytes.Buffer
+	if err := Text(&buf, s.Snapshot(t0.Add(time.Minute), 5*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"200/200ms", "20.0/20.0ms", "(STALE 1m)", "no data/—"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	buf.Reset()
+	if err := JSON(&buf, s.Snapshot(t0.Add(time.Minute), 5*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Endpoints []map[string]any `json:"endpoints"`
+		Sources   []any            `json:"sources"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil || len(doc.Endpoints) != 3 || doc.Sources == nil {
+		t.Fatalf("json: %v %s", err, buf.String())
+	}
+}
