@@ -45,6 +45,10 @@ type Objective struct {
 	// BurnWindows are the Ratio alert rules; nil = SRE workbook defaults
 	// scaled to Period.
 	BurnWindows []BurnWindow `json:"burn_windows,omitempty"`
+	// Severity is the Alertmanager severity label of Percentile and
+	// ErrorRate alerts (empty = "warning"). A Ratio objective has one alert
+	// per severity of its burn windows (page, ticket).
+	Severity string `json:"severity,omitempty"`
 }
 
 // BurnWindow is one multi-window burn-rate rule: fire when the burn rate
@@ -53,6 +57,8 @@ type BurnWindow struct {
 	Factor float64       `json:"factor"`
 	Long   time.Duration `json:"long"`
 	Short  time.Duration `json:"short"`
+	// Severity is "page" or "ticket"; empty = page when Factor ≥ 6.
+	Severity string `json:"severity,omitempty"`
 }
 
 // State of an alert.
@@ -93,9 +99,25 @@ type Alert struct {
 	Threshold float64 `json:"threshold"`
 	Peak      float64 `json:"peak,omitempty"`
 	// Approx: the value is interpolated inside a histogram bucket.
-	Approx          bool       `json:"approx,omitempty"`
-	BurnRates       []BurnRate `json:"burn_rates,omitempty"`
-	BudgetRemaining *float64   `json:"budget_remaining,omitempty"` // Ratio: 0–1
+	Approx    bool       `json:"approx,omitempty"`
+	BurnRates []BurnRate `json:"burn_rates,omitempty"`
+	// BudgetRemaining (Ratio) is the share of the error budget left over
+	// the period: 1 untouched, 0 spent, negative when overspent.
+	BudgetRemaining *float64 `json:"budget_remaining,omitempty"`
+
+	// Description says the objective in words ("TTFT p95 ≤ 5s over 5m").
+	Description string `json:"description,omitempty"`
+	// Severity is the Alertmanager severity label (page, ticket, warning).
+	Severity string `json:"severity,omitempty"`
+	// Data is the state of the data behind Value (live, stale, no_data,
+	// error, unknown), so views never show an old figure as fresh.
+	Data telemetry.State `json:"data"`
+	// Count is how many samples or events Value rests on.
+	Count float64 `json:"count,omitempty"`
+	// Source names the source kind the value came from (probe, scrape…).
+	Source string `json:"source,omitempty"`
+	// EvaluatedAt is the time of the evaluation that produced this alert.
+	EvaluatedAt time.Time `json:"evaluated_at,omitzero"`
 }
 
 // BurnRate is the measured burn rate over one window.

@@ -1,0 +1,158 @@
+package slo
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// stateRank orders alert lists: what needs a human first.
+func stateRank(s State) int {
+	switch s {
+	case Firing:
+		return 0
+	case Pending:
+		return 1
+	case UnknownState:
+		return 2
+	case NoDataState:
+		return 3
+	case Resolved:
+		return 4
+	}
+	return 5
+}
+
+// Alerts returns the active alerts (firing, pending, unknown, no data) and
+// the alerts resolved within Options.ResolvedFor of the last evaluation,
+// sorted firing, pending, unknown, no data, resolved; within a state the
+// oldest trouble first, resolved ones newest first.
+func (e *Engine) Alerts() []Alert {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []Alert
+	for _, r := range e.rules {
+		switch r.alert.State {
+		case Firing, Pending, UnknownState, NoDataState:
+			out = append(out, r.alert)
+		}
+	}
+	since := e.lastEval.Add(-e.opts.ResolvedFor)
+	for _, a := range e.history {
+		if !a.ResolvedAt.Before(since) {
+			out = append(out, a)
+		}
+	}
+	slices.SortStableFunc(out, compareAlerts)
+	return out
+}
+
+func compareAlerts(a, b Alert) int {
+	if d := stateRank(a.State) - stateRank(b.State); d != 0 {
+		return d
+	}
+	if a.State == Resolved {
+		if d := b.ResolvedAt.Compare(a.ResolvedAt); d != 0 {
+			return d
+		}
+	} else if d := troubleSince(a).Compare(troubleSince(b)); d != 0 {
+		return d
+	}
+	return cmp.Or(strings.Compare(a.Objective, b.Objective), strings.Compare(a.Endpoint, b.Endpoint),
+		strings.Compare(a.Severity, b.Severity))
+}
+
+// troubleSince is when an alert's current trouble began.
+func troubleSince(a Alert) time.Time {
+	if a.State == Pending || a.State == Firing {
+		return a.ActiveAt
+	}
+	return a.UnknownSince
+}
+
+// Current returns every objective on every endpoint with its latest
+// figures, whatever the state (inactive included), in objective order:
+// the SLO panel's rows.
+func (e *Engine) Current() []Alert {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]Alert, len(e.rules))
+	for i, r := range e.rules {
+		out[i] = r.alert
+	}
+	slices.SortStableFunc(out, func(a, b Alert) int {
+		return cmp.Or(strings.Compare(a.Endpoint, b.Endpoint), strings.Compare(a.Objective, b.Objective),
+			strings.Compare(a.Severity, b.Severity))
+	})
+	return out
+}
+
+// History returns the alerts that fired: those firing now, then the
+// resolved ones kept (at most Options.History), newest first. Each carries
+// its start (ActiveAt, FiredAt), end (ResolvedAt), peak and objective.
+func (e *Engine) History() []Alert {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []Alert
+	for _, r := range e.rules {
+		if r.alert.State == Firing {
+			out = append(out, r.alert)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Alert) int { return b.FiredAt.Compare(a.FiredAt) })
+	for i := len(e.history) - 1; i >= 0; i-- {
+		out = append(out, e.history[i])
+	}
+	return out
+}
+
+// Badge is the one-word SLO state of an endpoint at now: BREACH when an
+// alert fires, PENDING, then ERROR, STALE and NO DATA when the data behind
+// an objective is failing, old or absent, else OK; BadgeNone when no
+// objective applies. An OK older than Options.EvalStaleAfter is STALE.
+func (e *Engine) Badge(endpoint string, now time.Time) Badge {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	rs, known := e.byEndpoint[endpoint]
+	if !known {
+		for i := range e.objs {
+			if e.objs[i].Matches(endpoint) {
+				return BadgeNoData // applies, not evaluated yet
+			}
+		}
+		return BadgeNone
+	}
+	if len(rs) == 0 {
+		return BadgeNone
+	}
+	badge, rank := BadgeOK, 0
+	worse := func(b Badge, k int) {
+		if k > rank {
+			badge, rank = b, k
+		}
+	}
+	for _, r := range rs {
+		a := r.alert
+		switch {
+		case a.State == Firing:
+			worse(BadgeBreach, 6)
+		case a.State == Pending:
+			worse(BadgePending, 5)
+		case a.EvaluatedAt.IsZero():
+			worse(BadgeNoData, 2)
+		case a.Data == telemetry.Error:
+			worse(BadgeError, 4)
+		case a.Data == telemetry.Stale:
+			worse(BadgeStale, 3)
+		case a.State == NoDataState || a.State == UnknownState:
+			worse(BadgeNoData, 2)
+		}
+	}
+	if rank < 3 && !e.lastEval.IsZero() && now.Sub(e.lastEval) > e.opts.EvalStaleAfter {
+		return BadgeStale
+	}
+	return badge
+}

@@ -1,0 +1,265 @@
+package slo
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// Options tune the engine; the zero value is usable.
+type Options struct {
+	// Scale divides the period, burn windows, For and KeepFiringFor of
+	// Ratio objectives, so a demo shows a 28-day objective's alerts within
+	// minutes (4032 turns 28 d into 10 m). 0 or 1 = real time.
+	Scale float64
+	// MinWindow is the shortest burn window after scaling (default 10 s
+	// when Scale > 1): a window shorter than the data's refresh holds no
+	// events and can never judge anything.
+	MinWindow time.Duration
+	// History is how many resolved alerts are kept (default 100).
+	History int
+	// ResolvedFor is how long Alerts still lists a resolved alert
+	// (default 15 m, as Prometheus keeps resolved alerts).
+	ResolvedFor time.Duration
+	// MaxRules bounds objective×endpoint pairs, against a source that
+	// invents endpoints without end (default 4096).
+	MaxRules int
+	// EvalStaleAfter: Badge says STALE when Evaluate has not run for this
+	// long, so a stuck engine never shows an old OK (default 1 m).
+	EvalStaleAfter time.Duration
+}
+
+func (o Options) withDefaults() Options {
+	if o.Scale > 1 && o.MinWindow == 0 {
+		o.MinWindow = 10 * time.Second
+	}
+	if o.History <= 0 {
+		o.History = 100
+	}
+	if o.ResolvedFor <= 0 {
+		o.ResolvedFor = 15 * time.Minute
+	}
+	if o.MaxRules <= 0 {
+		o.MaxRules = 4096
+	}
+	if o.EvalStaleAfter <= 0 {
+		o.EvalStaleAfter = time.Minute
+	}
+	return o
+}
+
+// Engine evaluates objectives against the telemetry store and its own
+// event counters, and keeps alert state and history. It is a
+// telemetry.Sink; all methods are safe for concurrent use. It reads no
+// clock: every time comes from observations or the caller.
+type Engine struct {
+	mu       sync.Mutex
+	objs     []Objective
+	store    *telemetry.Store
+	opts     Options
+	prefer   []string
+	storeCfg telemetry.StoreConfig
+	warnings []string
+
+	rules      []*rule
+	byEndpoint map[string][]*rule
+	dropped    int // endpoints without rules because MaxRules was reached
+	history    []Alert
+	lastEval   time.Time
+}
+
+// New returns an engine for objs (completed with WithDefaults and scaled
+// by opts.Scale). Invalid objectives are left out and reported by
+// Warnings, as are duplicate names (renamed). store may be nil when only
+// ratio objectives are used.
+func New(objs []Objective, store *telemetry.Store, opts Options) *Engine {
+	opts = opts.withDefaults()
+	e := &Engine{store: store, opts: opts, byEndpoint: map[string][]*rule{}}
+	e.storeCfg = telemetry.DefaultStoreConfig()
+	if store != nil {
+		e.storeCfg = store.Config()
+	}
+	e.prefer = e.storeCfg.Prefer
+	names := map[string]int{}
+	for _, o := range objs {
+		o = o.WithDefaults()
+		if opts.Scale > 1 {
+			o = o.Scaled(opts.Scale, opts.MinWindow)
+		}
+		if err := o.Validate(); err != nil {
+			e.warnings = append(e.warnings, err.Error()+" (ignored)")
+			continue
+		}
+		if n := names[o.Name]; n > 0 {
+			renamed := fmt.Sprintf("%s-%d", o.Name, n+1)
+			e.warnings = append(e.warnings, fmt.Sprintf("two objectives are named %q: the second is %q", o.Name, renamed))
+			o.Name = renamed
+		}
+		names[o.Name]++
+		e.warnings = append(e.warnings, o.Warnings()...)
+		if o.Kind != Ratio && store != nil && o.Window > e.storeCfg.MaxWindow {
+			e.warnings = append(e.warnings, fmt.Sprintf("objective %s: window %s is longer than the %s the store keeps",
+				o.Name, FormatDuration(o.Window), FormatDuration(e.storeCfg.MaxWindow)))
+		}
+		e.objs = append(e.objs, o)
+	}
+	return e
+}
+
+// Objectives returns the objectives in use, completed and scaled.
+func (e *Engine) Objectives() []Objective {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]Objective, len(e.objs))
+	copy(out, e.objs)
+	return out
+}
+
+// Warnings lists objectives left out or unable to work as meant.
+func (e *Engine) Warnings() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := append([]string(nil), e.warnings...)
+	if e.dropped > 0 {
+		out = append(out, fmt.Sprintf("%d endpoints not evaluated: more than %d objective×endpoint pairs", e.dropped, e.opts.MaxRules))
+	}
+	return out
+}
+
+// Observe counts the good and bad events of Ratio objectives; percentile
+// and error-rate objectives read the store instead.
+func (e *Engine) Observe(o telemetry.Observation) {
+	if o.Endpoint == "" || o.Kind == telemetry.KindSource {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, r := range e.ensure(o.Endpoint) {
+		if r.events != nil && r.feeds {
+			r.events.observe(o, e.objs[r.obj])
+		}
+	}
+}
+
+// ensure returns the endpoint's rules, creating them on first sight. Past
+// MaxRules an endpoint gets none (remembered, and counted once).
+func (e *Engine) ensure(endpoint string) []*rule {
+	if rs, ok := e.byEndpoint[endpoint]; ok {
+		return rs
+	}
+	if len(e.byEndpoint) >= 2*e.opts.MaxRules {
+		return nil // names beyond even the remembered refusals: not counted
+	}
+	var matching []int
+	n := 0
+	for i := range e.objs {
+		if e.objs[i].Matches(endpoint) {
+			matching = append(matching, i)
+			n += len(severityGroups(&e.objs[i]))
+		}
+	}
+	if len(e.rules)+n > e.opts.MaxRules {
+		e.byEndpoint[endpoint] = nil
+		e.dropped++
+		return nil
+	}
+	rs := make([]*rule, 0, n)
+	for _, i := range matching {
+		o := &e.objs[i]
+		var ev *events
+		if o.Kind == Ratio {
+			ev = newEvents(*o) // shared by the objective's severities
+		}
+		for k, g := range severityGroups(o) {
+			r := &rule{obj: i, endpoint: endpoint, pairs: g.pairs, events: ev, feeds: k == 0, alert: Alert{
+				Objective: o.Name, Endpoint: endpoint, Kind: o.Kind, Signal: o.Signal, State: Inactive,
+				Threshold: o.Threshold, Description: o.String(), Severity: g.severity,
+			}}
+			if len(g.pairs) > 0 {
+				r.alert.Threshold = g.pairs[0].Factor
+			}
+			e.rules = append(e.rules, r)
+			rs = append(rs, r)
+		}
+	}
+	e.byEndpoint[endpoint] = rs
+	return rs
+}
+
+type severityGroup struct {
+	severity string
+	pairs    []BurnWindow
+}
+
+// severityGroups splits a Ratio objective's burn windows by severity: each
+// severity is its own alert (as Sloth generates page and ticket alerts),
+// so a ticket firing first and a page firing later are two notifications
+// with stable Alertmanager labels. Other kinds have one group.
+func severityGroups(o *Objective) []severityGroup {
+	if o.Kind != Ratio {
+		return []severityGroup{{severity: o.Severity}}
+	}
+	var gs []severityGroup
+	for _, bw := range o.BurnWindows {
+		i := slices.IndexFunc(gs, func(g severityGroup) bool { return g.severity == bw.Severity })
+		if i < 0 {
+			gs = append(gs, severityGroup{severity: bw.Severity})
+			i = len(gs) - 1
+		}
+		gs[i].pairs = append(gs[i].pairs, bw)
+	}
+	if len(gs) == 0 {
+		gs = append(gs, severityGroup{severity: o.Severity})
+	}
+	return gs
+}
+
+// Evaluate judges every objective on every known endpoint at now and
+// returns the alerts whose state changed.
+func (e *Engine) Evaluate(now time.Time) []Transition {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.lastEval = now
+	e.discover()
+	var out []Transition
+	for _, r := range e.rules {
+		o := &e.objs[r.obj]
+		tr, changed := r.step(now, o, e.measure(r, now))
+		if !changed {
+			continue
+		}
+		if tr.To == Resolved {
+			e.remember(tr.Alert)
+		}
+		out = append(out, tr)
+	}
+	return out
+}
+
+// discover creates rules for endpoints the store knows but no observation
+// reached the engine for (the store may be fed without the engine).
+func (e *Engine) discover() {
+	if e.store == nil {
+		return
+	}
+	for _, name := range e.store.EndpointNames() {
+		e.ensure(name)
+	}
+}
+
+func (e *Engine) remember(a Alert) {
+	if len(e.history) >= e.opts.History {
+		copy(e.history, e.history[1:])
+		e.history = e.history[:len(e.history)-1]
+	}
+	e.history = append(e.history, a)
+}
+
+// staleAfter is how long a counter may go without news before its data is
+// stale, by the store's rule: k refresh intervals, never below a floor.
+func (e *Engine) staleAfter(interval time.Duration) time.Duration {
+	return max(time.Duration(e.storeCfg.StaleIntervals*float64(interval)), e.storeCfg.MinStaleAfter)
+}

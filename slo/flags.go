@@ -1,0 +1,240 @@
+package slo
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// Flags are the --slo-* flags shared by the dashboard, check and exporter
+// commands. Only flags the user actually gives change anything, so a
+// config file's objectives keep their values unless overridden:
+// precedence is flag > config > DefaultObjectives.
+type Flags struct {
+	ttft, tpot, e2e      setValue[time.Duration]
+	errorRate, target    setValue[float64]
+	percentile           setValue[float64]
+	window, period       setValue[time.Duration]
+	forDur, keepFiring   setValue[time.Duration]
+	scale                setValue[float64]
+	defaultFor, defaultK time.Duration
+}
+
+// setValue is a flag.Value that remembers whether it was given.
+type setValue[T any] struct {
+	v     T
+	set   bool
+	parse func(string) (T, error)
+	show  func(T) string
+}
+
+func (s *setValue[T]) Set(in string) error {
+	v, err := s.parse(in)
+	if err != nil {
+		return err
+	}
+	s.v, s.set = v, true
+	return nil
+}
+
+func (s *setValue[T]) String() string {
+	if s == nil || s.show == nil {
+		return ""
+	}
+	return s.show(s.v)
+}
+
+func durationValue(def time.Duration) setValue[time.Duration] {
+	return setValue[time.Duration]{v: def, parse: ParseDuration, show: FormatDuration}
+}
+
+func ratioValue(def float64) setValue[float64] {
+	return setValue[float64]{v: def, parse: ParseRatio, show: FormatRatio}
+}
+
+// BindFlags registers the --slo-* flags on fs.
+func BindFlags(fs *flag.FlagSet) *Flags {
+	def := DefaultObjectives()
+	f := &Flags{
+		ttft:       durationValue(seconds(def[0].Threshold)),
+		tpot:       durationValue(seconds(def[1].Threshold)),
+		e2e:        durationValue(0),
+		errorRate:  ratioValue(0),
+		target:     ratioValue(0),
+		percentile: setValue[float64]{v: DefaultPercentile, parse: ParsePercentile, show: func(v float64) string { return trimFloat(v * 100) }},
+		window:     durationValue(DefaultWindow),
+		period:     durationValue(DefaultPeriod),
+		forDur:     durationValue(def[0].For),
+		keepFiring: durationValue(def[0].KeepFiringFor),
+		scale: setValue[float64]{v: 1, parse: parseScale, show: func(v float64) string {
+			return strconv.FormatFloat(v, 'g', -1, 64)
+		}},
+		defaultFor: def[0].For, defaultK: def[0].KeepFiringFor,
+	}
+	fs.Var(&f.ttft, "slo-ttft", "objective: TTFT percentile must stay at or below this (0 = no TTFT objective)")
+	fs.Var(&f.tpot, "slo-tpot", "objective: TPOT percentile must stay at or below this (0 = no TPOT objective)")
+	fs.Var(&f.e2e, "slo-e2e", "objective: end-to-end latency percentile must stay at or below this (0 = none)")
+	fs.Var(&f.errorRate, "slo-error-rate", "objective: failed requests / all requests must stay at or below this, e.g. 1% (0 = none)")
+	fs.Var(&f.percentile, "slo-percentile", "percentile the latency objectives judge: 95, 99, 99.9")
+	fs.Var(&f.window, "slo-window", "window of the percentile and error-rate objectives")
+	fs.Var(&f.target, "slo-target", "add ratio objectives: this share of requests must meet each latency threshold, e.g. 99% (burn-rate alerts)")
+	fs.Var(&f.period, "slo-period", "period of the ratio objectives, e.g. 28d")
+	fs.Var(&f.forDur, "slo-for", "a breach must last this long before its alert fires")
+	fs.Var(&f.keepFiring, "slo-keep-firing-for", "keep a firing alert firing this long after the breach ends (against flapping)")
+	fs.Var(&f.scale, "slo-scale", "divide ratio periods and burn windows by this factor, for demos (4032 turns 28d into 10m)")
+	return f
+}
+
+func parseScale(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v >= 1) {
+		return 0, fmt.Errorf("invalid scale %q: a factor of 1 or more", s)
+	}
+	return v, nil
+}
+
+func seconds(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
+
+// Objectives returns DefaultObjectives with the given flags applied.
+func (f *Flags) Objectives() ([]Objective, error) { return f.Apply(DefaultObjectives()) }
+
+// Options returns the engine options the flags imply (the demo scale).
+func (f *Flags) Options() Options { return Options{Scale: f.scale.v} }
+
+// Changed reports whether any --slo-* flag was given.
+func (f *Flags) Changed() bool {
+	return f.ttft.set || f.tpot.set || f.e2e.set || f.errorRate.set || f.target.set || f.percentile.set ||
+		f.window.set || f.period.set || f.forDur.set || f.keepFiring.set || f.scale.set
+}
+
+// Apply returns base (objectives from a config file, or the defaults) with
+// the flags that were given applied on top, completed and validated.
+func (f *Flags) Apply(base []Objective) ([]Objective, error) {
+	objs := make([]Objective, len(base))
+	copy(objs, base)
+	latency := []struct {
+		sig telemetry.Signal
+		v   *setValue[time.Duration]
+	}{{telemetry.TTFT, &f.ttft}, {telemetry.TPOT, &f.tpot}, {telemetry.E2E, &f.e2e}}
+	for _, l := range latency {
+		if l.v.set {
+			objs = f.setThreshold(objs, Percentile, l.sig, l.v.v.Seconds())
+		}
+	}
+	if f.errorRate.set {
+		objs = f.setThreshold(objs, ErrorRate, telemetry.ErrorRate, f.errorRate.v)
+	}
+	if f.target.set && !slices.ContainsFunc(objs, func(o Objective) bool { return o.Kind == Ratio }) {
+		// No ratio objective yet: promise the target for every latency
+		// threshold in use.
+		for _, o := range objs {
+			if o.Kind == Percentile && isAll(o.Endpoint) {
+				objs = append(objs, f.newObjective(Ratio, o.Signal, o.Threshold))
+			}
+		}
+	}
+	for i := range objs {
+		f.override(&objs[i])
+	}
+	out := make([]Objective, 0, len(objs))
+	for _, o := range objs {
+		o = o.WithDefaults()
+		if err := o.Validate(); err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	if err := checkNames(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// override applies the flags that tune every objective of a kind.
+func (f *Flags) override(o *Objective) {
+	derived := o.Name == "" || o.Name == o.WithDefaults().defaultName()
+	switch o.Kind {
+	case Percentile:
+		if f.percentile.set {
+			o.Percentile = f.percentile.v
+		}
+		if f.window.set {
+			o.Window = f.window.v
+		}
+	case ErrorRate:
+		if f.window.set {
+			o.Window = f.window.v
+		}
+	case Ratio:
+		if f.target.set {
+			o.Target = f.target.v
+		}
+		if f.period.set && o.Period != f.period.v {
+			// Workbook windows follow the period; hand-written ones stay.
+			if o.BurnWindows == nil || slices.Equal(o.BurnWindows, WorkbookBurnWindows(o.Period)) {
+				o.BurnWindows = nil
+			}
+			o.Period = f.period.v
+		}
+	}
+	if f.forDur.set {
+		o.For = f.forDur.v
+	}
+	if f.keepFiring.set {
+		o.KeepFiringFor = f.keepFiring.v
+	}
+	if derived {
+		o.Name = ""
+	}
+}
+
+// setThreshold sets the threshold of the all-endpoint objectives of kind
+// and signal (ratio objectives on the same signal follow), adds one when
+// none exists, and removes them for a threshold of 0.
+func (f *Flags) setThreshold(objs []Objective, kind Kind, sig telemetry.Signal, v float64) []Objective {
+	found := false
+	out := objs[:0]
+	for _, o := range objs {
+		same := o.Kind == kind && (kind == ErrorRate || o.Signal == sig)
+		follows := o.Kind == Ratio && kind == Percentile && o.Signal == sig
+		if isAll(o.Endpoint) && (same || follows) {
+			if v == 0 {
+				continue
+			}
+			found = found || same
+			o.Threshold = v
+		}
+		out = append(out, o)
+	}
+	if v > 0 && !found {
+		out = append(out, f.newObjective(kind, sig, v))
+	}
+	return out
+}
+
+func (f *Flags) newObjective(kind Kind, sig telemetry.Signal, v float64) Objective {
+	o := Objective{Kind: kind, Signal: sig, Threshold: v}
+	if kind == Percentile || kind == ErrorRate {
+		o.For, o.KeepFiringFor = f.defaultFor, f.defaultK
+	}
+	return o
+}
+
+func isAll(pattern string) bool { return pattern == "" || pattern == "*" }
+
+// checkNames refuses two objectives with one name: alerts, history and
+// Alertmanager labels are keyed by it.
+func checkNames(objs []Objective) error {
+	seen := map[string]bool{}
+	for _, o := range objs {
+		if seen[o.Name] {
+			return fmt.Errorf("two objectives are named %q: give them distinct names", o.Name)
+		}
+		seen[o.Name] = true
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package notify
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/tokentop/tokentop/sanitize"
+	"github.com/tokentop/tokentop/slo"
+)
+
+// ExecOptions tune a command notifier; zero values take defaults.
+type ExecOptions struct {
+	Timeout   time.Duration // per run, default 10 s; the command is killed after it
+	QueueSize int           // default DefaultQueueSize
+}
+
+// Exec runs a command for each alert that fires or resolves (--on-alert),
+// with the Event as JSON on stdin. The command is an argv fixed by the
+// user: alert text (objective, endpoint and model names, which come from
+// the network) only ever travels as data on stdin and in environment
+// variables, never through a shell or into the argument list.
+type Exec struct {
+	argv    []string
+	timeout time.Duration
+	q       *queue[execJob]
+}
+
+type execJob struct {
+	ev      Event
+	payload []byte
+}
+
+// NewExec checks argv and starts the worker. The program is looked up now,
+// so a typo fails at start rather than at the first alert.
+func NewExec(argv []string, opts ExecOptions) (*Exec, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, errors.New("on-alert: no command")
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, fmt.Errorf("on-alert: %w", err)
+	}
+	x := &Exec{argv: append([]string{path}, argv[1:]...), timeout: opts.Timeout}
+	if x.timeout <= 0 {
+		x.timeout = 10 * time.Second
+	}
+	x.q = newQueue(opts.QueueSize, x.run)
+	return x, nil
+}
+
+// Notify queues one run per notable transition; it never blocks.
+func (x *Exec) Notify(_ time.Time, trs []slo.Transition) {
+	for _, tr := range trs {
+		if !notable(tr) {
+			continue
+		}
+		ev := Event{Version: "1", Status: status(tr.Alert), From: tr.From, To: tr.To, At: tr.At, Alert: tr.Alert, Summary: Summary(tr.Alert)}
+		b, err := json.Marshal(ev)
+		if err != nil {
+			// An Alert always marshals; count it rather than lose it silently.
+			x.q.failed.Add(1)
+			continue
+		}
+		x.q.push(execJob{ev: ev, payload: b})
+	}
+}
+
+func (x *Exec) run(ctx context.Context, job execJob) error {
+	ctx, cancel := context.WithTimeout(ctx, x.timeout)
+	defer cancel()
+	ev := job.ev
+	cmd := exec.CommandContext(ctx, x.argv[0], x.argv[1:]...)
+	cmd.Stdin = bytes.NewReader(job.payload)
+	cmd.Stdout = io.Discard // the terminal belongs to the TUI
+	stderr := &tailBuffer{max: 512}
+	cmd.Stderr = stderr
+	cmd.Env = append(os.Environ(),
+		"TOKENTOP_ALERT_STATUS="+ev.Status,
+		"TOKENTOP_ALERT_OBJECTIVE="+ev.Alert.Objective,
+		"TOKENTOP_ALERT_ENDPOINT="+ev.Alert.Endpoint,
+		"TOKENTOP_ALERT_SEVERITY="+ev.Alert.Severity,
+	)
+	// Output pipes held open by a grandchild must not hang the worker.
+	cmd.WaitDelay = time.Second
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg != "" {
+			return fmt.Errorf("on-alert %s: %w: %s", x.argv[0], err, sanitize.Capped(msg, 256))
+		}
+		return fmt.Errorf("on-alert %s: %w", x.argv[0], err)
+	}
+	return nil
+}
+
+// Stats reports runs done, failed and dropped.
+func (x *Exec) Stats() Stats { return x.q.stats() }
+
+// Shutdown stops taking alerts, finishes queued runs until ctx ends, then
+// kills what still runs.
+func (x *Exec) Shutdown(ctx context.Context) error { return x.q.shutdown(ctx) }
+
+// tailBuffer keeps the last max bytes written: enough of a failing
+// command's stderr to say why, bounded whatever it prints.
+type tailBuffer struct {
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.max; over > 0 {
+		t.b = append(t.b[:0], t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string { return string(t.b) }

@@ -1,0 +1,327 @@
+package notify
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+func epoch() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }
+
+func firing(name, endpoint string) slo.Transition {
+	at := epoch()
+	a := slo.Alert{Objective: name, Endpoint: endpoint, Kind: slo.Percentile, Signal: telemetry.TTFT, State: slo.Firing,
+		ActiveAt: at.Add(-time.Minute), FiredAt: at, Value: 7.25, Threshold: 5, Peak: 7.25, Severity: "warning",
+		Description: "TTFT p95 ≤ 5s over 5m", Data: telemetry.Live}
+	return slo.Transition{At: at, From: slo.Pending, To: slo.Firing, Alert: a, Bell: true}
+}
+
+func resolved(tr slo.Transition, at time.Time) slo.Transition {
+	a := tr.Alert
+	a.State, a.ResolvedAt, a.Value = slo.Resolved, at, 1
+	return slo.Transition{At: at, From: slo.Firing, To: slo.Resolved, Alert: a}
+}
+
+func script(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "hook.sh")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func shutdown(t *testing.T, s interface{ Shutdown(context.Context) error }) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+}
+
+func TestExecPassesHostileTextLiterally(t *testing.T) {
+	dir := t.TempDir()
+	hook := script(t, `out="$1"
+cat > "$out/stdin.json"
+printf '%s\n' "$@" > "$out/args"
+printf '%s' "$TOKENTOP_ALERT_OBJECTIVE" > "$out/env"
+`)
+	hostile := "ttft $(rm -rf /) `touch " + dir + "/pwned1`; touch " + dir + "/pwned2 && echo \"$HOME\" | sh"
+	x, err := NewExec([]string{hook, dir, "--team", "inference"}, ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := firing(hostile, "ep'; touch "+dir+"/pwned3 #")
+	x.Notify(tr.At, []slo.Transition{tr})
+	shutdown(t, x)
+	if s := x.Stats(); s.Sent != 1 || s.Failed != 0 {
+		t.Fatalf("stats %+v", s)
+	}
+	for _, f := range []string{"pwned1", "pwned2", "pwned3"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s exists: alert text was executed", f)
+		}
+	}
+	args, err := os.ReadFile(filepath.Join(dir, "args"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(args), dir+"\n--team\ninference\n"; got != want {
+		t.Errorf("argv %q, want %q (fixed, no alert text)", got, want)
+	}
+	var ev Event
+	raw, err := os.ReadFile(filepath.Join(dir, "stdin.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.Alert.Objective != hostile || ev.Status != "firing" || ev.To != slo.Firing || ev.Alert.Value != 7.25 {
+		t.Errorf("stdin event %+v", ev)
+	}
+	env, err := os.ReadFile(filepath.Join(dir, "env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(env) != hostile {
+		t.Errorf("env %q, want the literal name", env)
+	}
+}
+
+func TestExecOnlyNotableTransitions(t *testing.T) {
+	dir := t.TempDir()
+	hook := script(t, `cat >> "$1/log"; echo >> "$1/log"`)
+	x, err := NewExec([]string{hook, dir}, ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := firing("a", "ep")
+	pending := slo.Transition{From: slo.Inactive, To: slo.Pending, Alert: f.Alert}
+	x.Notify(epoch(), []slo.Transition{pending, f, resolved(f, epoch().Add(time.Minute))})
+	shutdown(t, x)
+	b, err := os.ReadFile(filepath.Join(dir, "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"status":"firing"`) || !strings.Contains(lines[1], `"status":"resolved"`) {
+		t.Errorf("runs:\n%s", b)
+	}
+}
+
+func TestExecFailureAndTimeout(t *testing.T) {
+	if _, err := NewExec([]string{"/nonexistent/hook"}, ExecOptions{}); err == nil {
+		t.Error("missing program accepted")
+	}
+	hook := script(t, "printf 'boom\\033[2J\\r' >&2; exit 3\n")
+	x, err := NewExec([]string{hook}, ExecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := firing("a", "ep")
+	x.Notify(tr.At, []slo.Transition{tr})
+	shutdown(t, x)
+	s := x.Stats()
+	if s.Failed != 1 || !strings.Contains(s.LastError, "exit status 3") || !strings.Contains(s.LastError, `boom\x1b[2J`) || strings.ContainsRune(s.LastError, 0x1b) {
+		t.Errorf("stats %+v: want the failure with its stderr escaped", s)
+	}
+
+	slow := script(t, "exec sleep 30\n")
+	x, err = NewExec([]string{slow}, ExecOptions{Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	x.Notify(tr.At, []slo.Transition{tr})
+	shutdown(t, x)
+	if d := time.Since(start); d > 5*time.Second || x.Stats().Failed != 1 {
+		t.Errorf("timeout run took %v, stats %+v", d, x.Stats())
+	}
+}
+
+// server records POSTed alert batches; fail makes the first n answers
+// that status.
+type server struct {
+	mu      sync.Mutex
+	batches [][]AMAlert
+	raw     []string
+	calls   int
+	fail    int
+	status  int
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	if s.calls <= s.fail {
+		http.Error(w, "<html>upstream down</html>", s.status)
+		return
+	}
+	var alerts []AMAlert
+	if err := json.Unmarshal(body, &alerts); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.batches = append(s.batches, alerts)
+	s.raw = append(s.raw, string(body))
+	w.WriteHeader(http.StatusOK)
+}
+
+func TestWebhookRetriesThenSucceeds(t *testing.T) {
+	srv := &server{fail: 2, status: http.StatusServiceUnavailable}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	w, err := NewWebhook(ts.URL+"/api/v2/alerts", WebhookOptions{Backoff: 10 * time.Millisecond, GeneratorURL: "http://tokentop.local/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := firing("ttft-p95", "llama-prod")
+	w.Notify(tr.At, []slo.Transition{tr})
+	shutdown(t, w)
+	if s := w.Stats(); s.Sent != 1 || s.Failed != 0 || srv.calls != 3 {
+		t.Fatalf("stats %+v after %d calls", s, srv.calls)
+	}
+	a := srv.batches[0][0]
+	if a.Labels["alertname"] != "ttft-p95" || a.Labels["endpoint"] != "llama-prod" || a.Labels["severity"] != "warning" {
+		t.Errorf("labels %v", a.Labels)
+	}
+	if !a.StartsAt.Equal(tr.Alert.ActiveAt) || !a.EndsAt.Equal(tr.At.Add(4*time.Minute)) || a.GeneratorURL != "http://tokentop.local/" {
+		t.Errorf("times %v–%v, generator %q", a.StartsAt, a.EndsAt, a.GeneratorURL)
+	}
+	if !strings.Contains(a.Annotations["summary"], "7.25s on llama-prod") {
+		t.Errorf("summary %q", a.Annotations["summary"])
+	}
+	for _, key := range []string{`"labels"`, `"annotations"`, `"startsAt"`, `"endsAt"`, `"generatorURL"`} {
+		if !strings.Contains(srv.raw[0], key) {
+			t.Errorf("payload lacks %s: %s", key, srv.raw[0])
+		}
+	}
+}
+
+func TestWebhookGivesUp(t *testing.T) {
+	srv := &server{fail: 100, status: http.StatusBadRequest}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	w, err := NewWebhook(ts.URL, WebhookOptions{Backoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := firing("a", "ep")
+	w.Notify(tr.At, []slo.Transition{tr})
+	shutdown(t, w)
+	if s := w.Stats(); s.Failed != 1 || srv.calls != 1 || !strings.Contains(s.LastError, "HTTP 400") {
+		t.Errorf("a 400 is not retried: %+v, %d calls", s, srv.calls)
+	}
+
+	srv = &server{fail: 100, status: http.StatusBadGateway}
+	ts2 := httptest.NewServer(srv)
+	defer ts2.Close()
+	w, err = NewWebhook(ts2.URL, WebhookOptions{Backoff: time.Millisecond, Retries: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Notify(tr.At, []slo.Transition{tr})
+	shutdown(t, w)
+	if s := w.Stats(); s.Failed != 1 || srv.calls != 3 {
+		t.Errorf("502: %+v after %d calls, want 3", s, srv.calls)
+	}
+}
+
+func TestWebhookResendsFiringAndSendsResolved(t *testing.T) {
+	srv := &server{}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	w, err := NewWebhook(ts.URL, WebhookOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := firing("a", "ep")
+	now := tr.At
+	w.Notify(now, []slo.Transition{tr})
+	w.Notify(now.Add(30*time.Second), nil) // not due
+	w.Notify(now.Add(61*time.Second), nil) // re-send
+	res := resolved(tr, now.Add(90*time.Second))
+	w.Notify(res.At, []slo.Transition{res})
+	w.Notify(now.Add(200*time.Second), nil) // nothing firing: nothing sent
+	shutdown(t, w)
+	if len(srv.batches) != 3 {
+		t.Fatalf("%d posts, want 3: %v", len(srv.batches), srv.raw)
+	}
+	if e := srv.batches[1][0].EndsAt; !e.Equal(now.Add(61*time.Second + 4*time.Minute)) {
+		t.Errorf("re-sent endsAt %v", e)
+	}
+	if e := srv.batches[2][0].EndsAt; !e.Equal(res.At) {
+		t.Errorf("resolved endsAt %v, want %v", e, res.At)
+	}
+}
+
+func TestFullQueueDropsWithoutBlocking(t *testing.T) {
+	release := make(chan struct{})
+	var calls sync.WaitGroup
+	calls.Add(1)
+	var once sync.Once
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(calls.Done)
+		<-release
+	}))
+	defer ts.Close()
+	w, err := NewWebhook(ts.URL, WebhookOptions{QueueSize: 2, Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := firing("a", "ep")
+	w.Notify(tr.At, []slo.Transition{tr})
+	calls.Wait() // the worker is stuck in the first POST
+	start := time.Now()
+	for i := range 50 {
+		f := firing("a", "ep")
+		f.Alert.Objective = string(rune('b' + i))
+		w.Notify(tr.At, []slo.Transition{f})
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("50 notifications took %v: the caller blocked", d)
+	}
+	if s := w.Stats(); s.Dropped != 48 {
+		t.Errorf("dropped %d, want 48 (2 queued)", s.Dropped)
+	}
+	// Shutting down with a deadline cancels the stuck POST.
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := w.Shutdown(ctx); err == nil {
+		t.Error("shutdown returned nil with a stuck request")
+	}
+	close(release)
+	w.Notify(tr.At, []slo.Transition{tr}) // after shutdown: dropped, no panic
+	if s := w.Stats(); s.Dropped < 49 {
+		t.Errorf("stats after shutdown %+v", s)
+	}
+}
+
+func TestWebhookRefusesCredentialsInURL(t *testing.T) {
+	_, err := NewWebhook("http://user:s3cret@am.example:9093/api/v2/alerts", WebhookOptions{})
+	if err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("err %v", err)
+	}
+	if _, err := NewWebhook("ftp://x", WebhookOptions{}); err == nil {
+		t.Error("ftp accepted")
+	}
+}

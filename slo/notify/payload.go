@@ -1,0 +1,106 @@
+package notify
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/tokentop/tokentop/slo"
+)
+
+// Event is the JSON a command receives on stdin: one transition.
+type Event struct {
+	Version string    `json:"version"` // "1"
+	Status  string    `json:"status"`  // firing or resolved
+	From    slo.State `json:"from"`
+	To      slo.State `json:"to"`
+	At      time.Time `json:"at"`
+	Alert   slo.Alert `json:"alert"`
+	Summary string    `json:"summary"`
+}
+
+// notable reports whether a transition is worth telling a human: an alert
+// starting to fire, or a firing alert resolving. Pending, no-data and
+// unknown changes are for the screen only.
+func notable(tr slo.Transition) bool {
+	return tr.To == slo.Firing && tr.From != slo.Firing || tr.From == slo.Firing && tr.To == slo.Resolved
+}
+
+func status(a slo.Alert) string {
+	if a.State == slo.Resolved {
+		return "resolved"
+	}
+	return "firing"
+}
+
+// Summary says an alert in one line: "TTFT p95 ≤ 5s over 5m: 7.2s on
+// llama-prod (page)".
+func Summary(a slo.Alert) string {
+	s := fmt.Sprintf("%s: %s on %s", a.Description, value(a), a.Endpoint)
+	if a.Severity != "" {
+		s += " (" + a.Severity + ")"
+	}
+	if a.State == slo.Resolved {
+		s = "resolved: " + s
+	}
+	return s
+}
+
+// value prints the alert's figure: a burn rate for ratio objectives, the
+// measured latency or ratio otherwise.
+func value(a slo.Alert) string {
+	if a.Kind == slo.Ratio {
+		return fmt.Sprintf("burn rate %.3g× (threshold %g×)", a.Value, a.Threshold)
+	}
+	sig := a.Signal
+	if a.Kind == slo.ErrorRate {
+		return "error rate " + slo.FormatRatio(a.Value)
+	}
+	return slo.FormatValue(sig, a.Value)
+}
+
+// AMAlert is one alert of Alertmanager's push API (POST /api/v2/alerts).
+type AMAlert struct {
+	Labels       map[string]string `json:"labels"`
+	Annotations  map[string]string `json:"annotations,omitempty"`
+	StartsAt     time.Time         `json:"startsAt"`
+	EndsAt       time.Time         `json:"endsAt,omitzero"`
+	GeneratorURL string            `json:"generatorURL,omitempty"`
+}
+
+// ToAlertmanager converts an alert. A firing alert ends at endsAt unless
+// re-sent (Alertmanager's contract: it resolves alerts whose endsAt has
+// passed); a resolved one ends when it resolved.
+func ToAlertmanager(a slo.Alert, endsAt time.Time, generatorURL string) AMAlert {
+	am := AMAlert{
+		Labels: map[string]string{
+			"alertname": a.Objective,
+			"endpoint":  a.Endpoint,
+			"severity":  a.Severity,
+			"slo_kind":  string(a.Kind),
+			"signal":    string(a.Signal),
+		},
+		Annotations: map[string]string{
+			"summary":     Summary(a),
+			"description": a.Description,
+			"value":       strconv.FormatFloat(a.Value, 'g', 6, 64),
+			"threshold":   strconv.FormatFloat(a.Threshold, 'g', 6, 64),
+		},
+		StartsAt:     a.ActiveAt,
+		EndsAt:       endsAt,
+		GeneratorURL: generatorURL,
+	}
+	if a.BudgetRemaining != nil {
+		am.Annotations["budget_remaining"] = strconv.FormatFloat(*a.BudgetRemaining, 'g', 4, 64)
+	}
+	if !a.UnknownSince.IsZero() {
+		am.Annotations["unknown_since"] = a.UnknownSince.UTC().Format(time.RFC3339)
+	}
+	if a.State == slo.Resolved {
+		am.EndsAt = a.ResolvedAt
+	}
+	if am.StartsAt.IsZero() {
+		am.StartsAt = a.FiredAt
+	}
+	return am
+}

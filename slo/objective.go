@@ -1,0 +1,302 @@
+package slo
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// Defaults of an objective's optional fields.
+const (
+	DefaultPercentile = 0.95
+	DefaultWindow     = 5 * time.Minute
+	DefaultPeriod     = 28 * 24 * time.Hour
+	DefaultSeverity   = "warning"
+)
+
+// workbookPeriod is the period the SRE workbook's burn windows were chosen
+// for (Table 5-8: 30 days); other periods scale them proportionally.
+const workbookPeriod = 30 * 24 * time.Hour
+
+// WorkbookBurnWindows returns the SRE workbook's multiwindow,
+// multi-burn-rate rules (Table 5-8) with the windows scaled from 30 days to
+// period: 14.4× over 1 h and 5 m, 6× over 6 h and 30 m (page), 1× over 3 d
+// and 6 h (ticket). Factors are kept, so each pair still spends the same
+// share of the budget before it fires (2 %, 5 %, 10 %).
+func WorkbookBurnWindows(period time.Duration) []BurnWindow {
+	f := float64(period) / float64(workbookPeriod)
+	scale := func(d time.Duration) time.Duration { return time.Duration(math.Round(float64(d) * f)) }
+	return []BurnWindow{
+		{Factor: 14.4, Long: scale(time.Hour), Short: scale(5 * time.Minute), Severity: "page"},
+		{Factor: 6, Long: scale(6 * time.Hour), Short: scale(30 * time.Minute), Severity: "page"},
+		{Factor: 1, Long: scale(72 * time.Hour), Short: scale(6 * time.Hour), Severity: "ticket"},
+	}
+}
+
+// DefaultObjectives are the defaults, for every endpoint: TTFT p95
+// below 5 s and TPOT p95 below 50 ms over 5 minutes. Both are exact vLLM
+// histogram bucket edges, so scraped figures need no interpolation at the
+// threshold. For 1 m rides out a single slow probe; KeepFiringFor 2 m stops
+// a borderline p95 from paging on every crossing.
+func DefaultObjectives() []Objective {
+	return []Objective{
+		{Name: "ttft-p95", Kind: Percentile, Signal: telemetry.TTFT, Percentile: 0.95, Threshold: 5,
+			Window: DefaultWindow, For: time.Minute, KeepFiringFor: 2 * time.Minute},
+		{Name: "tpot-p95", Kind: Percentile, Signal: telemetry.TPOT, Percentile: 0.95, Threshold: 0.050,
+			Window: DefaultWindow, For: time.Minute, KeepFiringFor: 2 * time.Minute},
+	}
+}
+
+// WithDefaults returns o with its optional fields filled: percentile,
+// window, period, burn windows (scaled to the period), severity and a name
+// derived from what it promises.
+func (o Objective) WithDefaults() Objective {
+	switch o.Kind {
+	case Percentile:
+		if o.Percentile == 0 {
+			o.Percentile = DefaultPercentile
+		}
+		if o.Window == 0 {
+			o.Window = DefaultWindow
+		}
+	case ErrorRate:
+		if o.Window == 0 {
+			o.Window = DefaultWindow
+		}
+		if o.Signal == "" {
+			o.Signal = telemetry.ErrorRate
+		}
+	case Ratio:
+		if o.Period == 0 {
+			o.Period = DefaultPeriod
+		}
+		if o.BurnWindows == nil {
+			o.BurnWindows = WorkbookBurnWindows(o.Period)
+		}
+		bw := make([]BurnWindow, len(o.BurnWindows))
+		copy(bw, o.BurnWindows)
+		for i := range bw {
+			if bw[i].Severity == "" {
+				bw[i].Severity = "ticket"
+				if bw[i].Factor >= 6 {
+					bw[i].Severity = "page"
+				}
+			}
+		}
+		o.BurnWindows = bw
+	}
+	if o.Severity == "" {
+		o.Severity = DefaultSeverity
+	}
+	if o.Name == "" {
+		o.Name = o.defaultName()
+	}
+	return o
+}
+
+func (o Objective) defaultName() string {
+	switch o.Kind {
+	case Percentile:
+		return fmt.Sprintf("%s-p%s", o.Signal, trimFloat(o.Percentile*100))
+	case Ratio:
+		return fmt.Sprintf("%s-ratio-%s", o.Signal, trimFloat(o.Target*100))
+	case ErrorRate:
+		return "error-rate"
+	}
+	return string(o.Signal)
+}
+
+// Validate reports what makes o unusable; call it after WithDefaults.
+func (o Objective) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if _, err := path.Match(o.Endpoint, ""); err != nil {
+		bad("endpoint pattern %q: %v", o.Endpoint, err)
+	}
+	if o.Signal == "" {
+		bad("no signal")
+	}
+	if !(o.Threshold > 0) || math.IsInf(o.Threshold, 0) {
+		if !(o.Kind == Ratio && o.Signal == telemetry.ProbeSuccess) {
+			bad("threshold %v must be positive", o.Threshold)
+		}
+	}
+	if o.For < 0 || o.KeepFiringFor < 0 {
+		bad("for and keep_firing_for must not be negative")
+	}
+	switch o.Kind {
+	case Percentile:
+		if !(o.Percentile > 0 && o.Percentile < 1) {
+			bad("percentile %v must be within (0, 1): 0.95 is p95", o.Percentile)
+		}
+		if o.Window <= 0 {
+			bad("window must be positive")
+		}
+	case ErrorRate:
+		if o.Threshold >= 1 {
+			bad("error-rate threshold %v must be a ratio below 1 (1%% = 0.01)", o.Threshold)
+		}
+		if o.Window <= 0 {
+			bad("window must be positive")
+		}
+	case Ratio:
+		if !(o.Target > 0 && o.Target < 1) {
+			bad("target %v must be within (0, 1): 0.99 is 99%%", o.Target)
+		}
+		if o.Period <= 0 {
+			bad("period must be positive")
+		}
+		for i, w := range o.BurnWindows {
+			if !(w.Factor > 0) || w.Short <= 0 || w.Long < w.Short || w.Long > o.Period {
+				bad("burn window %d: need factor > 0 and 0 < short ≤ long ≤ period (got %v× %v/%v)", i, w.Factor, w.Long, w.Short)
+			}
+		}
+	default:
+		bad("kind %q is not percentile, ratio or error_rate", o.Kind)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("objective %s: %w", o.Name, err)
+	}
+	return nil
+}
+
+// Warnings lists settings that are valid but cannot work as meant.
+func (o Objective) Warnings() []string {
+	var w []string
+	if o.Kind == Ratio && o.Target > 0 && o.Target < 1 {
+		// A burn rate can never exceed 1/(1 − target): at 90 % the 14.4×
+		// page would need more than 100 % errors (slo.md §1).
+		maxBurn := 1 / budgetOf(o.Target)
+		for _, bw := range o.BurnWindows {
+			if bw.Factor >= maxBurn {
+				w = append(w, fmt.Sprintf("objective %s: burn factor %v can never fire: the maximum burn rate at target %s is %.4g",
+					o.Name, bw.Factor, FormatRatio(o.Target), maxBurn))
+			}
+		}
+	}
+	return w
+}
+
+// Matches reports whether the objective applies to the endpoint.
+func (o Objective) Matches(endpoint string) bool {
+	if o.Endpoint == "" || o.Endpoint == "*" {
+		return true
+	}
+	ok, err := path.Match(o.Endpoint, endpoint)
+	return err == nil && ok
+}
+
+// Scaled returns o with its time parameters divided by factor, so a demo
+// shows a 28-day objective's alerts within minutes. Ratio objectives scale
+// their period, burn windows, For and KeepFiringFor; percentile and
+// error-rate windows are real-time figures and are left alone. Windows
+// shorter than minWindow are raised to it: a window holding less than one
+// refresh of data has nothing to judge.
+func (o Objective) Scaled(factor float64, minWindow time.Duration) Objective {
+	if o.Kind != Ratio || !(factor > 0) || factor == 1 && minWindow <= 0 {
+		return o
+	}
+	sc := func(d time.Duration) time.Duration { return time.Duration(float64(d) / factor) }
+	atLeast := func(d time.Duration) time.Duration { return max(d, minWindow) }
+	o.Period = atLeast(sc(o.Period))
+	o.For, o.KeepFiringFor = sc(o.For), sc(o.KeepFiringFor)
+	bw := make([]BurnWindow, len(o.BurnWindows))
+	for i, w := range o.BurnWindows {
+		w.Short = atLeast(sc(w.Short))
+		w.Long = max(atLeast(sc(w.Long)), w.Short)
+		w.Long = min(w.Long, o.Period)
+		w.Short = min(w.Short, w.Long)
+		bw[i] = w
+	}
+	o.BurnWindows = bw
+	return o
+}
+
+// String says the objective in words: "TTFT p95 < 5s over 5m",
+// "99% of TTFT ≤ 5s over 28d", "error rate < 1% over 5m".
+func (o Objective) String() string {
+	title := o.Signal.Info().Title
+	switch o.Kind {
+	case Percentile:
+		return fmt.Sprintf("%s p%s ≤ %s over %s", title, trimFloat(o.Percentile*100),
+			FormatValue(o.Signal, o.Threshold), FormatDuration(o.Window))
+	case Ratio:
+		if o.Signal == telemetry.ProbeSuccess {
+			return fmt.Sprintf("%s of probes succeed over %s", FormatRatio(o.Target), FormatDuration(o.Period))
+		}
+		return fmt.Sprintf("%s of requests with %s ≤ %s over %s", FormatRatio(o.Target), title,
+			FormatValue(o.Signal, o.Threshold), FormatDuration(o.Period))
+	case ErrorRate:
+		return fmt.Sprintf("error rate ≤ %s over %s", FormatRatio(o.Threshold), FormatDuration(o.Window))
+	}
+	return o.Name
+}
+
+// budgetOf is the error budget 1 − target, rounded so that 1 − 0.999 is
+// 0.001 and not 0.0009999999999999432 (slo.md §1).
+func budgetOf(target float64) float64 {
+	return math.Round((1-target)*1e12) / 1e12
+}
+
+// FormatValue prints a threshold or value of sig in its natural unit:
+// seconds as durations ("50ms", "5s"), ratios as percentages.
+func FormatValue(sig telemetry.Signal, v float64) string {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	info := sig.Info()
+	switch {
+	case info.Unit == "ms":
+		return FormatDuration(time.Duration(math.Round(v * 1e9)).Round(time.Microsecond))
+	case info.Unit == "%":
+		return FormatRatio(v)
+	}
+	return trimFloat(v*info.Scale) + info.Unit
+}
+
+// FormatRatio prints 0.01 as "1%" and 0.999 as "99.9%".
+func FormatRatio(v float64) string { return trimFloat(v*100) + "%" }
+
+// FormatDuration prints durations the way people write them: "5m", "28d",
+// "1h30m", "50ms" rather than "5m0s".
+func FormatDuration(d time.Duration) string {
+	if d == 0 {
+		return "0s"
+	}
+	var b strings.Builder
+	if d < 0 {
+		b.WriteByte('-')
+		d = -d
+	}
+	if d < time.Second {
+		return b.String() + d.String()
+	}
+	day := 24 * time.Hour
+	if d >= day {
+		fmt.Fprintf(&b, "%dd", d/day)
+		d %= day
+	}
+	for _, u := range []struct {
+		d time.Duration
+		s string
+	}{{time.Hour, "h"}, {time.Minute, "m"}} {
+		if d >= u.d {
+			fmt.Fprintf(&b, "%d%s", d/u.d, u.s)
+			d %= u.d
+		}
+	}
+	if d > 0 {
+		b.WriteString(trimFloat(d.Seconds()) + "s")
+	}
+	return b.String()
+}
+
+func trimFloat(v float64) string {
+	return strconv.FormatFloat(math.Round(v*1e6)/1e6, 'f', -1, 64)
+}

@@ -1,0 +1,147 @@
+package slo
+
+import (
+	"math"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// Transition is one change of an alert's state, returned by Evaluate for
+// notifications and the TUI.
+type Transition struct {
+	At    time.Time `json:"at"`
+	From  State     `json:"from"`
+	To    State     `json:"to"`
+	Alert Alert     `json:"alert"`
+	// Bell is set when an alert starts firing: the TUI may ring the
+	// terminal bell if the user asked for it.
+	Bell bool `json:"bell,omitempty"`
+}
+
+// rule is one objective on one endpoint: its alert and the state the
+// alert's state machine needs.
+type rule struct {
+	obj      int // index into Engine.objs
+	endpoint string
+	alert    Alert
+	// keepSince is the first evaluation without a breach while firing,
+	// from which KeepFiringFor counts (as Prometheus' KeepFiringSince).
+	keepSince time.Time
+	// Ratio objectives: the burn windows of this rule's severity, and the
+	// event counters shared by the objective's severities (fed once, by
+	// the rule marked feeds).
+	pairs  []BurnWindow
+	events *events
+	feeds  bool
+}
+
+// step feeds one measurement to the alert state machine (Prometheus
+// semantics, slo.md §3): inactive → pending → firing (after For) →
+// resolved; a pending alert drops as soon as the condition is false; a
+// firing one stays firing for KeepFiringFor. Data that is stale, failing or
+// absent never resolves anything: a pending or firing alert keeps its state
+// "unknown since", other alerts move to the unknown or no-data state.
+func (r *rule) step(now time.Time, o *Objective, m measurement) (Transition, bool) {
+	a := &r.alert
+	from := a.State
+	r.record(now, m)
+	switch {
+	case !m.judgeable():
+		r.missing(now, m)
+	case m.breach:
+		r.breaching(now, o, m.value)
+	default:
+		r.clear(now, o)
+	}
+	if a.State == from {
+		return Transition{}, false
+	}
+	return Transition{At: now, From: from, To: a.State, Alert: *a, Bell: a.State == Firing}, true
+}
+
+// record copies the figures of m into the alert. Slices and pointers are
+// fresh per measurement and never mutated, so copies of the alert can
+// share them. Without a new figure the last one stays, marked by Data as
+// stale or failing (slo.md §8: show the last good value with its state).
+func (r *rule) record(now time.Time, m measurement) {
+	a := &r.alert
+	a.EvaluatedAt, a.Data, a.Source = now, m.data, m.source
+	if !math.IsNaN(m.value) {
+		a.Value, a.Threshold, a.Count, a.Approx = m.value, m.threshold, m.count, m.approx
+	}
+	a.BurnRates, a.BudgetRemaining = m.burn, m.budget
+}
+
+func (r *rule) breaching(now time.Time, o *Objective, v float64) {
+	a := &r.alert
+	a.UnknownSince, a.Reason, r.keepSince = time.Time{}, "", time.Time{}
+	switch a.State {
+	case Firing:
+	case Pending:
+		if now.Sub(a.ActiveAt) >= o.For {
+			a.State, a.FiredAt = Firing, now
+		}
+	default:
+		a.State, a.ActiveAt, a.FiredAt, a.ResolvedAt, a.Peak = Pending, now, time.Time{}, time.Time{}, v
+		if o.For <= 0 {
+			a.State, a.FiredAt = Firing, now
+		}
+	}
+	a.Peak = max(a.Peak, v)
+}
+
+func (r *rule) clear(now time.Time, o *Objective) {
+	a := &r.alert
+	a.UnknownSince = time.Time{}
+	switch a.State {
+	case Firing:
+		if r.keepSince.IsZero() {
+			r.keepSince = now
+		}
+		if o.KeepFiringFor > 0 && now.Sub(r.keepSince) < o.KeepFiringFor {
+			a.Reason = "keep firing for " + FormatDuration(o.KeepFiringFor) + " after the breach"
+			return
+		}
+		a.State, a.ResolvedAt, a.Reason, r.keepSince = Resolved, now, "", time.Time{}
+	case Resolved:
+		a.Reason = ""
+	default:
+		a.State, a.ActiveAt, a.Peak, a.Reason = Inactive, time.Time{}, 0, ""
+	}
+}
+
+func (r *rule) missing(now time.Time, m measurement) {
+	a := &r.alert
+	a.Reason = missingReason(m)
+	switch a.State {
+	case Pending, Firing:
+		if a.UnknownSince.IsZero() {
+			a.UnknownSince = now
+		}
+	default:
+		st := UnknownState
+		if m.data == telemetry.NoData || m.data == telemetry.Unknown || m.data == telemetry.Live {
+			st = NoDataState
+		}
+		if a.State != st {
+			a.State, a.UnknownSince = st, now
+		}
+	}
+}
+
+func missingReason(m measurement) string {
+	what := "no data"
+	switch m.data {
+	case telemetry.Stale:
+		what = "data stale"
+	case telemetry.Error:
+		what = "source failing"
+	case telemetry.Unknown:
+		what = "no data yet"
+	}
+	if m.reason != "" {
+		return what + ": " + m.reason
+	}
+	return what
+}
