@@ -1,8 +1,11 @@
 package telemetry
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"sort"
+	"strconv"
 )
 
 // Bucket is one cumulative histogram bucket: Count observations ≤ UpperBound.
@@ -130,4 +133,30 @@ func SampleQuantile(q float64, samples []float64) float64 {
 	hi := math.Ceil(rank)
 	w := rank - lo
 	return samples[int(lo)]*(1-w) + samples[int(hi)]*w
+}
+
+// bucketJSON writes le as a string, as Prometheus does, because JSON has
+// no +Inf.
+type bucketJSON struct {
+	LE    string  `json:"le"`
+	Count float64 `json:"count"`
+}
+
+// MarshalJSON writes {"le":"0.5","count":3}, with "+Inf" for the last bucket.
+func (b Bucket) MarshalJSON() ([]byte, error) {
+	return json.Marshal(bucketJSON{LE: strconv.FormatFloat(b.UpperBound, 'g', -1, 64), Count: b.Count})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (b *Bucket) UnmarshalJSON(data []byte) error {
+	var j bucketJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	ub, err := strconv.ParseFloat(j.LE, 64)
+	if err != nil {
+		return fmt.Errorf("bucket le %q: %w", j.LE, err)
+	}
+	b.UpperBound, b.Count = ub, j.Count
+	return nil
 }

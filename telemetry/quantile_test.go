@@ -1,7 +1,9 @@
 package telemetry
 
 import (
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -92,5 +94,20 @@ func TestSampleQuantile(t *testing.T) {
 	}
 	if !math.IsNaN(SampleQuantile(0.5, nil)) {
 		t.Error("empty: want NaN")
+	}
+}
+
+func TestBucketJSONRoundTripWithInf(t *testing.T) {
+	in := Observation{Kind: KindHistogram, Buckets: []Bucket{{0.5, 2}, {inf(), 3}}}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `{"le":"+Inf","count":3}`) {
+		t.Errorf("json: %s", b)
+	}
+	var out Observation
+	if err := json.Unmarshal(b, &out); err != nil || !math.IsInf(out.Buckets[1].UpperBound, 1) || out.Buckets[0] != in.Buckets[0] {
+		t.Errorf("round trip: %+v %v", out, err)
 	}
 }
