@@ -1,0 +1,47 @@
+package alerts
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	_ "github.com/charmbracelet/x/exp/golden" // registers -update for go test ./tui/... -update
+	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/themes"
+	"github.com/tokentop/tokentop/tui/common"
+)
+
+func TestListOrderAndWording(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	ctx := &common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(true), Now: now}
+	budget := 0.62
+	m := New(ctx)
+	m.SetSize(140, 6)
+	m.SetAlerts([]slo.Alert{
+		{Objective: "old", Endpoint: "a", State: slo.Resolved, ActiveAt: now.Add(-time.Hour), ResolvedAt: now.Add(-30 * time.Minute)},
+		{Objective: "p", Endpoint: "b", Kind: slo.Percentile, Signal: telemetry.TTFT, State: slo.Pending,
+			ActiveAt: now.Add(-10 * time.Second), Value: 0.31, Threshold: 0.3},
+		{Objective: "burn", Endpoint: "c", Kind: slo.Ratio, Signal: telemetry.TTFT, State: slo.Firing,
+			ActiveAt: now.Add(-2 * time.Minute), BudgetRemaining: &budget,
+			BurnRates: []slo.BurnRate{{Window: time.Hour, Rate: 20, Factor: 14.4}, {Window: 5 * time.Minute, Rate: 30, Factor: 14.4}}},
+		{Objective: "gone", Endpoint: "d", State: slo.Inactive},
+	})
+	if m.Len() != 2 || m.Counts().Firing != 1 || m.Counts().Pending != 1 {
+		t.Fatalf("len %d counts %+v (inactive and old resolved hidden)", m.Len(), m.Counts())
+	}
+	out := ansi.Strip(m.View())
+	lines := strings.Split(out, "\n")
+	if !strings.HasPrefix(strings.TrimSpace(lines[1]), "FIRING") || !strings.Contains(lines[1], "burn 30x > 14.4x budget 62%") {
+		t.Errorf("firing burn-rate line: %q", lines[1])
+	}
+	if !strings.Contains(lines[2], "PENDING") || !strings.Contains(lines[2], "TTFT 310ms > 300ms") || !strings.Contains(lines[2], "10s") {
+		t.Errorf("pending line: %q", lines[2])
+	}
+	for _, l := range lines {
+		if ansi.StringWidth(l) > 140 {
+			t.Errorf("line too wide: %q", l)
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package alerts
+
+import (
+	"math"
+	"strings"
+
+	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/themes"
+	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/format"
+)
+
+func stateWord(a slo.Alert) (string, format.Kind) {
+	switch a.State {
+	case slo.Firing:
+		return "FIRING", format.Error
+	case slo.Pending:
+		return "PENDING", format.Warn
+	case slo.UnknownState:
+		return "UNKNOWN", format.Stale
+	case slo.NoDataState:
+		return "NO DATA", format.NoData
+	case slo.Resolved:
+		return "RESOLVED", format.OK
+	}
+	return strings.ToUpper(string(a.State)), format.Unknown
+}
+
+// line renders one alert: state, endpoint, objective, start, duration,
+// value vs objective, then the reason or "unknown since".
+func (m *Model) line(a slo.Alert, sel bool) string {
+	ctx := m.ctx
+	g := ctx.Glyphs
+	roles := ctx.Styles.Row(sel)
+	word, kind := stateWord(a)
+	start, dur := a.ActiveAt, ctx.Now.Sub(a.ActiveAt)
+	if a.State == slo.Resolved && !a.ResolvedAt.IsZero() {
+		dur = a.ResolvedAt.Sub(a.ActiveAt)
+	}
+	when := "since " + common.Clock(start)
+	if a.State == slo.Resolved {
+		when = "ended " + common.Clock(a.ResolvedAt)
+	}
+	if start.IsZero() {
+		when, dur = "", -1
+	}
+	durText := ""
+	if dur >= 0 {
+		durText = format.Duration(dur)
+	}
+	var b strings.Builder
+	mark := " "
+	if sel {
+		mark = g.Sel
+	}
+	b.WriteString(roles.Accent.S(mark))
+	b.WriteString(ctx.Paint(roles, kind).S(common.Fit(word, 8, g.Ellipsis)))
+	nameW := min(max(m.width/5, 10), 28)
+	objW := min(max(m.width/6, 10), 24)
+	fields := []struct {
+		text  string
+		w     int
+		paint themes.Paint
+	}{
+		{common.Safe(a.Endpoint), nameW, roles.Text},
+		{common.Safe(a.Objective), objW, roles.Faint},
+		{when, 14, roles.Faint},
+		{durText, 7, roles.Text},
+	}
+	for _, f := range fields {
+		b.WriteString(roles.Text.S(" "))
+		b.WriteString(f.paint.S(common.Fit(f.text, f.w, g.Ellipsis)))
+	}
+	b.WriteString(roles.Text.S(" "))
+	b.WriteString(ctx.Paint(roles, kind).S(valueVsObjective(a, g)))
+	extra := ""
+	if !a.UnknownSince.IsZero() {
+		extra = " " + g.Dot + " unknown since " + common.Clock(a.UnknownSince) + " (data stale or failing)"
+	} else if a.Reason != "" {
+		extra = " " + g.Dot + " " + common.Safe(a.Reason)
+	}
+	if extra != "" {
+		b.WriteString(roles.Stale.S(extra))
+	}
+	out := common.Cut(b.String(), m.width)
+	return out
+}
+
+// valueVsObjective: "p 812ms > 500ms", "err 2.1% > 1%", or for burn-rate
+// objectives the worst burn against its factor and the budget left.
+func valueVsObjective(a slo.Alert, g themes.Glyphs) string {
+	info := a.Signal.Info()
+	if a.Kind == slo.Ratio {
+		var parts []string
+		worst, factor, best := 0.0, 0.0, math.Inf(-1)
+		for _, br := range a.BurnRates {
+			if br.Factor > 0 && br.Rate/br.Factor > best {
+				worst, factor, best = br.Rate, br.Factor, br.Rate/br.Factor
+			}
+		}
+		if factor > 0 {
+			x := "×"
+			if g.ASCII {
+				x = "x"
+			}
+			parts = append(parts, "burn "+format.Number(worst)+x+cmpWord(worst, factor, g)+format.Number(factor)+x)
+		}
+		if a.BudgetRemaining != nil {
+			parts = append(parts, "budget "+format.Percent(*a.BudgetRemaining*100))
+		}
+		if len(parts) == 0 {
+			return "objective " + format.Value(a.Threshold*info.Scale, info.Unit)
+		}
+		return strings.Join(parts, " ")
+	}
+	if a.State == slo.NoDataState {
+		return "no data vs " + format.Value(a.Threshold*info.Scale, info.Unit)
+	}
+	v := format.Value(a.Value*info.Scale, info.Unit)
+	if a.Approx {
+		v = "~" + v
+	}
+	out := info.Title + " " + v + cmpWord(a.Value, a.Threshold, g) + format.Value(a.Threshold*info.Scale, info.Unit)
+	if a.Peak > a.Value && a.State != slo.Resolved {
+		out += " peak " + format.Value(a.Peak*info.Scale, info.Unit)
+	}
+	return out
+}
+
+func cmpWord(v, thr float64, g themes.Glyphs) string {
+	if v > thr {
+		return " > "
+	}
+	if g.ASCII {
+		return " <= "
+	}
+	return " ≤ "
+}

@@ -1,0 +1,136 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	bhelp "charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/themes"
+	"github.com/tokentop/tokentop/tui/alerts"
+	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/detail"
+	"github.com/tokentop/tokentop/tui/help"
+	"github.com/tokentop/tokentop/tui/keys"
+	"github.com/tokentop/tokentop/tui/table"
+)
+
+type screen int
+
+const (
+	screenMain screen = iota
+	screenDetail
+	screenHelp
+)
+
+// app is the root state (glow's commonModel + state enum); panes are
+// child models with their own update methods.
+type app struct {
+	data   Data
+	alerts Alerts
+	opts   Options
+	keys   keys.Map
+	ctx    common.Context
+
+	noColor  bool
+	themeErr error
+
+	windows, refreshes []time.Duration
+	wi, ri             int
+
+	width, height int
+	screen, back  screen
+	alertsFocus   bool
+	frozen        bool
+
+	table  table.Model
+	alertP alerts.Model
+	detail detail.Model
+	help   help.Model
+	footer bhelp.Model
+
+	// Refresh bookkeeping: one tick chain and one live chain, each with
+	// an id so a superseded chain dies (bubbles#661: two chains double
+	// the rate); fetch results carry a sequence so late ones are dropped.
+	tickID, liveID  int
+	liveOn          bool
+	seq, applied    uint64
+	minSeq          uint64
+	inflight        bool
+	fp              uint64
+	snap            telemetry.Snapshot
+	alertList       []slo.Alert
+	firing          map[string]bool
+	haveData        bool
+	note            string
+	noteUntil       time.Time
+	layoutAlertsH   int
+	layoutTableTop  int
+	layoutAlertsTop int
+
+	frame      string
+	dirty      bool
+	footerKey  footerKey
+	footerLine string
+	fold       *strings.Replacer // --ascii safety net, nil otherwise
+}
+
+func newApp(data Data, al Alerts, o Options) *app {
+	a := &app{data: data, alerts: al, opts: o, dirty: true}
+	a.noColor = themes.NoColor(o.Getenv)
+	th, err := themes.Resolve(o.Theme, o.Getenv)
+	a.themeErr = err
+	a.ctx.Styles = themes.NewStyles(th)
+	a.ctx.Glyphs = themes.NewGlyphs(o.ASCII)
+	a.keys = keys.New(o.ASCII)
+	if o.ASCII {
+		a.fold = asciiFold()
+	}
+	a.windows = withChoice([]time.Duration{time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour}, o.Window)
+	a.refreshes = withChoice([]time.Duration{250 * time.Millisecond, 500 * time.Millisecond, time.Second,
+		2 * time.Second, 5 * time.Second, 10 * time.Second}, o.Refresh)
+	a.wi = slices.Index(a.windows, o.Window)
+	a.ri = slices.Index(a.refreshes, o.Refresh)
+	a.ctx.Window, a.ctx.Refresh = o.Window, o.Refresh
+	a.ctx.Now = o.Clock()
+	a.table = table.New(&a.ctx)
+	a.alertP = alerts.New(&a.ctx)
+	a.detail = detail.New(&a.ctx)
+	a.help = help.New(&a.ctx, a.keys)
+	a.footer = help.Bubbles(&a.ctx)
+	a.firing = map[string]bool{}
+	if err != nil {
+		a.flash("unknown theme: using dark")
+	}
+	return a
+}
+
+// withChoice adds v to the sorted choices if it is not one of them.
+func withChoice(choices []time.Duration, v time.Duration) []time.Duration {
+	if !slices.Contains(choices, v) {
+		choices = append(choices, v)
+		slices.Sort(choices)
+	}
+	return choices
+}
+
+func (a *app) init() tea.Cmd {
+	return tea.Batch(a.fetch(), a.startTick())
+}
+
+// flash shows a short note in the header for a few seconds.
+func (a *app) flash(s string) {
+	a.note, a.noteUntil = s, a.opts.Clock().Add(3*time.Second)
+	a.dirty = true
+}
+
+func (a *app) setTheme(t themes.Theme) {
+	a.ctx.Styles = themes.NewStyles(t)
+	a.footer = help.Bubbles(&a.ctx)
+	a.detail.Invalidate()
+	a.help.Invalidate()
+	a.dirty = true
+}

@@ -1,0 +1,91 @@
+package chart
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	// golden registers -update, so `go test ./tui/... -update` runs here too.
+	_ "github.com/charmbracelet/x/exp/golden"
+
+	"github.com/tokentop/tokentop/themes"
+)
+
+func monoStyles() *themes.Styles { return themes.NewStyles(themes.Mono()) }
+
+func TestSparkGapsAndScale(t *testing.T) {
+	g := themes.NewGlyphs(false)
+	nan := math.NaN()
+	got := Spark([]float64{0, 50, nan, 100}, 0, false, g.Spark, &monoStyles().Normal)
+	if got != "▁▅ █" {
+		t.Errorf("spark = %q", got)
+	}
+	// A steady series near its top stays near the top, not noise.
+	if got = Spark([]float64{50, 52, 54}, 0, false, g.Spark, &monoStyles().Normal); got != "▇▇█" {
+		t.Errorf("steady spark = %q", got)
+	}
+	// With an SLO threshold far above, values sit low.
+	if got = Spark([]float64{50, 52, 54}, 200, true, g.Spark, &monoStyles().Normal); got != "▁▁▁" {
+		t.Errorf("spark = %q", got)
+	}
+	if Spark(nil, 0, false, g.Spark, &monoStyles().Normal) != "" {
+		t.Error("empty spark")
+	}
+}
+
+func TestLineNeverPanicsAndStaysInBounds(t *testing.T) {
+	st := monoStyles()
+	vals := make([]float64, 300)
+	for i := range vals {
+		vals[i] = 100 + 80*math.Sin(float64(i)/9)
+		if i%50 == 7 {
+			vals[i] = math.NaN()
+		}
+	}
+	for _, ascii := range []bool{false, true} {
+		g := themes.NewGlyphs(ascii)
+		for w := -1; w < 40; w++ {
+			for h := -1; h < 12; h++ {
+				c := Line{Values: vals, Unit: "ms", Threshold: 150, HasThreshold: true, Span: 5 * time.Minute, Width: w, Height: h}
+				out := c.Render(g, st)
+				for _, row := range strings.Split(out, "\n") {
+					if n := ansi.StringWidth(row); n > max(w, 1) {
+						t.Fatalf("ascii=%v %dx%d: row %q has %d runes", ascii, w, h, row, n)
+					}
+				}
+				if ascii {
+					for _, r := range out {
+						if r > 127 {
+							t.Fatalf("non-ASCII rune %q in ascii chart", r)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestLineShowsThresholdAndBreach(t *testing.T) {
+	g := themes.NewGlyphs(true)
+	vals := []float64{10, 10, 10, 10, 10, 10, 10, 10, 200, 200, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10}
+	c := Line{Values: vals, Unit: "ms", Threshold: 100, HasThreshold: true, Span: time.Minute, Width: 7 + 1 + 24, Height: 8}
+	out := c.Render(g, monoStyles())
+	t.Log("\n" + out)
+	if !strings.Contains(out, "100ms") || !strings.Contains(out, "!!") || !strings.Contains(out, "now") {
+		t.Errorf("missing threshold label, breach strip or time label:\n%s", out)
+	}
+}
+
+func TestBars(t *testing.T) {
+	g := themes.NewGlyphs(false)
+	out := Bars([]Bar{{"≤10ms", 10, "10", false}, {"≤20ms", 5, "5", false}, {">20ms", 0, "0", true}}, 30, g, &monoStyles().Normal)
+	t.Log("\n" + out)
+	if !strings.Contains(out, "█") {
+		t.Errorf("no bars:\n%s", out)
+	}
+	for w := -2; w < 10; w++ {
+		_ = Bars([]Bar{{"a", 1, "1", false}}, w, g, &monoStyles().Normal)
+	}
+}

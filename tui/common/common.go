@@ -1,0 +1,123 @@
+// Package common is the state every pane of the UI reads (gh-dash's
+// ProgramContext): theme, glyphs, the time of the shown data and the
+// window. The root model owns it; panes get a pointer and never write it.
+package common
+
+import (
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/tokentop/tokentop/sanitize"
+	"github.com/tokentop/tokentop/themes"
+	"github.com/tokentop/tokentop/tui/format"
+)
+
+// Context is shared, read-only for panes.
+type Context struct {
+	Styles *themes.Styles
+	Glyphs themes.Glyphs
+	// Now is the time the shown snapshot was taken (frozen time while
+	// frozen), so ages and durations agree with the figures.
+	Now     time.Time
+	Window  time.Duration
+	Refresh time.Duration
+}
+
+// Paint returns the paint for a cell kind.
+func (c *Context) Paint(r *themes.Roles, k format.Kind) themes.Paint {
+	switch k {
+	case format.Stale:
+		return r.Stale
+	case format.Error:
+		return r.Bad
+	case format.NoData:
+		return r.NoData
+	case format.Unknown:
+		return r.Faint
+	case format.OK:
+		return r.OK
+	case format.Warn:
+		return r.Warn
+	}
+	return r.Text
+}
+
+// Safe makes text from the network inert (sources sanitise already; this
+// is the second line of defence: the UI never lets text act as escapes).
+func Safe(s string) string { return sanitize.Capped(s, 0) }
+
+// Width is the display width of plain text; printable ASCII (most of a
+// frame) skips grapheme segmentation, which dominated the frame cost.
+func Width(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return ansi.StringWidth(s)
+		}
+	}
+	return len(s)
+}
+
+// Fit pads or cuts plain text s to exactly w cells, marking a cut with
+// ellipsis.
+func Fit(s string, w int, ellipsis string) string {
+	if w <= 0 {
+		return ""
+	}
+	sw := Width(s)
+	switch {
+	case sw == w:
+		return s
+	case sw < w:
+		return s + spaces(w-sw)
+	}
+	return ansi.Truncate(s, w, ellipsis)
+}
+
+// FitRight right-aligns plain text s in w cells.
+func FitRight(s string, w int, ellipsis string) string {
+	if w <= 0 {
+		return ""
+	}
+	if sw := Width(s); sw < w {
+		return spaces(w-sw) + s
+	}
+	return Fit(s, w, ellipsis)
+}
+
+// Cut truncates a painted line to w cells.
+func Cut(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "")
+}
+
+const blanks = "                                                                                                                                "
+
+func spaces(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if n <= len(blanks) {
+		return blanks[:n]
+	}
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = ' '
+	}
+	return string(b)
+}
+
+// Spaces returns n spaces.
+func Spaces(n int) string { return spaces(n) }
+
+// Clock formats a wall time for headers and alert starts.
+func Clock(t time.Time) string {
+	if t.IsZero() {
+		return "--:--:--"
+	}
+	return t.Format("15:04:05")
+}

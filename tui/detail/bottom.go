@@ -1,0 +1,122 @@
+package detail
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/tokentop/tokentop/sanitize"
+	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/format"
+)
+
+// MaxProbes is how many recent probes the table lists.
+const MaxProbes = 10
+
+// bottomWidths are the probes and live panes' widths: side by side from
+// 120 columns, else stacked at full width.
+func (m *Model) bottomWidths() (int, int) {
+	if m.width >= 120 {
+		pw := m.width * 3 / 5
+		return pw, m.width - pw - 2
+	}
+	return m.width, m.width
+}
+
+// bottom is the last row: recent probes and the live token pane.
+func (m *Model) bottom(probes, live string, pw, lw int) string {
+	if m.width >= 120 {
+		return common.Columns([]string{probes, live}, []int{pw, lw}, 2)
+	}
+	return probes + "\n\n" + live
+}
+
+func (m *Model) probes(w int) string {
+	ctx := m.ctx
+	r := &ctx.Styles.Normal
+	g := ctx.Glyphs
+	ps := m.data.Probes
+	lines := []string{m.heading("last probes") + r.Faint.S(" newest first")}
+	if len(ps) == 0 {
+		return lines[0] + "\n" + r.NoData.S(" no probes yet (scrape-only endpoint, or probing off)")
+	}
+	lines = append(lines, r.Header.S(common.Fit(" time      result  TTFT    TPOT    E2E     tokens error", w, g.Ellipsis)))
+	for i := len(ps) - 1; i >= 0 && len(ps)-i <= MaxProbes; i-- {
+		p := ps[i]
+		res, paint := "OK", r.OK
+		if !p.OK {
+			res, paint = "FAIL", r.Bad
+		}
+		if p.Status != 0 {
+			res += " " + itoa(p.Status)
+		}
+		tok := g.Unknown
+		if p.OutputTokens > 0 {
+			tok = itoa(p.OutputTokens)
+			if p.TokensSource != "" && p.TokensSource != "usage" {
+				tok = "~" + tok // counted from events, not reported
+			}
+		}
+		ms := func(v float64) string {
+			if v <= 0 {
+				return g.Unknown
+			}
+			return format.Millis(v)
+		}
+		errText := ""
+		if !p.OK {
+			errText = strings.TrimSpace(common.Safe(p.ErrorKind) + " " + common.Safe(p.Error))
+		}
+		line := " " + r.Faint.S(common.Clock(p.At)) + "  " + paint.S(common.Fit(res, 7, g.Ellipsis)) + " " +
+			r.Text.S(common.Fit(ms(p.TTFTms), 7, g.Ellipsis)+" "+common.Fit(ms(p.TPOTms), 7, g.Ellipsis)+" "+
+				common.Fit(ms(p.E2Ems), 7, g.Ellipsis)+" "+common.Fit(tok, 6, g.Ellipsis)) +
+			" " + r.Bad.S(errText)
+		lines = append(lines, common.Cut(line, w))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// liveLines is the live pane's text height.
+const liveLines = 8
+
+// live shows the current probe's response as it streams, with its rate
+// (for demos): the tail of the text, wrapped to the pane.
+func (m *Model) live(w int) string {
+	ctx := m.ctx
+	r := &ctx.Styles.Normal
+	l := m.data.Live
+	head := m.heading("live tokens")
+	if l.Text == "" && l.Tokens == 0 {
+		return head + "\n" + r.NoData.S(" no response streamed yet")
+	}
+	state := "streaming"
+	paint := r.OK
+	if l.Done {
+		state, paint = "done", r.Faint
+		if !m.data.LiveAt.IsZero() {
+			state += " " + format.Age(ctx.Now.Sub(m.data.LiveAt)) + " ago"
+		}
+	}
+	head += " " + paint.S(state) + r.Text.S(" "+ctx.Glyphs.Dot+" "+itoa(l.Tokens)+" tok "+ctx.Glyphs.Dot+" "+format.Number(l.TPS)+" tok/s")
+	// Multiline keeps newlines and escapes every other control rune:
+	// streamed text is never interpreted by the terminal.
+	text := l.Text
+	if keep := liveLines * max(w, 1) * 4; len(text) > keep {
+		// Only the tail is shown: wrap just that much of a long response.
+		cut := len(text) - keep
+		for cut < len(text) && !utf8.RuneStart(text[cut]) {
+			cut++
+		}
+		text = text[cut:]
+	}
+	text = sanitize.Multiline(text, 0)
+	wrapped := strings.Split(ansi.Wrap(text, max(w-2, 1), " "), "\n")
+	if len(wrapped) > liveLines {
+		wrapped = wrapped[len(wrapped)-liveLines:]
+	}
+	out := []string{common.Cut(head, w)}
+	for _, s := range wrapped {
+		out = append(out, " "+r.Text.S(s))
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,118 @@
+package detail
+
+import (
+	"strings"
+	"time"
+
+	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/tui/chart"
+	"github.com/tokentop/tokentop/tui/common"
+)
+
+// Model is the detail view of one endpoint; content taller than the
+// screen scrolls (so nothing is lost at 80×24).
+type Model struct {
+	ctx    *common.Context
+	name   string
+	ep     telemetry.EndpointSnapshot
+	hasEP  bool
+	badge  slo.Badge
+	data   Data
+	scroll common.Scroller
+	width  int
+	height int
+	dirty  bool // content must be re-rendered
+	// The live pane repaints up to 10 times a second while a response
+	// streams; everything else is cached between data refreshes.
+	liveDirty bool
+	head      string // title, summary, charts, panels
+	probesTxt string
+}
+
+// New returns a closed detail view.
+func New(ctx *common.Context) Model { return Model{ctx: ctx} }
+
+// Open shows endpoint name, scrolled to the top.
+func (m *Model) Open(name string) {
+	if name != m.name {
+		m.data = Data{}
+		m.hasEP = false
+	}
+	m.name, m.dirty = name, true
+	m.scroll.Home()
+}
+
+// Name is the endpoint shown.
+func (m *Model) Name() string { return m.name }
+
+// SetEndpoint updates the snapshot figures and SLO badge.
+func (m *Model) SetEndpoint(ep telemetry.EndpointSnapshot, ok bool, badge slo.Badge) {
+	m.ep, m.hasEP, m.badge, m.dirty = ep, ok, badge, true
+}
+
+// SetData updates the series, probes and live text (ignored if they are
+// for another endpoint: a late result after the user moved on).
+func (m *Model) SetData(d Data) {
+	if d.Endpoint != m.name {
+		return
+	}
+	m.data, m.dirty = d, true
+}
+
+// SetLive updates only the streaming text; it reports whether it changed.
+func (m *Model) SetLive(ep string, l telemetry.LiveText, at time.Time) bool {
+	if ep != m.name || (l == m.data.Live && at.Equal(m.data.LiveAt)) {
+		return false
+	}
+	m.data.Live, m.data.LiveAt, m.liveDirty = l, at, true
+	return true
+}
+
+// SetSize sets the view box.
+func (m *Model) SetSize(w, h int) {
+	if w != m.width || h != m.height {
+		m.width, m.height, m.dirty = max(w, 0), max(h, 0), true
+	}
+}
+
+// Invalidate forces a rebuild (theme change).
+func (m *Model) Invalidate() { m.dirty = true }
+
+// ChartPoints is how many points each big chart wants at this width.
+func (m *Model) ChartPoints() int { return chart.Points(m.chartWidth(), m.ctx.Glyphs.ASCII) }
+
+// Scroll moves the view by d lines.
+func (m *Model) Scroll(d int) { m.scroll.Scroll(d) }
+
+// Page scrolls by a screenful.
+func (m *Model) Page(dir int) { m.scroll.Page(dir) }
+
+// Home scrolls to the top.
+func (m *Model) Home() { m.scroll.Home() }
+
+// End scrolls to the bottom.
+func (m *Model) End() { m.scroll.End() }
+
+// View renders exactly height lines.
+func (m *Model) View() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	if m.dirty || m.liveDirty {
+		m.scroll.SetLines(common.Lines(m.render(), m.width))
+		m.dirty, m.liveDirty = false, false
+	}
+	m.scroll.SetHeight(m.height)
+	return m.scroll.View(m.width, m.ctx.Styles.Normal.Faint)
+}
+
+func (m *Model) render() string {
+	w := m.width
+	pw, lw := m.bottomWidths()
+	if m.dirty {
+		m.head = strings.Join([]string{m.title(w), m.summary(w), "", m.charts(w), "", m.panels(w), ""}, "\n")
+		m.probesTxt = m.probes(pw)
+	}
+	return m.head + "\n" + m.bottom(m.probesTxt, m.live(lw), pw, lw)
+}

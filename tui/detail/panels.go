@@ -1,0 +1,153 @@
+package detail
+
+import (
+	"math"
+	"strings"
+
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/tui/chart"
+	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/format"
+)
+
+// panels is the middle row: ITL distribution, tokens per event, GPU.
+func (m *Model) panels(w int) string {
+	switch {
+	case w >= 120:
+		cw := (w - 4) / 3
+		return common.Columns([]string{m.itl(cw), m.tokensPerEvent(cw), m.gpu(w - 2*cw - 4)},
+			[]int{cw, cw, w - 2*cw - 4}, 2)
+	case w >= 80:
+		cw := (w - 2) / 2
+		left := m.itl(cw) + "\n\n" + m.tokensPerEvent(cw)
+		return common.Columns([]string{left, m.gpu(w - cw - 2)}, []int{cw, w - cw - 2}, 2)
+	}
+	return m.itl(w) + "\n\n" + m.tokensPerEvent(w) + "\n\n" + m.gpu(w)
+}
+
+func (m *Model) heading(s string) string { return m.ctx.Styles.Title.S(" " + s) }
+
+// itl draws the ITL histogram over the window from cumulative buckets.
+func (m *Model) itl(w int) string {
+	r := &m.ctx.Styles.Normal
+	g := m.ctx.Glyphs
+	b := m.data.ITL
+	head := m.heading("ITL distribution") + r.Faint.S(" over "+format.Window(m.ctx.Window))
+	if len(b) == 0 || b[len(b)-1].Count <= 0 {
+		return head + "\n" + r.NoData.S(" "+format.NoDataText)
+	}
+	total := b[len(b)-1].Count
+	bars := make([]chart.Bar, 0, len(b))
+	prev, prevBound := 0.0, 0.0
+	le := "≤"
+	if g.ASCII {
+		le = "<="
+	}
+	for _, bk := range b {
+		n := bk.Count - prev
+		prev = bk.Count
+		label := le + format.Millis(bk.UpperBound*1000)
+		if math.IsInf(bk.UpperBound, 1) {
+			label = ">" + format.Millis(prevBound*1000)
+		}
+		bad := m.data.HasITLThr && prevBound*1000 >= m.data.ITLThr
+		prevBound = bk.UpperBound
+		bars = append(bars, chart.Bar{Label: label, Value: n, Bad: bad,
+			Note: format.Number(n) + " " + format.Percent(n/total*100)})
+	}
+	bars = trimEmpty(bars)
+	head += r.Faint.S(" n=" + format.Number(total))
+	return common.Cut(head, w) + "\n" + chart.Bars(bars, w-1, g, r)
+}
+
+// trimEmpty drops empty buckets at both ends; the middle ones stay so the
+// shape (e.g. a bimodal stall) is honest.
+func trimEmpty(b []chart.Bar) []chart.Bar {
+	lo, hi := 0, len(b)
+	for lo < hi && b[lo].Value == 0 {
+		lo++
+	}
+	for hi > lo && b[hi-1].Value == 0 {
+		hi--
+	}
+	return b[lo:hi]
+}
+
+// tokensPerEvent: servers that send several tokens per SSE event make
+// per-event gaps a poor ITL; this shows how often that happens.
+func (m *Model) tokensPerEvent(w int) string {
+	r := &m.ctx.Styles.Normal
+	head := m.heading("tokens/event")
+	labels := []string{"1", "2", "3-4", "5-8", "9-16", ">16"}
+	counts := make([]float64, len(labels))
+	events, tokens := 0.0, 0.0
+	for _, p := range m.data.Probes {
+		if len(p.TokensPerEvent) == 0 {
+			continue
+		}
+		for _, t := range p.TokensPerEvent {
+			if t <= 0 {
+				continue
+			}
+			events++
+			tokens += float64(t)
+			counts[tpeBucket(t)]++
+		}
+	}
+	if events == 0 {
+		return head + "\n" + r.NoData.S(" "+format.NoDataText+" (no token counts in recent probes)")
+	}
+	head += r.Faint.S(" mean " + format.Number(tokens/events) + " n=" + format.Number(events))
+	bars := make([]chart.Bar, len(labels))
+	for i, l := range labels {
+		bars[i] = chart.Bar{Label: l + " tok", Value: counts[i], Note: format.Percent(counts[i] / events * 100)}
+	}
+	return common.Cut(head, w) + "\n" + chart.Bars(trimEmpty(bars), w-1, m.ctx.Glyphs, r)
+}
+
+func tpeBucket(t int) int {
+	switch {
+	case t <= 1:
+		return 0
+	case t == 2:
+		return 1
+	case t <= 4:
+		return 2
+	case t <= 8:
+		return 3
+	case t <= 16:
+		return 4
+	}
+	return 5
+}
+
+// gpu shows measured DRAM-active, the MBU estimate and memory used, each
+// with its state and a small trend.
+func (m *Model) gpu(w int) string {
+	ctx := m.ctx
+	r := &ctx.Styles.Normal
+	lines := []string{m.heading("GPU")}
+	row := func(label string, sig telemetry.Signal, unit string, trend []float64, approx bool) {
+		s, ok := m.ep.Signals[sig]
+		text := ""
+		if s.Value != nil {
+			text = format.Value(*s.Value, unit)
+		}
+		if approx && text != "" {
+			s.Approx = true
+		}
+		c := format.Signal(s, ok, text, ctx.Now, 16, ctx.Glyphs.Unknown)
+		line := " " + r.Faint.S(common.Fit(label, 15, ctx.Glyphs.Ellipsis)) +
+			ctx.Paint(r, c.Kind).S(common.FitRight(c.Text, 16, ctx.Glyphs.Ellipsis))
+		if trend != nil && w >= 15+16+3+8 {
+			line += "  " + chart.Spark(trend, 0, false, ctx.Glyphs.Spark, r)
+		}
+		lines = append(lines, line)
+	}
+	row("DRAM active", telemetry.GPUMemBW, "%", m.data.DRAM, false)
+	row("MBU (est)", telemetry.MBU, "%", m.data.MBU, true)
+	row("memory used", FBUsed, "MiB", m.data.FB, false)
+	row("KV cache", telemetry.KVCache, "%", nil, false)
+	lines = append(lines, r.Faint.S(" MBU = (weights + live KV bytes) / step time / peak BW"))
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,161 @@
+package detail
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/tui/chart"
+	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/format"
+)
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// sideBySide is the width at and above which two charts share a row.
+const sideBySide = 100
+
+func (m *Model) chartWidth() int {
+	if m.width >= sideBySide {
+		return (m.width - 2) / 2
+	}
+	return max(m.width, 1)
+}
+
+func (m *Model) chartHeight() int { return min(max(m.height/3, 6), 12) }
+
+func (m *Model) title(w int) string {
+	st := m.ctx.Styles
+	g := m.ctx.Glyphs
+	var b strings.Builder
+	b.WriteString(st.Title.S(" " + common.Safe(m.name)))
+	if !m.hasEP {
+		b.WriteString(st.Normal.Stale.S("  endpoint no longer reported"))
+		return common.Cut(b.String(), w)
+	}
+	for _, s := range []string{m.ep.Model, string(m.ep.Engine), m.ep.BaseURL} {
+		if s != "" {
+			b.WriteString(st.Normal.Faint.S(" " + g.Dot + " " + common.Safe(s)))
+		}
+	}
+	badge := string(m.badge)
+	if badge == "" || badge == "—" {
+		badge = g.Unknown + " (no SLO)"
+	}
+	b.WriteString("  ")
+	b.WriteString(m.ctx.Paint(&st.Normal, format.BadgeKind(m.badge)).S("SLO " + badge))
+	return common.Cut(b.String(), w)
+}
+
+// summary flows every figure of the endpoint, each with its state, over
+// as many lines as the width needs.
+func (m *Model) summary(w int) string {
+	ctx := m.ctx
+	r := &ctx.Styles.Normal
+	type item struct{ label, text string }
+	var items []item
+	dist := func(sig telemetry.Signal) string {
+		s, ok := m.ep.Signals[sig]
+		text := ""
+		if ok && s.P50 != nil && s.P90 != nil && s.P99 != nil {
+			text = "p50 " + format.Value(*s.P50, s.Unit) + " p90 " + format.Value(*s.P90, s.Unit) +
+				" p99 " + format.Value(*s.P99, s.Unit) + " n=" + format.Number(s.Count)
+		}
+		c := format.Signal(s, ok, text, ctx.Now, 80, ctx.Glyphs.Unknown)
+		return ctx.Paint(r, c.Kind).S(c.Text)
+	}
+	scalar := func(sig telemetry.Signal) string {
+		s, ok := m.ep.Signals[sig]
+		text := format.Scalar(s)
+		if sig == telemetry.MBU && text != "" {
+			s.Approx = true
+		}
+		c := format.Signal(s, ok, text, ctx.Now, 40, ctx.Glyphs.Unknown)
+		return ctx.Paint(r, c.Kind).S(c.Text)
+	}
+	for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.TPOT, telemetry.ITL, telemetry.E2E} {
+		items = append(items, item{sig.Info().Title, dist(sig)})
+	}
+	for _, sig := range []telemetry.Signal{telemetry.OutputTPS, telemetry.ErrorRate, telemetry.Running, telemetry.Waiting, telemetry.KVCache} {
+		items = append(items, item{sig.Info().Title, scalar(sig)})
+	}
+	var lines []string
+	var cur strings.Builder
+	curW := 0
+	sep := "  " + ctx.Glyphs.Dot + " "
+	for _, it := range items {
+		s := r.Faint.S(it.label+" ") + it.text
+		sw := ansi.StringWidth(it.label) + 1 + ansi.StringWidth(it.text)
+		if curW > 0 && curW+len([]rune(sep))+sw > w {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			curW = 0
+		}
+		if curW == 0 {
+			cur.WriteString("  ")
+			curW = 2
+		} else {
+			cur.WriteString(r.Faint.S(sep))
+			curW += len([]rune(sep))
+		}
+		cur.WriteString(s)
+		curW += sw
+	}
+	if curW > 0 {
+		lines = append(lines, cur.String())
+	}
+	return strings.Join(lines, "\n")
+}
+
+// charts draws TTFT and TPOT with their SLO thresholds.
+func (m *Model) charts(w int) string {
+	cw, ch := m.chartWidth(), m.chartHeight()
+	ttft := m.lineChart(telemetry.TTFT, m.data.TTFT, m.data.TTFTThr, m.data.HasTTFTThr, cw, ch)
+	tpot := m.lineChart(telemetry.TPOT, m.data.TPOT, m.data.TPOTThr, m.data.HasTPOTThr, cw, ch)
+	if w >= sideBySide {
+		return common.Columns([]string{ttft, tpot}, []int{cw, w - cw - 2}, 2)
+	}
+	return ttft + "\n\n" + tpot
+}
+
+func (m *Model) lineChart(sig telemetry.Signal, vals []float64, thr float64, hasThr bool, w, h int) string {
+	ctx := m.ctx
+	r := &ctx.Styles.Normal
+	info := sig.Info()
+	bin := ctx.Window / time.Duration(max(len(vals), 1))
+	title := " " + info.Title + " mean per " + format.Window(max(bin, time.Second).Round(100*time.Millisecond)) +
+		" over " + format.Window(ctx.Window)
+	var note string
+	notePaint := r.Faint
+	switch {
+	case allNaN(vals):
+		note, notePaint = "no data in window", r.NoData
+	case hasThr:
+		note = "SLO " + format.Value(thr, info.Unit) + " " + ctx.Glyphs.BreachMark + " = above SLO"
+	default:
+		note = "no SLO threshold"
+	}
+	if s, ok := m.ep.Signals[sig]; ok && (s.State == telemetry.Stale || s.State == telemetry.Error) {
+		note, notePaint = format.StateWord(s.State)+" "+format.Age(s.Age(ctx.Now))+" "+ctx.Glyphs.Dot+" "+note, r.Stale
+	}
+	c := chart.Line{Values: vals, Unit: info.Unit, Threshold: thr, HasThreshold: hasThr,
+		Span: ctx.Window, Width: w, Height: h}
+	if c.ThresholdOffScale() && !allNaN(vals) {
+		note = "SLO " + format.Value(thr, info.Unit) + " far above the data"
+	}
+	head := ctx.Styles.Title.S(title) + notePaint.S("  "+note)
+	return common.Cut(head, w) + "\n" + c.Render(ctx.Glyphs, ctx.Styles)
+}
+
+func allNaN(v []float64) bool {
+	for _, x := range v {
+		if !math.IsNaN(x) {
+			return false
+		}
+	}
+	return true
+}

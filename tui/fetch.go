@@ -1,0 +1,252 @@
+package tui
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/tui/detail"
+	"github.com/tokentop/tokentop/tui/table"
+)
+
+type tickMsg struct{ id int }
+
+type liveTickMsg struct{ id int }
+
+// dataMsg is one refresh, read off the update path.
+type dataMsg struct {
+	seq    uint64
+	now    time.Time
+	snap   telemetry.Snapshot
+	alerts []slo.Alert
+	rows   []table.Row
+	detail *detail.Data
+	fp     uint64
+}
+
+type liveMsg struct {
+	id   int
+	ep   string
+	live telemetry.LiveText
+	at   time.Time
+}
+
+// fetchReq is what a refresh reads, copied out of the model so the
+// command shares nothing mutable with Update.
+type fetchReq struct {
+	seq      uint64
+	now      time.Time
+	window   time.Duration
+	sparkN   int
+	detailEP string
+	chartN   int
+}
+
+func (a *app) startTick() tea.Cmd {
+	a.tickID++
+	id := a.tickID
+	return tea.Tick(a.ctx.Refresh, func(time.Time) tea.Msg { return tickMsg{id} })
+}
+
+// fetch issues a refresh unless one is still running (a slow store must
+// not pile up goroutines).
+func (a *app) fetch() tea.Cmd {
+	if a.inflight {
+		return nil
+	}
+	a.inflight = true
+	a.seq++
+	req := fetchReq{seq: a.seq, now: a.opts.Clock(), window: a.ctx.Window, sparkN: table.SparkWidth}
+	if a.detailShown() {
+		req.detailEP, req.chartN = a.detail.Name(), a.detail.ChartPoints()
+	}
+	data, al, thr := a.data, a.alerts, a.opts.Thresholds
+	return func() tea.Msg { return read(data, al, thr, req) }
+}
+
+// read runs in a command goroutine: every store call happens here.
+func read(data Data, al Alerts, thr Thresholds, req fetchReq) tea.Msg {
+	msg := dataMsg{seq: req.seq, now: req.now}
+	msg.snap = data.Snapshot(req.now, req.window)
+	if al != nil {
+		msg.alerts = al.Alerts()
+	}
+	th := thresholdsFor(thr, msg.alerts)
+	end := detail.Align(req.now, req.window, req.sparkN)
+	msg.rows = make([]table.Row, len(msg.snap.Endpoints))
+	for i, ep := range msg.snap.Endpoints {
+		r := table.Row{Endpoint: ep, Badge: slo.BadgeNone}
+		if al != nil {
+			r.Badge = al.Badge(ep.Name, req.now)
+		}
+		r.TTFT = data.Series(ep.Name, telemetry.TTFT, end, req.window, req.sparkN)
+		r.TPOT = data.Series(ep.Name, telemetry.TPOT, end, req.window, req.sparkN)
+		if v, ok := th(ep.Name, telemetry.TTFT); ok {
+			r.TTFTThr, r.HasTTFTThr = v*telemetry.TTFT.Info().Scale, true
+		}
+		if v, ok := th(ep.Name, telemetry.TPOT); ok {
+			r.TPOTThr, r.HasTPOTThr = v*telemetry.TPOT.Info().Scale, true
+		}
+		msg.rows[i] = r
+	}
+	if req.detailEP != "" {
+		d := detail.Fetch(data, detail.ThresholdFunc(th), req.detailEP, req.now, req.window, req.chartN)
+		msg.detail = &d
+	}
+	msg.fp = fingerprint(&msg)
+	return msg
+}
+
+// thresholdsFor returns the configured thresholds, or the strictest
+// objective threshold per endpoint and signal found in the alerts.
+func thresholdsFor(thr Thresholds, al []slo.Alert) func(string, telemetry.Signal) (float64, bool) {
+	if thr != nil {
+		return thr.Threshold
+	}
+	type key struct {
+		ep  string
+		sig telemetry.Signal
+	}
+	m := map[key]float64{}
+	for _, a := range al {
+		if a.Threshold <= 0 || math.IsNaN(a.Threshold) {
+			continue
+		}
+		k := key{a.Endpoint, a.Signal}
+		if v, ok := m[k]; !ok || a.Threshold < v {
+			m[k] = a.Threshold
+		}
+	}
+	return func(ep string, sig telemetry.Signal) (float64, bool) {
+		v, ok := m[key{ep, sig}]
+		return v, ok
+	}
+}
+
+func (a *app) liveTick() tea.Cmd {
+	a.liveID++
+	a.liveOn = true
+	id := a.liveID
+	iv := max(100*time.Millisecond, time.Second/time.Duration(a.opts.FPS))
+	return tea.Tick(iv, func(time.Time) tea.Msg { return liveTickMsg{id} })
+}
+
+func (a *app) readLive(id int) tea.Cmd {
+	data, ep := a.data, a.detail.Name()
+	return func() tea.Msg {
+		l, at := data.Live(ep)
+		return liveMsg{id: id, ep: ep, live: l, at: at}
+	}
+}
+
+// hash64 is FNV-1a, inlined so hashing a refresh neither allocates nor
+// has an error to ignore.
+type hash64 uint64
+
+func (h *hash64) bytes(b []byte) {
+	for _, c := range b {
+		*h = (*h ^ hash64(c)) * 1099511628211
+	}
+}
+
+// fingerprint hashes what the frame shows from a refresh, so an unchanged
+// refresh costs no re-render. Raw floats are hashed: a change the display
+// rounds away costs one render; a real change is never missed.
+func fingerprint(m *dataMsg) uint64 {
+	h := hash64(14695981039346656037)
+	var buf [8]byte
+	f := func(v float64) {
+		b := math.Float64bits(v)
+		for i := range buf {
+			buf[i] = byte(b >> (8 * i))
+		}
+		h.bytes(buf[:])
+	}
+	s := func(v string) {
+		for i := 0; i < len(v); i++ {
+			h = (h ^ hash64(v[i])) * 1099511628211
+		}
+		h.bytes([]byte{0})
+	}
+	p := func(v *float64) {
+		if v == nil {
+			f(math.Inf(-1))
+		} else {
+			f(*v)
+		}
+	}
+	t := func(v time.Time) { f(float64(v.Unix())) }
+	// Clip: appending must copy, never write into telemetry.Signals.
+	sigs := append(slices.Clip(telemetry.Signals), detail.FBUsed)
+	for _, r := range m.rows {
+		s(r.Endpoint.Name)
+		s(r.Endpoint.Model)
+		s(string(r.Endpoint.Engine))
+		s(r.Endpoint.BaseURL)
+		s(string(r.Badge))
+		for _, sig := range sigs {
+			sn, ok := r.Endpoint.Signals[sig]
+			if !ok {
+				f(-1)
+				continue
+			}
+			f(float64(sn.State))
+			p(sn.P50)
+			p(sn.P90)
+			p(sn.P99)
+			p(sn.Value)
+			f(sn.Count)
+			s(sn.Err)
+			t(sn.ObservedAt)
+		}
+		for _, v := range r.TTFT {
+			f(v)
+		}
+		for _, v := range r.TPOT {
+			f(v)
+		}
+		f(r.TTFTThr)
+		f(r.TPOTThr)
+	}
+	for _, src := range m.snap.Sources {
+		s(src.Name)
+		f(float64(src.State))
+		s(src.Err)
+		f(float64(src.Failures))
+		t(src.LastOK)
+		f(float64(src.Latency))
+	}
+	for _, al := range m.alerts {
+		s(al.Objective)
+		s(al.Endpoint)
+		s(string(al.State))
+		s(al.Reason)
+		f(al.Value)
+		f(al.Peak)
+		t(al.ActiveAt)
+		t(al.FiredAt)
+		t(al.ResolvedAt)
+		t(al.UnknownSince)
+	}
+	if d := m.detail; d != nil {
+		s(d.Endpoint)
+		for _, vs := range [][]float64{d.TTFT, d.TPOT, d.DRAM, d.MBU, d.FB} {
+			for _, v := range vs {
+				f(v)
+			}
+		}
+		for _, b := range d.ITL {
+			f(b.Count)
+		}
+		f(float64(len(d.Probes)))
+		if n := len(d.Probes); n > 0 {
+			t(d.Probes[n-1].At)
+		}
+		s(d.Live.Text)
+		f(float64(d.Live.Tokens))
+	}
+	return uint64(h)
+}

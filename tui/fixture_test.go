@@ -1,0 +1,177 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// t0 is the fixture's start; tests look at it from tNow, 5 minutes later.
+var (
+	t0   = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	tNow = t0.Add(5 * time.Minute)
+)
+
+const (
+	probeSrc  = "probe:http://gpu-a:8000"
+	scrapeSrc = "scrape:http://gpu-a:8000/metrics"
+)
+
+func fixedClock() time.Time { return tNow }
+
+// wave is a deterministic wobble in [-1, 1] (no rand: goldens must not
+// change between runs).
+func wave(i int, period float64) float64 { return math.Sin(float64(i) * 2 * math.Pi / period) }
+
+type script struct{ s *telemetry.Store }
+
+func (sc script) endpoint(name, model string, engine telemetry.Engine) {
+	sc.s.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, Endpoint: name, At: t0,
+		Info: &telemetry.Endpoint{Name: name, Model: model, Engine: engine, BaseURL: "http://" + name + ":8000"}})
+}
+
+func (sc script) sample(ep string, sig telemetry.Signal, v float64, at time.Time, src string, iv time.Duration) {
+	sc.s.Observe(telemetry.Observation{Kind: telemetry.KindSample, Endpoint: ep, Signal: sig, Value: v, At: at,
+		Source: src, Interval: iv})
+}
+
+// probes feeds one probe a second over [from, to): TTFT/TPOT/ITL/E2E in
+// seconds, tok/s, success, and a probe record every 10 s.
+func (sc script) probes(ep string, from, to time.Time, ttft, tpot float64) {
+	for i, at := 0, from; at.Before(to); i, at = i+1, at.Add(time.Second) {
+		tt := ttft * (1 + 0.2*wave(i, 37))
+		tp := tpot * (1 + 0.1*wave(i, 23))
+		sc.sample(ep, telemetry.TTFT, tt, at, probeSrc, time.Second)
+		sc.sample(ep, telemetry.TPOT, tp, at, probeSrc, time.Second)
+		sc.sample(ep, telemetry.ITL, tp*(1+0.3*wave(i, 7)), at, probeSrc, time.Second)
+		sc.sample(ep, telemetry.E2E, tt+tp*127, at, probeSrc, time.Second)
+		sc.sample(ep, telemetry.OutputTPS, 1/tp, at, probeSrc, time.Second)
+		sc.sample(ep, telemetry.ProbeSuccess, 1, at, probeSrc, time.Second)
+		if i%10 == 0 {
+			sc.s.Observe(telemetry.Observation{Kind: telemetry.KindProbe, Endpoint: ep, At: at, Source: probeSrc,
+				Probe: &telemetry.ProbeRecord{OK: true, Status: 200, TTFTms: tt * 1000, TPOTms: tp * 1000,
+					E2Ems: (tt + tp*127) * 1000, OutputTokens: 128, TokensSource: "usage",
+					TokensPerEvent: []int{1, 1, 1, 2, 1, 1, 3, 1}}})
+		}
+	}
+}
+
+// gauges feeds scrape gauges every 5 s.
+func (sc script) gauges(ep string, from, to time.Time, kv, dram, mbu float64) {
+	for i, at := 0, from; at.Before(to); i, at = i+1, at.Add(5*time.Second) {
+		sc.sample(ep, telemetry.Running, float64(8+i%5), at, scrapeSrc, 5*time.Second)
+		sc.sample(ep, telemetry.Waiting, float64(i%3), at, scrapeSrc, 5*time.Second)
+		sc.sample(ep, telemetry.KVCache, kv+0.05*wave(i, 11), at, scrapeSrc, 5*time.Second)
+		sc.sample(ep, telemetry.GPUMemBW, dram+0.05*wave(i, 13), at, "dcgm:http://gpu-a:9400/metrics", 5*time.Second)
+		sc.sample(ep, telemetry.MBU, mbu+0.03*wave(i, 17), at, "scrape:http://gpu-a:8000/metrics", 5*time.Second)
+		sc.sample(ep, "gpu_fb_used_mib", 61000+500*wave(i, 19), at, "dcgm:http://gpu-a:9400/metrics", 5*time.Second)
+	}
+}
+
+// fixtureStore scripts one endpoint per display state.
+func fixtureStore() *telemetry.Store {
+	sc := script{telemetry.NewStore(telemetry.StoreConfig{})}
+	start := t0
+	// Healthy.
+	sc.endpoint("llama-8b", "meta-llama/Llama-3.1-8B-Instruct", telemetry.EngineVLLM)
+	sc.probes("llama-8b", start, tNow, 0.045, 0.012)
+	sc.gauges("llama-8b", start, tNow, 0.41, 0.62, 0.48)
+	sc.s.Observe(telemetry.Observation{Kind: telemetry.KindLiveText, Endpoint: "llama-8b", At: tNow.Add(-time.Second),
+		Live: &telemetry.LiveText{Text: "The quick brown fox jumps over the lazy dog.\nStreaming tokens \x1b[31mred?\x1b[0m stay inert.",
+			Tokens: 18, TPS: 83.4, Done: true}})
+	// Breaching TTFT for the last 2 minutes.
+	sc.endpoint("qwen-72b", "Qwen/Qwen2.5-72B-Instruct", telemetry.EngineSGLang)
+	sc.probes("qwen-72b", start, tNow.Add(-2*time.Minute), 0.180, 0.031)
+	sc.probes("qwen-72b", tNow.Add(-2*time.Minute), tNow, 0.820, 0.034)
+	sc.gauges("qwen-72b", start, tNow, 0.87, 0.81, 0.66)
+	// Pending: slightly over.
+	sc.endpoint("deepseek-r1", "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", telemetry.EngineVLLM)
+	sc.probes("deepseek-r1", start, tNow, 0.260, 0.022)
+	// Stale: nothing for 2 minutes.
+	sc.endpoint("mistral-7b", "mistralai/Mistral-7B-Instruct-v0.3", telemetry.EngineTGI)
+	sc.probes("mistral-7b", start, tNow.Add(-2*time.Minute), 0.090, 0.015)
+	// Failing: the probe errors now.
+	sc.endpoint("gemma-9b", "google/gemma-2-9b-it", telemetry.EngineLlamaCpp)
+	sc.probes("gemma-9b", start, tNow.Add(-30*time.Second), 0.070, 0.019)
+	sc.s.Observe(telemetry.Observation{Kind: telemetry.KindFailure, Endpoint: "gemma-9b", At: tNow.Add(-time.Second),
+		Source: probeSrc, Err: "connect: connection refused"})
+	sc.s.Observe(telemetry.Observation{Kind: telemetry.KindProbe, Endpoint: "gemma-9b", At: tNow.Add(-time.Second),
+		Source: probeSrc, Probe: &telemetry.ProbeRecord{OK: false, ErrorKind: "connect", Error: "connection refused"}})
+	// No data: the source answers with nothing.
+	sc.endpoint("phi-3", "microsoft/Phi-3-mini-4k-instruct", telemetry.EngineOllama)
+	for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.TPOT, telemetry.OutputTPS} {
+		sc.s.Observe(telemetry.Observation{Kind: telemetry.KindNoData, Endpoint: "phi-3", Signal: sig,
+			At: tNow.Add(-time.Second), Source: probeSrc, Interval: time.Second})
+	}
+	// Announced only: every figure unknown.
+	sc.endpoint("new-endpoint", "", telemetry.EngineUnknown)
+	sc.s.Observe(telemetry.Observation{Kind: telemetry.KindSource, Source: probeSrc, At: tNow,
+		Status: &telemetry.SourceStatus{Name: "probe", Kind: "probe", State: telemetry.Live, LastOK: tNow, Latency: 42 * time.Millisecond}})
+	sc.s.Observe(telemetry.Observation{Kind: telemetry.KindSource, Source: scrapeSrc, At: tNow,
+		Status: &telemetry.SourceStatus{Name: "scrape gpu-b", Kind: "scrape", State: telemetry.Error,
+			Err: "connect: connection refused", Failures: 3, LastOK: tNow.Add(-40 * time.Second)}})
+	sc.s.Observe(telemetry.Observation{Kind: telemetry.KindSource, Source: "dcgm", At: tNow,
+		Status: &telemetry.SourceStatus{Name: "dcgm", Kind: "dcgm", State: telemetry.Stale, LastOK: tNow.Add(-25 * time.Second)}})
+	return sc.s
+}
+
+// fakeAlerts is a scripted SLO engine.
+type fakeAlerts struct {
+	list   []slo.Alert
+	badges map[string]slo.Badge
+}
+
+func (f *fakeAlerts) Alerts() []slo.Alert { return f.list }
+
+func (f *fakeAlerts) Badge(ep string, _ time.Time) slo.Badge {
+	if b, ok := f.badges[ep]; ok {
+		return b
+	}
+	return slo.BadgeNone
+}
+
+func fixtureAlerts() *fakeAlerts {
+	obj := func(ep string) string { return "ttft-p95-" + ep }
+	return &fakeAlerts{
+		list: []slo.Alert{
+			{Objective: obj("qwen-72b"), Endpoint: "qwen-72b", Kind: slo.Percentile, Signal: telemetry.TTFT,
+				State: slo.Firing, ActiveAt: tNow.Add(-110 * time.Second), FiredAt: tNow.Add(-50 * time.Second),
+				Value: 0.93, Threshold: 0.5, Peak: 0.98},
+			{Objective: obj("deepseek-r1"), Endpoint: "deepseek-r1", Kind: slo.Percentile, Signal: telemetry.TTFT,
+				State: slo.Pending, ActiveAt: tNow.Add(-20 * time.Second), Value: 0.31, Threshold: 0.3},
+			{Objective: "errors-gemma-9b", Endpoint: "gemma-9b", Kind: slo.ErrorRate, Signal: telemetry.ErrorRate,
+				State: slo.Firing, ActiveAt: tNow.Add(-25 * time.Second), FiredAt: tNow.Add(-15 * time.Second),
+				UnknownSince: tNow.Add(-time.Second), Value: 0.1, Threshold: 0.01},
+			{Objective: obj("llama-8b"), Endpoint: "llama-8b", Kind: slo.Percentile, Signal: telemetry.TTFT,
+				State: slo.Resolved, ActiveAt: tNow.Add(-4 * time.Minute), ResolvedAt: tNow.Add(-3 * time.Minute),
+				Value: 0.05, Threshold: 0.5},
+			{Objective: obj("llama-8b"), Endpoint: "llama-8b", Kind: slo.Percentile, Signal: telemetry.TPOT,
+				State: slo.Inactive, Value: 0.012, Threshold: 0.05},
+		},
+		badges: map[string]slo.Badge{
+			"llama-8b": slo.BadgeOK, "qwen-72b": slo.BadgeBreach, "deepseek-r1": slo.BadgePending,
+			"mistral-7b": slo.BadgeStale, "gemma-9b": slo.BadgeError, "phi-3": slo.BadgeNoData,
+		},
+	}
+}
+
+// bigStore has n healthy-ish endpoints, for benchmarks.
+func bigStore(n int) *telemetry.Store {
+	sc := script{telemetry.NewStore(telemetry.StoreConfig{})}
+	for e := 0; e < n; e++ {
+		name := fmt.Sprintf("ep-%03d", e)
+		sc.endpoint(name, "model-"+name, telemetry.EngineVLLM)
+		for i, at := 0, tNow.Add(-5*time.Minute); at.Before(tNow); i, at = i+1, at.Add(5*time.Second) {
+			sc.sample(name, telemetry.TTFT, 0.05+0.01*wave(i+e, 17), at, probeSrc, 5*time.Second)
+			sc.sample(name, telemetry.TPOT, 0.012+0.002*wave(i+e, 13), at, probeSrc, 5*time.Second)
+			sc.sample(name, telemetry.OutputTPS, 80+wave(i, 7), at, probeSrc, 5*time.Second)
+			sc.sample(name, telemetry.Running, 8, at, scrapeSrc, 5*time.Second)
+			sc.sample(name, telemetry.KVCache, 0.4, at, scrapeSrc, 5*time.Second)
+			sc.sample(name, telemetry.MBU, 0.5, at, scrapeSrc, 5*time.Second)
+		}
+	}
+	return sc.s
+}

@@ -1,0 +1,134 @@
+package format
+
+import (
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// Kind says how far a shown figure can be trusted; it picks the paint and
+// is always backed by words in the text (never colour alone).
+type Kind uint8
+
+const (
+	Live    Kind = iota // fresh figure
+	Stale               // old figure: dimmed, with its age
+	Error               // source failed
+	NoData              // source answered with nothing
+	Unknown             // never observed
+	OK                  // healthy state word
+	Warn                // pending state word
+)
+
+// Cell is one displayed figure.
+type Cell struct {
+	Text string
+	Kind Kind
+}
+
+// NoDataText is shown when a source answered with nothing; never "0".
+const NoDataText = "no data"
+
+// Signal formats s for a cell at most width wide: text is the live figure
+// (already formatted; "" when the snapshot holds no number). ok is false
+// when the signal is absent from the snapshot. unknown is the glyph for
+// never-observed figures.
+func Signal(s telemetry.SignalSnapshot, ok bool, text string, now time.Time, width int, unknown string) Cell {
+	if !ok {
+		return Cell{unknown, Unknown}
+	}
+	if text != "" && s.Approx {
+		text = "~" + text
+	}
+	switch s.State {
+	case telemetry.Unknown:
+		return Cell{unknown, Unknown}
+	case telemetry.NoData:
+		return Cell{NoDataText, NoData}
+	case telemetry.Error:
+		// The reason and the last good value are in the detail view and
+		// the status line; a table cell only has room to say it failed.
+		return Cell{"ERROR", Error}
+	case telemetry.Stale:
+		age := Age(s.Age(now))
+		for _, c := range []string{text + " " + age + " ago", "STALE " + age, "STALE"} {
+			if c[0] != ' ' && ansi.StringWidth(c) <= width {
+				return Cell{c, Stale}
+			}
+		}
+		return Cell{"STALE", Stale}
+	}
+	if text == "" {
+		return Cell{NoDataText, NoData}
+	}
+	return Cell{text, Live}
+}
+
+// Pair formats the p50/p99 of a distribution snapshot: "45ms/120ms".
+func Pair(s telemetry.SignalSnapshot) string {
+	if s.P50 == nil || s.P99 == nil {
+		return ""
+	}
+	return Value(*s.P50, s.Unit) + "/" + Value(*s.P99, s.Unit)
+}
+
+// Scalar formats the value of a gauge snapshot.
+func Scalar(s telemetry.SignalSnapshot) string {
+	if s.Value == nil {
+		return ""
+	}
+	return Value(*s.Value, s.Unit)
+}
+
+// BadgeKind maps an SLO badge to its paint.
+func BadgeKind(b slo.Badge) Kind {
+	switch b {
+	case slo.BadgeOK:
+		return OK
+	case slo.BadgePending:
+		return Warn
+	case slo.BadgeBreach, slo.BadgeError:
+		return Error
+	case slo.BadgeStale:
+		return Stale
+	case slo.BadgeNoData:
+		return NoData
+	}
+	return Unknown
+}
+
+// BadgeRank orders badges worst first, for sorting.
+func BadgeRank(b slo.Badge) int {
+	switch b {
+	case slo.BadgeBreach:
+		return 0
+	case slo.BadgeError:
+		return 1
+	case slo.BadgePending:
+		return 2
+	case slo.BadgeStale:
+		return 3
+	case slo.BadgeNoData:
+		return 4
+	case slo.BadgeOK:
+		return 5
+	}
+	return 6
+}
+
+// StateWord names a telemetry state for people.
+func StateWord(s telemetry.State) string {
+	switch s {
+	case telemetry.Live:
+		return "ok"
+	case telemetry.Stale:
+		return "STALE"
+	case telemetry.NoData:
+		return "NO DATA"
+	case telemetry.Error:
+		return "ERROR"
+	}
+	return "unknown"
+}

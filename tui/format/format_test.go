@@ -1,0 +1,60 @@
+package format
+
+import (
+	"testing"
+	"time"
+
+	_ "github.com/charmbracelet/x/exp/golden" // registers -update for go test ./tui/... -update
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+func TestValues(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{Millis(0.42), "0.42ms"}, {Millis(4.0), "4ms"}, {Millis(812.4), "812ms"}, {Millis(1934), "1.93s"},
+		{Millis(12400), "12.4s"}, {Millis(125000), "2m05s"}, {Percent(41.2), "41%"}, {Percent(4.25), "4.2%"},
+		{Number(83.81), "83.8"}, {Number(12345), "12.3k"}, {MiB(61000), "59.6GiB"}, {Age(14 * time.Second), "14s"},
+		{Age(3 * time.Hour), "3h"}, {Duration(252 * time.Second), "4m12s"}, {Window(250 * time.Millisecond), "250ms"},
+		{Window(5 * time.Minute), "5m"}, {Window(time.Hour), "1h"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q want %q", c.got, c.want)
+		}
+	}
+}
+
+func TestSignalStatesNeverLookLive(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 14, 0, time.UTC)
+	v := 812.0
+	base := telemetry.SignalSnapshot{Unit: "ms", Value: &v, ObservedAt: now.Add(-14 * time.Second)}
+	cases := []struct {
+		state telemetry.State
+		ok    bool
+		width int
+		want  Cell
+	}{
+		{telemetry.Live, true, 10, Cell{"812ms", Live}},
+		{telemetry.Stale, true, 20, Cell{"812ms 14s ago", Stale}},
+		{telemetry.Stale, true, 10, Cell{"STALE 14s", Stale}},
+		{telemetry.Stale, true, 6, Cell{"STALE", Stale}},
+		{telemetry.Error, true, 10, Cell{"ERROR", Error}},
+		{telemetry.NoData, true, 10, Cell{"no data", NoData}},
+		{telemetry.Unknown, true, 10, Cell{"—", Unknown}},
+		{telemetry.Live, false, 10, Cell{"—", Unknown}},
+	}
+	for _, c := range cases {
+		s := base
+		s.State = c.state
+		if got := Signal(s, c.ok, Scalar(s), now, c.width, "—"); got != c.want {
+			t.Errorf("%v ok=%v w=%d: %+v want %+v", c.state, c.ok, c.width, got, c.want)
+		}
+	}
+	// Live but no figure: "no data", never "0".
+	if got := Signal(telemetry.SignalSnapshot{State: telemetry.Live}, true, "", now, 10, "—"); got.Text != NoDataText {
+		t.Errorf("live without value: %+v", got)
+	}
+	s := base
+	s.State, s.Approx = telemetry.Live, true
+	if got := Signal(s, true, Scalar(s), now, 10, "—"); got.Text != "~812ms" {
+		t.Errorf("approx: %q", got.Text)
+	}
+}

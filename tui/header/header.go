@@ -1,0 +1,180 @@
+// Package header draws the two top lines: the app line (frozen state,
+// endpoint count, window, refresh, alerts, clock) and the sources line
+// (each source's health), so the monitor itself is monitored.
+package header
+
+import (
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/themes"
+	"github.com/tokentop/tokentop/tui/alerts"
+	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/format"
+)
+
+// Info is what the header shows.
+type Info struct {
+	Title        string
+	Sources      []telemetry.SourceStatus
+	Alerts       alerts.Counts
+	Frozen       bool
+	Shown, Total int
+	// Note is a transient message (e.g. "theme: light").
+	Note string
+	// NoSLO: no SLO engine, so "no alerts" means nothing is judged.
+	NoSLO bool
+}
+
+// Height is the number of lines View returns.
+const Height = 2
+
+// View renders exactly Height lines of at most width cells.
+func View(ctx *common.Context, in Info, width int) string {
+	if width <= 0 {
+		return "\n"
+	}
+	return appLine(ctx, in, width) + "\n" + sourcesLine(ctx, in.Sources, width)
+}
+
+type seg struct {
+	text  string
+	paint themes.Paint
+}
+
+func join(segs []seg, sep string, sepPaint themes.Paint) (string, int) {
+	var b strings.Builder
+	w := 0
+	for i, s := range segs {
+		if i > 0 {
+			b.WriteString(sepPaint.S(sep))
+			w += ansi.StringWidth(sep)
+		}
+		b.WriteString(s.paint.S(s.text))
+		w += ansi.StringWidth(s.text)
+	}
+	return b.String(), w
+}
+
+func appLine(ctx *common.Context, in Info, width int) string {
+	st := ctx.Styles
+	r := &st.Normal
+	g := ctx.Glyphs
+	left := []seg{{" " + in.Title, st.Title}}
+	if in.Frozen {
+		left = append(left, seg{" FROZEN ", st.Frozen})
+	}
+	if in.Note != "" {
+		left = append(left, seg{in.Note, r.Accent})
+	}
+	eps := format.Number(float64(in.Total)) + " endpoints"
+	if in.Shown != in.Total {
+		eps = format.Number(float64(in.Shown)) + "/" + eps
+	}
+	right := []seg{
+		{eps, r.Faint},
+		{"window " + format.Window(ctx.Window), r.Text},
+		{"refresh " + format.Window(ctx.Refresh), r.Text},
+	}
+	if in.NoSLO {
+		right = append(right, seg{"no SLOs", r.Faint})
+	} else {
+		right = append(right, alertSegs(in.Alerts, r)...)
+	}
+	right = append(right, seg{common.Clock(ctx.Now) + " ", r.Text})
+	sep := " " + g.Dot + " "
+	l, lw := join(left, " ", r.Text)
+	// Drop right-hand items from the left (least important first) until
+	// the line fits; alerts and clock go last.
+	for len(right) > 0 {
+		rs, rw := join(right, sep, r.Faint)
+		if lw+1+rw <= width {
+			return l + common.Spaces(width-lw-rw) + rs
+		}
+		right = right[1:]
+	}
+	return common.Cut(l, width)
+}
+
+func alertSegs(c alerts.Counts, r *themes.Roles) []seg {
+	var out []seg
+	if c.Firing > 0 {
+		out = append(out, seg{format.Number(float64(c.Firing)) + " FIRING", r.Bad})
+	}
+	if c.Unknown > 0 {
+		out = append(out, seg{format.Number(float64(c.Unknown)) + " UNKNOWN", r.Stale})
+	}
+	if c.Pending > 0 {
+		out = append(out, seg{format.Number(float64(c.Pending)) + " pending", r.Warn})
+	}
+	if len(out) == 0 {
+		out = append(out, seg{"alerts: none firing", r.OK})
+	}
+	return out
+}
+
+func sourcesLine(ctx *common.Context, srcs []telemetry.SourceStatus, width int) string {
+	r := &ctx.Styles.Normal
+	g := ctx.Glyphs
+	if len(srcs) == 0 {
+		return r.Faint.S(common.Fit(" sources: none reported yet", width, g.Ellipsis))
+	}
+	// Failing sources first: they are what an on-call engineer needs.
+	ordered := make([]telemetry.SourceStatus, 0, len(srcs))
+	for _, s := range srcs {
+		if s.State == telemetry.Error || s.State == telemetry.Stale {
+			ordered = append(ordered, s)
+		}
+	}
+	for _, s := range srcs {
+		if s.State != telemetry.Error && s.State != telemetry.Stale {
+			ordered = append(ordered, s)
+		}
+	}
+	segs := []seg{{" sources:", r.Faint}}
+	for _, s := range ordered {
+		segs = append(segs, sourceSeg(ctx, s))
+	}
+	line, _ := join(segs, " ", r.Text)
+	return common.Cut(line, width)
+}
+
+func sourceSeg(ctx *common.Context, s telemetry.SourceStatus) seg {
+	r := &ctx.Styles.Normal
+	g := ctx.Glyphs
+	name := common.Safe(s.Name)
+	if name == "" {
+		name = common.Safe(s.Kind + ":" + s.URL)
+	}
+	switch s.State {
+	case telemetry.Error:
+		t := g.BadMark + " " + name + " ERROR"
+		if s.Err != "" {
+			t += ": " + common.Safe(s.Err)
+		}
+		if s.Failures > 1 {
+			t += " (" + format.Number(float64(s.Failures)) + " fails)"
+		}
+		if !s.LastOK.IsZero() {
+			t += " last ok " + format.Age(ctx.Now.Sub(s.LastOK)) + " ago"
+		}
+		return seg{t, r.Bad}
+	case telemetry.Stale:
+		t := g.StaleMark + " " + name + " STALE"
+		if !s.LastOK.IsZero() {
+			t += " " + format.Age(ctx.Now.Sub(s.LastOK))
+		}
+		return seg{t, r.Stale}
+	case telemetry.NoData:
+		return seg{g.StaleMark + " " + name + " no data", r.NoData}
+	case telemetry.Live:
+		t := g.OKMark + " " + name + " ok"
+		if s.Latency > 0 {
+			t += " " + format.Millis(float64(s.Latency)/float64(time.Millisecond))
+		}
+		return seg{t, r.OK}
+	}
+	return seg{g.StaleMark + " " + name + " " + g.Unknown, r.Faint}
+}

@@ -1,0 +1,143 @@
+// Package help is the `?` screen: key bindings generated from the key map
+// (bubbles/help), what every state word means, and the definition of
+// every metric shown, so each figure names how it was computed.
+package help
+
+import (
+	"strings"
+
+	bhelp "charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/keys"
+)
+
+// Model is the help screen.
+type Model struct {
+	ctx    *common.Context
+	keys   keys.Map
+	scroll common.Scroller
+	width  int
+	height int
+	dirty  bool
+}
+
+// New returns the help screen for km.
+func New(ctx *common.Context, km keys.Map) Model {
+	return Model{ctx: ctx, keys: km, dirty: true}
+}
+
+// SetSize sets the box.
+func (m *Model) SetSize(w, h int) {
+	if w != m.width {
+		m.dirty = true
+	}
+	m.width, m.height = max(w, 0), max(h, 0)
+}
+
+// Invalidate forces a re-render (theme change).
+func (m *Model) Invalidate() { m.dirty = true }
+
+// Scroll, Page, Home and End move the view.
+func (m *Model) Scroll(d int) { m.scroll.Scroll(d) }
+
+// Page scrolls a screenful.
+func (m *Model) Page(dir int) { m.scroll.Page(dir) }
+
+// Home scrolls to the top.
+func (m *Model) Home() { m.scroll.Home() }
+
+// End scrolls to the bottom.
+func (m *Model) End() { m.scroll.End() }
+
+// View renders exactly height lines.
+func (m *Model) View() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	if m.dirty {
+		m.scroll.SetLines(common.Lines(m.render(), m.width))
+		m.dirty = false
+	}
+	m.scroll.SetHeight(m.height)
+	return m.scroll.View(m.width, m.ctx.Styles.Normal.Faint)
+}
+
+// Bubbles returns a bubbles/help model styled with the theme, for the
+// footer and this screen.
+func Bubbles(ctx *common.Context) bhelp.Model {
+	h := bhelp.New()
+	lip := ctx.Styles.Lip
+	h.Styles = bhelp.Styles{Ellipsis: lip.Faint, ShortKey: lip.Key, ShortDesc: lip.Desc, ShortSeparator: lip.Faint,
+		FullKey: lip.Key, FullDesc: lip.Desc, FullSeparator: lip.Faint}
+	if ctx.Glyphs.ASCII {
+		h.ShortSeparator, h.Ellipsis = " | ", "..."
+	}
+	return h
+}
+
+func (m *Model) render() string {
+	st := m.ctx.Styles
+	r := &st.Normal
+	w := m.width
+	var out []string
+	out = append(out, st.Title.S(" keys"))
+	out = append(out, m.keyColumns(w)...)
+	out = append(out, "", st.Title.S(" states (always in words, never colour alone)"))
+	for _, s := range [][2]string{
+		{"OK", "SLO met over the window"},
+		{"PENDING", "objective breached, waiting out its `for` duration"},
+		{"BREACH", "objective breached long enough: the alert fires"},
+		{"STALE 14s", "no fresh value for 14s: figures are dimmed, with their age"},
+		{"NO DATA", "the source answered with nothing (never shown as 0)"},
+		{"ERROR", "probe, scrape or query failed: reason in the status line"},
+		{m.ctx.Glyphs.Unknown, "never observed, or no objective applies"},
+		{"~", "estimate (MBU, histogram interpolation, token counts from events)"},
+	} {
+		out = append(out, " "+r.Accent.S(common.Fit(s[0], 11, ""))+" "+r.Text.S(s[1]))
+	}
+	out = append(out, "", st.Title.S(" metrics"))
+	for _, sig := range telemetry.Signals {
+		info := sig.Info()
+		label := info.Title
+		if info.Unit != "" {
+			label += " (" + info.Unit + ")"
+		}
+		def := ansi.Wordwrap(info.Definition, max(w-18, 20), " ")
+		for i, l := range strings.Split(def, "\n") {
+			lbl := ""
+			if i == 0 {
+				lbl = label
+			}
+			out = append(out, " "+r.Accent.S(common.Fit(lbl, 15, ""))+" "+r.Text.S(l))
+		}
+	}
+	out = append(out, "", r.Faint.S(" sparklines and charts: mean per time bin; p50/p99 over the window shown in the header"))
+	return strings.Join(out, "\n")
+}
+
+// keyColumns renders the key groups with bubbles/help: side by side when
+// they fit, else one group under another.
+func (m *Model) keyColumns(w int) []string {
+	h := Bubbles(m.ctx)
+	full := h.FullHelpView(m.keys.FullHelp())
+	if lipgloss.Width(full)+1 <= w {
+		return indent(full)
+	}
+	var out []string
+	for _, g := range m.keys.FullHelp() {
+		out = append(out, indent(h.FullHelpView([][]key.Binding{g}))...)
+	}
+	return out
+}
+
+func indent(s string) []string {
+	ls := strings.Split(s, "\n")
+	for i, l := range ls {
+		ls[i] = " " + l
+	}
+	return ls
+}

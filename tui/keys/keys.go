@@ -1,0 +1,65 @@
+// Package keys is tokentop's key map. Help screens are generated from it
+// (bubbles/help), so a binding and its help text cannot drift apart.
+package keys
+
+import "charm.land/bubbles/v2/key"
+
+// Map holds every binding. It implements help.KeyMap.
+type Map struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+	Enter, Back, Tab                        key.Binding
+	Filter, Sort, SortReverse               key.Binding
+	Freeze, WindowUp, WindowDown            key.Binding
+	Faster, Slower                          key.Binding
+	Theme, Redraw, Help, Quit               key.Binding
+}
+
+// New returns the default bindings; ascii spells arrows as words so help
+// renders on terminals without those glyphs.
+func New(ascii bool) Map {
+	up, down := "↑/k", "↓/j"
+	if ascii {
+		up, down = "up/k", "down/j"
+	}
+	b := func(keys []string, k, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
+	}
+	return Map{
+		Up:          b([]string{"up", "k"}, up, "up"),
+		Down:        b([]string{"down", "j"}, down, "down"),
+		PageUp:      b([]string{"pgup", "ctrl+b"}, "pgup", "page up"),
+		PageDown:    b([]string{"pgdown", "ctrl+f", "space"}, "pgdn", "page down"),
+		Top:         b([]string{"home", "g"}, "g/home", "first"),
+		Bottom:      b([]string{"end", "G"}, "G/end", "last"),
+		Enter:       b([]string{"enter"}, "enter", "details"),
+		Back:        b([]string{"esc"}, "esc", "back / clear filter"),
+		Tab:         b([]string{"tab", "shift+tab"}, "tab", "next pane"),
+		Filter:      b([]string{"/"}, "/", "filter"),
+		Sort:        b([]string{"s"}, "s", "sort column"),
+		SortReverse: b([]string{"S", "shift+s"}, "S", "reverse sort"),
+		Freeze:      b([]string{"p", "f"}, "p", "freeze"),
+		WindowUp:    b([]string{"+", "="}, "+", "longer window"),
+		WindowDown:  b([]string{"-", "_"}, "-", "shorter window"),
+		Faster:      b([]string{"["}, "[", "refresh faster"),
+		Slower:      b([]string{"]"}, "]", "refresh slower"),
+		Theme:       b([]string{"t"}, "t", "next theme"),
+		Redraw:      b([]string{"r", "ctrl+l"}, "r", "redraw"),
+		Help:        b([]string{"?"}, "?", "help"),
+		Quit:        b([]string{"q", "ctrl+c"}, "q", "quit"),
+	}
+}
+
+// ShortHelp is the footer line.
+func (m Map) ShortHelp() []key.Binding {
+	return []key.Binding{m.Help, m.Enter, m.Filter, m.Sort, m.Freeze, m.WindowUp, m.WindowDown, m.Tab, m.Quit}
+}
+
+// FullHelp is the help screen, one column per group.
+func (m Map) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{m.Up, m.Down, m.PageUp, m.PageDown, m.Top, m.Bottom},
+		{m.Enter, m.Back, m.Tab, m.Filter, m.Sort, m.SortReverse},
+		{m.Freeze, m.WindowUp, m.WindowDown, m.Faster, m.Slower},
+		{m.Theme, m.Redraw, m.Help, m.Quit},
+	}
+}

@@ -1,0 +1,271 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/tui/table"
+)
+
+// rowOrder returns the endpoint names in table order, as drawn.
+func rowOrder(m Model) []string {
+	var out []string
+	for _, l := range strings.Split(plain(m), "\n")[3:] {
+		f := strings.Fields(strings.TrimLeft(l, "▸ "))
+		if len(f) == 0 || strings.HasPrefix(l, " ALERTS") {
+			break
+		}
+		out = append(out, f[0])
+	}
+	return out
+}
+
+func TestSortCyclesAndReverses(t *testing.T) {
+	m := newSync(t, testOptions(), 160, 40)
+	if got := rowOrder(m); got[0] != "deepseek-r1" || got[len(got)-1] != "qwen-72b" {
+		t.Fatalf("default order by name: %v", got)
+	}
+	press(m, "s") // SLO, worst first
+	if col, desc := m.a.table.Sort(); col != table.ColSLO || desc {
+		t.Fatalf("after s: %v %v", col, desc)
+	}
+	if got := rowOrder(m); got[0] != "qwen-72b" || got[1] != "gemma-9b" {
+		t.Errorf("SLO order: %v", got)
+	}
+	press(m, "s") // TTFT p99, worst first
+	if got := rowOrder(m); got[0] != "qwen-72b" || got[len(got)-1] != "phi-3" {
+		t.Errorf("TTFT order (unknown last): %v", got)
+	}
+	press(m, "S")
+	if got := rowOrder(m); got[0] != "llama-8b" || got[len(got)-1] != "phi-3" {
+		t.Errorf("reversed TTFT order keeps unknown last: %v", got)
+	}
+	if !strings.Contains(plain(m), "TTFT p50/p99▲") {
+		t.Error("sort indicator missing")
+	}
+}
+
+func TestFilterTypingAndEsc(t *testing.T) {
+	m := newSync(t, testOptions(), 120, 40)
+	press(m, "/", "q", "w", "e", "n", "-", "7")
+	if cmd := m.a.update(keyMsg("q")); cmd != nil {
+		t.Fatal("q while filtering must type, not quit")
+	}
+	if got := m.a.table.Filter().Value(); got != "qwen-7q" {
+		t.Fatalf("filter = %q", got)
+	}
+	press(m, "backspace")
+	if shown, total := m.a.table.Counts(); shown != 1 || total != 7 {
+		t.Fatalf("shown %d of %d", shown, total)
+	}
+	if !strings.Contains(plain(m), "1 of 7 match") {
+		t.Error("footer must show the filter and match count")
+	}
+	press(m, "enter") // keep the filter, leave the input
+	if m.a.table.Filter().Editing() || !m.a.table.Filter().Active() {
+		t.Fatal("enter keeps the filter")
+	}
+	press(m, "esc")
+	if m.a.table.Filter().Active() {
+		t.Fatal("esc clears the filter")
+	}
+	if shown, _ := m.a.table.Counts(); shown != 7 {
+		t.Fatalf("shown %d after clear", shown)
+	}
+}
+
+func TestWindowAndRefreshKeys(t *testing.T) {
+	opts := testOptions()
+	opts.Refresh = time.Second
+	m := newSync(t, opts, 120, 40)
+	press(m, "+")
+	if m.a.ctx.Window != 15*time.Minute || !strings.Contains(plain(m), "window 15m") {
+		t.Fatalf("window after +: %v", m.a.ctx.Window)
+	}
+	press(m, "+", "+", "+")
+	if m.a.ctx.Window != time.Hour {
+		t.Fatalf("window clamps at 1h: %v", m.a.ctx.Window)
+	}
+	press(m, "-", "-", "-", "-", "-")
+	if m.a.ctx.Window != time.Minute {
+		t.Fatalf("window clamps at 1m: %v", m.a.ctx.Window)
+	}
+	press(m, "[")
+	if m.a.ctx.Refresh != 500*time.Millisecond || !strings.Contains(plain(m), "refresh 500ms") {
+		t.Fatalf("refresh after [: %v", m.a.ctx.Refresh)
+	}
+	old := m.a.tickID
+	press(m, "]", "]")
+	if m.a.ctx.Refresh != 2*time.Second || m.a.tickID == old {
+		t.Fatalf("refresh after ]]: %v (a new tick chain must start)", m.a.ctx.Refresh)
+	}
+	// A tick from the superseded chain does nothing.
+	if cmd := m.a.update(tickMsg{id: old}); cmd != nil {
+		t.Fatal("stale tick must be ignored")
+	}
+}
+
+func TestFreezeIgnoresData(t *testing.T) {
+	m := newSync(t, testOptions(), 120, 40)
+	press(m, "p")
+	if !m.a.frozen || !strings.Contains(plain(m), "FROZEN") {
+		t.Fatal("p must freeze and say FROZEN")
+	}
+	if cmd := m.a.update(tickMsg{id: m.a.tickID}); cmd != nil {
+		t.Fatal("no refresh while frozen")
+	}
+	press(m, "+")
+	if m.a.ctx.Window != 5*time.Minute || !strings.Contains(plain(m), "p to resume") {
+		t.Fatal("the window must not change under frozen figures")
+	}
+	before := plain(m)
+	m.Update(dataMsg{seq: m.a.seq + 1, now: tNow.Add(time.Hour), fp: 42})
+	if plain(m) != before {
+		t.Fatal("data must not change a frozen screen")
+	}
+	press(m, "p")
+	if m.a.frozen || strings.Contains(plain(m), "FROZEN") {
+		t.Fatal("p again resumes")
+	}
+}
+
+func TestThemeCycleAndNoColor(t *testing.T) {
+	opts := testOptions()
+	opts.Theme = "dark"
+	m := newSync(t, opts, 120, 40)
+	seen := []string{m.a.ctx.Styles.Theme.Name}
+	for range 5 {
+		press(m, "t")
+		seen = append(seen, m.a.ctx.Styles.Theme.Name)
+	}
+	if strings.Join(seen, ",") != "dark,light,high-contrast,okabe-ito,mono,dark" {
+		t.Errorf("theme cycle: %v", seen)
+	}
+	opts.Getenv = func(k string) string {
+		if k == "NO_COLOR" {
+			return "yes" // any non-empty value counts
+		}
+		return ""
+	}
+	m = newSync(t, opts, 120, 40)
+	press(m, "t")
+	if m.a.ctx.Styles.Theme.Name != "mono" || !strings.Contains(plain(m), "NO_COLOR") {
+		t.Errorf("NO_COLOR must pin mono, got %s", m.a.ctx.Styles.Theme.Name)
+	}
+	if strings.Contains(m.View().Content, "\x1b[38;5;") {
+		t.Error("NO_COLOR output must carry no colour")
+	}
+}
+
+func TestEnterEscTabAndHelp(t *testing.T) {
+	m := newSync(t, testOptions(), 120, 40)
+	press(m, "down", "enter")
+	if m.a.screen != screenDetail || m.a.detail.Name() != "gemma-9b" {
+		t.Fatalf("enter opens the selected row: screen %v %q", m.a.screen, m.a.detail.Name())
+	}
+	refresh(m)
+	if !strings.Contains(plain(m), "connection refused") {
+		t.Error("detail must show the probe error")
+	}
+	press(m, "?")
+	if m.a.screen != screenHelp || !strings.Contains(plain(m), "time to first token") {
+		t.Fatal("? shows help with metric definitions")
+	}
+	press(m, "esc")
+	if m.a.screen != screenDetail {
+		t.Fatal("esc in help returns to where it was opened")
+	}
+	press(m, "esc")
+	if m.a.screen != screenMain || m.a.liveOn {
+		t.Fatal("esc leaves detail and stops the live poll")
+	}
+	press(m, "tab")
+	if !m.a.alertsFocus {
+		t.Fatal("tab focuses the alerts pane")
+	}
+	press(m, "enter")
+	if m.a.screen != screenDetail || m.a.detail.Name() != "gemma-9b" {
+		t.Fatalf("enter on an alert opens its endpoint, got %q", m.a.detail.Name())
+	}
+	press(m, "esc", "tab")
+	if m.a.alertsFocus {
+		t.Fatal("tab again returns to the table")
+	}
+}
+
+func TestQuitKeys(t *testing.T) {
+	m := newSync(t, testOptions(), 120, 40)
+	for _, k := range []string{"q", "ctrl+c"} {
+		cmd := m.a.update(keyMsg(k))
+		if cmd == nil {
+			t.Fatalf("%s returns no command", k)
+		}
+		if _, ok := cmd().(tea.QuitMsg); !ok {
+			t.Fatalf("%s does not quit", k)
+		}
+	}
+}
+
+func TestMouseClickAndWheel(t *testing.T) {
+	m := newSync(t, testOptions(), 120, 40)
+	// Rows start under the 2 header lines and the column header.
+	m.Update(tea.MouseClickMsg{X: 5, Y: 2 + 1 + 3, Button: tea.MouseLeft})
+	if r, _ := m.a.table.Selected(); r.Name() != "mistral-7b" {
+		t.Fatalf("click selected %q", r.Name())
+	}
+	m.Update(tea.MouseClickMsg{X: 5, Y: m.a.layoutAlertsTop + 2, Button: tea.MouseLeft})
+	if al, _ := m.a.alertP.Selected(); !m.a.alertsFocus || al.Endpoint != "qwen-72b" {
+		t.Fatalf("click on alert: focus %v %q", m.a.alertsFocus, al.Endpoint)
+	}
+	big := New(bigStore(60), nil, testOptions())
+	big.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	refresh(big)
+	big.Update(tea.MouseWheelMsg{X: 5, Y: 10, Button: tea.MouseWheelDown})
+	if got := rowOrder(big)[0]; got != "ep-003" {
+		t.Fatalf("wheel down scrolls 3 rows, top row %q", got)
+	}
+}
+
+func TestUnchangedRefreshDoesNotRender(t *testing.T) {
+	m := newSync(t, testOptions(), 120, 40)
+	_ = m.View()
+	refresh(m)
+	if m.a.dirty {
+		t.Fatal("an identical refresh at the same second must not mark the frame dirty")
+	}
+	old := m.a.seq
+	m.Update(dataMsg{seq: old - 1, now: tNow, fp: 1})
+	if m.a.fp == 1 {
+		t.Fatal("a late result must be dropped")
+	}
+}
+
+func TestBellRingsOnceWhenAnAlertStartsFiring(t *testing.T) {
+	opts := testOptions()
+	opts.Bell = true
+	fa := fixtureAlerts()
+	m := New(fixtureStore(), fa, opts)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	apply := func() tea.Cmd {
+		m.a.inflight = false
+		return m.a.update(m.a.fetch()())
+	}
+	if cmd := apply(); cmd != nil {
+		t.Fatal("alerts already firing at start must not ring")
+	}
+	fa.list[1].State = slo.Firing // deepseek-r1 pending → firing
+	cmd := apply()
+	if cmd == nil {
+		t.Fatal("a new firing alert must ring")
+	}
+	if raw, ok := cmd().(tea.RawMsg); !ok || raw.Msg != "\a" {
+		t.Fatalf("bell cmd: %#v", cmd())
+	}
+	fa.list[1].Value += 0.01 // still firing, data changed
+	if cmd := apply(); cmd != nil {
+		t.Fatal("an alert that keeps firing rings once")
+	}
+}

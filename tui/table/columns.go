@@ -1,0 +1,143 @@
+package table
+
+import (
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/tui/format"
+)
+
+// Col identifies a column.
+type Col int
+
+// Columns in display order.
+const (
+	ColName Col = iota
+	ColModel
+	ColEngine
+	ColTTFT
+	ColTTFTSpark
+	ColTPOT
+	ColTPOTSpark
+	ColTPS
+	ColRunWait
+	ColKV
+	ColDRAM
+	ColMBU
+	ColSLO
+	numCols
+)
+
+type colDef struct {
+	title string
+	width int  // fixed width (name: minimum)
+	prio  int  // lower is kept longer when narrow
+	right bool // right-aligned numbers
+	// sig is the signal a figure column shows; spark columns reuse it.
+	sig telemetry.Signal
+}
+
+// SparkWidth is the sparkline columns' width: one point per cell.
+const SparkWidth = 8
+
+func defs() [numCols]colDef {
+	return [numCols]colDef{
+		ColName:      {title: "ENDPOINT", width: 12, prio: 0},
+		ColModel:     {title: "MODEL", width: 18, prio: 10},
+		ColEngine:    {title: "ENGINE", width: 8, prio: 11},
+		ColTTFT:      {title: "TTFT p50/p99", width: 13, prio: 1, right: true, sig: telemetry.TTFT},
+		ColTTFTSpark: {title: "ttft", width: SparkWidth, prio: 4, sig: telemetry.TTFT},
+		ColTPOT:      {title: "TPOT p50/p99", width: 13, prio: 2, right: true, sig: telemetry.TPOT},
+		ColTPOTSpark: {title: "tpot", width: SparkWidth, prio: 7, sig: telemetry.TPOT},
+		ColTPS:       {title: "TOK/S", width: 7, prio: 3, right: true, sig: telemetry.OutputTPS},
+		ColRunWait:   {title: "RUN/WAIT", width: 9, prio: 5, right: true, sig: telemetry.Running},
+		ColKV:        {title: "KV%", width: 5, prio: 6, right: true, sig: telemetry.KVCache},
+		ColDRAM:      {title: "DRAM%", width: 6, prio: 9, right: true, sig: telemetry.GPUMemBW},
+		// MBU is an estimate: the "~" in the title and before the figure
+		// says so.
+		ColMBU: {title: "MBU~", width: 5, prio: 8, right: true, sig: telemetry.MBU},
+		ColSLO: {title: "SLO", width: 7, prio: 0},
+	}
+}
+
+// placed is a column chosen for the current width.
+type placed struct {
+	col   Col
+	width int
+}
+
+// fit picks the columns that fit in width (one cell for the selection
+// marker, one space between columns), dropping by priority, and gives the
+// name column the rest (up to 32 cells; beyond that the model widens).
+func fit(width int) []placed {
+	d := defs()
+	chosen := [numCols]bool{}
+	used := 1 + d[ColName].width
+	chosen[ColName] = true
+	for prio := 0; prio <= 11; prio++ {
+		for c := Col(0); c < numCols; c++ {
+			if chosen[c] || d[c].prio != prio {
+				continue
+			}
+			if used+1+d[c].width <= width {
+				chosen[c] = true
+				used += 1 + d[c].width
+			}
+		}
+	}
+	out := make([]placed, 0, numCols)
+	for c := Col(0); c < numCols; c++ {
+		if chosen[c] {
+			out = append(out, placed{c, d[c].width})
+		}
+	}
+	spare := width - used
+	for i := range out {
+		switch {
+		case spare <= 0:
+		case out[i].col == ColName:
+			add := min(spare, 32-out[i].width)
+			out[i].width += add
+			spare -= add
+		}
+	}
+	for i := range out {
+		if out[i].col == ColModel && spare > 0 {
+			add := min(spare, 14)
+			out[i].width += add
+			spare -= add
+		}
+	}
+	return out
+}
+
+// figure returns the live text of a figure column for r ("" if none).
+func figure(c Col, r *Row, unknown string) (telemetry.SignalSnapshot, bool, string) {
+	d := defs()[c]
+	s, ok := r.Sig(d.sig)
+	switch c {
+	case ColTTFT, ColTPOT:
+		return s, ok, format.Pair(s)
+	case ColRunWait:
+		w, wok := r.Sig(telemetry.Waiting)
+		if !ok && wok {
+			s, ok = w, true
+		}
+		run, wait := unknown, unknown
+		if rs := format.Scalar(r.Endpoint.Signals[telemetry.Running]); rs != "" {
+			run = rs
+		}
+		if ws := format.Scalar(w); ws != "" {
+			wait = ws
+		}
+		if run == unknown && wait == unknown {
+			return s, ok, ""
+		}
+		return s, ok, run + "/" + wait
+	case ColMBU:
+		if t := format.Scalar(s); t != "" {
+			s.Approx = true // always an estimate
+			return s, ok, t
+		}
+		return s, ok, ""
+	}
+	return s, ok, format.Scalar(s)
+}

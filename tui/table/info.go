@@ -1,0 +1,67 @@
+package table
+
+import (
+	"strings"
+
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/format"
+)
+
+// Info is the status line under the table for the selected endpoint: the
+// first failing or stale signal with its reason and last good value, else
+// where the endpoint lives. A table cell only has room to say "ERROR";
+// this line says why.
+func (m *Model) Info() string {
+	r, ok := m.Selected()
+	if !ok || m.width <= 0 {
+		return ""
+	}
+	ctx := m.ctx
+	st := &ctx.Styles.Normal
+	name := common.Safe(r.Name())
+	dot := ctx.Glyphs.Dot
+	for _, sig := range telemetry.Signals {
+		s, ok := r.Sig(sig)
+		if !ok || (s.State != telemetry.Error && s.State != telemetry.Stale) {
+			continue
+		}
+		title := sig.Info().Title
+		var b strings.Builder
+		b.WriteString(name + ": " + title + " ")
+		if s.State == telemetry.Error {
+			b.WriteString("ERROR")
+			if s.Err != "" {
+				b.WriteString(": " + common.Safe(s.Err))
+			}
+		} else {
+			b.WriteString("STALE: no update for " + format.Age(s.Age(ctx.Now)))
+		}
+		if last := lastGood(s); last != "" {
+			b.WriteString(" " + dot + " last " + last + " " + format.Age(s.Age(ctx.Now)) + " ago")
+		}
+		if s.Source != "" {
+			b.WriteString(" " + dot + " " + common.Safe(s.Source))
+		}
+		p := st.Stale
+		if s.State == telemetry.Error {
+			p = st.Bad
+		}
+		return p.S(common.Fit(" "+b.String(), m.width, ctx.Glyphs.Ellipsis))
+	}
+	parts := []string{name}
+	if r.Endpoint.Model != "" {
+		parts = append(parts, common.Safe(r.Endpoint.Model))
+	}
+	if r.Endpoint.BaseURL != "" {
+		parts = append(parts, common.Safe(r.Endpoint.BaseURL))
+	}
+	return st.Faint.S(common.Fit(" "+strings.Join(parts, " "+dot+" ")+" "+dot+" enter for details", m.width, ctx.Glyphs.Ellipsis))
+}
+
+func lastGood(s telemetry.SignalSnapshot) string {
+	if t := format.Pair(s); t != "" {
+		return t
+	}
+	return format.Scalar(s)
+}

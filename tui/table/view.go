@@ -1,0 +1,139 @@
+package table
+
+import (
+	"strings"
+
+	"github.com/tokentop/tokentop/themes"
+	"github.com/tokentop/tokentop/tui/chart"
+	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/format"
+)
+
+// View renders the column header and the visible rows, exactly height
+// lines of exactly width cells.
+func (m *Model) View() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(m.header())
+	end := min(m.offset+m.pageSize(), len(m.rows))
+	lines := 1
+	for i := m.offset; i < end && lines < m.height; i++ {
+		b.WriteByte('\n')
+		b.WriteString(m.row(m.rows[i], i == m.cursor))
+		lines++
+	}
+	if len(m.rows) == 0 && m.height > 1 {
+		msg := "no endpoints yet: waiting for the first observation"
+		if len(m.all) > 0 {
+			msg = "no endpoint matches the filter (esc clears it)"
+		}
+		b.WriteByte('\n')
+		b.WriteString(m.ctx.Styles.Normal.Faint.S(common.Fit(" "+msg, m.width, m.ctx.Glyphs.Ellipsis)))
+		lines++
+	}
+	for ; lines < m.height; lines++ {
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func (m *Model) header() string {
+	g := m.ctx.Glyphs
+	r := &m.ctx.Styles.Normal
+	var b strings.Builder
+	b.WriteString(" ")
+	d := defs()
+	for i, p := range m.cols {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		t := d[p.col].title
+		if p.col == m.sortCol {
+			if m.desc {
+				t += g.Down
+			} else {
+				t += g.Up
+			}
+		}
+		if d[p.col].right {
+			t = common.FitRight(t, p.width, g.Ellipsis)
+		} else {
+			t = common.Fit(t, p.width, g.Ellipsis)
+		}
+		paint := r.Header
+		if p.col == ColTTFTSpark || p.col == ColTPOTSpark {
+			paint = r.Faint
+		}
+		b.WriteString(paint.S(t))
+	}
+	return common.Cut(b.String(), m.width)
+}
+
+func (m *Model) row(r *Row, sel bool) string {
+	ctx := m.ctx
+	g := ctx.Glyphs
+	roles := ctx.Styles.Row(sel)
+	d := defs()
+	var b strings.Builder
+	b.Grow(m.width * 4)
+	used := 1
+	if sel {
+		roles.Accent.To(&b, g.Sel)
+	} else {
+		roles.Text.To(&b, " ")
+	}
+	for i, p := range m.cols {
+		if i > 0 {
+			roles.Text.To(&b, " ")
+			used++
+		}
+		used += p.width
+		switch p.col {
+		case ColName:
+			roles.Text.To(&b, common.Fit(common.Safe(r.Name()), p.width, g.Ellipsis))
+		case ColModel:
+			roles.Faint.To(&b, common.Fit(common.Safe(r.Endpoint.Model), p.width, g.Ellipsis))
+		case ColEngine:
+			roles.Faint.To(&b, common.Fit(common.Safe(string(r.Endpoint.Engine)), p.width, g.Ellipsis))
+		case ColTTFTSpark, ColTPOTSpark:
+			b.WriteString(m.spark(r, p, roles))
+		case ColSLO:
+			badge := string(r.Badge)
+			if r.Badge == "" || badge == "—" {
+				badge = g.Unknown
+			}
+			ctx.Paint(roles, format.BadgeKind(r.Badge)).To(&b, common.Fit(badge, p.width, g.Ellipsis))
+		default:
+			s, ok, text := figure(p.col, r, g.Unknown)
+			c := format.Signal(s, ok, text, ctx.Now, p.width, g.Unknown)
+			t := c.Text
+			if d[p.col].right {
+				t = common.FitRight(t, p.width, g.Ellipsis)
+			} else {
+				t = common.Fit(t, p.width, g.Ellipsis)
+			}
+			ctx.Paint(roles, c.Kind).To(&b, t)
+		}
+	}
+	if pad := m.width - used; pad > 0 {
+		roles.Text.To(&b, common.Spaces(pad))
+	}
+	if used > m.width {
+		return common.Cut(b.String(), m.width)
+	}
+	return b.String()
+}
+
+func (m *Model) spark(r *Row, p placed, roles *themes.Roles) string {
+	vals, thr, has := r.TTFT, r.TTFTThr, r.HasTTFTThr
+	if p.col == ColTPOTSpark {
+		vals, thr, has = r.TPOT, r.TPOTThr, r.HasTPOTThr
+	}
+	s := chart.Spark(chart.Resample(vals, p.width), thr, has, m.ctx.Glyphs.Spark, roles)
+	if s == "" {
+		return roles.Text.S(common.Spaces(p.width))
+	}
+	return s
+}

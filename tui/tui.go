@@ -1,0 +1,139 @@
+// Package tui is tokentop's terminal UI (Bubble Tea v2). It reads
+// telemetry through the Data interface and SLO state through Alerts; it
+// never imports a concrete source or the simulator.
+//
+// Data reaches the UI by a periodic tick that takes a snapshot in a
+// tea.Cmd (off the update path); the frame is rebuilt only when that data
+// or the UI state changed, and the renderer writes only changed cells.
+//
+// Wiring (cmd/tokentop):
+//
+//	opts := tui.Options{Theme: theme, ASCII: ascii, FPS: fps, Refresh: refresh, Window: window, Bell: bell}
+//	if err := opts.Validate(); err != nil { ... }       // unknown --theme etc.
+//	err := tui.Run(ctx, tui.New(store, engine, opts), nil, nil) // nil: the terminal
+//
+// Pass a nil Alerts interface (not a typed nil pointer) when no SLOs are
+// configured.
+package tui
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/themes"
+)
+
+// Data is the telemetry the UI reads; *telemetry.Store satisfies it.
+// Every method must be safe for concurrent use: they are called from
+// commands, not from Update.
+type Data interface {
+	Snapshot(now time.Time, window time.Duration) telemetry.Snapshot
+	Series(endpoint string, sig telemetry.Signal, now time.Time, span time.Duration, n int) []float64
+	Probes(endpoint string) []telemetry.ProbeAt
+	Live(endpoint string) (telemetry.LiveText, time.Time)
+	WindowBuckets(endpoint string, sig telemetry.Signal, now time.Time, window time.Duration, bounds []float64) []telemetry.Bucket
+}
+
+// Alerts is the SLO state the UI shows; the slo engine satisfies it. It
+// may be nil (no objectives): badges then read "—".
+type Alerts interface {
+	Alerts() []slo.Alert
+	Badge(endpoint string, now time.Time) slo.Badge
+}
+
+// Thresholds gives the SLO threshold to draw on a signal's charts, in
+// base units (seconds, ratios), as in slo.Objective.Threshold. It is
+// called from commands, so it must be safe for concurrent use.
+type Thresholds interface {
+	Threshold(endpoint string, sig telemetry.Signal) (float64, bool)
+}
+
+// ThresholdFunc adapts a function to Thresholds.
+type ThresholdFunc func(endpoint string, sig telemetry.Signal) (float64, bool)
+
+// Threshold calls f.
+func (f ThresholdFunc) Threshold(endpoint string, sig telemetry.Signal) (float64, bool) {
+	return f(endpoint, sig)
+}
+
+// Options configure the UI. The zero value is usable.
+type Options struct {
+	// Theme is one of themes.Names() (aliases accepted); "" = dark.
+	// NO_COLOR (any non-empty value) forces mono.
+	Theme string
+	// ASCII draws charts and borders with plain ASCII (no braille/box).
+	ASCII bool
+	// FPS caps how often the renderer writes (default 20, max 120).
+	FPS int
+	// Refresh is how often data is read (default 1s); `[`/`]` change it.
+	Refresh time.Duration
+	// Window is the quantile and chart window (default 5m); `+`/`-`.
+	Window time.Duration
+	// Clock returns now (default time.Now); tests pass a fixed clock.
+	Clock func() time.Time
+	// Bell rings the terminal bell when an alert starts firing.
+	Bell bool
+	// Thresholds for chart lines; nil = taken from the alerts' objectives.
+	Thresholds Thresholds
+	// Title is the header's first word (default "tokentop").
+	Title string
+	// Getenv reads the environment (default os.Getenv): NO_COLOR.
+	Getenv func(string) string
+}
+
+// Validate reports options the caller should reject (unknown theme,
+// negative durations).
+func (o Options) Validate() error {
+	if _, err := themes.Lookup(o.Theme); err != nil {
+		return err
+	}
+	if o.Refresh < 0 || o.Window < 0 || o.FPS < 0 {
+		return fmt.Errorf("refresh, window and fps must not be negative")
+	}
+	return nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.FPS <= 0 {
+		o.FPS = 20
+	}
+	o.FPS = min(o.FPS, 120)
+	if o.Refresh <= 0 {
+		o.Refresh = time.Second
+	}
+	if o.Window <= 0 {
+		o.Window = 5 * time.Minute
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	if o.Title == "" {
+		o.Title = "tokentop"
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	return o
+}
+
+// Model is the root tea.Model. It wraps a pointer so that caches built in
+// View survive Bubble Tea's value copies.
+type Model struct{ a *app }
+
+// New builds the UI over data and alerts (alerts may be nil).
+func New(data Data, alerts Alerts, opts Options) Model {
+	return Model{a: newApp(data, alerts, opts.withDefaults())}
+}
+
+// Init starts the first read and the refresh tick.
+func (m Model) Init() tea.Cmd { return m.a.init() }
+
+// Update routes a message to the part of the UI it belongs to.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) { return m, m.a.update(msg) }
+
+// View returns the current frame (cached until something changes).
+func (m Model) View() tea.View { return m.a.view() }

@@ -1,0 +1,192 @@
+package tui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/tokentop/tokentop/themes"
+)
+
+// onKey handles keys: the filter input first (it owns every key while
+// editing), then keys valid everywhere, then the current screen's.
+func (a *app) onKey(k tea.KeyPressMsg) tea.Cmd {
+	km := &a.keys
+	if k.String() == "ctrl+c" {
+		return tea.Quit
+	}
+	if f := a.table.Filter(); f.Editing() && a.screen == screenMain {
+		if f.Key(k) {
+			a.table.FilterChanged()
+		}
+		a.dirty = true
+		return nil
+	}
+	switch {
+	case key.Matches(k, km.Quit):
+		return tea.Quit
+	case key.Matches(k, km.Help):
+		a.toggleHelp()
+		return nil
+	case key.Matches(k, km.Freeze):
+		return a.toggleFreeze()
+	case key.Matches(k, km.WindowUp):
+		return a.setWindow(a.wi + 1)
+	case key.Matches(k, km.WindowDown):
+		return a.setWindow(a.wi - 1)
+	case key.Matches(k, km.Faster):
+		return a.setRefresh(a.ri - 1)
+	case key.Matches(k, km.Slower):
+		return a.setRefresh(a.ri + 1)
+	case key.Matches(k, km.Theme):
+		a.cycleTheme()
+		return nil
+	case key.Matches(k, km.Redraw):
+		a.dirty = true
+		return tea.ClearScreen
+	}
+	switch a.screen {
+	case screenHelp:
+		a.scrollKeys(k, &a.help)
+	case screenDetail:
+		if key.Matches(k, km.Back) {
+			return a.closeDetail()
+		}
+		a.scrollKeys(k, &a.detail)
+	default:
+		return a.mainKey(k)
+	}
+	return nil
+}
+
+// scroller is a view that scrolls (detail, help).
+type scroller interface {
+	Scroll(int)
+	Page(int)
+	Home()
+	End()
+}
+
+func (a *app) scrollKeys(k tea.KeyPressMsg, s scroller) {
+	km := &a.keys
+	switch {
+	case key.Matches(k, km.Up):
+		s.Scroll(-1)
+	case key.Matches(k, km.Down):
+		s.Scroll(1)
+	case key.Matches(k, km.PageUp):
+		s.Page(-1)
+	case key.Matches(k, km.PageDown):
+		s.Page(1)
+	case key.Matches(k, km.Top):
+		s.Home()
+	case key.Matches(k, km.Bottom):
+		s.End()
+	case key.Matches(k, km.Back) && a.screen == screenHelp:
+		a.toggleHelp()
+	default:
+		return
+	}
+	a.dirty = true
+}
+
+// mover is a list with a cursor (table, alerts pane).
+type mover interface{ Move(int) }
+
+func (a *app) mainKey(k tea.KeyPressMsg) tea.Cmd {
+	km := &a.keys
+	var list mover = &a.table
+	if a.alertsFocus {
+		list = &a.alertP
+	}
+	a.dirty = true
+	switch {
+	case key.Matches(k, km.Up):
+		list.Move(-1)
+	case key.Matches(k, km.Down):
+		list.Move(1)
+	case key.Matches(k, km.PageUp):
+		a.table.Page(-1)
+	case key.Matches(k, km.PageDown):
+		a.table.Page(1)
+	case key.Matches(k, km.Top):
+		a.table.Home()
+	case key.Matches(k, km.Bottom):
+		a.table.End()
+	case key.Matches(k, km.Tab):
+		a.alertsFocus = !a.alertsFocus && a.layoutAlertsH > 1
+		a.alertP.Focus(a.alertsFocus)
+	case key.Matches(k, km.Enter):
+		return a.openSelected()
+	case key.Matches(k, km.Back):
+		if a.table.Filter().Active() {
+			a.table.Filter().Clear()
+			a.table.FilterChanged()
+		}
+	case key.Matches(k, km.Filter):
+		a.table.Filter().Start()
+		a.alertsFocus = false
+		a.alertP.Focus(false)
+	case key.Matches(k, km.Sort):
+		a.table.CycleSort()
+	case key.Matches(k, km.SortReverse):
+		a.table.ReverseSort()
+	default:
+		a.dirty = false
+	}
+	return nil
+}
+
+// openSelected opens the detail view of the selected row, or of the
+// selected alert's endpoint when the alerts pane has focus.
+func (a *app) openSelected() tea.Cmd {
+	name := ""
+	if a.alertsFocus {
+		if al, ok := a.alertP.Selected(); ok {
+			name = al.Endpoint
+		}
+	} else if r, ok := a.table.Selected(); ok {
+		name = r.Name()
+	}
+	if name == "" {
+		return nil
+	}
+	return a.openDetail(name)
+}
+
+func (a *app) openDetail(name string) tea.Cmd {
+	a.detail.Open(name)
+	a.screen, a.dirty = screenDetail, true
+	a.layout()
+	a.syncDetail()
+	if a.frozen {
+		// Frozen: show what the snapshot has; charts fill in on resume.
+		return nil
+	}
+	return tea.Batch(a.refetch(), a.liveTick())
+}
+
+func (a *app) closeDetail() tea.Cmd {
+	a.screen, a.dirty, a.liveOn = screenMain, true, false
+	a.layout()
+	return nil
+}
+
+func (a *app) toggleHelp() {
+	if a.screen == screenHelp {
+		a.screen = a.back
+	} else {
+		a.back, a.screen = a.screen, screenHelp
+		a.help.Home()
+	}
+	a.dirty = true
+	a.layout()
+}
+
+func (a *app) cycleTheme() {
+	if a.noColor {
+		a.flash("NO_COLOR is set: monochrome")
+		return
+	}
+	t := themes.Next(a.ctx.Styles.Theme)
+	a.setTheme(t)
+	a.flash("theme " + t.Name)
+}

@@ -1,0 +1,150 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/header"
+)
+
+// view returns the cached frame, rebuilding it only when something
+// changed: Bubble Tea calls View after every message, including ones that
+// change nothing (ticks while frozen, mouse motion).
+func (a *app) view() tea.View {
+	if a.dirty {
+		a.frame = a.render()
+		if a.fold != nil {
+			a.frame = a.fold.Replace(a.frame)
+		}
+		a.dirty = false
+	}
+	v := tea.NewView(a.frame)
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	// WindowTitle stays empty: never set the terminal title (it would
+	// echo endpoint names from the network).
+	return v
+}
+
+func (a *app) render() string {
+	if a.width <= 0 || a.height <= 0 {
+		return ""
+	}
+	if a.tooSmall() {
+		return a.tooSmallView()
+	}
+	shown, total := a.table.Counts()
+	top := header.View(&a.ctx, header.Info{
+		Title: a.opts.Title, Sources: a.snap.Sources, Alerts: a.alertP.Counts(),
+		Frozen: a.frozen, Shown: shown, Total: total, Note: a.note, NoSLO: a.alerts == nil,
+	}, a.width)
+	var body string
+	switch a.screen {
+	case screenDetail:
+		body = a.detail.View()
+	case screenHelp:
+		body = a.help.View()
+	default:
+		body = a.table.View() + "\n" + a.table.Info() + "\n" + a.alertP.View()
+	}
+	return top + "\n" + body + "\n" + a.footerView()
+}
+
+func (a *app) footerView() string {
+	km := &a.keys
+	r := &a.ctx.Styles.Normal
+	g := a.ctx.Glyphs
+	switch a.screen {
+	case screenHelp:
+		return a.shortHelp([]key.Binding{km.Back, km.Up, km.Down, km.Quit})
+	case screenDetail:
+		return a.shortHelp([]key.Binding{km.Back, km.Up, km.Down, km.Freeze, km.WindowUp,
+			km.WindowDown, km.Help, km.Quit})
+	}
+	f := a.table.Filter()
+	if f.Editing() || f.Active() {
+		shown, total := a.table.Counts()
+		line := r.Accent.S(" / ") + r.Text.S(common.Safe(f.Value()))
+		if f.Editing() {
+			line += r.Accent.S("_")
+		}
+		line += r.Faint.S("  " + strconv.Itoa(shown) + " of " + strconv.Itoa(total) + " match " + g.Dot)
+		if f.Editing() {
+			line += r.Faint.S(" enter keep " + g.Dot + " esc clear")
+		} else {
+			line += r.Faint.S(" esc clears")
+		}
+		return common.Cut(line, a.width)
+	}
+	return a.shortHelp(a.keys.ShortHelp())
+}
+
+// shortHelp renders as many bindings as fit. bubbles/help v2.2.1 keeps
+// adding items past the width when even its ellipsis does not fit, so the
+// list is trimmed here first.
+func (a *app) shortHelp(bs []key.Binding) string {
+	// Cached per screen, width and theme: rendering it costs more than a
+	// table row.
+	k := footerKey{a.screen, a.width, a.ctx.Styles.Theme.Name}
+	if k == a.footerKey && a.footerLine != "" {
+		return a.footerLine
+	}
+	a.footerKey, a.footerLine = k, a.shortHelpFit(bs)
+	return a.footerLine
+}
+
+type footerKey struct {
+	screen screen
+	width  int
+	theme  string
+}
+
+func (a *app) shortHelpFit(bs []key.Binding) string {
+	for n := len(bs); n > 0; n-- {
+		v := a.footer.ShortHelpView(bs[:n])
+		if n < len(bs) {
+			v += a.ctx.Styles.Normal.Faint.S(" " + a.ctx.Glyphs.Ellipsis)
+		}
+		if ansi.StringWidth(v) <= a.width {
+			return v
+		}
+	}
+	return ""
+}
+
+// tooSmallView fits any size, down to 1×1.
+func (a *app) tooSmallView() string {
+	x := "×"
+	if a.ctx.Glyphs.ASCII {
+		x = "x"
+	}
+	lines := []string{
+		"terminal too small",
+		"need " + strconv.Itoa(MinWidth) + x + strconv.Itoa(MinHeight) + ", have " + strconv.Itoa(a.width) + x + strconv.Itoa(a.height),
+		"enlarge it, or q to quit",
+	}
+	if len(lines) > a.height {
+		lines = lines[:a.height]
+	}
+	r := &a.ctx.Styles.Normal
+	for i, l := range lines {
+		p := r.Text
+		if i == 0 {
+			p = r.Bad
+		}
+		lines[i] = p.S(common.Fit(l, a.width, ""))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// asciiFold is the --ascii safety net for punctuation that arrives in
+// text (metric definitions, separators): one cell for one cell, so the
+// layout does not move. Drawing glyphs come from themes.Glyphs already.
+func asciiFold() *strings.Replacer {
+	return strings.NewReplacer("·", "|", "—", "-", "–", "-", "−", "-", "×", "x", "…", ".", "≤", "<", "≥", ">",
+		"▲", "^", "▼", "v", "●", "+", "✖", "x", "◌", "~", "▸", ">")
+}
