@@ -33,6 +33,7 @@ type Config struct {
 
 // Endpoint is one server to probe and scrape.
 type Endpoint struct {
+	// Name prefixes the endpoint keys, "<name>/<model>" (default host:port).
 	Name  string `yaml:"name"`
 	URL   string `yaml:"url"`
 	Model string `yaml:"model"` // empty: discovered from /v1/models
@@ -104,6 +105,9 @@ type Weights struct {
 	DType          string  `yaml:"dtype"`      // bf16, fp8, int4…
 	TensorParallel int     `yaml:"tensor_parallel"`
 	GPU            string  `yaml:"gpu"` // GPU model for the peak bandwidth
+	// KVBytesPerToken = 2 × layers × KV heads × head dim × KV dtype bytes;
+	// 0 leaves live KV bytes out of MBU (an underestimate at large batch).
+	KVBytesPerToken float64 `yaml:"kv_bytes_per_token"`
 }
 
 // SLO is one objective; see package slo for the semantics.
@@ -162,11 +166,17 @@ func Parse(r io.Reader) (*Config, error) {
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
 		return nil, cleanYAMLError(err)
 	}
-	c.applyDefaults()
-	if err := c.validate(); err != nil {
+	if err := c.Complete(); err != nil {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// Complete applies the defaults and validates; Parse calls it, and so do
+// commands that build a Config from flags.
+func (c *Config) Complete() error {
+	c.applyDefaults()
+	return c.validate()
 }
 
 // cleanYAMLError turns "yaml: unmarshal errors:\n  line 3: field x not

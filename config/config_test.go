@@ -37,7 +37,7 @@ func TestValidation(t *testing.T) {
 	cases := map[string]string{
 		"endpoints:\n  - url: ftp://a\n":                              "scheme must be http",
 		"endpoints:\n  - url: http://u:secret@a:8000\n":               "credentials in URLs",
-		"endpoints:\n  - url: http://a\n  - url: http://a\n":          "duplicate name",
+		"endpoints:\n  - url: http://a\n  - url: http://a\n":          "duplicate endpoint",
 		"slos:\n  - name: x\n    kind: nope\n    threshold: 1s\n":     "kind \"nope\"",
 		"refresh: 5 parsecs\n":                                        "invalid duration",
 		"endpoints:\n  - url: http://a\n    probe: {interval: 1ms}\n": "below the 100ms floor",

@@ -48,9 +48,6 @@ func (c *Config) applyDefaults() {
 		} else {
 			e.Probe.fill(c.Probe)
 		}
-		if e.Name == "" {
-			e.Name = defaultName(e.URL, e.Model)
-		}
 	}
 	for i := range c.Prometheus {
 		p := &c.Prometheus[i]
@@ -106,16 +103,17 @@ func (p *Probe) fill(def Probe) {
 	p.Insecure = p.Insecure || def.Insecure
 }
 
-func defaultName(raw, model string) string {
-	u, err := url.Parse(raw)
-	host := raw
-	if err == nil && u.Host != "" {
-		host = u.Host
+// Prefix is the first part of the endpoint keys this entry yields,
+// "<prefix>/<model>": its name, else the URL's host:port. Probes and
+// scrapes of the same server use it, so their data meet on one endpoint.
+func (e Endpoint) Prefix() string {
+	if e.Name != "" {
+		return e.Name
 	}
-	if model == "" {
-		return host
+	if u, err := url.Parse(e.URL); err == nil && u.Host != "" {
+		return u.Host
 	}
-	return host + "/" + model
+	return e.URL
 }
 
 func (c *Config) validate() error {
@@ -123,17 +121,18 @@ func (c *Config) validate() error {
 	seen := map[string]bool{}
 	for i, e := range c.Endpoints {
 		if err := checkURL(e.URL); err != nil {
-			errs = append(errs, fmt.Sprintf("endpoints[%d] (%s): url: %v", i, e.Name, err))
+			errs = append(errs, fmt.Sprintf("endpoints[%d] (%s): url: %v", i, e.Prefix(), err))
 		}
-		if seen[e.Name] {
-			errs = append(errs, fmt.Sprintf("endpoints[%d]: duplicate name %q", i, e.Name))
+		key := e.Prefix() + "/" + e.Model
+		if seen[key] {
+			errs = append(errs, fmt.Sprintf("endpoints[%d]: duplicate endpoint %q", i, key))
 		}
-		seen[e.Name] = true
+		seen[key] = true
 		if e.Probe.Concurrency < 0 || e.Probe.MaxTokens < 0 {
-			errs = append(errs, fmt.Sprintf("endpoints[%d] (%s): probe concurrency and max_tokens must be positive", i, e.Name))
+			errs = append(errs, fmt.Sprintf("endpoints[%d] (%s): probe concurrency and max_tokens must be positive", i, e.Prefix()))
 		}
 		if e.Probe.Interval.D() < 100*time.Millisecond {
-			errs = append(errs, fmt.Sprintf("endpoints[%d] (%s): probe interval %v is below the 100ms floor", i, e.Name, e.Probe.Interval.D()))
+			errs = append(errs, fmt.Sprintf("endpoints[%d] (%s): probe interval %v is below the 100ms floor", i, e.Prefix(), e.Probe.Interval.D()))
 		}
 	}
 	for i, p := range c.Prometheus {

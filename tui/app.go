@@ -101,6 +101,7 @@ func newApp(data Data, al Alerts, o Options) *app {
 	a.detail = detail.New(&a.ctx)
 	a.help = help.New(&a.ctx, a.keys)
 	a.footer = help.Bubbles(&a.ctx)
+	a.table.Filter().SetStyles(a.ctx.Styles.Lip.Desc)
 	a.firing = map[string]bool{}
 	if err != nil {
 		a.flash("unknown theme: using dark")
@@ -130,6 +131,7 @@ func (a *app) flash(s string) {
 func (a *app) setTheme(t themes.Theme) {
 	a.ctx.Styles = themes.NewStyles(t)
 	a.footer = help.Bubbles(&a.ctx)
+	a.table.Filter().SetStyles(a.ctx.Styles.Lip.Desc)
 	a.detail.Invalidate()
 	a.help.Invalidate()
 	a.dirty = true

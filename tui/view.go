@@ -68,17 +68,20 @@ func (a *app) footerView() string {
 	f := a.table.Filter()
 	if f.Editing() || f.Active() {
 		shown, total := a.table.Counts()
-		line := r.Accent.S(" / ") + r.Text.S(common.Safe(f.Value()))
+		tail := "  " + strconv.Itoa(shown) + " of " + strconv.Itoa(total) + " match " + g.Dot
 		if f.Editing() {
-			line += r.Accent.S("_")
-		}
-		line += r.Faint.S("  " + strconv.Itoa(shown) + " of " + strconv.Itoa(total) + " match " + g.Dot)
-		if f.Editing() {
-			line += r.Faint.S(" enter keep " + g.Dot + " esc clear")
+			tail += " enter keep " + g.Dot + " esc clear"
 		} else {
-			line += r.Faint.S(" esc clears")
+			tail += " esc clears"
 		}
-		return common.Cut(line, a.width)
+		line := r.Accent.S(" / ")
+		if f.Editing() {
+			// the input scrolls within what the match count leaves
+			line += f.View(max(a.width-3-len(tail), 8))
+		} else {
+			line += r.Text.S(common.Safe(f.Value()))
+		}
+		return common.Cut(line+r.Faint.S(tail), a.width)
 	}
 	return a.shortHelp(a.keys.ShortHelp())
 }

@@ -89,3 +89,80 @@ func TestBars(t *testing.T) {
 		_ = Bars([]Bar{{"a", 1, "1", false}}, w, g, &monoStyles().Normal)
 	}
 }
+
+func TestSparkZeroIsNotAGap(t *testing.T) {
+	nan := math.NaN()
+	for _, ascii := range []bool{false, true} {
+		g := themes.NewGlyphs(ascii)
+		got := []rune(Spark([]float64{0, nan, 0, 8}, 0, false, g.Spark, &monoStyles().Normal))
+		if len(got) != 4 || got[0] != g.Spark[0] || got[1] != ' ' || got[2] != g.Spark[0] || got[3] != g.Spark[len(g.Spark)-1] {
+			t.Errorf("ascii=%v: spark = %q: zero must be the lowest level, NaN a space", ascii, string(got))
+		}
+	}
+	// all missing: all gaps, never a baseline
+	if got := Spark([]float64{nan, nan}, 0, false, themes.NewGlyphs(false).Spark, &monoStyles().Normal); got != "  " {
+		t.Errorf("all-NaN spark = %q", got)
+	}
+}
+
+func TestSparkBreachPaintedBad(t *testing.T) {
+	st := themes.NewStyles(themes.Mono()) // Bad is bold in mono
+	got := Spark([]float64{10, 10, 300}, 100, true, themes.NewGlyphs(false).Spark, &st.Normal)
+	if !strings.Contains(got, st.Normal.Bad.S("█")) {
+		t.Errorf("breach cell not painted bad: %q", got)
+	}
+}
+
+func TestLineGapIsEmpty(t *testing.T) {
+	vals := make([]float64, 40)
+	for i := range vals {
+		vals[i] = 50
+		if i >= 10 && i < 20 {
+			vals[i] = math.NaN()
+		}
+	}
+	for _, ascii := range []bool{false, true} {
+		g := themes.NewGlyphs(ascii)
+		// 7 label + 1 axis + 20 (braille: 2 points a cell) or 40 cells
+		pw := 20
+		if ascii {
+			pw = 40
+		}
+		c := Line{Values: vals, Unit: "ms", Span: time.Minute, Width: 8 + pw, Height: 6}
+		out := strings.Split(ansi.Strip(c.Render(g, monoStyles())), "\n")
+		lo, hi := 8+10/(40/pw), 8+20/(40/pw)
+		for r, row := range out[:4] {
+			cells := []rune(row)
+			for x := lo; x < hi; x++ {
+				if cells[x] != ' ' {
+					t.Fatalf("ascii=%v: row %d col %d = %q inside the gap:\n%s", ascii, r, x, cells[x], strings.Join(out, "\n"))
+				}
+			}
+		}
+		if !strings.ContainsAny(out[0]+out[1]+out[2]+out[3], "*⠉⠒⠤⣀") {
+			t.Errorf("ascii=%v: no line drawn:\n%s", ascii, strings.Join(out, "\n"))
+		}
+	}
+}
+
+func TestSparkEverySizeAndShape(t *testing.T) {
+	nan := math.NaN()
+	for _, ascii := range []bool{false, true} {
+		g := themes.NewGlyphs(ascii)
+		for n := 0; n < 40; n++ {
+			for _, fill := range []float64{nan, 0, 5, math.Inf(1)} {
+				vals := make([]float64, n)
+				for i := range vals {
+					vals[i] = fill
+					if i%3 == 1 {
+						vals[i] = float64(i)
+					}
+				}
+				out := ansi.Strip(Spark(vals, 10, true, g.Spark, &monoStyles().Normal))
+				if w := ansi.StringWidth(out); w != n {
+					t.Fatalf("ascii=%v n=%d fill=%v: width %d: %q", ascii, n, fill, w, out)
+				}
+			}
+		}
+	}
+}

@@ -3,8 +3,13 @@ package chart
 import (
 	"math"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/NimbleMarkets/ntcharts/v2/canvas"
+	"github.com/NimbleMarkets/ntcharts/v2/canvas/graph"
+	"github.com/NimbleMarkets/ntcharts/v2/canvas/runes"
+	"github.com/NimbleMarkets/ntcharts/v2/linechart"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/tokentop/tokentop/themes"
 	"github.com/tokentop/tokentop/tui/format"
@@ -87,7 +92,12 @@ func (c Line) ThresholdOffScale() bool {
 	return c.HasThreshold && c.Threshold > c.top(c.Values)
 }
 
-// Render draws the chart; it never panics whatever the size.
+// Render draws the chart; it never panics whatever the size. The plot
+// area is an ntcharts linechart (X = point index, Y = value, no ntcharts
+// axes): braille through its canvas/graph BrailleGrid, or in ASCII mode
+// its rune lines with '|' joins and '*' points. The y labels, the x axis
+// that doubles as the breach strip and the time labels are drawn here, as
+// text around it.
 func (c Line) Render(g themes.Glyphs, st *themes.Styles) string {
 	labelW, axisW, pw, ph := layout(c.Width, c.Height)
 	perCell := 2
@@ -96,16 +106,9 @@ func (c Line) Render(g themes.Glyphs, st *themes.Styles) string {
 	}
 	vals := Resample(c.Values, pw*perCell)
 	hi := c.top(vals)
-
-	dotsY := ph * 4
-	if g.ASCII {
-		dotsY = ph
-	}
-	grid, breached := plot(vals, pw, perCell, dotsY, hi, c)
-	threshRow := -1
-	if c.HasThreshold && c.Threshold <= hi {
-		threshRow = toDot(c.Threshold, hi, dotsY) * ph / dotsY
-	}
+	lc, threshRow, breached := c.plot(vals, pw, ph, perCell, hi, g.ASCII)
+	defer putLineChart(lc)
+	cv := &lc.Canvas
 
 	rows := make([]string, 0, ph+2)
 	for r := 0; r < ph; r++ {
@@ -130,12 +133,14 @@ func (c Line) Render(g themes.Glyphs, st *themes.Styles) string {
 			if breached[x] && st.Breach != (themes.Paint{}) {
 				roles = &st.Shaded
 			}
-			cell := grid[r*pw+x]
+			at := canvas.Point{X: x, Y: r}
+			cell := cv.Cell(at).Rune
+			if cell != runes.Null {
+				cv.SetCell(at, canvas.Cell{}) // leave the pooled canvas blank
+			}
 			switch {
-			case cell != 0 && g.ASCII:
-				l.add(string(rune(cell)), linePaint(roles, breached[x]))
-			case cell != 0:
-				l.addRune(rune(0x2800+int(cell)), linePaint(roles, breached[x]))
+			case cell != runes.Null && cell != runes.BrailleBlockOffset:
+				l.addRune(cell, linePaint(roles, breached[x]))
 			case r == threshRow:
 				l.add(g.ThreshLine, roles.Thresh)
 			default:
@@ -157,61 +162,94 @@ func linePaint(r *themes.Roles, bad bool) themes.Paint {
 	return r.Line
 }
 
-// toDot maps v to a dot row, 0 at the top.
-func toDot(v, hi float64, dots int) int {
-	y := dots - 1 - int(math.Round(v/hi*float64(dots-1)))
-	return min(max(y, 0), dots-1)
-}
-
-// plot sets the dots (braille bits, or an ASCII rune) of every cell and
-// marks the cell columns holding a value above the threshold.
-func plot(vals []float64, pw, perCell, dotsY int, hi float64, c Line) ([]uint16, []bool) {
-	ph := dotsY / 4
-	if perCell == 1 {
-		ph = dotsY
-	}
-	grid := make([]uint16, pw*ph)
+// plot draws vals on an ntcharts linechart pw×ph cells over 0…hi and
+// returns it (from the pool: give it back blank), the cell row of the threshold (-1: none or off
+// scale) and the cell columns holding a value above the threshold. A NaN
+// breaks the line: no segment is drawn across it.
+func (c Line) plot(vals []float64, pw, ph, perCell int, hi float64, ascii bool) (*linechart.Model, int, []bool) {
+	lc := getLineChart(pw, ph, float64(max(len(vals)-1, 1)), hi)
+	// One braille grid for the whole series (linechart.DrawBrailleLine
+	// would allocate and scan a grid per segment).
+	bg := graph.NewBrailleGrid(lc.GraphWidth(), lc.GraphHeight(), lc.MinX(), lc.MaxX(), lc.MinY(), lc.MaxY())
 	breached := make([]bool, pw)
-	set := func(x, y int) {
-		cx := x / perCell
-		if perCell == 1 {
-			if grid[y*pw+cx] == 0 {
-				grid[y*pw+cx] = '|'
-			}
-			return
-		}
-		grid[(y/4)*pw+cx] |= brailleBit(x%2, y%4)
+	pt := func(x int, v float64) canvas.Float64Point {
+		return canvas.Float64Point{X: float64(x), Y: min(max(v, 0), hi)}
 	}
-	prev := -1
+	var prev canvas.Float64Point
+	havePrev := false
 	for x, v := range vals {
 		if !finite(v) {
-			prev = -1
+			havePrev = false
 			continue
 		}
 		if c.HasThreshold && v > c.Threshold {
-			breached[x/perCell] = true
+			breached[min(x/perCell, pw-1)] = true
 		}
-		y := toDot(v, hi, dotsY)
-		if prev >= 0 {
-			// join to the previous point so the line reads as one
-			for yy := min(prev, y) + 1; yy < max(prev, y); yy++ {
-				set(x, yy)
+		f := pt(x, v)
+		from := f
+		if havePrev {
+			from = prev
+		}
+		if ascii {
+			if havePrev {
+				lc.DrawRuneLine(from, f, '|')
+			}
+		} else {
+			for _, p := range graph.GetLinePoints(bg.GridPoint(from), bg.GridPoint(f)) {
+				bg.Set(p)
 			}
 		}
-		set(x, y)
-		if perCell == 1 {
-			grid[y*pw+x] = '*'
-		}
-		prev = y
+		prev, havePrev = f, true
 	}
-	return grid, breached
+	if ascii {
+		// points last, so a join never hides one
+		for x, v := range vals {
+			if finite(v) {
+				lc.DrawRune(pt(x, v), '*')
+			}
+		}
+	} else {
+		graph.DrawBraillePatterns(&lc.Canvas, canvas.Point{}, bg.BraillePatterns(), lc.Style)
+	}
+	threshRow := -1
+	if c.HasThreshold && c.Threshold <= hi {
+		f := pt(0, c.Threshold)
+		if ascii {
+			threshRow = canvas.CanvasPointFromFloat64Point(lc.Origin(), lc.ScaleFloat64Point(f)).Y
+		} else {
+			threshRow = bg.GridPoint(f).Y / 4
+		}
+		threshRow = min(max(threshRow, 0), ph-1)
+	}
+	return lc, threshRow, breached
 }
 
-func brailleBit(dx, dy int) uint16 {
-	if dy == 3 {
-		return 0x40 << dx
+// lineCharts pools linecharts by size: a new one allocates a canvas of
+// lipgloss-styled cells (~0.5 MB at 81×10), and Canvas.Clear allocates
+// them again, so Render blanks the cells it drew instead.
+var lineCharts sync.Map // [2]int{w, h} → *sync.Pool of *linechart.Model
+
+func getLineChart(w, h int, maxX, maxY float64) *linechart.Model {
+	key := [2]int{w, h}
+	p, ok := lineCharts.Load(key)
+	if !ok {
+		p, _ = lineCharts.LoadOrStore(key, &sync.Pool{New: func() any {
+			lc := linechart.New(w, h, 0, 1, 0, 1, linechart.WithXYSteps(0, 0))
+			return &lc
+		}})
 	}
-	return 1 << (dy + 3*dx)
+	lc := p.(*sync.Pool).Get().(*linechart.Model)
+	// The scale is set from the visible data every time (ntcharts'
+	// auto-range only grows).
+	lc.SetXYRange(0, maxX, 0, maxY)
+	lc.SetViewXYRange(0, maxX, 0, maxY)
+	return lc
+}
+
+func putLineChart(lc *linechart.Model) {
+	if p, ok := lineCharts.Load([2]int{lc.Width(), lc.Height()}); ok {
+		p.(*sync.Pool).Put(lc)
+	}
 }
 
 // axis is the x axis; it doubles as the breach strip so a breach reads

@@ -1,10 +1,3 @@
-// Package chart draws tokentop's small charts as text: sparklines, braille
-// (or ASCII) line charts with an SLO threshold and breach shading, and
-// horizontal bars. ntcharts/v2 cannot be linked without adding
-// bubblezone/v2 to go.mod, and these renderers also avoid its pitfalls
-// (panics at zero width, an auto-range that only grows, one SGR per
-// cell): every size is clamped, the scale is recomputed from the visible
-// data each frame, and paint is emitted once per run of same-styled cells.
 package chart
 
 import (

@@ -2,17 +2,30 @@ package chart
 
 import (
 	"math"
+	"sync"
+
+	"github.com/NimbleMarkets/ntcharts/v2/canvas"
+	"github.com/NimbleMarkets/ntcharts/v2/canvas/runes"
+	"github.com/NimbleMarkets/ntcharts/v2/sparkline"
 
 	"github.com/tokentop/tokentop/themes"
 )
 
-// Spark draws vals (one per cell, NaN = gap shown as a space). The scale
-// is taken from the visible values each time (so one old spike that
-// scrolled out does not flatten the line forever, the ntcharts pitfall):
-// top = max(values, threshold), bottom = the minimum but never less than
-// half the top's range, so small wobble stays small and a steady series
-// does not look like noise. Cells above the SLO threshold thr (when
-// hasThr) are painted "bad"; the SLO badge says it in words.
+// sparkLevels is how many heights an ntcharts one-row sparkline column
+// has: the eight lower block elements ▁…█.
+const sparkLevels = 8
+
+// Spark draws vals (one per cell, NaN = gap shown as a space) with an
+// ntcharts sparkline one row high. The scale is taken from the visible
+// values each time, not from ntcharts' auto-max (which only grows, so one
+// old spike that scrolled out would flatten the line forever): top =
+// max(values, threshold), bottom = the minimum but never less than half
+// the top's range, so small wobble stays small and a steady series does
+// not look like noise. Every finite value draws at least the lowest block
+// (a zero column draws nothing in ntcharts, and missing must never look
+// like zero). Cells above the SLO threshold thr (when hasThr) are painted
+// "bad"; the SLO badge says it in words. levels are the runes written for
+// the eight heights (the Unicode blocks, or ASCII in --ascii mode).
 func Spark(vals []float64, thr float64, hasThr bool, levels []rune, r *themes.Roles) string {
 	if len(vals) == 0 || len(levels) == 0 {
 		return ""
@@ -27,25 +40,68 @@ func Spark(vals []float64, thr float64, hasThr bool, levels []rune, r *themes.Ro
 		hi = thr
 	}
 	lo = math.Min(lo, hi/2)
-	var l line
-	top := len(levels) - 1
+	sl := getSpark(len(vals))
+	defer putSpark(sl)
 	for _, v := range vals {
 		if !finite(v) {
+			sl.Push(0) // draws no column: a gap
+			continue
+		}
+		i := sparkLevels - 1
+		if hi > lo {
+			i = int(math.Round((v - lo) / (hi - lo) * float64(sparkLevels-1)))
+		}
+		i = min(max(i, 0), sparkLevels-1)
+		sl.Push(float64(i+1) / sparkLevels)
+	}
+	sl.DrawColumnsOnly()
+	var l line
+	for x, v := range vals {
+		c := sl.Canvas.Cell(canvas.Point{X: x, Y: 0})
+		if c.Rune == runes.Null {
 			l.addRune(' ', r.Line)
 			continue
 		}
-		i := top
-		if hi > lo {
-			i = int(math.Round((v - lo) / (hi - lo) * float64(top)))
-		}
-		i = min(max(i, 0), top)
 		p := r.Line
 		if hasThr && v > thr {
 			p = r.Bad
 		}
-		l.addRune(levels[i], p)
+		l.addRune(levelRune(c.Rune, levels), p)
 	}
 	return l.String()
+}
+
+// sparks pools one-row sparklines by width: a new one allocates a canvas
+// of lipgloss-styled cells and a key map, ~15 KB, and the table draws two
+// a row every frame.
+var sparks sync.Map // width → *sync.Pool of *sparkline.Model
+
+func getSpark(w int) *sparkline.Model {
+	p, ok := sparks.Load(w)
+	if !ok {
+		p, _ = sparks.LoadOrStore(w, &sync.Pool{New: func() any {
+			sl := sparkline.New(w, 1, sparkline.WithNoAutoMaxValue(), sparkline.WithMaxValue(1))
+			return &sl
+		}})
+	}
+	// No Clear: Spark pushes exactly w values, which overwrite the ring,
+	// and DrawColumnsOnly clears the canvas.
+	return p.(*sync.Pool).Get().(*sparkline.Model)
+}
+
+func putSpark(sl *sparkline.Model) {
+	if p, ok := sparks.Load(sl.Width()); ok {
+		p.(*sync.Pool).Put(sl)
+	}
+}
+
+// levelRune maps an ntcharts column rune (▁ … █) to the same height in
+// levels: ntcharts draws block elements only (graph.DrawColumnRune
+// refuses any other rune), so ASCII mode swaps them here.
+func levelRune(block rune, levels []rune) rune {
+	i := int(block - runes.LowerBlockOne)
+	i = min(max(i, 0), sparkLevels-1)
+	return levels[i*(len(levels)-1)/(sparkLevels-1)]
 }
 
 // Resample returns vals stretched or squeezed to n points (nearest), for

@@ -1,0 +1,413 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tokentop/tokentop/config"
+	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/sources/probe"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+func init() {
+	register(command{name: "check", summary: "measure once, judge the SLOs, exit 0 pass / 1 fail / 2 not measured (CI)", run: runCheck})
+}
+
+const checkUsage = `tokentop check URL [URL...] [flags]
+       tokentop check --config FILE [flags]
+
+Sends -n streaming requests to each endpoint, then judges every objective
+once (no 'for' wait) on what was measured. Exit status: 0 every objective
+passed; 1 at least one failed; 2 something could not be measured (and
+nothing failed), or the arguments were wrong`
+
+// measurer runs one measurement and feeds what it sees into sink. It
+// returns an error only when it could not measure at all (the endpoint
+// cannot be reached or named); failed requests are data, not errors.
+type measurer func(ctx context.Context, sink telemetry.Sink) error
+
+// checkTarget is one thing to measure.
+type checkTarget struct {
+	label   string // for messages: the URL
+	measure measurer
+}
+
+// checkReport is what `check --json` prints.
+type checkReport struct {
+	Pass     bool         `json:"pass"`
+	ExitCode int          `json:"exit_code"`
+	Results  []slo.Result `json:"results"`
+	Errors   []string     `json:"errors,omitempty"`
+	Warnings []string     `json:"warnings,omitempty"`
+}
+
+func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("check", checkUsage, stderr)
+	sloFlags := slo.BindFlags(fs)
+	n := fs.Int("n", 20, "requests per endpoint")
+	jsonOut := fs.Bool("json", false, "print one JSON document instead of the table")
+	configPath := fs.String("config", "", "read endpoints and objectives from this YAML file")
+	var po probe.Options
+	var api string
+	fs.StringVar(&po.Model, "model", "", "model to request (default: discovered from /v1/models)")
+	fs.StringVar(&api, "api", "", "protocol (default: from the URL path, else openai-chat)")
+	fs.IntVar(&po.MaxTokens, "max-tokens", probe.DefaultMaxTokens, "output tokens to ask for")
+	fs.DurationVar(&po.Timeout, "timeout", probe.DefaultTimeout, "per-request timeout")
+	fs.StringVar(&po.Auth.TokenEnv, "api-key-env", "", "read the API key from this environment variable")
+	fs.StringVar(&po.Auth.TokenFile, "api-key-file", "", "read the API key from this file (re-read per request)")
+	fs.StringVar(&po.Auth.CAFile, "ca-file", "", "PEM CA bundle to trust in addition to the system roots")
+
+	urls, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return exitError{code: 2, err: err}
+	}
+	if *n < 1 {
+		return exitError{code: 2, err: errors.New("-n must be at least 1")}
+	}
+	po.API = probe.API(api)
+	var targets []checkTarget
+	for _, u := range urls {
+		o := po
+		o.URL = u
+		targets = append(targets, checkTarget{label: u, measure: probeMeasurer(o, *n)})
+	}
+	base := slo.DefaultObjectives()
+	if *configPath != "" {
+		cfgTargets, cfgObjs, err := checkConfig(*configPath, *n)
+		if err != nil {
+			return exitError{code: 2, err: err}
+		}
+		targets = append(targets, cfgTargets...)
+		if len(cfgObjs) > 0 {
+			base = cfgObjs
+		}
+	}
+	if len(targets) == 0 {
+		fs.Usage()
+		return exitError{code: 2, err: errors.New("check: give at least one URL or --config FILE")}
+	}
+	objs, err := sloFlags.Apply(base)
+	if err != nil {
+		return exitError{code: 2, err: err}
+	}
+	rep := check(ctx, targets, objs, sloFlags.Options())
+	if *jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return exitError{code: 2, err: err}
+		}
+	} else if err := printCheck(stdout, stderr, rep); err != nil {
+		return exitError{code: 2, err: err}
+	}
+	switch rep.ExitCode {
+	case 0:
+		return nil
+	case 1:
+		return exitError{code: 1}
+	}
+	return exitError{code: 2, err: errors.New("check: some objectives could not be measured")}
+}
+
+// check measures every target in turn, then judges the objectives once.
+// Percentile and error-rate windows are widened to cover the whole
+// measurement: a check judges all it measured, however long that took.
+func check(ctx context.Context, targets []checkTarget, objs []slo.Objective, opts slo.Options) checkReport {
+	store := telemetry.NewStore(telemetry.StoreConfig{})
+	rec := &recorder{}
+	sink := telemetry.Tee{store, rec}
+	var rep checkReport
+	start := time.Now()
+	for _, t := range targets {
+		if err := t.measure(ctx, sink); err != nil {
+			rep.Errors = append(rep.Errors, fmt.Sprintf("%s: %v", t.label, err))
+		}
+	}
+	now := time.Now()
+	span := now.Sub(start) + time.Second
+	widened := make([]slo.Objective, len(objs))
+	for i, o := range objs {
+		if o.Kind != slo.Ratio && o.Window < span {
+			o.Window = span
+		}
+		widened[i] = o
+	}
+	eng := slo.New(widened, store, opts)
+	for _, o := range rec.take() {
+		eng.Observe(o)
+	}
+	rep.Warnings = eng.Warnings()
+	rep.Results = eng.Check(now)
+	failed, unmeasured := 0, 0
+	for i, r := range rep.Results {
+		switch {
+		case !r.Measured:
+			rep.Results[i].Reason = whyUnmeasured(store, r)
+			unmeasured++
+		case !r.Pass:
+			failed++
+		}
+	}
+	switch {
+	case failed > 0:
+		rep.ExitCode = 1
+	case unmeasured > 0 || len(rep.Results) == 0 || len(rep.Errors) > 0:
+		rep.ExitCode = 2
+	}
+	rep.Pass = rep.ExitCode == 0
+	return rep
+}
+
+// whyUnmeasured names the cause of missing latencies: when every request
+// failed, there is no latency to judge, and the failure says why.
+func whyUnmeasured(store *telemetry.Store, r slo.Result) string {
+	probes := store.Probes(r.Endpoint)
+	failed, last := 0, ""
+	for _, p := range probes {
+		if !p.OK {
+			failed++
+			last = p.Error
+			if p.ErrorKind != "" {
+				last = p.ErrorKind + ": " + p.Error
+			}
+		}
+	}
+	if len(probes) > 0 && failed == len(probes) {
+		return fmt.Sprintf("every request failed (%s)", last)
+	}
+	return r.Reason
+}
+
+// recorder keeps the observations the engine needs, to replay them once
+// the objectives' windows are known.
+type recorder struct {
+	mu  sync.Mutex
+	obs []telemetry.Observation
+}
+
+func (r *recorder) Observe(o telemetry.Observation) {
+	switch o.Kind {
+	case telemetry.KindSample, telemetry.KindHistogram, telemetry.KindFailure, telemetry.KindNoData, telemetry.KindEndpoint:
+		r.mu.Lock()
+		r.obs = append(r.obs, o)
+		r.mu.Unlock()
+	}
+}
+
+func (r *recorder) take() []telemetry.Observation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.obs
+	r.obs = nil
+	return out
+}
+
+func printCheck(stdout, stderr io.Writer, rep checkReport) error {
+	for _, e := range rep.Errors {
+		fmt.Fprintf(stderr, "tokentop check: could not measure %s\n", e)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(stderr, "tokentop check: warning: %s\n", w)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RESULT\tOBJECTIVE\tENDPOINT\tMEASURED\tPROMISE")
+	counts := map[string]int{}
+	for _, r := range rep.Results {
+		verdict, measured := "N/A", "not measured: "+r.Reason
+		if r.Measured {
+			verdict, measured = "FAIL", measuredText(r)
+			if r.Pass {
+				verdict = "PASS"
+			}
+		}
+		counts[verdict]++
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", verdict, r.Objective, r.Endpoint, measured, r.Description)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(stdout, "%d passed, %d failed, %d not measured\n", counts["PASS"], counts["FAIL"], counts["N/A"])
+	return err
+}
+
+func measuredText(r slo.Result) string {
+	v := *r.Value
+	var s string
+	switch r.Kind {
+	case slo.Ratio:
+		s = slo.FormatRatio(v) + " good"
+	case slo.ErrorRate:
+		s = slo.FormatRatio(v)
+	default:
+		s = slo.FormatValue(r.Signal, v)
+	}
+	if r.Approx {
+		s = "≈" + s
+	}
+	unit := "samples"
+	if r.Kind != slo.Percentile {
+		unit = "requests"
+	}
+	return fmt.Sprintf("%s (%g %s)", s, r.Count, unit)
+}
+
+// parseInterspersed lets flags follow positional arguments
+// ("check URL --slo-ttft 5s"), which package flag alone does not.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// probeMeasurer sends n requests, one after the other, to one endpoint.
+func probeMeasurer(opts probe.Options, n int) measurer {
+	return func(ctx context.Context, sink telemetry.Sink) error {
+		p, err := probe.New(opts)
+		if err != nil {
+			return err
+		}
+		defer p.Close()
+		timeout := opts.Timeout
+		if timeout <= 0 {
+			timeout = probe.DefaultTimeout
+		}
+		dctx, cancel := context.WithTimeout(ctx, timeout)
+		_, err = p.Discover(dctx)
+		cancel()
+		if err != nil {
+			return err
+		}
+		ep := p.Endpoint()
+		source := "probe:" + p.URL()
+		sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: time.Now(), Endpoint: ep.Name, Source: source, Info: &ep})
+		for range n {
+			res := p.Do(ctx, nil)
+			if res.ErrorKind == probe.ErrCanceled || ctx.Err() != nil {
+				return ctx.Err()
+			}
+			for _, o := range resultObservations(res, ep.Name, source) {
+				sink.Observe(o)
+			}
+		}
+		return nil
+	}
+}
+
+// resultObservations turns a probe result into what the Runner emits for
+// it: latency samples and probe_success 1 for a success; probe_success 0
+// and a failure (same instant, so the SLO engine counts one bad event) for
+// a failed request, whose latencies are meaningless.
+func resultObservations(res *probe.Result, endpoint, source string) []telemetry.Observation {
+	now := time.Now()
+	obs := func(kind telemetry.Kind, sig telemetry.Signal, v float64) telemetry.Observation {
+		return telemetry.Observation{Kind: kind, At: now, Endpoint: endpoint, Signal: sig, Source: source,
+			Value: v, Approx: res.OK && res.Approx()}
+	}
+	var out []telemetry.Observation
+	if res.OK {
+		out = append(out, obs(telemetry.KindSample, telemetry.TTFT, res.TTFT.Seconds()))
+		if tpot, ok := res.TPOT(); ok {
+			out = append(out, obs(telemetry.KindSample, telemetry.TPOT, tpot.Seconds()))
+		}
+		out = append(out, obs(telemetry.KindSample, telemetry.E2E, res.E2E.Seconds()),
+			obs(telemetry.KindSample, telemetry.ProbeSuccess, 1))
+	} else {
+		f := obs(telemetry.KindFailure, "", 0)
+		f.Err = string(res.ErrorKind) + ": " + res.Err
+		out = append(out, obs(telemetry.KindSample, telemetry.ProbeSuccess, 0), f)
+	}
+	rec := res.Record()
+	p := obs(telemetry.KindProbe, "", 0)
+	p.Probe = &rec
+	return append(out, p)
+}
+
+// checkConfig is the --config hook: endpoints to probe and objectives from
+// the config file. Probe settings and auth come from each endpoint's probe
+// section (secrets by env var or file only).
+func checkConfig(path string, n int) ([]checkTarget, []slo.Objective, error) {
+	c, err := config.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var targets []checkTarget
+	for _, ep := range c.Endpoints {
+		o := probe.Options{URL: ep.URL, Model: ep.Model, API: probe.API(ep.API), Name: ep.Name}
+		if pc := ep.Probe; pc != nil {
+			o.MaxTokens, o.Timeout, o.StallTimeout = pc.MaxTokens, pc.Timeout.D(), pc.StallTimeout.D()
+			o.Auth = probe.Auth{TokenEnv: pc.BearerTokenEnv, TokenFile: pc.BearerTokenFile, CAFile: pc.CAFile, Insecure: pc.Insecure}
+			if o.Prompt, err = configPrompt(pc.Prompt, pc.PromptFile); err != nil {
+				return nil, nil, fmt.Errorf("endpoint %s: %w", ep.Name, err)
+			}
+			for k, v := range pc.Headers {
+				o.Headers = append(o.Headers, probe.Header{Name: k, Value: probe.Secret(v)})
+			}
+		}
+		targets = append(targets, checkTarget{label: ep.Name, measure: probeMeasurer(o, n)})
+	}
+	objs, err := sloObjectivesFromConfig(c.SLOs)
+	return targets, objs, err
+}
+
+func configPrompt(name, file string) (string, error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
+		return string(b), err
+	}
+	if p, ok := probe.BuiltinPrompts()[name]; ok {
+		return p, nil
+	}
+	return name, nil // literal text; "" = the probe's default
+}
+
+// sloObjectivesFromConfig converts the config file's objectives (shared
+// with the dashboard and the exporter).
+func sloObjectivesFromConfig(in []config.SLO) ([]slo.Objective, error) {
+	var out []slo.Objective
+	for i, s := range in {
+		o := slo.Objective{Name: s.Name, Endpoint: s.Endpoint, Kind: slo.Kind(s.Kind), Signal: telemetry.Signal(s.Signal),
+			Percentile: s.Percentile, Window: s.Window.D(), For: s.For.D(), KeepFiringFor: s.KeepFiringFor.D(),
+			Target: s.Target, Period: s.Period.D()}
+		if o.Kind == "" {
+			o.Kind = slo.Percentile
+		}
+		if o.Kind == slo.ErrorRate && o.Signal == "" {
+			o.Signal = telemetry.ErrorRate
+		}
+		// Accept "percentile: 95" and "target: 99" as well as fractions.
+		if o.Percentile >= 1 && o.Percentile < 100 {
+			o.Percentile /= 100
+		}
+		if o.Target >= 1 && o.Target < 100 {
+			o.Target /= 100
+		}
+		thr, err := slo.ParseThreshold(o.Signal, s.Threshold)
+		if err != nil {
+			return nil, fmt.Errorf("slos[%d] (%s): threshold: %w", i, strings.TrimSpace(s.Name), err)
+		}
+		o.Threshold = thr
+		out = append(out, o)
+	}
+	return out, nil
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/tokentop/tokentop/monitor"
+	"github.com/tokentop/tokentop/sim"
+)
+
+func init() {
+	register(command{name: "demo", summary: "the dashboard over the built-in simulator: offline, no set-up", run: runDemo})
+}
+
+const demoUsage = `tokentop demo [flags]
+
+Starts the engine simulator on loopback with three models (one healthy, one
+that degrades into an SLO breach about 30 s in and recovers, one bursty) and
+a simulated dcgm-exporter, then probes, scrapes and shows them.`
+
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("demo", demoUsage, stderr)
+	var vf viewFlags
+	vf.bind(fs)
+	seed := fs.Int64("seed", 1, "simulator seed")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("demo takes no arguments (got %q)", fs.Args())
+	}
+	cfg := sim.DemoConfig()
+	cfg.Seed = *seed
+	s, err := sim.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if err := s.Start(ctx); err != nil {
+		return fmt.Errorf("demo simulator: %w", err)
+	}
+	c := monitor.DemoConfig(s)
+	if err := c.Complete(); err != nil {
+		return err
+	}
+	vf.merge(fs, c)
+	m := monitor.New(monitor.Options{Objectives: monitor.DemoObjectives(), SLO: monitor.DemoSLOOptions()})
+	if err := m.AddConfig(c); err != nil {
+		return err
+	}
+	if !isTerminal(stdout) {
+		fmt.Fprintf(stdout, "tokentop demo: simulator on %s (metrics %s/metrics, dcgm %s)\n", s.URL(), s.URL(), s.DCGMURL())
+	}
+	return serve(ctx, m, c, vf, stdout)
+}

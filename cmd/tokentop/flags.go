@@ -1,0 +1,155 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tokentop/tokentop/config"
+	"github.com/tokentop/tokentop/monitor"
+	"github.com/tokentop/tokentop/slo"
+)
+
+// sourceFlags are the flags every monitoring command shares: where data
+// comes from, how probes behave, and the SLOs.
+type sourceFlags struct {
+	configPath  string
+	prometheus  listFlag
+	dcgm        listFlag
+	scrape      listFlag
+	nvidiaSMI   bool
+	api         string
+	model       string
+	maxTokens   int
+	interval    time.Duration
+	apiKeyEnv   string
+	apiKeyFile  string
+	caFile      string
+	insecure    bool
+	headers     listFlag
+	noProbe     bool
+	onAlert     string
+	webhook     string
+	slo         *slo.Flags
+	noSLO       bool
+	fromDefault bool // the config came from the default path
+}
+
+func (f *sourceFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&f.configPath, "config", "", "YAML config file (default $XDG_CONFIG_HOME/tokentop/config.yaml when present)")
+	fs.Var(&f.prometheus, "prometheus", "Prometheus-compatible API to query with PromQL (repeatable)")
+	fs.Var(&f.dcgm, "dcgm", "dcgm-exporter URL for GPU memory bandwidth (repeatable)")
+	fs.Var(&f.scrape, "scrape", "engine URL whose /metrics to scrape without probing (repeatable)")
+	fs.BoolVar(&f.nvidiaSMI, "nvidia-smi", false, "read local GPUs with nvidia-smi")
+	fs.StringVar(&f.api, "api", "", "probe protocol: openai-chat, openai-completions, openai-responses, anthropic, tgi, ollama-generate, ollama-chat, llamacpp (default: from the URL)")
+	fs.StringVar(&f.model, "model", "", "model to probe (default: every model on /v1/models)")
+	fs.IntVar(&f.maxTokens, "max-tokens", config.DefaultMaxTokens, "output tokens per probe")
+	fs.DurationVar(&f.interval, "interval", config.DefaultProbeEvery, "time between probes of one endpoint")
+	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key")
+	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "file holding the API key (re-read per request)")
+	fs.StringVar(&f.caFile, "ca-file", "", "PEM CA bundle for TLS verification")
+	fs.BoolVar(&f.insecure, "insecure", false, "DANGEROUS: skip TLS certificate verification")
+	fs.Var(&f.headers, "header", "extra request header 'Name: value' (repeatable)")
+	fs.BoolVar(&f.noProbe, "no-probe", false, "scrape the URLs' /metrics only; send no requests")
+	fs.StringVar(&f.onAlert, "on-alert", "", "command (and arguments) to run with each alert as JSON on stdin; never run through a shell")
+	fs.StringVar(&f.webhook, "webhook", "", "POST Alertmanager-compatible alerts to this URL")
+	fs.BoolVar(&f.noSLO, "no-slo", false, "evaluate no objectives")
+	f.slo = slo.BindFlags(fs)
+}
+
+// load builds the configuration: the config file (explicit, or the default
+// path when it exists) plus what the flags and URL arguments add.
+func (f *sourceFlags) load(urls []string) (*config.Config, error) {
+	c := &config.Config{}
+	path := f.configPath
+	if path == "" && len(urls) == 0 && len(f.prometheus)+len(f.scrape)+len(f.dcgm) == 0 {
+		if p := config.DefaultPath(); p != "" {
+			if _, err := os.Stat(p); err == nil {
+				path, f.fromDefault = p, true
+			}
+		}
+	}
+	if path != "" {
+		var err error
+		if c, err = config.Load(path); err != nil {
+			return nil, err
+		}
+	}
+	probeDefaults := config.Probe{Interval: config.Duration(f.interval), MaxTokens: f.maxTokens, Disabled: f.noProbe,
+		Auth: config.Auth{BearerTokenEnv: f.apiKeyEnv, BearerTokenFile: f.apiKeyFile, CAFile: f.caFile, Insecure: f.insecure}}
+	if len(f.headers) > 0 {
+		probeDefaults.Headers = map[string]string{}
+		for _, h := range f.headers {
+			k, v, ok := strings.Cut(h, ":")
+			if !ok {
+				return nil, fmt.Errorf("--header %q: want 'Name: value'", h)
+			}
+			probeDefaults.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	for _, u := range urls {
+		p := probeDefaults
+		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: u, Model: f.model, API: f.api, Probe: &p})
+	}
+	for _, u := range f.scrape {
+		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: u, Probe: &config.Probe{Disabled: true}})
+	}
+	for _, u := range f.prometheus {
+		c.Prometheus = append(c.Prometheus, config.Prometheus{URL: u})
+	}
+	for _, u := range f.dcgm {
+		c.DCGM = append(c.DCGM, config.DCGM{URL: u})
+	}
+	c.NvidiaSMI = c.NvidiaSMI || f.nvidiaSMI
+	if f.onAlert != "" {
+		c.Notify.OnAlert = strings.Fields(f.onAlert)
+	}
+	if f.webhook != "" {
+		c.Notify.Webhook = &config.Webhook{URL: f.webhook}
+	}
+	if err := c.Complete(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// objectives are the config's SLOs (or the defaults) with flag overrides.
+func (f *sourceFlags) objectives(c *config.Config) ([]slo.Objective, error) {
+	if f.noSLO {
+		return nil, nil
+	}
+	base := slo.DefaultObjectives()
+	if len(c.SLOs) > 0 {
+		objs, err := monitor.Objectives(c.SLOs)
+		if err != nil {
+			return nil, err
+		}
+		base = objs
+	}
+	return f.slo.Apply(base)
+}
+
+// build returns a monitor with every configured source added.
+func (f *sourceFlags) build(c *config.Config, stderr io.Writer) (*monitor.Monitor, error) {
+	objs, err := f.objectives(c)
+	if err != nil {
+		return nil, err
+	}
+	m := monitor.New(monitor.Options{Objectives: objs, SLO: f.slo.Options()})
+	if err := m.AddConfig(c); err != nil {
+		return nil, err
+	}
+	if m.Sources() == 0 {
+		return nil, errors.New("nothing to monitor: give a URL, --prometheus, --scrape, --dcgm or --config (try 'tokentop demo')")
+	}
+	for _, ep := range c.Endpoints {
+		if ep.Probe != nil && ep.Probe.Insecure {
+			fmt.Fprintf(stderr, "tokentop: WARNING: TLS certificate verification is OFF for %s\n", ep.Prefix())
+		}
+	}
+	return m, nil
+}

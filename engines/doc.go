@@ -1,0 +1,15 @@
+// Package engines is tokentop's one alias table: for every serving engine
+// (vLLM V0/V1 across renames, SGLang, TGI, llama.cpp, LMDeploy, NVIDIA NIM,
+// TensorRT-LLM, Triton) it says which Prometheus metric carries which
+// tokentop signal, in which unit, with which model label, and how to
+// aggregate it across data-parallel engines and ranks.
+//
+// It is pure data plus engine detection from metric names: the direct
+// scraper (sources/scrape) and a PromQL source can share it. Aliases are
+// listed in preference order; the first one present wins (engines.md §11).
+//
+// Names are family names as the Prometheus text format exposes them:
+// counters with their "_total" suffix where the engine adds one (Python
+// engines do, TGI and Triton do not), histograms by their base name (the
+// "_bucket", "_sum" and "_count" series are derived by Alias methods).
+package engines

@@ -1,0 +1,150 @@
+package engines
+
+import "github.com/tokentop/tokentop/telemetry"
+
+// Queue is the server-side queueing time signal (request waiting before
+// scheduling). telemetry has no constant for it; views show it as a plain
+// distribution in seconds.
+const Queue telemetry.Signal = "queue"
+
+// ErrorCounters says how an engine counts failed requests. The error rate
+// is Δfailed / Δall over an interval; with Δall = 0 there is no data.
+type ErrorCounters struct {
+	// Failed is the counter of failed requests. With FailedLabel set only
+	// series whose label is one of FailedValues count as failed.
+	Failed       string
+	FailedLabel  string
+	FailedValues []string
+	// All is the counter of all requests (summed over all its series).
+	// When empty, all = failed + Succeeded.
+	All       string
+	Succeeded string
+}
+
+// Names returns the counters read.
+func (e ErrorCounters) Names() []string {
+	var out []string
+	for _, n := range []string{e.Failed, e.All, e.Succeeded} {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// ModelInfo says where a label-less engine names its model.
+type ModelInfo struct {
+	// Path is fetched with GET on the endpoint's base URL.
+	Path string
+	// Field is a dotted JSON path to the model id ("model_id",
+	// "data.0.id").
+	Field string
+}
+
+// KVInfo says how live KV-cache tokens are found (for the MBU estimate).
+type KVInfo struct {
+	// Config is an info gauge whose labels give the capacity: tokens =
+	// BlocksLabel × BlockSizeLabel (vllm:cache_config_info).
+	Config         string
+	BlocksLabel    string
+	BlockSizeLabel string
+	// LiveTokens is a gauge of KV tokens in use, used instead of
+	// usage × capacity when present (sglang:num_used_tokens).
+	LiveTokens string
+}
+
+// Spec is everything tokentop knows about one engine's metrics.
+type Spec struct {
+	Engine telemetry.Engine
+	// Title is the display name.
+	Title string
+	// ModelLabels name the model, tried in order on each series; empty
+	// when the engine has no model label (TGI, llama.cpp).
+	ModelLabels []string
+	// ModelInfo is the HTTP fallback for engines without a model label.
+	ModelInfo ModelInfo
+	// Paths are the usual metrics paths, the first being the default.
+	Paths []string
+	// Prefixes identify the engine's metric names ("vllm:").
+	Prefixes []string
+	// Markers are unprefixed names that identify the engine (NIM vs
+	// TensorRT-LLM share unprefixed vLLM-style names).
+	Markers []string
+	// Signals maps each signal to its aliases in preference order.
+	Signals map[telemetry.Signal][]Alias
+	// Errors counts failed requests, in preference order (the first whose
+	// Failed counter is present wins); empty when the engine has none.
+	Errors []ErrorCounters
+	// KV locates KV capacity/live tokens; zero when unknown.
+	KV KVInfo
+}
+
+// ModelLabel returns the preferred model label, or "" when there is none.
+func (s Spec) ModelLabel() string {
+	if len(s.ModelLabels) == 0 {
+		return ""
+	}
+	return s.ModelLabels[0]
+}
+
+// SignalOrder returns the spec's signals in telemetry display order, then
+// extra signals (Queue).
+func (s Spec) SignalOrder() []telemetry.Signal {
+	var out []telemetry.Signal
+	for _, sig := range append(append([]telemetry.Signal(nil), telemetry.Signals...), Queue) {
+		if _, ok := s.Signals[sig]; ok {
+			out = append(out, sig)
+		}
+	}
+	return out
+}
+
+// Names returns every family name the spec reads, aliases first.
+func (s Spec) Names() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(names ...string) {
+		for _, n := range names {
+			if n != "" && !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	for _, sig := range s.SignalOrder() {
+		for _, a := range s.Signals[sig] {
+			add(a.Names()...)
+		}
+	}
+	for _, e := range s.Errors {
+		add(e.Names()...)
+	}
+	add(s.KV.Config, s.KV.LiveTokens)
+	return out
+}
+
+// CreatedName returns the name of the "_created" gauge family that the
+// Python client writes next to a counter (name without "_total") or a
+// histogram (base name) family.
+func CreatedName(family string, counter bool) string {
+	const total = "_total"
+	if n := len(family); counter && n > len(total) && family[n-len(total):] == total {
+		return family[:n-len(total)] + "_created"
+	}
+	return family + "_created"
+}
+
+// Resolve returns the first alias of sig whose families all exist
+// according to has (engines.md §11: first present wins).
+func (s Spec) Resolve(sig telemetry.Signal, has func(name string) bool) (Alias, bool) {
+	for _, a := range s.Signals[sig] {
+		ok := true
+		for _, n := range a.Names() {
+			ok = ok && has(n)
+		}
+		if ok {
+			return a, true
+		}
+	}
+	return Alias{}, false
+}

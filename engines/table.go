@@ -1,0 +1,230 @@
+package engines
+
+import "github.com/tokentop/tokentop/telemetry"
+
+// All returns every engine spec in detection order. Each call builds a
+// fresh table, so callers may keep and modify their copy.
+func All() []Spec {
+	return []Spec{vllm(), sglang(), lmdeploy(), llamaCpp(), tgi(), triton(), nim(), trtllm()}
+}
+
+// Lookup returns the spec of engine e.
+func Lookup(e telemetry.Engine) (Spec, bool) {
+	for _, s := range All() {
+		if s.Engine == e {
+			return s, true
+		}
+	}
+	return Spec{}, false
+}
+
+func hist(name string) Alias           { return Alias{Name: name, Type: Histogram} }
+func histNote(name, note string) Alias { return Alias{Name: name, Type: Histogram, Note: note} }
+func gauge(name string) Alias          { return Alias{Name: name, Type: Gauge} }
+func gaugeMax(name string) Alias       { return Alias{Name: name, Type: Gauge, Agg: Max} }
+func counter(name string) Alias        { return Alias{Name: name, Type: Counter} }
+func ratio(num, den string, scale float64, note string) Alias {
+	return Alias{Name: num, Type: CounterRatio, Per: den, Scale: scale, Note: note}
+}
+
+// vLLM V0 (≤0.7) and V1 (0.8+): engines.md §2.
+func vllm() Spec {
+	const itlNote = "one observation per engine step per request (step time)"
+	return Spec{
+		Engine:      telemetry.EngineVLLM,
+		Title:       "vLLM",
+		ModelLabels: []string{"model_name"},
+		Paths:       []string{"/metrics"},
+		Prefixes:    []string{"vllm:"},
+		Signals: map[telemetry.Signal][]Alias{
+			telemetry.TTFT: {hist("vllm:time_to_first_token_seconds")},
+			telemetry.ITL: {
+				histNote("vllm:inter_token_latency_seconds", itlNote),
+				histNote("vllm:time_per_output_token_seconds", itlNote+"; pre-0.10.2 name of ITL"),
+			},
+			telemetry.TPOT:      {histNote("vllm:request_time_per_output_token_seconds", "(e2e − TTFT)/(tokens − 1), one per request")},
+			telemetry.E2E:       {hist("vllm:e2e_request_latency_seconds")},
+			Queue:               {hist("vllm:request_queue_time_seconds")},
+			telemetry.Running:   {gauge("vllm:num_requests_running")},
+			telemetry.Waiting:   {gauge("vllm:num_requests_waiting")},
+			telemetry.KVCache:   {gaugeMax("vllm:kv_cache_usage_perc"), gaugeMax("vllm:gpu_cache_usage_perc")},
+			telemetry.OutputTPS: {counter("vllm:generation_tokens_total")},
+		},
+		Errors: []ErrorCounters{{
+			Failed: "vllm:request_success_total", FailedLabel: "finished_reason",
+			FailedValues: []string{"abort", "error"}, All: "vllm:request_success_total",
+		}},
+		KV: KVInfo{Config: "vllm:cache_config_info", BlocksLabel: "num_gpu_blocks", BlockSizeLabel: "block_size"},
+	}
+}
+
+// SGLang: engines.md §3.
+func sglang() Spec {
+	return Spec{
+		Engine:      telemetry.EngineSGLang,
+		Title:       "SGLang",
+		ModelLabels: []string{"model_name", "name"},
+		Paths:       []string{"/metrics"},
+		Prefixes:    []string{"sglang:"},
+		Signals: map[telemetry.Signal][]Alias{
+			telemetry.TTFT: {hist("sglang:time_to_first_token_seconds")},
+			telemetry.ITL: {
+				histNote("sglang:inter_token_latency_seconds", "token-weighted: count += tokens per chunk; compare means, not counts"),
+				histNote("sglang:time_per_output_token_seconds", "old name (≤0.4), per-request time per output token"),
+			},
+			telemetry.E2E:       {hist("sglang:e2e_request_latency_seconds")},
+			Queue:               {hist("sglang:queue_time_seconds")},
+			telemetry.Running:   {gauge("sglang:num_running_reqs")},
+			telemetry.Waiting:   {gauge("sglang:num_queue_reqs")},
+			telemetry.KVCache:   {gaugeMax("sglang:token_usage")},
+			telemetry.OutputTPS: {counter("sglang:generation_tokens_total")},
+		},
+		Errors: []ErrorCounters{{Failed: "sglang:num_aborted_requests_total", All: "sglang:num_requests_total"}},
+		KV:     KVInfo{LiveTokens: "sglang:num_used_tokens"},
+	}
+}
+
+// LMDeploy api_server: engines.md §8.
+func lmdeploy() Spec {
+	return Spec{
+		Engine:      telemetry.EngineLMDeploy,
+		Title:       "LMDeploy",
+		ModelLabels: []string{"model_name"},
+		Paths:       []string{"/metrics"},
+		Prefixes:    []string{"lmdeploy:"},
+		Signals: map[telemetry.Signal][]Alias{
+			telemetry.TTFT: {hist("lmdeploy:time_to_first_token_seconds")},
+			telemetry.ITL: {
+				histNote("lmdeploy:iter_token_latency", "per engine iteration"),
+				histNote("lmdeploy:time_per_output_token_seconds", "per engine iteration"),
+			},
+			telemetry.E2E:       {hist("lmdeploy:e2e_request_latency_seconds")},
+			Queue:               {hist("lmdeploy:request_queue_time_seconds")},
+			telemetry.Running:   {gauge("lmdeploy:num_requests_running")},
+			telemetry.Waiting:   {gauge("lmdeploy:num_requests_waiting")},
+			telemetry.KVCache:   {gaugeMax("lmdeploy:gpu_cache_usage_perc")},
+			telemetry.OutputTPS: {counter("lmdeploy:generation_tokens_total")},
+		},
+		Errors: []ErrorCounters{{
+			Failed: "lmdeploy:request_success_total", FailedLabel: "finished_reason",
+			FailedValues: []string{"abort", "error"}, All: "lmdeploy:request_success_total",
+		}},
+	}
+}
+
+// llama.cpp llama-server (--metrics): counters only, engines.md §7.
+func llamaCpp() Spec {
+	return Spec{
+		Engine:    telemetry.EngineLlamaCpp,
+		Title:     "llama.cpp",
+		ModelInfo: ModelInfo{Path: "/v1/models", Field: "data.0.id"},
+		Paths:     []string{"/metrics"},
+		Prefixes:  []string{"llamacpp:"},
+		Signals: map[telemetry.Signal][]Alias{
+			telemetry.ITL: {ratio("llamacpp:tokens_predicted_seconds_total", "llamacpp:tokens_predicted_total", 1,
+				"mean per-slot decode time per token over the interval")},
+			telemetry.Running:   {gauge("llamacpp:requests_processing")},
+			telemetry.Waiting:   {gauge("llamacpp:requests_deferred")},
+			telemetry.KVCache:   {gaugeMax("llamacpp:kv_cache_usage_ratio")},
+			telemetry.OutputTPS: {counter("llamacpp:tokens_predicted_total")},
+		},
+	}
+}
+
+// Hugging Face TGI: no model label (GET /info), no _total, engines.md §4.
+func tgi() Spec {
+	return Spec{
+		Engine:    telemetry.EngineTGI,
+		Title:     "TGI",
+		ModelInfo: ModelInfo{Path: "/info", Field: "model_id"},
+		Paths:     []string{"/metrics"},
+		Prefixes:  []string{"tgi_"},
+		Signals: map[telemetry.Signal][]Alias{
+			telemetry.TPOT: {histNote("tgi_request_mean_time_per_token_duration",
+				"inference time / generated tokens per request: includes prefill")},
+			telemetry.E2E:       {hist("tgi_request_duration")},
+			Queue:               {hist("tgi_request_queue_duration")},
+			telemetry.Running:   {gauge("tgi_batch_current_size")},
+			telemetry.Waiting:   {gauge("tgi_queue_size")},
+			telemetry.OutputTPS: {{Name: "tgi_request_generated_tokens", Type: HistogramSum, Note: "counts finished requests only"}},
+		},
+		Errors: []ErrorCounters{{Failed: "tgi_request_failure", All: "tgi_request_count"}},
+	}
+}
+
+// NVIDIA Triton: µs counters and an ms histogram, engines.md §5–6.
+func triton() Spec {
+	return Spec{
+		Engine:      telemetry.EngineTriton,
+		Title:       "Triton",
+		ModelLabels: []string{"model"},
+		Paths:       []string{"/metrics"},
+		Prefixes:    []string{"nv_inference_", "nv_trt_llm_"},
+		Signals: map[telemetry.Signal][]Alias{
+			telemetry.TTFT: {{Name: "nv_inference_first_response_histogram_ms", Type: Histogram, Scale: 1e-3,
+				Note: "first response, not necessarily first token"}},
+			telemetry.E2E: {ratio("nv_inference_request_duration_us", "nv_inference_request_success", 1e-6,
+				"mean request duration over the interval")},
+			Queue: {ratio("nv_inference_queue_duration_us", "nv_inference_request_success", 1e-6,
+				"mean queue time over the interval")},
+			telemetry.Running: {{Name: "nv_trt_llm_request_metrics", Type: Gauge, Match: map[string]string{"request_type": "active"}}},
+			telemetry.Waiting: {
+				{Name: "nv_trt_llm_request_metrics", Type: Gauge, Match: map[string]string{"request_type": "waiting"}},
+				gauge("nv_inference_pending_request_count"),
+			},
+			telemetry.KVCache: {{Name: "nv_trt_llm_kv_cache_block_metrics", Type: Gauge, Agg: Max,
+				Match: map[string]string{"kv_cache_block_type": "fraction"}}},
+		},
+		Errors: []ErrorCounters{{Failed: "nv_inference_request_failure", Succeeded: "nv_inference_request_success"}},
+	}
+}
+
+// NVIDIA NIM for LLMs: unprefixed vLLM names on /v1/metrics, engines.md §9.
+func nim() Spec {
+	return Spec{
+		Engine:      telemetry.EngineNIM,
+		Title:       "NIM",
+		ModelLabels: []string{"model_name"},
+		Paths:       []string{"/v1/metrics", "/metrics"},
+		Markers:     []string{"num_requests_running", "num_requests_waiting", "gpu_cache_usage_perc", "num_request_max", "request_failure_total", "request_finish_total"},
+		Signals: map[telemetry.Signal][]Alias{
+			telemetry.TTFT:      {hist("time_to_first_token_seconds")},
+			telemetry.ITL:       {histNote("time_per_output_token_seconds", "vLLM TPOT name: step time")},
+			telemetry.E2E:       {hist("e2e_request_latency_seconds")},
+			telemetry.Running:   {gauge("num_requests_running")},
+			telemetry.Waiting:   {gauge("num_requests_waiting")},
+			telemetry.KVCache:   {gaugeMax("gpu_cache_usage_perc")},
+			telemetry.OutputTPS: {counter("generation_tokens_total")},
+		},
+		Errors: []ErrorCounters{{Failed: "request_failure_total", Succeeded: "request_success_total"}},
+	}
+}
+
+// TensorRT-LLM trtllm-serve (unprefixed) and Dynamo (trtllm_ prefix),
+// engines.md §5.
+func trtllm() Spec {
+	return Spec{
+		Engine:      telemetry.EngineTRTLLM,
+		Title:       "TensorRT-LLM",
+		ModelLabels: []string{"model_name"},
+		Paths:       []string{"/prometheus/metrics", "/metrics"},
+		Prefixes:    []string{"trtllm_"},
+		Markers:     []string{"request_queue_time_seconds"},
+		Signals: map[telemetry.Signal][]Alias{
+			telemetry.TTFT:    {hist("time_to_first_token_seconds"), hist("trtllm_time_to_first_token_seconds")},
+			telemetry.ITL:     {hist("time_per_output_token_seconds"), hist("trtllm_time_per_output_token_seconds")},
+			telemetry.E2E:     {hist("e2e_request_latency_seconds"), hist("trtllm_e2e_request_latency_seconds")},
+			Queue:             {hist("request_queue_time_seconds"), hist("trtllm_request_queue_time_seconds")},
+			telemetry.Running: {gauge("trtllm_num_requests_running")},
+			telemetry.Waiting: {gauge("trtllm_num_requests_waiting")},
+			telemetry.KVCache: {gaugeMax("trtllm_kv_cache_utilization")},
+		},
+		Errors: []ErrorCounters{{
+			Failed: "request_success_total", FailedLabel: "finished_reason",
+			FailedValues: []string{"abort", "error"}, All: "request_success_total",
+		}, {
+			Failed: "trtllm_request_success_total", FailedLabel: "finished_reason",
+			FailedValues: []string{"abort", "error"}, All: "trtllm_request_success_total",
+		}},
+	}
+}

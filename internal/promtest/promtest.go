@@ -1,0 +1,227 @@
+// Package promtest runs a real Prometheus server for integration tests: it
+// finds the binary, writes a config that scrapes the given loopback
+// targets every second, starts it on a free loopback port with a temporary
+// TSDB, waits until it is ready, and stops it when the test ends. Without a
+// binary the test is skipped with instructions. Nothing depends on a system
+// service.
+package promtest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// InstallHint tells how to get the binary.
+const InstallHint = "install Prometheus (Debian/Ubuntu: apt-get install prometheus), put a prometheus binary on PATH, or set " + BinaryEnv
+
+// ScrapeInterval is the scrape and evaluation interval of the server.
+const ScrapeInterval = time.Second
+
+// Target is one scrape target.
+type Target struct {
+	// Job is the job label; default "target<i>".
+	Job string
+	// URL is the full metrics URL, e.g. http://127.0.0.1:4321/metrics.
+	URL string
+	// Labels are extra target labels.
+	Labels map[string]string
+}
+
+// Server is a running Prometheus.
+type Server struct {
+	// URL is the HTTP API root, http://127.0.0.1:<port>.
+	URL    string
+	cmd    *exec.Cmd
+	log    *syncBuffer
+	client *http.Client
+	// exited is closed when the process has ended; waitErr is then set.
+	exited  chan struct{}
+	waitErr error
+}
+
+// BinaryEnv names an environment variable that, when set, is the path of
+// the binary to use (a downloaded release, or a missing path to force the
+// skip).
+const BinaryEnv = "PROMETHEUS_BINARY"
+
+// Binary returns the path of the prometheus binary: $PROMETHEUS_BINARY,
+// else prometheus on $PATH, else /usr/bin/prometheus; "" when there is none.
+func Binary() string {
+	if p, ok := os.LookupEnv(BinaryEnv); ok {
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+		return ""
+	}
+	if p, err := exec.LookPath("prometheus"); err == nil {
+		return p
+	}
+	const debian = "/usr/bin/prometheus"
+	if fi, err := os.Stat(debian); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+		return debian
+	}
+	return ""
+}
+
+// Start starts Prometheus scraping targets, or skips the test without a
+// binary. It returns once the server is ready; see WaitTargetsUp.
+func Start(t testing.TB, targets ...Target) *Server {
+	t.Helper()
+	bin := Binary()
+	if bin == "" {
+		t.Skip("prometheus binary not found: " + InstallHint)
+	}
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "prometheus.yml")
+	cfg, err := config(targets)
+	if err != nil {
+		t.Fatalf("promtest: %v", err)
+	}
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatalf("promtest: writing config: %v", err)
+	}
+	// A free port can be taken between probing and binding: retry.
+	var lastErr error
+	for range 3 {
+		s, err := start(bin, dir, cfgPath)
+		if err == nil {
+			t.Cleanup(func() {
+				if err := s.stop(); err != nil {
+					t.Errorf("promtest: stopping prometheus: %v", err)
+				}
+			})
+			if err = s.waitReady(60 * time.Second); err == nil {
+				return s
+			}
+		}
+		lastErr = err
+	}
+	t.Fatalf("promtest: prometheus did not start: %v", lastErr)
+	return nil
+}
+
+func start(bin, dir, cfgPath string) (*Server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	data, err := os.MkdirTemp(dir, "tsdb-")
+	if err != nil {
+		return nil, err
+	}
+	log := &syncBuffer{}
+	cmd := exec.Command(bin,
+		"--config.file="+cfgPath,
+		"--storage.tsdb.path="+data,
+		"--storage.tsdb.retention.time=1h",
+		"--web.listen-address="+addr,
+		"--log.level=warn",
+	)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", bin, err)
+	}
+	s := &Server{URL: "http://" + addr, cmd: cmd, log: log,
+		client: &http.Client{Timeout: 5 * time.Second}, exited: make(chan struct{})}
+	go func() {
+		s.waitErr = cmd.Wait()
+		close(s.exited)
+	}()
+	return s, nil
+}
+
+// config renders prometheus.yml: one job per target, scraped every second.
+func config(targets []Target) (string, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "global:\n  scrape_interval: %s\n  scrape_timeout: %s\n  evaluation_interval: %s\nscrape_configs:\n",
+		ScrapeInterval, ScrapeInterval, ScrapeInterval)
+	for i, tg := range targets {
+		u, err := url.Parse(tg.URL)
+		if err != nil || u.Host == "" {
+			return "", fmt.Errorf("target %q is not a URL", tg.URL)
+		}
+		job := tg.Job
+		if job == "" {
+			job = fmt.Sprintf("target%d", i)
+		}
+		path := u.Path
+		if path == "" {
+			path = "/metrics"
+		}
+		fmt.Fprintf(&b, "  - job_name: %q\n    scheme: %s\n    metrics_path: %q\n    static_configs:\n      - targets: [%q]\n",
+			job, u.Scheme, path, u.Host)
+		if len(tg.Labels) > 0 {
+			b.WriteString("        labels:\n")
+			for k, v := range tg.Labels {
+				fmt.Fprintf(&b, "          %s: %q\n", k, v)
+			}
+		}
+	}
+	return b.String(), nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	return port, l.Close()
+}
+
+// Log returns what Prometheus wrote so far.
+func (s *Server) Log() string { return s.log.String() }
+
+// stop terminates the process (SIGTERM, then SIGKILL after 10s) and
+// waits for it.
+func (s *Server) stop() error {
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return err
+	}
+	select {
+	case <-s.exited:
+		var exit *exec.ExitError
+		if s.waitErr != nil && !errors.As(s.waitErr, &exit) {
+			return s.waitErr
+		}
+		return nil // an exit status after SIGTERM is the expected end
+	case <-time.After(10 * time.Second):
+		if err := s.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+			return err
+		}
+		<-s.exited
+		return errors.New("prometheus ignored SIGTERM for 10s; killed")
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the process's writers and readers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}

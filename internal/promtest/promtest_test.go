@@ -1,0 +1,61 @@
+package promtest
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestConfig(t *testing.T) {
+	got, err := config([]Target{{URL: "http://127.0.0.1:1234/prometheus/metrics", Labels: map[string]string{"namespace": "a"}}, {Job: "sim", URL: "http://127.0.0.1:99"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"scrape_interval: 1s", `job_name: "target0"`, `metrics_path: "/prometheus/metrics"`, `targets: ["127.0.0.1:1234"]`,
+		`namespace: "a"`, `job_name: "sim"`, `metrics_path: "/metrics"`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("config lacks %q:\n%s", want, got)
+		}
+	}
+	if _, err := config([]Target{{URL: "not a url"}}); err == nil {
+		t.Error("bad target accepted")
+	}
+}
+
+func TestStartScrapesTarget(t *testing.T) {
+	var n atomic.Int64
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		if _, err := fmt.Fprintf(w, "# TYPE promtest_hits counter\npromtest_hits_total %d\n", n.Add(1)); err != nil {
+			t.Errorf("writing metrics: %v", err)
+		}
+	}))
+	defer target.Close()
+	start := time.Now()
+	p := Start(t, Target{URL: target.URL + "/metrics"})
+	p.WaitTargetsUp(t, 30*time.Second)
+	p.WaitForSeries(t, "promtest_hits_total", 1, 30*time.Second)
+	t.Logf("prometheus ready and scraping after %s", time.Since(start).Round(time.Millisecond))
+}
+
+func TestSkipsWithoutBinary(t *testing.T) {
+	t.Setenv(BinaryEnv, "/nonexistent/prometheus")
+	if b := Binary(); b != "" {
+		t.Fatalf("Binary() = %q with a missing %s", b, BinaryEnv)
+	}
+	var inner *testing.T
+	t.Run("start", func(t *testing.T) {
+		inner = t
+		Start(t)
+		t.Error("Start returned without a binary")
+	})
+	if !inner.Skipped() {
+		t.Error("Start did not skip")
+	}
+}

@@ -1,0 +1,111 @@
+package promtest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+)
+
+// pollEvery is how often the wait helpers ask.
+const pollEvery = 200 * time.Millisecond
+
+// waitReady polls /-/ready until it answers 200, the process exits or the
+// timeout passes.
+func (s *Server) waitReady(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		select {
+		case <-s.exited:
+			return fmt.Errorf("prometheus exited (%v): %s", s.waitErr, s.Log())
+		default:
+		}
+		resp, err := s.client.Get(s.URL + "/-/ready")
+		if err == nil {
+			_, cerr := io.Copy(io.Discard, resp.Body)
+			err = errors.Join(cerr, resp.Body.Close())
+			if err == nil && resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not ready after %s (last error %v); log:\n%s", timeout, err, s.Log())
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+// WaitTargetsUp waits until every target has been scraped successfully.
+func (s *Server) WaitTargetsUp(t testing.TB, timeout time.Duration) {
+	t.Helper()
+	s.waitFor(t, timeout, "all targets up", func() (bool, error) {
+		var body struct {
+			Data struct {
+				ActiveTargets []struct {
+					Health    string `json:"health"`
+					LastError string `json:"lastError"`
+				} `json:"activeTargets"`
+			} `json:"data"`
+		}
+		if err := s.get("/api/v1/targets", &body); err != nil {
+			return false, err
+		}
+		ts := body.Data.ActiveTargets
+		for _, tg := range ts {
+			if tg.Health != "up" {
+				return false, fmt.Errorf("target %s: %s", tg.Health, tg.LastError)
+			}
+		}
+		return len(ts) > 0, nil
+	})
+}
+
+// WaitForSeries waits until an instant query returns at least n series.
+func (s *Server) WaitForSeries(t testing.TB, query string, n int, timeout time.Duration) {
+	t.Helper()
+	s.waitFor(t, timeout, fmt.Sprintf("%d series for %s", n, query), func() (bool, error) {
+		var body struct {
+			Data struct {
+				Result []json.RawMessage `json:"result"`
+			} `json:"data"`
+		}
+		if err := s.get("/api/v1/query?query="+url.QueryEscape(query), &body); err != nil {
+			return false, err
+		}
+		return len(body.Data.Result) >= n, nil
+	})
+}
+
+func (s *Server) waitFor(t testing.TB, timeout time.Duration, what string, cond func() (bool, error)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, err := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("promtest: waited %s for %s (last error: %v); prometheus log:\n%s", timeout, what, err, s.Log())
+		}
+		time.Sleep(pollEvery)
+	}
+}
+
+func (s *Server) get(path string, into any) error {
+	resp, err := s.client.Get(s.URL + path)
+	if err != nil {
+		return err
+	}
+	derr := json.NewDecoder(resp.Body).Decode(into)
+	if err := errors.Join(derr, resp.Body.Close()); err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", path, resp.Status)
+	}
+	return nil
+}

@@ -1,0 +1,207 @@
+package monitor
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/tokentop/tokentop/bandwidth"
+	"github.com/tokentop/tokentop/config"
+	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/sources/gpu"
+	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/tokentop/tokentop/sources/probe"
+	"github.com/tokentop/tokentop/sources/promql"
+	"github.com/tokentop/tokentop/sources/scrape"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// AddConfig adds every source a config file describes: a probe and a
+// scrape of its /metrics per endpoint (one scrape per metrics URL),
+// PromQL servers, dcgm-exporters with the endpoints' GPU maps, and
+// nvidia-smi.
+func (m *Monitor) AddConfig(c *config.Config) error {
+	scraped := map[string]bool{}
+	var targets []gpu.Target
+	for _, ep := range c.Endpoints {
+		if !ep.Probe.Disabled {
+			o, err := ProbeOptions(ep)
+			if err != nil {
+				return err
+			}
+			if err := m.AddProbe(o, ep.Prefix()); err != nil {
+				return fmt.Errorf("endpoint %s: %w", ep.Prefix(), err)
+			}
+		}
+		if sc, ok := ScrapeConfig(ep); ok && !scraped[sc.URL+sc.Path] {
+			scraped[sc.URL+sc.Path] = true
+			m.AddScrape(sc)
+		}
+		if ep.GPU != nil {
+			targets = append(targets, gpu.Target{Endpoint: ep.Prefix() + "/" + ep.Model, Host: ep.GPU.Hostname,
+				Pod: ep.GPU.Pod, Namespace: ep.GPU.Namespace, GPUs: ep.GPU.GPUs})
+		}
+	}
+	for _, p := range c.Prometheus {
+		if err := m.AddPromQL(PromQLConfig(p)); err != nil {
+			return fmt.Errorf("prometheus %s: %w", httpclient.Redact(p.URL), err)
+		}
+	}
+	for _, d := range c.DCGM {
+		m.AddDCGM(gpu.Config{URL: d.URL, Interval: d.Interval.D(), HTTP: HTTPConfig(d.Auth), Targets: targets, EmitUnmapped: len(targets) == 0})
+	}
+	if c.NvidiaSMI {
+		m.AddNvidiaSMI(gpu.SMIConfig{Targets: targets, EmitUnmapped: len(targets) == 0})
+	}
+	return nil
+}
+
+// ProbeOptions converts a config endpoint into probe options.
+func ProbeOptions(ep config.Endpoint) (probe.Options, error) {
+	pc := ep.Probe
+	if pc == nil {
+		pc = &config.Probe{}
+	}
+	o := probe.Options{URL: ep.URL, API: probe.API(ep.API), Model: ep.Model,
+		MaxTokens: pc.MaxTokens, Timeout: pc.Timeout.D(), StallTimeout: pc.StallTimeout.D(),
+		Interval: pc.Interval.D(), Concurrency: pc.Concurrency,
+		Auth: probe.Auth{TokenEnv: pc.BearerTokenEnv, TokenFile: pc.BearerTokenFile, CAFile: pc.CAFile, Insecure: pc.Insecure}}
+	if ep.Model != "" {
+		o.Name = ep.Prefix() + "/" + ep.Model
+	}
+	if pc.Seed != 0 {
+		seed := pc.Seed
+		o.Seed = &seed
+	}
+	prompt, err := Prompt(pc.Prompt, pc.PromptFile)
+	if err != nil {
+		return o, fmt.Errorf("endpoint %s: %w", ep.Prefix(), err)
+	}
+	o.Prompt = prompt
+	for k, v := range pc.Headers {
+		o.Headers = append(o.Headers, probe.Header{Name: k, Value: probe.Secret(v)})
+	}
+	return o, nil
+}
+
+// Prompt resolves a prompt setting: a file, a built-in name (short,
+// medium, long) or literal text.
+func Prompt(name, file string) (string, error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("prompt file: %w", err)
+		}
+		return string(b), nil
+	}
+	if p, ok := probe.BuiltinPrompts()[name]; ok {
+		return p, nil
+	}
+	return name, nil
+}
+
+// ScrapeConfig is the /metrics scrape of a config endpoint, on the same
+// host as its API; ok is false when scraping is off.
+func ScrapeConfig(ep config.Endpoint) (scrape.Config, bool) {
+	if ep.Metrics == "off" {
+		return scrape.Config{}, false
+	}
+	u, err := url.Parse(ep.URL)
+	if err != nil || u.Host == "" {
+		return scrape.Config{}, false
+	}
+	sc := scrape.Config{URL: u.Scheme + "://" + u.Host, Path: "/metrics", Name: ep.Name, Model: ep.Model}
+	if pc := ep.Probe; pc != nil {
+		sc.HTTP = HTTPConfig(pc.Auth)
+	}
+	switch m := ep.Metrics; {
+	case strings.HasPrefix(m, "http://") || strings.HasPrefix(m, "https://"):
+		if mu, err := url.Parse(m); err == nil {
+			sc.URL, sc.Path = mu.Scheme+"://"+mu.Host, mu.Path
+		}
+	case m != "":
+		sc.Path = m
+	}
+	if w := ep.Weights; w != nil {
+		key := ep.Model
+		if key == "" {
+			key = "*"
+		}
+		sc.MBU = map[string]bandwidth.Model{key: {Parameters: w.Parameters, BytesPerParameter: dtypeBytes(w.DType),
+			TensorParallel: w.TensorParallel, GPU: w.GPU, KVBytesPerToken: w.KVBytesPerToken}}
+	}
+	return sc, true
+}
+
+func dtypeBytes(dtype string) float64 {
+	switch strings.ToLower(dtype) {
+	case "fp32", "float32":
+		return 4
+	case "fp8", "int8", "e4m3", "e5m2":
+		return 1
+	case "int4", "fp4", "nf4", "awq", "gptq":
+		return 0.5
+	default: // bf16, fp16
+		return 2
+	}
+}
+
+// HTTPConfig converts config auth into the shared HTTP client config.
+func HTTPConfig(a config.Auth) httpclient.Config {
+	c := httpclient.Config{CAFile: a.CAFile, InsecureSkipVerify: a.Insecure,
+		BearerToken: httpclient.SecretSource{Env: a.BearerTokenEnv, File: a.BearerTokenFile}}
+	if len(a.Headers) > 0 {
+		c.Headers = map[string]httpclient.SecretSource{}
+		for k, v := range a.Headers {
+			c.Headers[k] = httpclient.SecretSource{Value: httpclient.Secret(v)}
+		}
+	}
+	return c
+}
+
+// PromQLConfig converts a config Prometheus entry.
+func PromQLConfig(p config.Prometheus) promql.Config {
+	c := promql.Config{URL: p.URL, GroupBy: p.GroupBy, Window: p.Window.D(), Refresh: p.Interval.D(), HTTP: HTTPConfig(p.Auth)}
+	c.HTTP.Timeout = p.Timeout.D()
+	if p.Username != "" {
+		c.Basic = promql.BasicAuth{User: p.Username, Password: httpclient.SecretSource{Env: p.PasswordEnv, File: p.PasswordFile}}
+	}
+	if len(p.Queries) > 0 {
+		c.Queries = map[telemetry.Signal]string{}
+		for k, q := range p.Queries {
+			c.Queries[telemetry.Signal(k)] = q
+		}
+	}
+	return c
+}
+
+// Objectives converts the config file's SLOs.
+func Objectives(in []config.SLO) ([]slo.Objective, error) {
+	var out []slo.Objective
+	for i, s := range in {
+		o := slo.Objective{Name: s.Name, Endpoint: s.Endpoint, Kind: slo.Kind(s.Kind), Signal: telemetry.Signal(s.Signal),
+			Percentile: s.Percentile, Window: s.Window.D(), For: s.For.D(), KeepFiringFor: s.KeepFiringFor.D(),
+			Target: s.Target, Period: s.Period.D()}
+		if o.Kind == "" {
+			o.Kind = slo.Percentile
+		}
+		if o.Kind == slo.ErrorRate && o.Signal == "" {
+			o.Signal = telemetry.ErrorRate
+		}
+		// Accept "percentile: 95" and "target: 99" as well as fractions.
+		if o.Percentile >= 1 && o.Percentile < 100 {
+			o.Percentile /= 100
+		}
+		if o.Target >= 1 && o.Target < 100 {
+			o.Target /= 100
+		}
+		thr, err := slo.ParseThreshold(o.Signal, s.Threshold)
+		if err != nil {
+			return nil, fmt.Errorf("slos[%d] (%s): threshold: %w", i, strings.TrimSpace(s.Name), err)
+		}
+		o.Threshold = thr
+		out = append(out, o)
+	}
+	return out, nil
+}

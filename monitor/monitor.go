@@ -1,0 +1,158 @@
+// Package monitor assembles a running tokentop: it starts the configured
+// sources, fans their observations out to the telemetry store, the SLO
+// engine and any extra sinks (recorder, exporter), evaluates the SLOs on a
+// tick and hands alert transitions to notifiers. Commands build one and the
+// views read its Store and SLO engine; views never see a concrete source.
+package monitor
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// Options tune a Monitor; the zero value is usable.
+type Options struct {
+	Store      telemetry.StoreConfig
+	Objectives []slo.Objective
+	SLO        slo.Options
+	// EvalEvery is the SLO evaluation period (default 1 s).
+	EvalEvery time.Duration
+	// Now is the clock for evaluation (tests); nil = time.Now.
+	Now func() time.Time
+}
+
+// Monitor runs sources into the store and the SLO engine.
+type Monitor struct {
+	Store *telemetry.Store
+	SLO   *slo.Engine
+
+	opts Options
+
+	mu          sync.Mutex
+	sinks       telemetry.Tee
+	runners     []runner
+	transitions []func([]slo.Transition)
+	running     bool
+}
+
+// runner is one source loop; Run returns when ctx is done.
+type runner struct {
+	name string
+	run  func(ctx context.Context) error
+}
+
+// New returns a Monitor with its store and SLO engine, and no sources yet.
+func New(opts Options) *Monitor {
+	if opts.EvalEvery <= 0 {
+		opts.EvalEvery = time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	store := telemetry.NewStore(opts.Store)
+	engine := slo.New(opts.Objectives, store, opts.SLO)
+	m := &Monitor{Store: store, SLO: engine, opts: opts}
+	m.sinks = telemetry.Tee{store, engine}
+	return m
+}
+
+// Observe passes an observation to every sink; sources hold the Monitor
+// as their sink.
+func (m *Monitor) Observe(o telemetry.Observation) {
+	m.mu.Lock()
+	sinks := m.sinks
+	m.mu.Unlock()
+	sinks.Observe(o)
+}
+
+// AddSink adds a sink (a recorder, an exporter) behind the store.
+func (m *Monitor) AddSink(s telemetry.Sink) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sinks = append(append(telemetry.Tee{}, m.sinks...), s)
+}
+
+// OnTransitions registers a callback for each evaluation's alert
+// transitions (notifiers, recorder, the TUI bell). It must not block.
+func (m *Monitor) OnTransitions(f func([]slo.Transition)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.transitions = append(m.transitions, f)
+}
+
+// add registers a source loop; it must be called before Run.
+func (m *Monitor) add(name string, run func(ctx context.Context) error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.runners = append(m.runners, runner{name: name, run: run})
+}
+
+// Sources returns how many source loops are configured.
+func (m *Monitor) Sources() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.runners)
+}
+
+// Run starts every source and the SLO evaluation, and returns when ctx is
+// done and every loop has stopped. A source that fails is reported through
+// its status; it never stops the others.
+func (m *Monitor) Run(ctx context.Context) error {
+	m.mu.Lock()
+	if m.running {
+		m.mu.Unlock()
+		return errors.New("monitor: already running")
+	}
+	m.running = true
+	runners := append([]runner(nil), m.runners...)
+	m.mu.Unlock()
+
+	var wg sync.WaitGroup
+	for _, r := range runners {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := r.run(ctx); err != nil && ctx.Err() == nil {
+				m.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: time.Now(), Source: r.name,
+					Status: &telemetry.SourceStatus{Name: r.name, Kind: "source", State: telemetry.Error, Err: err.Error()}})
+			}
+		}()
+	}
+	m.evaluate(ctx)
+	wg.Wait()
+	return nil
+}
+
+// evaluate runs the SLO engine every EvalEvery until ctx is done.
+func (m *Monitor) evaluate(ctx context.Context) {
+	t := time.NewTicker(m.opts.EvalEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			m.EvaluateNow()
+		}
+	}
+}
+
+// EvaluateNow evaluates the SLOs once and dispatches the transitions.
+func (m *Monitor) EvaluateNow() []slo.Transition {
+	trs := m.SLO.Evaluate(m.opts.Now())
+	if len(trs) == 0 {
+		return nil
+	}
+	m.mu.Lock()
+	callbacks := append([]func([]slo.Transition){}, m.transitions...)
+	m.mu.Unlock()
+	for _, f := range callbacks {
+		f(trs)
+	}
+	return trs
+}

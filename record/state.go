@@ -1,0 +1,100 @@
+package record
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// maxStateKeys bounds the preamble kept for seeking; keys past it (endless
+// new endpoints) are not repeated, so only a seek far past their last
+// observation misses them.
+const maxStateKeys = 50_000
+
+// stateLines keeps, per key, the encoded line of the latest observation a
+// reader starting at a later segment needs: endpoint announcements, source
+// statuses and each track's last value and last status. Replayed in their
+// original order they leave a store in the state the full replay would
+// (for everything older than the replayed span).
+type stateLines struct {
+	m   map[stateKey]*stateEntry
+	seq uint64
+}
+
+type stateKey struct {
+	role     byte // 'e' endpoint, 's' source, 'v' track value, 'f' track status
+	endpoint string
+	signal   telemetry.Signal
+	source   string // full source for 'e' and 's', source kind for tracks
+}
+
+type stateEntry struct {
+	line []byte
+	seq  uint64
+}
+
+func (s *stateLines) update(o telemetry.Observation, encoded []byte) {
+	var k stateKey
+	switch o.Kind {
+	case telemetry.KindEndpoint:
+		k = stateKey{role: 'e', endpoint: o.Endpoint, source: o.Source}
+	case telemetry.KindSource:
+		name := o.Source
+		if o.Status != nil && o.Status.Name != "" {
+			name = o.Status.Name
+		}
+		k = stateKey{role: 's', source: name}
+	case telemetry.KindSample, telemetry.KindHistogram:
+		if o.Signal == "" {
+			return
+		}
+		k = stateKey{role: 'v', endpoint: o.Endpoint, signal: o.Signal, source: sourceKind(o.Source)}
+	case telemetry.KindNoData, telemetry.KindFailure:
+		k = stateKey{role: 'f', endpoint: o.Endpoint, signal: o.Signal, source: sourceKind(o.Source)}
+	default:
+		return // probes, live text: history, not state
+	}
+	if s.m == nil {
+		s.m = map[stateKey]*stateEntry{}
+	}
+	s.seq++
+	e, ok := s.m[k]
+	if !ok {
+		if len(s.m) >= maxStateKeys {
+			return
+		}
+		e = &stateEntry{}
+		s.m[k] = e
+	}
+	e.line = append(e.line[:0], encoded...)
+	e.seq = s.seq
+}
+
+// lines returns the kept lines in the order they were observed.
+func (s *stateLines) lines() [][]byte {
+	es := make([]*stateEntry, 0, len(s.m))
+	for _, e := range s.m {
+		es = append(es, e)
+	}
+	slices.SortFunc(es, func(a, b *stateEntry) int {
+		switch {
+		case a.seq < b.seq:
+			return -1
+		case a.seq > b.seq:
+			return 1
+		}
+		return 0
+	})
+	out := make([][]byte, len(es))
+	for i, e := range es {
+		out[i] = e.line
+	}
+	return out
+}
+
+// sourceKind is telemetry's track key: "probe" of "probe:http://…".
+func sourceKind(source string) string {
+	kind, _, _ := strings.Cut(source, ":")
+	return kind
+}

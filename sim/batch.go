@@ -1,0 +1,118 @@
+package sim
+
+// admit moves waiting requests into the batch while there is a slot and
+// enough free KV blocks for their prompt (plus a 1% watermark, as vLLM
+// keeps), then preempts the newest sequences if decode growth would
+// overflow the KV pool.
+func (e *engine) admit(stepStart int64) {
+	free := int64(e.totalBlocks) - e.usedBlocks.Load()
+	watermark := int64(e.totalBlocks / 100)
+	e.mu.Lock()
+	for len(e.waiting) > 0 && len(e.running) < e.spec.MaxBatch {
+		s := e.waiting[0]
+		need := int64(blocksFor(s.needPrefill + 1))
+		// An empty batch always takes the head, so an oversized request
+		// cannot wedge the queue.
+		if free-need < watermark && len(e.running) > 0 {
+			break
+		}
+		e.waiting = e.waiting[1:]
+		free -= need
+		s.blocks = int(need)
+		s.state.Store(int32(stateRunning))
+		if s.scheduled == 0 {
+			s.scheduled = max(stepStart, s.arrival)
+		}
+		e.running = append(e.running, s)
+	}
+	if len(e.waiting) == 0 {
+		e.waiting = nil // drop the consumed backing array
+	}
+	e.nWaiting.Store(int64(len(e.waiting)))
+	e.mu.Unlock()
+
+	// Decoding sequences whose next token starts a new block.
+	grow := int64(0)
+	for _, s := range e.running {
+		if s.prefilled >= s.needPrefill && blocksFor(s.prompt+s.generated+1) > s.blocks {
+			grow++
+		}
+	}
+	for grow > free && len(e.running) > 1 {
+		v := e.running[len(e.running)-1]
+		e.running = e.running[:len(e.running)-1]
+		free += int64(v.blocks)
+		if v.prefilled >= v.needPrefill && blocksFor(v.prompt+v.generated+1) > v.blocks {
+			grow--
+		}
+		e.preempt(v)
+	}
+	for _, s := range e.running {
+		if s.prefilled >= s.needPrefill && blocksFor(s.prompt+s.generated+1) > s.blocks {
+			s.blocks++
+			free--
+		}
+	}
+	e.usedBlocks.Store(int64(e.totalBlocks) - free)
+	e.nRunning.Store(int64(len(e.running)))
+}
+
+// preempt returns a sequence to the front of the queue; like vLLM V1's
+// recompute preemption it must prefill prompt + generated tokens again.
+func (e *engine) preempt(s *seq) {
+	s.blocks, s.prefilled = 0, 0
+	s.needPrefill = s.prompt + s.generated
+	s.preemptNum++
+	e.rec.preemptions++
+	e.mu.Lock()
+	s.state.Store(int32(stateWaiting))
+	e.waiting = append([]*seq{s}, e.waiting...)
+	e.nWaiting.Store(int64(len(e.waiting)))
+	e.mu.Unlock()
+}
+
+// plan decides this step's work (decodes first, then prefill chunks within
+// the token budget, as vLLM's chunked-prefill scheduler does) and returns
+// its duration from the roofline: max(memory time, prefill compute time).
+func (e *engine) plan(fx effects) (dur int64, activeNs, memBusyNs, bytes float64) {
+	e.emit, e.chunks = e.emit[:0], e.chunks[:0]
+	budget := e.spec.MaxBatchedTokens
+	kvTokens, prefillTokens := 0, 0
+	for _, s := range e.running {
+		if s.prefilled >= s.needPrefill {
+			e.emit = append(e.emit, s)
+			budget--
+			kvTokens += s.prompt + s.generated
+		}
+	}
+	decodes := len(e.emit)
+	for _, s := range e.running {
+		if s.prefilled >= s.needPrefill {
+			continue
+		}
+		n := min(s.needPrefill-s.prefilled, budget)
+		kvTokens += s.prefilled + max(n, 0)
+		if n <= 0 {
+			continue
+		}
+		budget -= n
+		prefillTokens += n
+		e.chunks = append(e.chunks, chunk{s, n})
+		if s.prefilled+n >= s.needPrefill {
+			e.emit = append(e.emit, s)
+		}
+	}
+	e.rec.iterTokens = decodes + prefillTokens
+
+	peak := e.gpu.PeakBW * float64(e.spec.NumGPUs)
+	bytes = e.spec.weightBytes() + float64(kvTokens)*e.spec.KVBytesPerToken
+	memTime := bytes / (peak * e.spec.Efficiency * fx.bwFactor)
+	prefillTime := float64(prefillTokens) * fx.prefillFactor / e.spec.PrefillTokensPerSec
+	step := max(memTime, prefillTime)
+	if e.spec.Jitter > 0 {
+		j := max(min(e.rng.NormFloat64(), 3), -3) * e.spec.Jitter
+		step *= 1 + j
+	}
+	dur = max(int64(step*1e9), 1000)
+	return dur, bytes / peak * 1e9, min(memTime*1e9, float64(dur)), bytes
+}

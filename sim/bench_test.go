@@ -1,0 +1,152 @@
+package sim
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// benchSpec is a model whose decode step is 20 ms (50 tokens/s per stream)
+// with perModel sequences of ~300 resident tokens: the weights take 16 ms
+// and the KV the other 4.
+func benchSpec(name string, perModel int) ModelSpec {
+	const peak, eff = 3.35e12, 0.5
+	bw := peak * eff
+	return ModelSpec{
+		Name: name, Params: 0.016 * bw / 2, DtypeBytes: 2,
+		KVBytesPerToken: 0.004 * bw / float64(perModel) / 300,
+		GPU:             "H100 SXM", Efficiency: eff, PrefillTokensPerSec: 5e6,
+		MaxBatch: perModel, MaxQueue: perModel, MaxBatchedTokens: 65536,
+	}
+}
+
+// runScheduleBench drives n concurrent streams spread over models engines,
+// through HTTP/1.1 SSE (one socket each) or the in-process API, and returns
+// the server's schedule-error stats over measure (after warm-up) and the
+// mean step time.
+func runScheduleBench(tb testing.TB, n, models int, measure time.Duration, httpMode bool) (ScheduleStats, time.Duration) {
+	var specs []ModelSpec
+	for i := 0; i < models; i++ {
+		specs = append(specs, benchSpec(fmt.Sprintf("bench-%d", i), n/models))
+	}
+	s, err := New(Config{Models: specs})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Start(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n, DisableCompression: true}}
+	defer client.CloseIdleConnections()
+	maxTokens := int((measure + 4*time.Second) / (20 * time.Millisecond))
+	var started, wg sync.WaitGroup
+	started.Add(n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			model := specs[i%models].Name
+			prompt := fmt.Sprintf("%04d %s", i, strings.Repeat("word ", 220)) // ~280 tokens, distinct
+			first := true
+			mark := func() {
+				if first {
+					first = false
+					started.Done()
+				}
+			}
+			defer mark()
+			if !httpMode {
+				st, err := s.Generate(ctx, Request{Model: model, Prompt: prompt, MaxTokens: maxTokens, IgnoreEOS: true})
+				if err != nil {
+					tb.Error(err)
+					return
+				}
+				for {
+					toks, fin, err := st.Recv()
+					if len(toks) > 0 {
+						mark()
+					}
+					if err != nil || fin != "" {
+						return
+					}
+				}
+			}
+			body := fmt.Sprintf(`{"model":%q,"stream":true,"ignore_eos":true,"max_tokens":%d,"prompt":%q}`, model, maxTokens, prompt)
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, s.URL()+"/v1/completions", strings.NewReader(body))
+			resp, err := client.Do(req)
+			if err != nil {
+				return
+			}
+			defer resp.Body.Close()
+			r := bufio.NewReaderSize(resp.Body, 4096)
+			for {
+				if _, err := r.ReadSlice('\n'); err != nil && err != bufio.ErrBufferFull {
+					return
+				}
+				mark()
+			}
+		}()
+		if i%50 == 49 {
+			time.Sleep(10 * time.Millisecond) // ramp up like real clients
+		}
+	}
+	started.Wait()
+	time.Sleep(500 * time.Millisecond)
+	s.ResetScheduleErrors()
+	steps0 := totalSteps(s)
+	t0 := time.Now()
+	time.Sleep(measure)
+	st := s.ScheduleErrors()
+	steps := totalSteps(s) - steps0
+	elapsed := time.Since(t0)
+	tb.Logf("engine wake error: %+v", s.StepWakeErrors())
+	cancel()
+	wg.Wait()
+	if steps == 0 {
+		tb.Fatal("no steps")
+	}
+	return st, elapsed * time.Duration(models) / time.Duration(steps)
+}
+
+func totalSteps(s *Server) int64 {
+	var n int64
+	for _, st := range s.Stats() {
+		n += st.Steps
+	}
+	return n
+}
+
+// BenchmarkSchedule1000Streams measures the simulator's token schedule
+// error (flush time − step deadline) with 1,000 concurrent HTTP/1.1 SSE
+// streams at 50 tokens/s on one model, clients in the same process. Run
+// with -benchtime=1x (see bench/sim_schedule.sh).
+func BenchmarkSchedule1000Streams(b *testing.B) { benchSchedule(b, 1000, 1, true) }
+
+// BenchmarkSchedule1000StreamsInProcess is the same load through the Go
+// API (no sockets): the engine loop and hand-off alone.
+func BenchmarkSchedule1000StreamsInProcess(b *testing.B) { benchSchedule(b, 1000, 1, false) }
+
+// BenchmarkSchedule1000Streams10Models spreads the 1,000 HTTP streams over
+// ten models (engines step at different phases, as several served models
+// do), so each step fans out to 100 sockets.
+func BenchmarkSchedule1000Streams10Models(b *testing.B) { benchSchedule(b, 1000, 10, true) }
+
+func benchSchedule(b *testing.B, n, models int, httpMode bool) {
+	for i := 0; i < b.N; i++ {
+		st, step := runScheduleBench(b, n, models, 5*time.Second, httpMode)
+		b.ReportMetric(float64(st.P50.Microseconds())/1000, "p50-ms")
+		b.ReportMetric(float64(st.P99.Microseconds())/1000, "p99-ms")
+		b.ReportMetric(float64(st.Max.Microseconds())/1000, "max-ms")
+		b.ReportMetric(float64(step.Microseconds())/1000, "step-ms")
+		b.Logf("schedule error over %d tokens: p50 %v p90 %v p99 %v max %v; mean step %v",
+			st.Count, st.P50, st.P90, st.P99, st.Max, step)
+	}
+}

@@ -1,0 +1,234 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// engine simulates one model's continuous-batching scheduler on its GPUs.
+// A single goroutine (run) owns the running batch and advances a monotonic
+// step schedule; handlers only touch the waiting queue under mu.
+type engine struct {
+	srv         *Server
+	idx         int
+	spec        ModelSpec
+	gpu         GPU
+	totalBlocks int
+	metrics     *modelMetrics
+	win         busyWindow
+
+	mu      sync.Mutex
+	waiting []*seq
+	closed  bool
+	wake    chan struct{}
+
+	// published state, read by /metrics, DCGM and Stats
+	nRunning, nWaiting, usedBlocks atomic.Int64
+	outage                         atomic.Bool
+	lastStepNs, steps, overruns    atomic.Int64
+	lastBWFactor                   atomic.Uint64 // float64 bits
+
+	// engine goroutine only
+	running []*seq
+	rng     *rand.Rand
+	timer   *time.Timer
+	rec     stepRecord // the step in flight
+	side    stepRecord // aborts and failures between steps
+	emit    []*seq
+	chunks  []chunk
+}
+
+type chunk struct {
+	s *seq
+	n int
+}
+
+// maxLag bounds how far the schedule may trail real time before it is
+// rebased: a starved process should not "catch up" with a burst of steps
+// that a real GPU would never produce.
+const maxLag = 20 * time.Millisecond
+
+// kvBlocksOverride, when > 0, replaces the computed KV pool size (tests).
+var kvBlocksOverride int
+
+func newEngine(srv *Server, idx int, spec ModelSpec, gpu GPU) *engine {
+	e := &engine{
+		srv: srv, idx: idx, spec: spec, gpu: gpu,
+		totalBlocks: kvBlocks(spec, gpu),
+		metrics:     newModelMetrics(srv.format, spec.MaxModelLen),
+		wake:        make(chan struct{}, 1),
+		rng:         rand.New(rand.NewPCG(uint64(srv.cfg.Seed), uint64(idx)+1)),
+	}
+	if kvBlocksOverride > 0 {
+		e.totalBlocks = kvBlocksOverride
+	}
+	e.lastBWFactor.Store(math.Float64bits(1))
+	return e
+}
+
+func (e *engine) signal() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+func blocksFor(tokens int) int { return (tokens + blockSize - 1) / blockSize }
+
+// submit queues a request, or refuses it when the queue is full, the model
+// is in an outage or the server is closing.
+func (e *engine) submit(s *seq) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch {
+	case e.closed:
+		return ErrClosed
+	case e.srv.effects(e.spec.Name).outage:
+		return ErrOutage
+	case len(e.waiting) >= e.spec.MaxQueue:
+		return ErrQueueFull
+	}
+	s.arrival = e.srv.now()
+	s.needPrefill = s.prompt
+	e.waiting = append(e.waiting, s)
+	e.nWaiting.Store(int64(len(e.waiting)))
+	e.signal()
+	return nil
+}
+
+// abort cancels a request on behalf of a departed client. A waiting
+// request leaves the queue here; a running one is reaped by the engine
+// goroutine, which wakes at once, so its batch slot and KV blocks are free
+// before the next step is planned.
+func (e *engine) abort(s *seq) {
+	if !s.aborted.CompareAndSwap(false, true) {
+		return
+	}
+	e.mu.Lock()
+	if seqState(s.state.Load()) == stateWaiting {
+		for i, w := range e.waiting {
+			if w == s {
+				e.waiting = append(e.waiting[:i], e.waiting[i+1:]...)
+				e.nWaiting.Store(int64(len(e.waiting)))
+				s.state.Store(int32(stateDone))
+				e.mu.Unlock()
+				now := e.srv.now()
+				e.metrics.apply(&stepRecord{finished: []finishedReq{{
+					reason: finishAbort, prompt: s.prompt, generated: s.generated, paramMax: s.paramMax,
+					e2e: secs(now - s.arrival),
+				}}})
+				s.fail(ErrAborted)
+				return
+			}
+		}
+	}
+	e.mu.Unlock()
+	e.signal()
+}
+
+func secs(ns int64) float64 { return float64(ns) / 1e9 }
+
+// run is the engine loop: plan a step from the current batch, sleep until
+// its deadline on the monotonic schedule, then emit one token per
+// sequence that finished a decode or its prefill.
+func (e *engine) run(ctx context.Context) {
+	e.timer = time.NewTimer(time.Hour)
+	e.timer.Stop()
+	defer e.shutdown()
+	var clock int64 // start of the next step on the schedule
+	idle := true
+	for ctx.Err() == nil {
+		e.reap()
+		fx := e.srv.effects(e.spec.Name)
+		e.lastBWFactor.Store(math.Float64bits(fx.bwFactor))
+		if fx.outage {
+			e.enterOutage()
+			e.idleWait(ctx, 50*time.Millisecond)
+			idle = true
+			continue
+		}
+		e.outage.Store(false)
+		now := e.srv.now()
+		if idle {
+			clock = now
+		} else if now-clock > int64(maxLag) {
+			clock = now
+			e.overruns.Add(1)
+		}
+		e.admit(clock)
+		if len(e.running) == 0 {
+			idle = true
+			e.idleWait(ctx, 0)
+			continue
+		}
+		idle = false
+		dur, active, memBusy, bytes := e.plan(fx)
+		deadline := clock + dur
+		e.win.add(clock, deadline, active, memBusy, bytes, float64(len(e.emit)))
+		e.lastStepNs.Store(dur)
+		if !e.sleepUntil(ctx, deadline) {
+			return
+		}
+		e.srv.wake.record(time.Duration(e.srv.now() - deadline))
+		e.complete(deadline)
+		e.steps.Add(1)
+		clock = deadline
+	}
+}
+
+// idleWait blocks until a submission or abort arrives (or poll elapses,
+// when >0, so scenario changes are noticed).
+func (e *engine) idleWait(ctx context.Context, poll time.Duration) {
+	if poll > 0 {
+		e.timer.Reset(poll)
+		defer e.timer.Stop()
+	}
+	select {
+	case <-e.wake:
+	case <-e.timer.C:
+	case <-ctx.Done():
+	}
+}
+
+// enterOutage fails everything in flight, like an engine crash would, and
+// refuses new work until the outage ends.
+func (e *engine) enterOutage() {
+	if e.outage.Swap(true) {
+		return
+	}
+	e.failAll(ErrOutage)
+}
+
+func (e *engine) failAll(err error) {
+	now := e.srv.now()
+	e.mu.Lock()
+	waiting := e.waiting
+	e.waiting = nil
+	e.nWaiting.Store(0)
+	e.mu.Unlock()
+	for _, s := range e.running {
+		e.finish(&e.side, s, finishAbort, now)
+		s.fail(err)
+	}
+	for _, s := range waiting {
+		s.state.Store(int32(stateDone))
+		e.side.finished = append(e.side.finished, finishedReq{reason: finishAbort, prompt: s.prompt,
+			generated: s.generated, paramMax: s.paramMax, e2e: secs(now - s.arrival)})
+		s.fail(err)
+	}
+	e.dropDone()
+	e.metrics.apply(&e.side)
+	e.side.reset()
+}
+
+func (e *engine) shutdown() {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	e.failAll(ErrClosed)
+	e.timer.Stop()
+}

@@ -1,0 +1,43 @@
+package sim
+
+import "strings"
+
+// writeSGLang renders the families of fixtures/metrics/sglang-metrics.txt
+// (SGLang 0.4-era): label model_name only, le first, histograms in
+// sum → buckets → count order. time_per_output_token_seconds carries the
+// per-step inter-token intervals, as that version did.
+func writeSGLang(b *strings.Builder, snaps []snapshot) {
+	counter := func(name, help string, v func(snapshot) float64) {
+		family(b, name, "counter", help)
+		for _, sn := range snaps {
+			sample(b, name, `model_name="`+sn.name+`"`, pyFloat(v(sn)))
+		}
+	}
+	gauge := func(name, help string, v func(snapshot) float64) {
+		family(b, name, "gauge", help)
+		for _, sn := range snaps {
+			sample(b, name, `model_name="`+sn.name+`"`, pyFloat(v(sn)))
+		}
+	}
+	hist := func(name, help, key string) {
+		family(b, name, "histogram", help)
+		for _, sn := range snaps {
+			writeHistogram(b, name, sn.h[key], "", `,model_name="`+sn.name+`"`, true)
+		}
+	}
+	counter("sglang:prompt_tokens_total", "Number of prefill tokens processed.", func(sn snapshot) float64 { return sn.promptTokens })
+	counter("sglang:generation_tokens_total", "Number of generation tokens processed.", func(sn snapshot) float64 { return sn.genTokens })
+	gauge("sglang:token_usage", "The token usage", func(sn snapshot) float64 { return sn.kvUsage })
+	gauge("sglang:cache_hit_rate", "The cache hit rate", func(sn snapshot) float64 { return 0 })
+	hist("sglang:time_to_first_token_seconds", "Histogram of time to first token in seconds.", "time_to_first_token_seconds")
+	hist("sglang:e2e_request_latency_seconds", "Histogram of End-to-end request latency in seconds", "e2e_request_latency_seconds")
+	hist("sglang:time_per_output_token_seconds", "Histogram of time per output token in seconds.", "inter_token_latency_seconds")
+	gauge("sglang:num_running_reqs", "The number of running requests", func(sn snapshot) float64 { return float64(sn.running) })
+	gauge("sglang:num_used_tokens", "The number of used tokens", func(sn snapshot) float64 {
+		return float64(sn.e.usedBlocks.Load() * blockSize)
+	})
+	gauge("sglang:gen_throughput", "The generate throughput (token/s)", func(sn snapshot) float64 {
+		return sn.e.win.read(sn.e.srv.now()).tokensPerS
+	})
+	gauge("sglang:num_queue_reqs", "The number of requests in the waiting queue", func(sn snapshot) float64 { return float64(sn.waiting) })
+}

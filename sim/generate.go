@@ -1,0 +1,101 @@
+package sim
+
+import (
+	"context"
+)
+
+// Stream is an in-process token stream returned by Server.Generate. It is
+// the HTTP handlers' view of a request without the HTTP, for embedding and
+// benchmarks. Not safe for concurrent use.
+type Stream struct {
+	stop  func() bool // unregisters the ctx watcher
+	srv   *Server
+	e     *engine
+	s     *seq
+	times []int64
+	toks  []Token
+	ended bool
+}
+
+// Token is one generated token.
+type Token struct {
+	Index int    // 0-based position in the answer
+	Text  string // "" for the EOS token of a natural stop
+}
+
+// Generate submits req to its model's engine; cancelling ctx aborts the
+// request (its slot frees at once). It fails with
+// ErrUnknownModel, ErrOutage, ErrQueueFull, ErrClosed or a validation
+// error (an error whose message is the HTTP 400 text).
+func (s *Server) Generate(ctx context.Context, req Request) (*Stream, error) {
+	e, err := s.engineFor(req.Model)
+	if err != nil {
+		return nil, err
+	}
+	if s.effects(e.spec.Name).outage {
+		return nil, ErrOutage
+	}
+	sq, err := e.newSeq(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := e.submit(sq); err != nil {
+		return nil, err
+	}
+	// The consumer blocks on the sequence's channel alone; cancellation
+	// arrives through the engine (abort → fail → notify) rather than a
+	// select on ctx.Done, whose shared channel lock every consumer would
+	// contend for on each token.
+	st := &Stream{srv: s, e: e, s: sq}
+	st.stop = context.AfterFunc(ctx, func() { e.abort(sq) })
+	return st, nil
+}
+
+// PromptTokens is the prompt length the engine accounted.
+func (st *Stream) PromptTokens() int { return st.s.prompt }
+
+// Recv blocks until the engine produced tokens and returns all pending
+// ones; finish is set ("stop", "length") with the last batch. After the
+// end it returns ErrAborted; on failure ErrOutage, ErrClosed or ErrAborted
+// (also when Generate's ctx was cancelled). The returned slice is reused
+// by the next Recv. Each token's delay behind its step deadline feeds
+// ScheduleErrors.
+func (st *Stream) Recv() (toks []Token, finish string, err error) {
+	if st.ended {
+		return nil, "", ErrAborted
+	}
+	<-st.s.notify
+	b := st.s.take(st.times)
+	st.times = b.times
+	if b.finish != "" {
+		st.ended = true
+		st.stop()
+	}
+	toks = st.toks[:0]
+	for i := range b.times {
+		toks = append(toks, Token{})
+		idx := b.first + i
+		toks[i] = Token{Index: idx}
+		if !(b.err == nil && b.finish == finishStop && i == len(b.times)-1) {
+			toks[i].Text = tokenText(st.s.textSeed, idx)
+		}
+	}
+	st.toks = toks
+	st.srv.sched.recordBatch(st.srv.now(), b.times)
+	if b.err != nil {
+		return toks, "", b.err
+	}
+	return toks, b.finish, nil
+}
+
+// Close aborts the request if it has not finished, freeing its slot.
+func (st *Stream) Close() {
+	if !st.ended {
+		st.ended = true
+		st.stop()
+		st.e.abort(st.s)
+	}
+}

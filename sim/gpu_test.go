@@ -1,0 +1,152 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// kvHeavyModel has a 10 ms step at batch 1 and KV traffic that doubles
+// the step once 16 sequences hold 500 tokens each.
+func kvHeavyModel() ModelSpec {
+	spec := stepModel("m", 10*time.Millisecond, 1e6)
+	spec.KVBytesPerToken = spec.Params * 2 / (16 * 500)
+	return spec
+}
+
+func dcgmScrape(t *testing.T, url string) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	fams := parseMetrics(t, b)
+	out := map[string]float64{}
+	for name, f := range fams {
+		out[name] = f.Metric[0].GetGauge().GetValue()
+	}
+	return out
+}
+
+// More concurrency → longer steps (TPOT) and a busier memory system
+// (DRAM-active, MEM_COPY_UTIL), with MBU matching the bytes per TPOT.
+func TestConcurrencyRaisesTPOTAndDRAMActive(t *testing.T) {
+	spec := kvHeavyModel()
+	s, err := New(Config{DCGMListen: "127.0.0.1:0", Models: []ModelSpec{spec}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	prompt := strings.Repeat("abcd", 450) // ~450 tokens
+	retry(t, func() error {
+		// Light: one client, short answers with pauses (a probe-like load).
+		light := time.Now()
+		var lightTPOT time.Duration
+		for time.Since(light) < 1200*time.Millisecond {
+			r := streamRequest(t, context.Background(), s.URL(), "/v1/completions",
+				`{"model":"m","stream":true,"max_tokens":8,"ignore_eos":true,"prompt":"`+prompt+`"}`)
+			lightTPOT = r.tpot()
+			time.Sleep(60 * time.Millisecond)
+		}
+		lightDCGM := dcgmScrape(t, s.DCGMURL())
+
+		// Heavy: 16 concurrent long streams.
+		var wg sync.WaitGroup
+		results := make([]streamResult, 16)
+		for i := range results {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i] = streamRequest(t, context.Background(), s.URL(), "/v1/completions",
+					`{"model":"m","stream":true,"max_tokens":120,"ignore_eos":true,"prompt":"`+prompt+`"}`)
+			}()
+		}
+		eventually(t, 5*time.Second, "16 running", func() bool { return s.Stats()[0].Running == 16 })
+		time.Sleep(1150 * time.Millisecond)
+		heavyStats, heavyDCGM := s.Stats()[0], dcgmScrape(t, s.DCGMURL())
+		wg.Wait()
+		heavyTPOT := results[0].tpot()
+
+		if heavyTPOT < lightTPOT*3/2 || !within(lightTPOT, 10600*time.Microsecond, 3*time.Millisecond) {
+			return fmt.Errorf("TPOT light %v heavy %v: want ≈10.6 ms and ≈2×", lightTPOT, heavyTPOT)
+		}
+		if heavyDCGM["DCGM_FI_PROF_DRAM_ACTIVE"] < lightDCGM["DCGM_FI_PROF_DRAM_ACTIVE"]+0.1 ||
+			heavyDCGM["DCGM_FI_DEV_MEM_COPY_UTIL"] <= lightDCGM["DCGM_FI_DEV_MEM_COPY_UTIL"] {
+			return fmt.Errorf("DCGM light %v heavy %v", lightDCGM, heavyDCGM)
+		}
+		// A fully busy decode engine moves bytes at Efficiency × peak.
+		if d := heavyDCGM["DCGM_FI_PROF_DRAM_ACTIVE"]; d < 0.4 || d > 0.55 {
+			return fmt.Errorf("heavy DRAM active %v, want ≈ efficiency 0.5", d)
+		}
+		// MBU from the Databricks formula with the TPOT clients saw agrees
+		// with the engine's own figure.
+		kvTokens := 16 * (450 + 60)
+		bytes := spec.Params*2 + float64(kvTokens)*spec.KVBytesPerToken
+		mbu := bytes / heavyTPOT.Seconds() / 3.35e12
+		if mbu < 0.4 || mbu > 0.6 || heavyStats.MBU < 0.4 || heavyStats.MBU > 0.55 {
+			return fmt.Errorf("MBU from TPOT %.3f, engine %.3f; want ≈ 0.5", mbu, heavyStats.MBU)
+		}
+		return nil
+	})
+}
+
+// DCGM series carry the fixture's labels plus the pod mapping.
+func TestDCGMLabels(t *testing.T) {
+	s, err := New(Config{DCGMListen: "127.0.0.1:0", Hostname: "node-1", Models: []ModelSpec{
+		stepModel("a/b", time.Millisecond, 1e6),
+		{Name: "big", Params: 70e9, GPU: "H100 SXM", NumGPUs: 4},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(s.DCGMURL() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fams := parseMetrics(t, b)
+	dram := fams["DCGM_FI_PROF_DRAM_ACTIVE"]
+	if dram == nil || len(dram.Metric) != 5 {
+		t.Fatalf("DRAM_ACTIVE series: %v", dram)
+	}
+	for _, name := range []string{"DCGM_FI_DEV_MEM_COPY_UTIL", "DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_GPU_UTIL"} {
+		if fams[name] == nil {
+			t.Errorf("%s missing", name)
+		}
+	}
+	gpus := s.GPUs()
+	for i, m := range dram.Metric {
+		l := map[string]string{}
+		for _, lp := range m.Label {
+			l[lp.GetName()] = lp.GetValue()
+		}
+		g := gpus[i]
+		if l["gpu"] != itoa(i) || l["UUID"] != g.UUID || !strings.HasPrefix(g.UUID, "GPU-") || l["device"] != "nvidia"+itoa(i) ||
+			l["Hostname"] != "node-1" || l["pod"] != PodName(g.Model) || l["namespace"] != PodNamespace || l["container"] != PodContainer {
+			t.Errorf("gpu %d labels %v (info %+v)", i, l, g)
+		}
+	}
+	if gpus[0].ModelName != "NVIDIA H100 80GB HBM3" || gpus[0].Pod != "a-b-0" || gpus[4].Model != "big" {
+		t.Errorf("GPUs %+v", gpus)
+	}
+	if !strings.Contains(string(b), `DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-`) {
+		t.Error("label order differs from dcgm-exporter")
+	}
+}
+
+func itoa(i int) string { return strings.TrimSuffix(pyFloat(float64(i)), ".0") }

@@ -1,0 +1,97 @@
+package sim
+
+import "sync"
+
+// modelMetrics holds one model's served-traffic statistics, updated by the
+// engine goroutine (one lock per step) and read by /metrics.
+type modelMetrics struct {
+	mu                                   sync.Mutex
+	promptTokens, genTokens, preemptions float64
+	success                              map[string]float64 // by finished_reason
+
+	reqPrompt, reqGen, iterTokens, maxGen, paramsN, paramsMaxTokens *histogram
+	ttft, itl, tpotReq, e2e, queue, inference, prefill, decode      *histogram
+}
+
+func newModelMetrics(format string, maxModelLen int) *modelMetrics {
+	tokens := build125Buckets(maxModelLen)
+	m := &modelMetrics{
+		success:         map[string]float64{finishStop: 0, finishLength: 0, finishAbort: 0},
+		reqPrompt:       newHistogram(tokens),
+		reqGen:          newHistogram(tokens),
+		maxGen:          newHistogram(tokens),
+		paramsMaxTokens: newHistogram(tokens),
+		iterTokens:      newHistogram(vllmIterationBuckets),
+		paramsN:         newHistogram(vllmParamsNBuckets),
+		ttft:            newHistogram(vllmTTFTBuckets),
+		itl:             newHistogram(vllmITLBuckets),
+		tpotReq:         newHistogram(vllmITLBuckets),
+		e2e:             newHistogram(vllmE2EBuckets),
+		queue:           newHistogram(vllmE2EBuckets),
+		inference:       newHistogram(vllmE2EBuckets),
+		prefill:         newHistogram(vllmE2EBuckets),
+		decode:          newHistogram(vllmE2EBuckets),
+	}
+	if format == FormatSGLang {
+		m.ttft = newHistogram(sglangTTFTBuckets)
+		m.itl = newHistogram(sglangTPOTBuckets)
+		m.e2e = newHistogram(sglangE2EBuckets)
+	}
+	return m
+}
+
+// stepRecord collects one engine step's observations so the engine takes
+// the metrics lock once per step, not once per sequence.
+type stepRecord struct {
+	iterTokens   int
+	promptTokens int
+	genTokens    int
+	preemptions  int
+	ttft, itl    []float64
+	finished     []finishedReq
+}
+
+type finishedReq struct {
+	reason                                       string
+	prompt, generated, paramMax                  int
+	e2e, queue, inference, prefill, decode, tpot float64
+	hasSchedule                                  bool // false for requests aborted while waiting
+}
+
+func (r *stepRecord) reset() {
+	r.iterTokens, r.promptTokens, r.genTokens, r.preemptions = 0, 0, 0, 0
+	r.ttft, r.itl, r.finished = r.ttft[:0], r.itl[:0], r.finished[:0]
+}
+
+func (m *modelMetrics) apply(r *stepRecord) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r.iterTokens > 0 {
+		m.iterTokens.observe(float64(r.iterTokens))
+	}
+	m.promptTokens += float64(r.promptTokens)
+	m.genTokens += float64(r.genTokens)
+	m.preemptions += float64(r.preemptions)
+	for _, v := range r.ttft {
+		m.ttft.observe(v)
+	}
+	for _, v := range r.itl {
+		m.itl.observe(v)
+	}
+	for _, f := range r.finished {
+		m.success[f.reason]++
+		m.e2e.observe(f.e2e)
+		m.reqPrompt.observe(float64(f.prompt))
+		m.reqGen.observe(float64(f.generated))
+		m.maxGen.observe(float64(f.paramMax))
+		m.paramsMaxTokens.observe(float64(f.paramMax))
+		m.paramsN.observe(1)
+		if f.hasSchedule {
+			m.queue.observe(f.queue)
+			m.inference.observe(f.inference)
+			m.prefill.observe(f.prefill)
+			m.decode.observe(f.decode)
+			m.tpotReq.observe(f.tpot)
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseScenarioYAML(t *testing.T) {
+	sc, err := ParseScenario(strings.NewReader(`
+events:
+  - at: 30s
+    kind: bandwidth
+    model: m
+    factor: 0.25
+    for: 45s
+  - at: 60s
+    kind: prefill_slow
+    factor: 5
+  - at: 2m
+    kind: outage
+    for: 30s
+  - at: 10s
+    kind: burst
+    streams: 20
+    for: 15s
+    every: 1m
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Event{
+		{At: 30 * time.Second, Kind: EventBandwidth, Model: "m", Factor: 0.25, For: 45 * time.Second},
+		{At: time.Minute, Kind: EventPrefillSlow, Factor: 5},
+		{At: 2 * time.Minute, Kind: EventOutage, For: 30 * time.Second},
+		{At: 10 * time.Second, Kind: EventBurst, Streams: 20, For: 15 * time.Second, Every: time.Minute},
+	}
+	if len(sc.Events) != len(want) {
+		t.Fatalf("events %+v", sc.Events)
+	}
+	for i := range want {
+		if sc.Events[i] != want[i] {
+			t.Errorf("event %d = %+v, want %+v", i, sc.Events[i], want[i])
+		}
+	}
+	if sc, err := ParseScenario(strings.NewReader("")); err != nil || len(sc.Events) != 0 {
+		t.Errorf("empty file: %v %v", sc, err)
+	}
+}
+
+func TestParseScenarioErrors(t *testing.T) {
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"unknown top key", "event: []", "field event not found"},
+		{"unknown event key", "events:\n  - at: 1s\n    kind: outage\n    duration: 5s", "field duration not found"},
+		{"bad kind", "events:\n  - at: 1s\n    kind: meteor", "unknown kind"},
+		{"bad duration", "events:\n  - at: soon\n    kind: outage", "soon"},
+		{"bandwidth factor", "events:\n  - at: 1s\n    kind: bandwidth\n    factor: 4", "factor must be in (0,1]"},
+		{"prefill factor", "events:\n  - at: 1s\n    kind: prefill_slow\n    factor: 0.5", "factor must be >= 1"},
+		{"burst streams", "events:\n  - at: 1s\n    kind: burst", "streams must be > 0"},
+		{"every without for", "events:\n  - at: 1s\n    kind: outage\n    every: 10s", "every needs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseScenario(strings.NewReader(tc.yaml))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+	_, err := New(Config{Models: []ModelSpec{stepModel("m", time.Millisecond, 1e6)},
+		Scenario: Scenario{Events: []Event{{Kind: EventOutage, Model: "ghost"}}}})
+	if err == nil || !strings.Contains(err.Error(), `unknown model "ghost"`) {
+		t.Errorf("unknown model in scenario: %v", err)
+	}
+}
+
+func TestParseEvent(t *testing.T) {
+	ev, err := ParseEvent("bandwidth@30s,factor=0.25,for=45s,model=Qwen/Qwen2.5-14B-Instruct")
+	want := Event{At: 30 * time.Second, Kind: EventBandwidth, Factor: 0.25, For: 45 * time.Second, Model: "Qwen/Qwen2.5-14B-Instruct"}
+	if err != nil || ev != want {
+		t.Errorf("got %+v %v", ev, err)
+	}
+	for _, bad := range []string{"outage", "outage@x", "burst@1s", "outage@1s,color=red", "outage@1s,for"} {
+		if _, err := ParseEvent(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestEffectsTimeline(t *testing.T) {
+	sc := Scenario{Events: []Event{
+		{At: 30 * time.Second, Kind: EventBandwidth, Model: "a", Factor: 0.25, For: 45 * time.Second},
+		{At: 10 * time.Second, Kind: EventBurst, Streams: 5, For: 5 * time.Second, Every: 20 * time.Second},
+		{At: 100 * time.Second, Kind: EventPrefillSlow, Factor: 5},
+		{At: 50 * time.Second, Kind: EventOutage, Model: "b", For: 10 * time.Second},
+	}}
+	for _, tc := range []struct {
+		model string
+		at    time.Duration
+		want  effects
+	}{
+		{"a", 0, effects{bwFactor: 1, prefillFactor: 1}},
+		{"a", 12 * time.Second, effects{bwFactor: 1, prefillFactor: 1, burst: 5}},
+		{"a", 16 * time.Second, effects{bwFactor: 1, prefillFactor: 1}},
+		{"a", 31 * time.Second, effects{bwFactor: 0.25, prefillFactor: 1, burst: 5}},
+		{"b", 31 * time.Second, effects{bwFactor: 1, prefillFactor: 1, burst: 5}},
+		{"b", 55 * time.Second, effects{bwFactor: 1, prefillFactor: 1, outage: true, outageLeft: 5 * time.Second}},
+		{"a", 76 * time.Second, effects{bwFactor: 1, prefillFactor: 1}},
+		{"a", 500 * time.Second, effects{bwFactor: 1, prefillFactor: 5}},
+	} {
+		if got := sc.effectsAt(tc.model, tc.at); got != tc.want {
+			t.Errorf("%s@%v: %+v, want %+v", tc.model, tc.at, got, tc.want)
+		}
+	}
+}
+
+// Scenario events change the engine's behaviour: bandwidth ÷4 makes steps
+// 4× longer (and DRAM-active drops); a prefill slow-down stretches TTFT.
+func TestScenarioChangesEngine(t *testing.T) {
+	clk := newFakeClock()
+	const step = 5 * time.Millisecond
+	s, ts := newTestServer(t, Config{Clock: clk.Now, Models: []ModelSpec{stepModel("m", step, 10000)},
+		Scenario: Scenario{Events: []Event{
+			{At: time.Minute, Kind: EventBandwidth, Factor: 0.25, For: time.Minute},
+			{At: 3 * time.Minute, Kind: EventPrefillSlow, Factor: 5, For: time.Minute},
+		}}})
+	body := `{"model":"m","stream":true,"max_tokens":20,"ignore_eos":true,"prompt":"` + strings.Repeat("abcd", 500) + `"}`
+	retry(t, func() error {
+		clk.Set(0)
+		base := streamRequest(t, context.Background(), ts.URL, "/v1/completions", body)
+		clk.Set(time.Minute + time.Second)
+		slow := streamRequest(t, context.Background(), ts.URL, "/v1/completions", body)
+		if st := s.Stats()[0]; st.BandwidthFactor != 0.25 || !within(st.StepTime, 4*step, step) {
+			return fmt.Errorf("degraded stats %+v", st)
+		}
+		if ratio := float64(slow.tpot()) / float64(base.tpot()); ratio < 3 || ratio > 5 {
+			return fmt.Errorf("TPOT %v → %v (×%.2f), want ×4", base.tpot(), slow.tpot(), ratio)
+		}
+		clk.Set(3*time.Minute + time.Second)
+		pf := streamRequest(t, context.Background(), ts.URL, "/v1/completions", body)
+		// 500 prompt tokens at 10k tok/s = 50 ms; ×5 = 250 ms.
+		if base.ttft > 120*time.Millisecond || pf.ttft < 240*time.Millisecond || pf.ttft > 400*time.Millisecond {
+			return fmt.Errorf("TTFT %v → %v under prefill ×5", base.ttft, pf.ttft)
+		}
+		return nil
+	})
+}
+
+// Background load runs through the engines without any HTTP client;
+// bursts add streams only while active.
+func TestLoadAndBurst(t *testing.T) {
+	clk := newFakeClock()
+	spec := stepModel("m", 2*time.Millisecond, 1e5)
+	s, ts := newTestServer(t, Config{Clock: clk.Now, Load: 2, Models: []ModelSpec{spec},
+		Scenario: Scenario{Events: []Event{{At: time.Minute, Kind: EventBurst, Streams: 10, For: time.Minute}}}})
+	eventually(t, 3*time.Second, "load requests running", func() bool { return s.Stats()[0].Running >= 1 })
+	if n := s.load.running[0].Load(); n != 2 {
+		t.Errorf("%d load workers, want 2", n)
+	}
+	clk.Set(time.Minute)
+	eventually(t, 3*time.Second, "burst workers", func() bool { return s.load.running[0].Load() == 12 })
+	eventually(t, 3*time.Second, "burst requests", func() bool { return s.Stats()[0].Running >= 6 })
+	clk.Set(3 * time.Minute)
+	eventually(t, 10*time.Second, "burst to end", func() bool { return s.load.running[0].Load() <= 2 })
+	fams := scrape(t, ts.URL)
+	if got := metricValue(t, fams, "vllm:generation_tokens_total", map[string]string{"model_name": "m"}).GetCounter().GetValue(); got == 0 {
+		t.Error("load produced no tokens")
+	}
+}

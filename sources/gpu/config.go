@@ -1,0 +1,116 @@
+package gpu
+
+import (
+	"time"
+
+	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// FBUsedMiB is the framebuffer memory in use, in MiB, summed over an
+// endpoint's GPUs (telemetry has no constant for it).
+const FBUsedMiB telemetry.Signal = "gpu_fb_used_mib"
+
+// Defaults, in one place.
+const (
+	DefaultInterval = time.Second
+	DefaultJitter   = 0.1
+	DefaultTimeout  = 3 * time.Second
+	DefaultPath     = "/metrics"
+	DefaultSMI      = "nvidia-smi"
+	// SMIRetry is how long to wait before looking for or restarting
+	// nvidia-smi again.
+	SMIRetry = 30 * time.Second
+)
+
+// Target assigns GPUs to one endpoint. A GPU belongs to the target when
+// every criterion that is set matches (no criterion: every GPU) and, if
+// Selectors are given, at least one selector matches.
+type Target struct {
+	// Endpoint is the endpoint name the readings are reported under.
+	Endpoint string `json:"endpoint" yaml:"endpoint"`
+	// Host matches the Hostname/hostname or pod label, case-insensitively,
+	// by full name or first DNS label ("vllm-0.ns.svc" matches pod
+	// "vllm-0").
+	Host string `json:"host,omitempty" yaml:"host,omitempty"`
+	// Pod and Namespace match the pod mapping labels exactly.
+	Pod       string `json:"pod,omitempty" yaml:"pod,omitempty"`
+	Namespace string `json:"namespace,omitempty" yaml:"namespace,omitempty"`
+	// GPUs lists GPU indexes ("0") or UUIDs ("GPU-…").
+	GPUs []string `json:"gpus,omitempty" yaml:"gpus,omitempty"`
+	// Selectors are label matchers (label names case-insensitive).
+	Selectors []map[string]string `json:"selectors,omitempty" yaml:"selectors,omitempty"`
+}
+
+// Config configures a dcgm-exporter scraper.
+type Config struct {
+	// URL is dcgm-exporter's base URL, e.g. "http://node-1:9400".
+	URL string `json:"url" yaml:"url"`
+	// Path defaults to "/metrics".
+	Path string `json:"path,omitempty" yaml:"path,omitempty"`
+	// Interval (default 1 s) ± Jitter (default 0.1).
+	Interval time.Duration `json:"interval,omitempty" yaml:"interval,omitempty"`
+	Jitter   float64       `json:"jitter,omitempty" yaml:"jitter,omitempty"`
+	// HTTP: auth, TLS, timeout (default 3 s), body cap.
+	HTTP httpclient.Config `json:"http,omitzero" yaml:"http,omitempty"`
+	// Targets map GPUs to endpoints.
+	Targets []Target `json:"targets,omitempty" yaml:"targets,omitempty"`
+	// EmitUnmapped reports GPUs no target claims under an endpoint
+	// "gpu:<host>" per host.
+	EmitUnmapped bool `json:"emit_unmapped,omitempty" yaml:"emit_unmapped,omitempty"`
+	// Now is the clock (tests); nil means time.Now.
+	Now func() time.Time `json:"-" yaml:"-"`
+}
+
+// WithDefaults returns c with unset fields at their defaults.
+func (c Config) WithDefaults() Config {
+	if c.Path == "" {
+		c.Path = DefaultPath
+	}
+	if c.Interval <= 0 {
+		c.Interval = DefaultInterval
+	}
+	if c.Jitter <= 0 {
+		c.Jitter = DefaultJitter
+	}
+	if c.HTTP.Timeout <= 0 {
+		c.HTTP.Timeout = DefaultTimeout
+	}
+	c.HTTP = c.HTTP.WithDefaults()
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// SMIConfig configures the nvidia-smi loop (local GPUs).
+type SMIConfig struct {
+	// Binary is the nvidia-smi command, looked up on PATH (default
+	// "nvidia-smi").
+	Binary string `json:"binary,omitempty" yaml:"binary,omitempty"`
+	// Interval is passed as -lms (default 1 s).
+	Interval time.Duration `json:"interval,omitempty" yaml:"interval,omitempty"`
+	// Targets map local GPUs (by index or UUID) to endpoints.
+	Targets []Target `json:"targets,omitempty" yaml:"targets,omitempty"`
+	// EmitUnmapped reports unclaimed GPUs under "gpu:<Host>".
+	EmitUnmapped bool `json:"emit_unmapped,omitempty" yaml:"emit_unmapped,omitempty"`
+	// Host names this machine for Target.Host and unmapped endpoints
+	// (default os.Hostname()).
+	Host string `json:"host,omitempty" yaml:"host,omitempty"`
+	// Now is the clock (tests); nil means time.Now.
+	Now func() time.Time `json:"-" yaml:"-"`
+}
+
+// WithDefaults returns c with unset fields at their defaults.
+func (c SMIConfig) WithDefaults() SMIConfig {
+	if c.Binary == "" {
+		c.Binary = DefaultSMI
+	}
+	if c.Interval <= 0 {
+		c.Interval = DefaultInterval
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}

@@ -1,0 +1,254 @@
+package gpu
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tokentop/tokentop/sanitize"
+	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/tokentop/tokentop/sources/scrape/expo"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// DCGM field names read from dcgm-exporter.
+const (
+	DRAMActive  = "DCGM_FI_PROF_DRAM_ACTIVE"  // ratio 0–1
+	MemCopyUtil = "DCGM_FI_DEV_MEM_COPY_UTIL" // percent 0–100, busy time
+	FBUsed      = "DCGM_FI_DEV_FB_USED"       // MiB
+)
+
+// dcgmSentinel: DCGM reports unsupported fields as int64 values near
+// 2^63; values at or above it mean "no value" (engines.md §14.6).
+const dcgmSentinel = float64(0x7ffffffffffffff0)
+
+// DCGM scrapes one dcgm-exporter. Create it with New.
+type DCGM struct {
+	cfg        Config
+	sink       telemetry.Sink
+	client     *httpclient.Client
+	initErr    error
+	metricsURL string
+	source     string
+	host       string
+
+	mu        sync.Mutex
+	failures  int
+	lastOK    time.Time
+	endpoints []string
+}
+
+// New returns a dcgm-exporter scraper reporting to sink.
+func New(cfg Config, sink telemetry.Sink) *DCGM {
+	cfg = cfg.WithDefaults()
+	base := strings.TrimRight(cfg.URL, "/")
+	d := &DCGM{cfg: cfg, sink: sink, metricsURL: base + "/" + strings.TrimLeft(cfg.Path, "/")}
+	d.source = "dcgm:" + httpclient.Redact(d.metricsURL)
+	u, err := url.Parse(base)
+	switch {
+	case err != nil:
+		d.initErr = fmt.Errorf("dcgm URL: %w", err)
+	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+		d.initErr = fmt.Errorf("dcgm URL %s: want http(s)://host:port", httpclient.Redact(base))
+	default:
+		d.host = sanitize.Text(u.Host)
+		d.client, d.initErr = httpclient.New(cfg.HTTP)
+	}
+	return d
+}
+
+// Run scrapes every Interval ± Jitter until ctx is done and returns
+// ctx.Err().
+func (d *DCGM) Run(ctx context.Context) error {
+	timer := time.NewTimer(time.Duration(rand.Float64() * float64(d.cfg.Interval)))
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+		}
+		start := time.Now()
+		_ = d.ScrapeOnce(ctx)
+		wait := time.Duration(float64(d.cfg.Interval)*(1+d.cfg.Jitter*(2*rand.Float64()-1))) - time.Since(start)
+		timer.Reset(max(wait, d.cfg.Interval/10))
+	}
+}
+
+// ScrapeOnce scrapes once and emits the readings.
+func (d *DCGM) ScrapeOnce(ctx context.Context) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	at := d.cfg.Now()
+	start := time.Now()
+	if d.initErr != nil {
+		d.fail(at, 0, d.initErr)
+		return d.initErr
+	}
+	resp, err := d.client.Get(ctx, d.metricsURL, expo.AcceptText)
+	if err != nil {
+		d.fail(at, time.Since(start), err)
+		return err
+	}
+	om, _, err := expo.FormatOf(resp.Header)
+	if err != nil {
+		d.fail(at, time.Since(start), err)
+		return err
+	}
+	page, err := expo.Parse(resp.Body, expo.Options{OpenMetrics: om, Want: func(n string) bool {
+		return n == DRAMActive || n == MemCopyUtil || n == FBUsed
+	}})
+	if err != nil {
+		d.fail(at, time.Since(start), err)
+		return err
+	}
+	readings, warnings := dcgmReadings(page)
+	groups, unmapped := assign(readings, d.cfg.Targets, d.cfg.EmitUnmapped)
+	base := telemetry.Observation{At: at, Source: d.source, Interval: d.cfg.Interval}
+	d.endpoints = d.endpoints[:0]
+	for _, g := range groups {
+		d.endpoints = append(d.endpoints, g.endpoint)
+	}
+	for _, o := range observations(groups, base) {
+		d.sink.Observe(o)
+	}
+	d.failures, d.lastOK = 0, at
+	st := d.status(time.Since(start))
+	st.State = telemetry.Live
+	if len(readings) == 0 {
+		st.State = telemetry.NoData
+	}
+	st.Recognised = recognised(page)
+	st.Warnings = append(st.Warnings, warnings...)
+	if len(unmapped) > 0 && !d.cfg.EmitUnmapped {
+		st.Warnings = append(st.Warnings, fmt.Sprintf("%d GPU(s) not mapped to an endpoint: %s", len(unmapped), strings.Join(unmapped, ", ")))
+	}
+	st.Description = describe(readings, groups)
+	d.sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: at, Source: d.source, Interval: d.cfg.Interval, Status: &st})
+	return nil
+}
+
+func (d *DCGM) status(latency time.Duration) telemetry.SourceStatus {
+	st := telemetry.SourceStatus{Name: "dcgm " + d.host, Kind: "dcgm", URL: strings.TrimPrefix(d.source, "dcgm:"),
+		LastOK: d.lastOK, Failures: d.failures, Latency: latency}
+	if d.client != nil && d.client.Insecure() {
+		st.Warnings = append(st.Warnings, "TLS NOT VERIFIED")
+	}
+	return st
+}
+
+func (d *DCGM) fail(at time.Time, latency time.Duration, err error) {
+	d.failures++
+	for _, ep := range d.endpoints {
+		d.sink.Observe(telemetry.Observation{Kind: telemetry.KindFailure, At: at, Endpoint: ep, Source: d.source,
+			Interval: d.cfg.Interval, Err: err.Error()})
+	}
+	st := d.status(latency)
+	st.State, st.Err = telemetry.Error, err.Error()
+	d.sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: at, Source: d.source, Interval: d.cfg.Interval, Status: &st})
+}
+
+// dcgmReadings collects per-GPU values from a dcgm-exporter page.
+func dcgmReadings(page *expo.Page) ([]*reading, []string) {
+	byKey := map[string]*reading{}
+	var order []*reading
+	var warnings []string
+	read := func(name string, set func(r *reading, v float64)) {
+		f := page.Families[name]
+		if f == nil {
+			return
+		}
+		if f.Err != nil {
+			warnings = append(warnings, f.Err.Error())
+			return
+		}
+		for _, s := range f.Series {
+			key, r := gpuKey(s)
+			if key == "" {
+				continue // label-less series: not a GPU
+			}
+			if prev := byKey[key]; prev == nil {
+				byKey[key] = r
+				order = append(order, r)
+			} else {
+				for k, v := range r.labels { // families can differ in labels (pod mapping)
+					if _, ok := prev.labels[k]; !ok {
+						prev.labels[k] = v
+					}
+				}
+			}
+			v := s.Value
+			if math.IsNaN(v) || math.IsInf(v, 0) || v >= dcgmSentinel || v < 0 {
+				continue
+			}
+			set(byKey[key], v)
+		}
+	}
+	read(DRAMActive, func(r *reading, v float64) { r.dram = math.Min(v, 1) })
+	read(MemCopyUtil, func(r *reading, v float64) { r.busy = math.Min(v/100, 1) })
+	read(FBUsed, func(r *reading, v float64) { r.fbUsed = v })
+	sort.Slice(order, func(i, j int) bool { return order[i].key < order[j].key })
+	return order, warnings
+}
+
+// gpuKey identifies the GPU (or MIG instance) of a series and builds its
+// reading; label values are sanitised here, where they enter.
+func gpuKey(s *expo.Series) (string, *reading) {
+	r := newReading()
+	for _, l := range s.Labels {
+		r.labels[strings.ToLower(l.Name)] = sanitize.Text(l.Value)
+	}
+	r.host = r.label("hostname")
+	r.index = r.label("gpu")
+	r.uuid = r.label("uuid")
+	r.model = r.label("modelname")
+	id := r.uuid
+	if id == "" {
+		id = r.index
+	}
+	if id == "" {
+		return "", nil
+	}
+	key := r.host + "/" + id
+	if mig := r.label("GPU_I_ID"); mig != "" {
+		key += "/mig" + mig
+	}
+	r.key = key
+	return key, r
+}
+
+func recognised(page *expo.Page) []string {
+	var out []string
+	for _, n := range []string{DRAMActive, MemCopyUtil, FBUsed} {
+		if page.Families[n] != nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func describe(readings []*reading, groups []*group) string {
+	var dram, busy int
+	for _, r := range readings {
+		switch {
+		case !math.IsNaN(r.dram):
+			dram++
+		case !math.IsNaN(r.busy):
+			busy++
+		}
+	}
+	desc := fmt.Sprintf("%d GPU(s) %v → %d endpoint(s)", len(readings), models(readings), len(groups))
+	switch {
+	case busy > 0 && dram == 0:
+		desc += "; no DRAM_ACTIVE: showing MEM_COPY_UTIL memory busy time (approximate, not bandwidth)"
+	case busy > 0:
+		desc += fmt.Sprintf("; %d GPU(s) without DRAM_ACTIVE", busy)
+	}
+	return desc
+}

@@ -1,0 +1,376 @@
+package probe
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// requestJSON is one request in --json/--jsonl, with vLLM `bench serve`
+// field names. Latencies are absent on failed requests and where undefined.
+type requestJSON struct {
+	Request        int          `json:"request"`
+	OK             bool         `json:"ok"`
+	TTFTms         *float64     `json:"ttft_ms,omitempty"`
+	TPOTms         *float64     `json:"tpot_ms,omitempty"`
+	ITLms          []float64    `json:"itl_ms,omitempty"`
+	E2ELms         *float64     `json:"e2el_ms,omitempty"`
+	DecodeTPS      *float64     `json:"decode_tps,omitempty"`
+	OutputTokens   int          `json:"output_tokens"`
+	TokensSource   string       `json:"output_tokens_source"`
+	PromptTokens   int          `json:"prompt_tokens"`
+	Events         int          `json:"events"`
+	TokensPerEvent []int        `json:"tokens_per_event,omitempty"`
+	DNSms          float64      `json:"dns_ms,omitempty"`
+	ConnectMS      float64      `json:"connect_ms"`
+	TLSms          float64      `json:"tls_ms,omitempty"`
+	TTFBms         float64      `json:"ttfb_ms"`
+	Reused         bool         `json:"reused"`
+	Status         int          `json:"status,omitempty"`
+	Model          string       `json:"model,omitempty"`
+	Error          string       `json:"error,omitempty"`
+	ErrorKind      string       `json:"error_kind,omitempty"`
+	Warnings       []string     `json:"warnings,omitempty"`
+	Server         *serverTimes `json:"server_timings,omitempty"`
+}
+
+// serverTimes are the engine's own figures, next to the client's.
+type serverTimes struct {
+	Engine          string           `json:"engine"`
+	TotalMS         float64          `json:"total_ms,omitempty"`
+	LoadMS          float64          `json:"load_ms,omitempty"`
+	PromptEvalCount int              `json:"prompt_eval_count,omitempty"`
+	PromptEvalMS    float64          `json:"prompt_eval_ms,omitempty"`
+	EvalCount       int              `json:"eval_count,omitempty"`
+	EvalMS          float64          `json:"eval_ms,omitempty"`
+	ServerDecodeTPS float64          `json:"decode_tps,omitempty"`
+	LlamaCppTimings *LlamaCppTimings `json:"timings,omitempty"`
+}
+
+func toJSON(r *Result) requestJSON {
+	j := requestJSON{
+		Request: r.Seq, OK: r.OK, OutputTokens: r.OutputTokens, TokensSource: string(r.TokensSource),
+		PromptTokens: r.PromptTokens, Events: r.Events, TokensPerEvent: r.TokensPerEvent,
+		DNSms: ms(r.DNS), ConnectMS: ms(r.Connect), TLSms: ms(r.TLS), TTFBms: ms(r.TTFB), Reused: r.Reused,
+		Status: r.Status, Model: r.Model, Error: r.Err, ErrorKind: string(r.ErrorKind), Warnings: r.Warnings,
+	}
+	if r.OK {
+		j.TTFTms, j.E2ELms = ptr(ms(r.TTFT)), ptr(ms(r.E2E))
+		if tpot, ok := r.TPOT(); ok {
+			j.TPOTms = ptr(ms(tpot))
+		}
+		if tps, ok := r.DecodeTPS(); ok {
+			j.DecodeTPS = ptr(tps)
+		}
+		for _, g := range r.ITL() {
+			j.ITLms = append(j.ITLms, ms(g))
+		}
+	}
+	if o := r.Ollama; o != nil {
+		j.Server = &serverTimes{Engine: "ollama", TotalMS: ms(o.TotalDuration), LoadMS: ms(o.LoadDuration),
+			PromptEvalCount: o.PromptEvalCount, PromptEvalMS: ms(o.PromptEvalDuration), EvalCount: o.EvalCount,
+			EvalMS: ms(o.EvalDuration), ServerDecodeTPS: o.DecodeTPS()}
+	}
+	if t := r.LlamaCpp; t != nil {
+		j.Server = &serverTimes{Engine: "llamacpp", LlamaCppTimings: t, ServerDecodeTPS: t.PredictedPerSecond}
+	}
+	return j
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// summaryJSON is the run summary (vLLM names: mean_/median_/p90_/p99_).
+type summaryJSON struct {
+	Summary           bool           `json:"summary,omitempty"`
+	URL               string         `json:"url"`
+	API               string         `json:"api"`
+	Model             string         `json:"model"`
+	Completed         int            `json:"completed"`
+	Failed            int            `json:"failed"`
+	ErrorKinds        map[string]int `json:"error_kinds,omitempty"`
+	EstimatedCounts   int            `json:"estimated_token_counts"`
+	DurationS         float64        `json:"duration_s"`
+	TotalOutputTokens int            `json:"total_output_tokens"`
+	OutputThroughput  float64        `json:"output_throughput"`
+	MeanTTFTms        *float64       `json:"mean_ttft_ms"`
+	MedianTTFTms      *float64       `json:"median_ttft_ms"`
+	P90TTFTms         *float64       `json:"p90_ttft_ms"`
+	P99TTFTms         *float64       `json:"p99_ttft_ms"`
+	MeanTPOTms        *float64       `json:"mean_tpot_ms"`
+	MedianTPOTms      *float64       `json:"median_tpot_ms"`
+	P90TPOTms         *float64       `json:"p90_tpot_ms"`
+	P99TPOTms         *float64       `json:"p99_tpot_ms"`
+	MeanITLms         *float64       `json:"mean_itl_ms"`
+	MedianITLms       *float64       `json:"median_itl_ms"`
+	P90ITLms          *float64       `json:"p90_itl_ms"`
+	P99ITLms          *float64       `json:"p99_itl_ms"`
+	MeanE2ELms        *float64       `json:"mean_e2el_ms"`
+	MedianE2ELms      *float64       `json:"median_e2el_ms"`
+	P90E2ELms         *float64       `json:"p90_e2el_ms"`
+	P99E2ELms         *float64       `json:"p99_e2el_ms"`
+	Requests          []requestJSON  `json:"requests,omitempty"`
+}
+
+// stats are mean, median, p90, p99 of samples (nil each when empty).
+type stats [4]*float64
+
+func statsOf(samples []float64) stats {
+	if len(samples) == 0 {
+		return stats{}
+	}
+	s := slices.Clone(samples) // SampleQuantile sorts in place
+	sum := 0.0
+	for _, v := range s {
+		sum += v
+	}
+	q := func(p float64) *float64 { return ptr(telemetry.SampleQuantile(p, s)) }
+	return stats{ptr(sum / float64(len(s))), q(0.5), q(0.9), q(0.99)}
+}
+
+// report collects results and prints them in the chosen format.
+type report struct {
+	p         *Prober
+	cfg       cliConfig
+	w         io.Writer
+	results   []*Result
+	completed int
+	duration  time.Duration
+	csv       *csv.Writer
+}
+
+func newReport(p *Prober, cfg cliConfig, w io.Writer) *report {
+	return &report{p: p, cfg: cfg, w: w}
+}
+
+func csvHeader() []string {
+	return []string{"request", "ok", "ttft_ms", "tpot_ms", "e2el_ms", "decode_tps", "output_tokens",
+		"output_tokens_source", "prompt_tokens", "events", "tokens_per_event", "itl_ms", "connect_ms", "tls_ms",
+		"ttfb_ms", "reused", "status", "error_kind", "error"}
+}
+
+// add records a finished request; JSONL and CSV print it at once.
+func (rp *report) add(r *Result) error {
+	rp.results = append(rp.results, r)
+	if r.OK {
+		rp.completed++
+	}
+	switch rp.cfg.format {
+	case "jsonl":
+		return json.NewEncoder(rp.w).Encode(toJSON(r))
+	case "csv":
+		if rp.csv == nil {
+			rp.csv = csv.NewWriter(rp.w)
+			if err := rp.csv.Write(csvHeader()); err != nil {
+				return err
+			}
+		}
+		if err := rp.csv.Write(csvRow(r)); err != nil {
+			return err
+		}
+		rp.csv.Flush()
+		return rp.csv.Error()
+	}
+	return nil
+}
+
+func csvRow(r *Result) []string {
+	j := toJSON(r)
+	f := func(p *float64) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*p, 'f', 3, 64)
+	}
+	itl := make([]string, len(j.ITLms))
+	for i, v := range j.ITLms {
+		itl[i] = strconv.FormatFloat(v, 'f', 3, 64)
+	}
+	tpe := make([]string, len(j.TokensPerEvent))
+	for i, v := range j.TokensPerEvent {
+		tpe[i] = strconv.Itoa(v)
+	}
+	return []string{strconv.Itoa(j.Request), strconv.FormatBool(j.OK), f(j.TTFTms), f(j.TPOTms), f(j.E2ELms),
+		f(j.DecodeTPS), strconv.Itoa(j.OutputTokens), j.TokensSource, strconv.Itoa(j.PromptTokens),
+		strconv.Itoa(j.Events), strings.Join(tpe, " "), strings.Join(itl, " "), f(ptr(j.ConnectMS)), f(ptr(j.TLSms)),
+		f(ptr(j.TTFBms)), strconv.FormatBool(j.Reused), strconv.Itoa(j.Status), j.ErrorKind, j.Error}
+}
+
+func (rp *report) summary() summaryJSON {
+	sort.Slice(rp.results, func(i, k int) bool { return rp.results[i].Seq < rp.results[k].Seq })
+	s := summaryJSON{URL: rp.p.URL(), API: string(rp.p.API()), Model: rp.p.Model(), DurationS: rp.duration.Seconds()}
+	var ttft, tpot, itl, e2e []float64
+	for _, r := range rp.results {
+		if !r.OK {
+			s.Failed++
+			if s.ErrorKinds == nil {
+				s.ErrorKinds = map[string]int{}
+			}
+			s.ErrorKinds[string(r.ErrorKind)]++
+			continue
+		}
+		s.Completed++
+		s.TotalOutputTokens += r.OutputTokens
+		if r.Approx() {
+			s.EstimatedCounts++
+		}
+		ttft, e2e = append(ttft, ms(r.TTFT)), append(e2e, ms(r.E2E))
+		if v, ok := r.TPOT(); ok {
+			tpot = append(tpot, ms(v))
+		}
+		for _, g := range r.ITL() {
+			itl = append(itl, ms(g))
+		}
+	}
+	if rp.duration > 0 {
+		// vLLM's output_throughput: output tokens of completed requests
+		// over the wall time of the run.
+		s.OutputThroughput = float64(s.TotalOutputTokens) / rp.duration.Seconds()
+	}
+	t := statsOf(ttft)
+	s.MeanTTFTms, s.MedianTTFTms, s.P90TTFTms, s.P99TTFTms = t[0], t[1], t[2], t[3]
+	t = statsOf(tpot)
+	s.MeanTPOTms, s.MedianTPOTms, s.P90TPOTms, s.P99TPOTms = t[0], t[1], t[2], t[3]
+	t = statsOf(itl)
+	s.MeanITLms, s.MedianITLms, s.P90ITLms, s.P99ITLms = t[0], t[1], t[2], t[3]
+	t = statsOf(e2e)
+	s.MeanE2ELms, s.MedianE2ELms, s.P90E2ELms, s.P99E2ELms = t[0], t[1], t[2], t[3]
+	return s
+}
+
+// finish prints what comes after the requests.
+func (rp *report) finish() error {
+	s := rp.summary()
+	switch rp.cfg.format {
+	case "json":
+		for _, r := range rp.results {
+			s.Requests = append(s.Requests, toJSON(r))
+		}
+		enc := json.NewEncoder(rp.w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	case "jsonl":
+		s.Summary = true
+		return json.NewEncoder(rp.w).Encode(s)
+	case "csv":
+		if rp.csv == nil { // no request finished: still print the header
+			rp.csv = csv.NewWriter(rp.w)
+			if err := rp.csv.Write(csvHeader()); err != nil {
+				return err
+			}
+		}
+		rp.csv.Flush()
+		return rp.csv.Error()
+	}
+	return rp.table(s)
+}
+
+func (rp *report) table(s summaryJSON) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "probe %s  api %s  model %s  max_tokens %d  n %d  c %d\n\n", s.URL, s.API, s.Model,
+		rp.p.opts.MaxTokens, rp.cfg.n, rp.p.opts.Concurrency)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "#\tttft_ms\ttpot_ms\te2el_ms\ttok/s\toutput_tokens\tevents\tconnect_ms\tttfb_ms\treused\tresult\t")
+	warnings := map[string][]int{}
+	for _, r := range rp.results {
+		j := toJSON(r)
+		result := "ok"
+		if !r.OK {
+			result = string(r.ErrorKind)
+		}
+		tokens := strconv.Itoa(r.OutputTokens)
+		if r.Approx() {
+			tokens = "~" + tokens // estimated from events
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%.1f\t%.1f\t%s\t%s\t\n", r.Seq, num(j.TTFTms), num(j.TPOTms),
+			num(j.E2ELms), num(j.DecodeTPS), tokens, r.Events, j.ConnectMS, j.TTFBms, yesNo(r.Reused), result)
+		for _, w := range r.Warnings {
+			warnings[w] = append(warnings[w], r.Seq)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var failures []string
+	for _, r := range rp.results {
+		if !r.OK {
+			failures = append(failures, fmt.Sprintf("  #%d %s: %s", r.Seq, r.ErrorKind, r.Err))
+		}
+	}
+	if len(failures) > 0 {
+		fmt.Fprintf(b, "\nfailures:\n%s\n", strings.Join(failures, "\n"))
+	}
+	var server []string
+	for _, r := range rp.results {
+		if o := r.Ollama; o != nil {
+			server = append(server, fmt.Sprintf("  #%d ollama: total %.1f ms, load %.1f ms, prompt eval %d tok in %.1f ms, eval %d tok in %.1f ms (%.1f tok/s)",
+				r.Seq, ms(o.TotalDuration), ms(o.LoadDuration), o.PromptEvalCount, ms(o.PromptEvalDuration), o.EvalCount, ms(o.EvalDuration), o.DecodeTPS()))
+		}
+		if l := r.LlamaCpp; l != nil {
+			server = append(server, fmt.Sprintf("  #%d llama.cpp: prompt %d tok in %.1f ms, predicted %d tok in %.1f ms (%.1f tok/s)",
+				r.Seq, l.PromptN, l.PromptMS, l.PredictedN, l.PredictedMS, l.PredictedPerSecond))
+		}
+	}
+	if len(server) > 0 {
+		fmt.Fprintf(b, "\nserver-side timings (the engine's own clock, next to ours):\n%s\n", strings.Join(server, "\n"))
+	}
+	if len(warnings) > 0 {
+		b.WriteString("\nwarnings:\n")
+		keys := make([]string, 0, len(warnings))
+		for w := range warnings {
+			keys = append(keys, w)
+		}
+		sort.Strings(keys)
+		for _, w := range keys {
+			fmt.Fprintf(b, "  %s (requests %v)\n", w, warnings[w])
+		}
+	}
+	fmt.Fprintf(b, "\ncompleted %d  failed %d  duration %.2f s  output_throughput %.1f tok/s", s.Completed, s.Failed,
+		s.DurationS, s.OutputThroughput)
+	if s.EstimatedCounts > 0 {
+		fmt.Fprintf(b, "  (%d token counts estimated from events, marked ~)", s.EstimatedCounts)
+	}
+	b.WriteString("\n\n")
+	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\tmean\tmedian\tp90\tp99\t")
+	for _, row := range []struct {
+		name string
+		v    stats
+	}{
+		{"ttft_ms", stats{s.MeanTTFTms, s.MedianTTFTms, s.P90TTFTms, s.P99TTFTms}},
+		{"tpot_ms", stats{s.MeanTPOTms, s.MedianTPOTms, s.P90TPOTms, s.P99TPOTms}},
+		{"itl_ms", stats{s.MeanITLms, s.MedianITLms, s.P90ITLms, s.P99ITLms}},
+		{"e2el_ms", stats{s.MeanE2ELms, s.MedianE2ELms, s.P90E2ELms, s.P99E2ELms}},
+	} {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", row.name, num(row.v[0]), num(row.v[1]), num(row.v[2]), num(row.v[3]))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(b, "\n%s\n", Definitions)
+	_, err := io.WriteString(rp.w, b.String())
+	return err
+}
+
+func num(p *float64) string {
+	if p == nil || math.IsNaN(*p) {
+		return "-"
+	}
+	return strconv.FormatFloat(*p, 'f', 1, 64)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

@@ -1,0 +1,240 @@
+package probe
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// openAIChat is /v1/chat/completions with stream: true (streams.md §1.1).
+type openAIChat struct{}
+
+func (openAIChat) API() API                          { return OpenAIChat }
+func (openAIChat) Framing() Framing                  { return FrameSSE }
+func (openAIChat) Path(string) string                { return "/v1/chat/completions" }
+func (openAIChat) NeedsModel() bool                  { return true }
+func (openAIChat) EOFTerminates() bool               { return false }
+func (openAIChat) SetAuth(h http.Header, key Secret) { bearer(h, key) }
+func (openAIChat) NewParser() Parser                 { return &openAIParser{} }
+
+type chatMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
+}
+
+func (openAIChat) BuildRequest(s RequestSpec) ([]byte, error) {
+	body := struct {
+		Model         string         `json:"model"`
+		Messages      []chatMessage  `json:"messages"`
+		MaxTokens     int            `json:"max_tokens"`
+		Temperature   float64        `json:"temperature"`
+		Seed          *int64         `json:"seed,omitempty"`
+		Stream        bool           `json:"stream"`
+		StreamOptions *streamOptions `json:"stream_options,omitempty"`
+	}{
+		Model:       s.Model,
+		Messages:    []chatMessage{{Role: "user", Content: s.Prompt}},
+		MaxTokens:   s.MaxTokens,
+		Temperature: s.Temperature,
+		Seed:        s.Seed,
+		Stream:      true,
+	}
+	if s.IncludeUsage {
+		// Without it the count of output tokens is only an estimate.
+		body.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
+	return json.Marshal(body)
+}
+
+// openAIChunk covers chat and completions chunks and the variants of
+// §1.1: text and delta in one choice, usage on every chunk, llama.cpp
+// timings on the usage chunk, a top-level error object.
+type openAIChunk struct {
+	Model   *onceString `json:"model"`
+	Choices []struct {
+		Delta struct {
+			Content          string `json:"content"`
+			ReasoningContent string `json:"reasoning_content"`
+			Reasoning        string `json:"reasoning"`
+			ToolCalls        []struct {
+				Function struct {
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+		Text         string  `json:"text"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+	Timings *LlamaCppTimings `json:"timings"`
+	Error   json.RawMessage  `json:"error"`
+}
+
+// openAIParser parses chat and completions chunks. It runs for every
+// event of the most common format, so it reuses its decoder (scanner
+// state and decode buffers) and its choices array across events.
+type openAIParser struct {
+	chunk openAIChunk
+	model onceString
+	text  strings.Builder
+	src   bytes.Reader
+	dec   *json.Decoder
+	fed   int64 // bytes given to dec, to find where a value ended
+}
+
+// decode decodes exactly one JSON value from data into v.
+func (p *openAIParser) decode(data []byte, v any) error {
+	if p.dec == nil {
+		p.dec, p.fed = json.NewDecoder(&p.src), 0
+	}
+	p.src.Reset(data)
+	err := p.dec.Decode(v)
+	if err == nil {
+		// One event is one value: anything after it is a broken event
+		// and must not be decoded as the next one.
+		end := int(p.dec.InputOffset() - p.fed)
+		if end < 0 || end > len(data) || len(bytes.TrimSpace(data[end:])) > 0 {
+			err = errors.New("invalid data after the JSON value")
+		}
+	}
+	p.fed += int64(len(data))
+	if err != nil {
+		p.dec = nil // a failed decoder keeps its state; start afresh
+		if errors.Is(err, io.EOF) {
+			return io.ErrUnexpectedEOF
+		}
+	}
+	return err
+}
+
+func (p *openAIParser) ParseEvent(_, data []byte) (Event, error) {
+	if isDone(data) {
+		return Event{Done: true}, nil
+	}
+	// Reuse the choices array but zero it: encoding/json decodes into
+	// reused elements without clearing fields the new chunk lacks.
+	choices := p.chunk.Choices[:cap(p.chunk.Choices)]
+	clear(choices)
+	p.chunk = openAIChunk{Choices: choices[:0], Model: &p.model}
+	if err := p.decode(data, &p.chunk); err != nil {
+		return Event{}, err
+	}
+	c := &p.chunk
+	ev := Event{Model: p.model.s}
+	if msg := errorMessage(c.Error); msg != "" {
+		ev.ErrMsg = msg
+		return ev, nil
+	}
+	if len(c.Choices) == 0 && c.Usage == nil && bytes.Contains(data, []byte(`"error"`)) {
+		// Older vLLM/FastChat error chunk: {"object":"error","message":…}.
+		var old struct {
+			Object  string `json:"object"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(data, &old) == nil && old.Object == "error" {
+			ev.ErrMsg = firstNonEmpty(old.Message, "error event")
+			return ev, nil
+		}
+	}
+	// The text of every choice and kind (reasoning, content, tool-call
+	// arguments). The usual single fragment is used as decoded, without
+	// a copy: this runs for every event.
+	var parts int
+	p.text.Reset()
+	add := func(s string) {
+		if s == "" {
+			return
+		}
+		if parts++; parts == 1 {
+			ev.Text = s
+			return
+		}
+		if parts == 2 {
+			p.text.WriteString(ev.Text)
+		}
+		p.text.WriteString(s)
+	}
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		d := &ch.Delta
+		add(d.ReasoningContent)
+		add(d.Reasoning)
+		if d.Content != "" {
+			add(d.Content)
+		} else {
+			add(ch.Text) // completions, or providers sending both
+		}
+		for j := range d.ToolCalls {
+			add(d.ToolCalls[j].Function.Arguments)
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			ev.Finished = true
+		}
+	}
+	if parts > 1 {
+		ev.Text = p.text.String()
+	}
+	if c.Usage != nil {
+		ev.HasTokens = true
+		ev.CumTokens = c.Usage.CompletionTokens
+		ev.TokensSource = TokensUsage
+		ev.PromptTokens = c.Usage.PromptTokens
+	}
+	ev.LlamaCpp = c.Timings
+	return ev, nil
+}
+
+// onceString keeps the first value decoded into it and skips the rest
+// without allocating: every chunk repeats the model id.
+type onceString struct {
+	s   string
+	set bool
+}
+
+func (o *onceString) UnmarshalJSON(b []byte) error {
+	if o.set {
+		return nil
+	}
+	o.set = true
+	if string(b) == "null" {
+		return nil
+	}
+	return json.Unmarshal(b, &o.s)
+}
+
+// errorMessage extracts a message from an "error" member that is an
+// object ({"message": …}), a string, or absent/null.
+func errorMessage(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var obj struct {
+		Message string `json:"message"`
+		Type    string `json:"type"`
+		Code    any    `json:"code"`
+	}
+	if json.Unmarshal(raw, &obj) == nil {
+		switch {
+		case obj.Message != "":
+			return obj.Message
+		case obj.Type != "":
+			return obj.Type
+		}
+		return string(raw)
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil && s != "" {
+		return s
+	}
+	return string(raw)
+}

@@ -1,0 +1,191 @@
+package probe
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+const testToken = "sk-TOPSECRET-4f9a1c"
+
+// echoServer echoes the Authorization header everywhere a server can:
+// model ids, streamed text, error events and error bodies.
+func echoServer(t *testing.T) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = fmt.Fprintf(w, `{"data":[{"id":"m-%s","owned_by":"vllm"},{"id":"other","owned_by":"vllm"}]}`, r.Header.Get("Authorization"))
+	})
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		if auth != "Bearer "+testToken {
+			t.Errorf("Authorization %q", auth)
+		}
+		switch r.URL.Query().Get("case") {
+		case "401":
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = fmt.Fprintf(w, "bad key %s; headers: %v", auth, r.Header)
+		case "event":
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = w.Write([]byte(sseData(chatChunk("a"), `{"error":{"message":"rejected `+auth+`"}}`, "[DONE]")))
+		default:
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Header().Set("X-Request-Id", auth)
+			_, _ = w.Write([]byte(sseData(roleChunk, chatChunk("you sent "+auth), chatChunk(" ok"), finishChunk, usageChunk(4), "[DONE]")))
+		}
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestSecretNeverPrinted(t *testing.T) {
+	t.Setenv("TT_PROBE_TEST_KEY", testToken)
+	base := echoServer(t)
+	keyFile := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(keyFile, []byte(testToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	check := func(what string) {
+		t.Helper()
+		if strings.Contains(out.String(), testToken) {
+			t.Fatalf("%s leaks the token:\n%s", what, out.String())
+		}
+		if strings.Contains(out.String(), "TOPSECRET") {
+			t.Fatalf("%s leaks part of the token:\n%s", what, out.String())
+		}
+		out.Reset()
+	}
+
+	// The CLI, every format, success and every failure shape.
+	for _, q := range []string{"", "?case=401", "?case=event"} {
+		for _, format := range []string{"", "--json", "--jsonl", "--csv"} {
+			for _, auth := range [][]string{{"--api-key-env", "TT_PROBE_TEST_KEY"}, {"--api-key-file", keyFile}} {
+				args := append([]string{base + "/v1" + q, "-n", "2", "--stall-timeout", "5s"}, auth...)
+				if format != "" {
+					args = append(args, format)
+				}
+				err := Main(context.Background(), args, &out, &out)
+				if err != nil {
+					fmt.Fprintf(&out, "%v %+v %#v", err, err, err)
+				}
+				check(fmt.Sprintf("probe %v", args))
+			}
+		}
+	}
+
+	// Results and records, printed and encoded.
+	opts := Options{URL: base + "/v1/chat/completions?case=event", Model: "m", Auth: Auth{Token: testToken},
+		Headers: []Header{{Name: "X-Extra", Value: testToken}}}
+	p, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	r := p.Do(context.Background(), func(pr Progress) { out.WriteString(pr.Fragment) })
+	if r.ErrorKind != ErrStream {
+		t.Fatalf("want a stream error, got %q %s", r.ErrorKind, r.Err)
+	}
+	b, _ := json.Marshal(r)
+	out.Write(b)
+	rec := r.Record()
+	b, _ = json.Marshal(rec)
+	out.Write(b)
+	fmt.Fprintf(&out, "%v %+v %#v %s %q %x", r, r, r, r.Err, r.Err, r.Err)
+	check("result")
+
+	// Options, the Prober and a Runner, through every printer.
+	for _, v := range []any{opts, &opts, opts.Auth, opts.Headers, p, Secret(testToken)} {
+		fmt.Fprintf(&out, "%v|%+v|%#v|%s|%q|%x|%X|%10s|%-8v", v, v, v, v, v, v, v, v, v)
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatalf("json %T: %v", v, err)
+		}
+		out.Write(b)
+		slog.New(slog.NewJSONHandler(&out, nil)).Info("x", "v", v)
+		slog.New(slog.NewTextHandler(&out, nil)).Info("x", "v", v)
+	}
+	check("options")
+
+	run, err := NewRunner(Options{URL: base, Auth: Auth{TokenEnv: "TT_PROBE_TEST_KEY"}}, &collector{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&out, "%v %+v %#v", run, run, run)
+	obs := runUntil(t, Options{URL: base, Interval: 50 * time.Millisecond, Auth: Auth{TokenEnv: "TT_PROBE_TEST_KEY"}},
+		20*time.Second, nth(2, telemetry.KindProbe))
+	for _, o := range obs {
+		b, _ := json.Marshal(o)
+		out.Write(b)
+		fmt.Fprintf(&out, "%+v", o)
+		if o.Live != nil {
+			out.WriteString(o.Live.Text)
+		}
+	}
+	if len(obs) < 5 {
+		t.Fatalf("runner emitted only %d observations", len(obs))
+	}
+	check("runner observations")
+}
+
+func TestParseHeader(t *testing.T) {
+	h, err := ParseHeader("X-Api-Key:  abc ")
+	if err != nil || h.Name != "X-Api-Key" || h.Value.Reveal() != "abc" {
+		t.Fatalf("%v %v", h, err)
+	}
+	for _, bad := range []string{"novalue", ": x", "a b: c"} {
+		if _, err := ParseHeader(bad); err == nil {
+			t.Errorf("ParseHeader(%q) accepted", bad)
+		}
+	}
+}
+
+// TestKeyFileRereadAndHeaders: a rotated key file is used by the next
+// request; custom headers are sent.
+func TestKeyFileRereadAndHeaders(t *testing.T) {
+	var seen []string
+	var mu sync.Mutex
+	srv := server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("Authorization")+"|"+r.Header.Get("X-Team"))
+		mu.Unlock()
+		scripted("text/event-stream", []step{{data: sseData(chatChunk("a"), chatChunk("b"), finishChunk, "[DONE]")}})(w, r)
+	}))
+	keyFile := filepath.Join(t.TempDir(), "key")
+	h, _ := ParseHeader("X-Team: infra")
+	p, err := New(Options{URL: srv.URL, Model: "m", Auth: Auth{TokenFile: keyFile}, Headers: []Header{h}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, key := range []string{"first", "second"} {
+		if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if r := p.Do(context.Background(), nil); !r.OK {
+			t.Fatal(r.Err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 || seen[0] != "Bearer first|infra" || seen[1] != "Bearer second|infra" {
+		t.Errorf("server saw %q", seen)
+	}
+	_ = os.Remove(keyFile)
+	if r := p.Do(context.Background(), nil); r.ErrorKind != ErrConfig || !strings.Contains(r.Err, "API key file") {
+		t.Errorf("missing key file: %q %q", r.ErrorKind, r.Err)
+	}
+}

@@ -1,0 +1,138 @@
+package promql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+func TestConfigDefaults(t *testing.T) {
+	c := Config{URL: "http://p:9090"}.withDefaults()
+	if c.Refresh != 5*time.Second || c.Window != 5*time.Minute || c.HistogramStep != 15*time.Second || c.Backfill != 5*time.Minute {
+		t.Errorf("defaults %+v", c)
+	}
+	c = Config{URL: "http://p:9090", ScrapeInterval: time.Minute}.withDefaults()
+	if c.HistogramStep != time.Minute {
+		t.Errorf("step %s, want the scrape interval", c.HistogramStep)
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	bad := []Config{
+		{},
+		{URL: "prom:9090"},
+		{URL: "ftp://prom"},
+		{URL: "http://p", HistogramStep: 500 * time.Millisecond},
+		{URL: "http://p", GroupBy: []string{"le"}},
+		{URL: "http://p", GroupBy: []string{"instance) or vector(1"}},
+		{URL: "http://p", Quantile: 1.5},
+		{URL: "http://p", Backfill: time.Second},
+		{URL: "http://p", Refresh: -time.Second},
+		{URL: "http://p", Queries: map[telemetry.Signal]string{telemetry.TTFT: ""}},
+	}
+	for i, c := range bad {
+		if _, err := New(c, &recorder{}); err == nil {
+			t.Errorf("case %d accepted: %+v", i, c)
+		}
+	}
+	_, err := New(Config{URL: "http://user:hunter2@p:9090", Quantile: 2}, &recorder{})
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("err = %v", err)
+	}
+	s, err := New(Config{URL: "http://user:hunter2@p:9090/prom/"}, &recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(s.id, "hunter2") {
+		t.Errorf("source id %q shows the URL password", s.id)
+	}
+}
+
+func TestQueriesExpand(t *testing.T) {
+	e := newExpander(5*time.Minute, 30*time.Second, 0.95, []string{"instance", "namespace"})
+	qs := DefaultQueries()
+	qs["fresh"] = DefaultFreshnessQuery()
+	for sig, q := range qs {
+		x := e.expand(q)
+		for _, left := range []string{"[W]", "[R]", "$Q", "$GROUP", "$_GROUP", "{by}"} {
+			if strings.Contains(x, left) {
+				t.Errorf("%s: %q left in %s", sig, left, x)
+			}
+		}
+		if strings.Count(x, "(") != strings.Count(x, ")") {
+			t.Errorf("%s: unbalanced parentheses: %s", sig, x)
+		}
+	}
+	ttft := e.expand(qs[telemetry.TTFT])
+	for _, want := range []string{
+		`label_replace(sum by (le, model_name, instance, namespace) (vllm:time_to_first_token_seconds_bucket) or `,
+		`label_replace(sum by (model_name, instance, namespace) (vllm:time_to_first_token_seconds_sum), "tokentop_part", "sum", "", "")`,
+		`label_replace(count by (model_name, instance, namespace) (vllm:time_to_first_token_seconds_count), "tokentop_part", "series", "", ""), "tokentop_engine", "vllm", "", "")`,
+		`"tokentop_engine", "sglang"`,
+		`sum by (le, endpoint, model, instance, namespace) (tokentop_probe_ttft_seconds_bucket)`,
+	} {
+		if !strings.Contains(ttft, want) {
+			t.Errorf("TTFT query lacks %q:\n%s", want, ttft)
+		}
+	}
+	itl := e.expand(qs[telemetry.ITL])
+	if !strings.Contains(itl, `sum by (le, model_name, instance, namespace) (vllm:inter_token_latency_seconds_bucket) or sum by (le, model_name, instance, namespace) (vllm:time_per_output_token_seconds_bucket)`) {
+		t.Errorf("ITL lacks the old-name fallback: %s", itl)
+	}
+	if got := e.expand(qs[telemetry.GPUMemBW]); got != `avg by (instance, namespace) (DCGM_FI_PROF_DRAM_ACTIVE <= 1)` {
+		t.Errorf("DCGM query %s", got)
+	}
+	if got := newExpander(time.Minute, 30*time.Second, 0.9, nil).expand(`histogram_quantile($Q, sum by (le, model_name$_GROUP) (rate(x[W])))`); got != `histogram_quantile(0.9, sum by (le, model_name) (rate(x[1m])))` {
+		t.Errorf("custom query expands to %s", got)
+	}
+}
+
+func TestDescribeError(t *testing.T) {
+	cases := []struct {
+		err  error
+		want string
+	}{
+		{context.DeadlineExceeded, "query timed out: no answer within 10s"},
+		{&url.Error{Op: "Post", URL: "http://p", Err: context.DeadlineExceeded}, "query timed out: no answer within 10s"},
+		{&v1.Error{Type: v1.ErrBadData, Msg: "parse error"}, "bad query (bad_data): parse error"},
+		{&v1.Error{Type: v1.ErrServer, Msg: "server error: 503", Detail: `{"status":"error","errorType":"timeout","error":"query timed out"}`},
+			"query timed out on the server (server error: 503): query timed out"},
+		{&v1.Error{Type: v1.ErrServer, Msg: "server error: 502", Detail: "<!DOCTYPE html><html><body><h1>Bad   Gateway</h1></body></html>"},
+			"server error: 502: HTML page instead of an API answer (a proxy?): Bad Gateway"},
+		{fmt.Errorf("wrapped: %w", errors.New("token abc123 rejected")), "wrapped: token <secret> rejected"},
+	}
+	for _, c := range cases {
+		if got := describeError(c.err, 10*time.Second, []string{"abc123"}); got != c.want {
+			t.Errorf("describeError(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+}
+
+func TestStepPlan(t *testing.T) {
+	at := func(s int64) time.Time { return time.Unix(s, 0) }
+	step, delay, back := 30*time.Second, 5*time.Second, 5*time.Minute
+	start, end, ok := stepPlan(at(1000), time.Time{}, step, delay, back)
+	if !ok || !end.Equal(at(990)) || !start.Equal(at(690)) {
+		t.Errorf("first plan %v..%v %v, want 690..990 (a baseline and 10 windows)", start.Unix(), end.Unix(), ok)
+	}
+	if _, _, ok := stepPlan(at(1010), at(990), step, delay, back); ok {
+		t.Error("no window has ended since 990")
+	}
+	start, end, ok = stepPlan(at(1030), at(990), step, delay, back)
+	if !ok || !start.Equal(at(1020)) || !end.Equal(at(1020)) {
+		t.Errorf("next plan %v..%v", start.Unix(), end.Unix())
+	}
+	// After a long stall the catch-up is bounded by the backfill.
+	start, _, _ = stepPlan(at(100000), at(990), step, delay, back)
+	if !start.Equal(at(99990 - 300)) {
+		t.Errorf("catch-up starts at %v, want %v", start.Unix(), 99990-300)
+	}
+}

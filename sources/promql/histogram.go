@@ -1,0 +1,210 @@
+package promql
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// cumPoint is one endpoint's cumulative histogram at one step.
+type cumPoint struct {
+	t         time.Time // server time
+	buckets   []telemetry.Bucket
+	sum       float64
+	series    float64 // number of series summed, when the query says
+	hasSeries bool
+	plain     float64 // a series without le: a value (custom quantile query)
+	hasPlain  bool
+}
+
+// cumKey indexes the last point of each endpoint and signal, the baseline
+// of the next window.
+type cumKey struct {
+	endpoint string
+	signal   telemetry.Signal
+}
+
+// histogram maps a range answer of a distribution signal. Per endpoint,
+// consecutive steps are differenced into a KindHistogram (cumulative
+// buckets of the window, Value = its _sum increase), so tokentop's store
+// computes quantiles and SLO ratios over its own windows with the same
+// maths as for a direct scrape. It returns true when the steps were fetched.
+func (rd *round) histogram(a answer) bool {
+	sig := a.signal
+	if !rd.outcome(a, string(sig)) {
+		return false
+	}
+	mat, ok := a.value.(model.Matrix)
+	if !ok {
+		msg := fmt.Sprintf("query returned a %s, want a range vector", valueType(a.value))
+		rd.failed = append(rd.failed, string(sig)+": "+msg)
+		rd.failedSig[sig] = msg
+		return false
+	}
+	points := map[*endpointState]map[model.Time]*cumPoint{}
+	for _, ss := range mat {
+		eps := rd.reg.resolve(ss.Metric)
+		kind, bound, err := seriesPart(ss.Metric)
+		if err != nil {
+			rd.warn(fmt.Sprintf("%s: %v", sig, err))
+			continue
+		}
+		for _, e := range eps {
+			byT := points[e]
+			if byT == nil {
+				byT = map[model.Time]*cumPoint{}
+				points[e] = byT
+			}
+			for _, sp := range ss.Values {
+				p := byT[sp.Timestamp]
+				if p == nil {
+					p = &cumPoint{t: sp.Timestamp.Time()}
+					byT[sp.Timestamp] = p
+				}
+				p.addValue(kind, bound, float64(sp.Value))
+			}
+		}
+	}
+	end := model.TimeFromUnixNano(a.rng.End.UnixNano())
+	for _, e := range rd.reg.all() {
+		present := false
+		for _, t := range sortedTimes(points[e]) {
+			if rd.step(e, sig, points[e][t]) && t == end {
+				present = true
+			}
+		}
+		if !present && rd.reg.applies(e, sig) {
+			rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: rd.s.localEval(a.rng.End),
+				Endpoint: e.info.Name, Signal: sig, Interval: rd.s.cfg.HistogramStep})
+		}
+	}
+	return true
+}
+
+// step handles one endpoint's point: a plain value is emitted as is; a
+// histogram is differenced against the previous step's point, which it then
+// replaces. It returns false when the point held nothing usable.
+func (rd *round) step(e *endpointState, sig telemetry.Signal, p *cumPoint) bool {
+	at := rd.s.localEval(p.t)
+	R := rd.s.cfg.HistogramStep
+	if len(p.buckets) == 0 {
+		if !p.hasPlain || math.IsInf(p.plain, 0) {
+			return false
+		}
+		e.seen[sig] = true
+		rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: p.plain, Interval: R})
+		return true
+	}
+	key := cumKey{e.info.Name, sig}
+	sort.Slice(p.buckets, func(i, j int) bool { return p.buckets[i].UpperBound < p.buckets[j].UpperBound })
+	if !math.IsInf(p.buckets[len(p.buckets)-1].UpperBound, 1) {
+		rd.warn(fmt.Sprintf("%s: histogram of %s has no +Inf bucket; skipped", sig, e.info.Name))
+		delete(rd.s.state.cum, key)
+		return false
+	}
+	prev, ok := rd.s.state.cum[key]
+	rd.s.state.cum[key] = *p
+	if !ok || !prev.t.Equal(p.t.Add(-R)) {
+		return true // a baseline: the first point, or one after a gap
+	}
+	buckets, sum, why := diff(prev, *p)
+	if why != "" {
+		rd.warn(fmt.Sprintf("%s: %s for %s; one window skipped", sig, why, e.info.Name))
+		return true
+	}
+	e.seen[sig] = true
+	rd.add(telemetry.Observation{Kind: telemetry.KindHistogram, At: at, Endpoint: e.info.Name, Signal: sig,
+		Value: sum, Interval: R, Buckets: buckets})
+	return true
+}
+
+// diff returns the observations between two cumulative points, or why it
+// cannot: a counter reset (a bucket went down) or a change in the set of
+// series summed (a pod came or went), either of which would corrupt a sum.
+func diff(prev, cur cumPoint) ([]telemetry.Bucket, float64, string) {
+	if prev.hasSeries && cur.hasSeries && prev.series != cur.series {
+		return nil, 0, "set of series changed"
+	}
+	if len(prev.buckets) != len(cur.buckets) {
+		return nil, 0, "bucket layout changed"
+	}
+	out := make([]telemetry.Bucket, len(cur.buckets))
+	for i, c := range cur.buckets {
+		if prev.buckets[i].UpperBound != c.UpperBound {
+			return nil, 0, "bucket layout changed"
+		}
+		d := c.Count - prev.buckets[i].Count
+		if d < 0 {
+			return nil, 0, "counter reset"
+		}
+		out[i] = telemetry.Bucket{UpperBound: c.UpperBound, Count: d}
+	}
+	return out, max(cur.sum-prev.sum, 0), ""
+}
+
+type partKind uint8
+
+const (
+	partBucket partKind = iota
+	partSum
+	partSeries
+	partPlain
+)
+
+// seriesPart says what a histogram-query series carries.
+func seriesPart(m model.Metric) (partKind, float64, error) {
+	switch m[partTag] {
+	case "sum":
+		return partSum, 0, nil
+	case "series":
+		return partSeries, 0, nil
+	}
+	le, ok := m[model.BucketLabel]
+	if !ok {
+		return partPlain, 0, nil
+	}
+	b, err := strconv.ParseFloat(string(le), 64)
+	if err != nil || math.IsNaN(b) {
+		return 0, 0, fmt.Errorf("series with an invalid le label skipped")
+	}
+	return partBucket, b, nil
+}
+
+func (p *cumPoint) addValue(kind partKind, bound, v float64) {
+	if math.IsNaN(v) {
+		return
+	}
+	switch kind {
+	case partSum:
+		p.sum += v
+	case partSeries:
+		p.series += v
+		p.hasSeries = true
+	case partPlain:
+		p.plain, p.hasPlain = v, true
+	case partBucket:
+		// le="5" and le="5.0" (Prometheus 3 normalisation) are one bucket.
+		for i := range p.buckets {
+			if p.buckets[i].UpperBound == bound {
+				p.buckets[i].Count += v
+				return
+			}
+		}
+		p.buckets = append(p.buckets, telemetry.Bucket{UpperBound: bound, Count: v})
+	}
+}
+
+func sortedTimes(m map[model.Time]*cumPoint) []model.Time {
+	out := make([]model.Time, 0, len(m))
+	for t := range m {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

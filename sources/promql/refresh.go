@@ -1,0 +1,116 @@
+package promql
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// discoveryMatch selects the metric names the default queries use.
+const discoveryMatch = `{__name__=~"vllm:.+|sglang:.+|tokentop_probe_.+|DCGM_FI_PROF_DRAM_ACTIVE"}`
+
+// refresh runs one refresh. Phase 1 runs the instant queries (freshness,
+// gauges) and, when due, the metric-name listing; their evaluation
+// timestamps give the server's clock. Phase 2 fetches the histogram windows
+// that have ended on that clock. The number of requests depends on the
+// number of signals, never on the number of endpoints.
+func (s *Source) refresh(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := &s.state
+	began := s.now()
+
+	phase1 := []job{{kind: instantJob, query: s.expand.expand(s.fresh)}}
+	for _, sig := range s.signals(false) {
+		phase1 = append(phase1, job{kind: instantJob, signal: sig, query: s.expand.expand(s.queries[sig])})
+	}
+	listNames := began.Sub(st.discovered) >= s.cfg.DiscoveryInterval
+	if listNames {
+		end := st.offset.toServer(began)
+		phase1 = append(phase1, job{kind: namesJob, query: discoveryMatch, rng: v1.Range{Start: end.Add(-s.cfg.Window), End: end}})
+	}
+	ans1 := s.runJobs(ctx, phase1)
+	for _, a := range ans1 {
+		if t, ok := evalTime(a.value); ok && a.err == nil {
+			st.offset.observe(t, a.localMid)
+			break
+		}
+	}
+
+	var phase2 []job
+	serverNow := st.offset.toServer(s.now())
+	for _, sig := range s.signals(true) {
+		start, end, ok := stepPlan(serverNow, st.lastEnd[sig], s.cfg.HistogramStep, s.cfg.Delay, s.cfg.Backfill)
+		if ok {
+			phase2 = append(phase2, job{kind: rangeJob, signal: sig, query: s.expand.expand(s.queries[sig]),
+				rng: v1.Range{Start: start, End: end, Step: s.cfg.HistogramStep}})
+		}
+	}
+	ans2 := s.runJobs(ctx, phase2)
+	if ctx.Err() != nil {
+		return ctx.Err() // shutting down: nothing to report
+	}
+
+	rd := newRound(s, began)
+	if s.cfg.HTTP.InsecureSkipVerify {
+		rd.warn("TLS NOT VERIFIED: certificate verification is off")
+	}
+	for _, a := range ans1 {
+		switch {
+		case a.kind == namesJob:
+			st.discovered = began
+			rd.names(a)
+		case a.signal == "":
+			rd.freshness(a)
+		}
+	}
+	for _, a := range ans1 {
+		if a.kind == instantJob && a.signal != "" {
+			rd.gauge(a)
+		}
+	}
+	for _, a := range ans2 {
+		if rd.histogram(a) {
+			st.lastEnd[a.signal] = a.rng.End
+		}
+	}
+	return rd.emit(len(phase1) + len(phase2))
+}
+
+// signals returns the configured signals of one kind (distribution or
+// value) in display order, then any others by name.
+func (s *Source) signals(distribution bool) []telemetry.Signal {
+	var out, extra []telemetry.Signal
+	known := map[telemetry.Signal]bool{}
+	for _, sig := range telemetry.Signals {
+		known[sig] = true
+		if _, ok := s.queries[sig]; ok && sig.Info().Distribution == distribution {
+			out = append(out, sig)
+		}
+	}
+	for sig := range s.queries {
+		if !known[sig] && sig.Info().Distribution == distribution {
+			extra = append(extra, sig)
+		}
+	}
+	sort.Slice(extra, func(i, j int) bool { return extra[i] < extra[j] })
+	return append(out, extra...)
+}
+
+// errorsOf joins per-query messages into the error RefreshOnce returns.
+// Only the sanitised, secret-scrubbed messages are used.
+func errorsOf(msgs []string) error {
+	errs := make([]error, len(msgs))
+	for i, m := range msgs {
+		errs[i] = errors.New(m)
+	}
+	return errors.Join(errs...)
+}
+
+// localEval converts a server timestamp to local time.
+func (s *Source) localEval(t time.Time) time.Time { return s.state.offset.toLocal(t) }

@@ -1,0 +1,188 @@
+package promql
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// round turns one refresh's answers into observations.
+type round struct {
+	s        *Source
+	reg      *registry
+	began    time.Time
+	obs      []telemetry.Observation
+	warnings []string
+	// failed holds "<query>: <message>" per failed query; failedSig the
+	// signals whose query failed, with their message.
+	failed    []string
+	failedSig map[telemetry.Signal]string
+	ran       int // queries that ran
+}
+
+func newRound(s *Source, began time.Time) *round {
+	return &round{s: s, reg: s.state.reg, began: began, failedSig: map[telemetry.Signal]string{}}
+}
+
+func (rd *round) warn(w string) {
+	for _, x := range rd.warnings {
+		if x == w {
+			return
+		}
+	}
+	rd.warnings = append(rd.warnings, w)
+}
+
+// outcome records a query's warnings and error; it returns false when the
+// query failed.
+func (rd *round) outcome(a answer, label string) bool {
+	rd.ran++
+	for _, w := range a.warnings {
+		rd.warn(label + ": " + w)
+	}
+	for _, i := range a.infos {
+		rd.warn(label + ": info: " + i)
+	}
+	if a.err == nil {
+		return true
+	}
+	msg := describeError(a.err, rd.s.cfg.HTTP.Timeout, rd.s.creds.secrets())
+	rd.failed = append(rd.failed, label+": "+msg)
+	if a.signal != "" {
+		rd.failedSig[a.signal] = msg
+	}
+	return false
+}
+
+func (rd *round) add(o telemetry.Observation) {
+	o.Source = rd.s.id
+	rd.obs = append(rd.obs, o)
+}
+
+// names records which metric families Prometheus holds. Listing them is
+// a convenience (some proxies refuse label APIs): a failure is a warning.
+func (rd *round) names(a answer) {
+	for _, w := range a.warnings {
+		rd.warn("metric names: " + w)
+	}
+	for _, i := range a.infos {
+		rd.warn("metric names: info: " + i)
+	}
+	if a.err != nil {
+		rd.warn("listing metric names failed: " + describeError(a.err, rd.s.cfg.HTTP.Timeout, rd.s.creds.secrets()))
+		return
+	}
+	found := map[string]bool{}
+	for _, n := range a.names {
+		name := string(n)
+		switch {
+		case strings.HasPrefix(name, "vllm:"):
+			found["vllm"] = true
+		case strings.HasPrefix(name, "sglang:"):
+			found["sglang"] = true
+		case strings.HasPrefix(name, "tokentop_"):
+			found["tokentop"] = true
+		case strings.HasPrefix(name, "DCGM_"):
+			found["dcgm"] = true
+		}
+	}
+	var rec []string
+	for _, f := range []string{"vllm", "sglang", "tokentop", "dcgm"} {
+		if found[f] {
+			rec = append(rec, f)
+		}
+	}
+	rd.s.state.recognised = rec
+}
+
+// freshness dates each endpoint's newest sample; it also discovers
+// endpoints.
+func (rd *round) freshness(a answer) {
+	if !rd.outcome(a, "freshness") {
+		return
+	}
+	vec, ok := rd.vector(a, "freshness")
+	if !ok {
+		return
+	}
+	for _, smp := range vec {
+		v := float64(smp.Value)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		// timestamp() gives seconds with millisecond resolution.
+		at := rd.s.localEval(time.UnixMilli(int64(math.Round(v * 1000))))
+		for _, e := range rd.reg.resolve(smp.Metric) {
+			if at.After(e.dataAt) {
+				e.dataAt = at
+			}
+		}
+	}
+}
+
+// vector returns an instant answer's vector, recording a failure for any
+// other result type.
+func (rd *round) vector(a answer, label string) (model.Vector, bool) {
+	vec, ok := a.value.(model.Vector)
+	if !ok {
+		msg := fmt.Sprintf("query returned a %s, want an instant vector", valueType(a.value))
+		rd.failed = append(rd.failed, label+": "+msg)
+		if a.signal != "" {
+			rd.failedSig[a.signal] = msg
+		}
+	}
+	return vec, ok
+}
+
+func valueType(v model.Value) string {
+	if v == nil {
+		return "nothing"
+	}
+	return v.Type().String()
+}
+
+// gauge maps an instant answer of a value signal: one value per endpoint;
+// NaN, ±Inf and absent series are "no data", never 0.
+func (rd *round) gauge(a answer) {
+	sig := a.signal
+	if !rd.outcome(a, string(sig)) {
+		return
+	}
+	vec, ok := rd.vector(a, string(sig))
+	if !ok {
+		return
+	}
+	got := map[*endpointState]bool{}
+	interval := max(rd.s.cfg.Refresh, rd.s.cfg.ScrapeInterval)
+	for _, smp := range vec {
+		eval := rd.s.localEval(smp.Timestamp.Time())
+		for _, e := range rd.reg.resolve(smp.Metric) {
+			if got[e] {
+				rd.warn(fmt.Sprintf("%s: several series for endpoint %s; aggregate the query by the grouping labels", sig, e.info.Name))
+				continue
+			}
+			got[e] = true
+			at := eval
+			if !e.dataAt.IsZero() && e.dataAt.Before(eval) {
+				at = e.dataAt
+			}
+			v := float64(smp.Value)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: at, Endpoint: e.info.Name, Signal: sig, Interval: interval})
+				continue
+			}
+			e.seen[sig] = true
+			rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: v, Interval: interval})
+		}
+	}
+	for _, e := range rd.reg.all() {
+		if !got[e] && rd.reg.applies(e, sig) {
+			rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: rd.began, Endpoint: e.info.Name, Signal: sig, Interval: interval})
+		}
+	}
+}

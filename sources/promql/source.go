@@ -1,0 +1,130 @@
+package promql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// Source queries a Prometheus-compatible HTTP API and feeds the sink.
+type Source struct {
+	cfg     Config
+	sink    telemetry.Sink
+	api     promAPI
+	http    *http.Client
+	creds   credentials
+	id      string // Observation.Source: "promql:<redacted url>"
+	url     string // redacted
+	queries map[telemetry.Signal]string
+	fresh   string
+	expand  expander
+	now     func() time.Time
+
+	mu    sync.Mutex // serialises refreshes; guards the state below
+	state state
+}
+
+// state is what persists between refreshes.
+type state struct {
+	reg        *registry
+	lastEnd    map[telemetry.Signal]time.Time // last histogram step fetched
+	cum        map[cumKey]cumPoint            // last cumulative point per endpoint and signal
+	offset     clockOffset
+	failures   int
+	lastOK     time.Time
+	recognised []string
+	discovered time.Time // when families were last listed
+}
+
+// New validates cfg (zero fields take DefaultConfig values) and returns a
+// source that writes to sink. It does no I/O besides reading the CA file.
+func New(cfg Config, sink telemetry.Sink) (*Source, error) {
+	if sink == nil {
+		return nil, errors.New("promql: nil sink")
+	}
+	cfg = cfg.withDefaults()
+	base, err := cfg.validate()
+	if err != nil {
+		return nil, fmt.Errorf("promql: %w", err)
+	}
+	creds := credentials{bearer: cfg.HTTP.BearerToken, headers: cfg.HTTP.Headers, basic: cfg.Basic, userAgent: cfg.HTTP.UserAgent}
+	hc, err := newHTTPClient(base, cfg.HTTP, creds)
+	if err != nil {
+		return nil, fmt.Errorf("promql: %w", err)
+	}
+	a, err := newAPI(base, hc)
+	if err != nil {
+		return nil, fmt.Errorf("promql: %w", err)
+	}
+	queries := DefaultQueries()
+	for sig, q := range cfg.Queries {
+		queries[sig] = q
+	}
+	fresh := cfg.FreshnessQuery
+	if fresh == "" {
+		fresh = DefaultFreshnessQuery()
+	}
+	s := &Source{
+		cfg:     cfg,
+		sink:    sink,
+		api:     a,
+		http:    hc,
+		creds:   creds,
+		url:     base.Redacted(),
+		queries: queries,
+		fresh:   fresh,
+		expand:  newExpander(cfg.Window, cfg.HistogramStep, cfg.Quantile, cfg.GroupBy),
+		now:     time.Now,
+		state: state{
+			reg:     newRegistry(cfg.MaxEndpoints, cfg.GroupBy, newFamilySet()),
+			lastEnd: map[telemetry.Signal]time.Time{},
+			cum:     map[cumKey]cumPoint{},
+		},
+	}
+	s.id = "promql:" + s.url
+	return s, nil
+}
+
+// Config returns the effective configuration, defaults filled in.
+func (s *Source) Config() Config { return s.cfg }
+
+// Queries returns the effective query templates by signal.
+func (s *Source) Queries() map[telemetry.Signal]string {
+	out := make(map[telemetry.Signal]string, len(s.queries))
+	for k, v := range s.queries {
+		out[k] = v
+	}
+	return out
+}
+
+// Run refreshes at once and then every Config.Refresh until ctx is done,
+// and returns nil then. Refresh problems are not returned: they reach the
+// sink as failures and as the source status.
+func (s *Source) Run(ctx context.Context) error {
+	defer s.Close()
+	t := time.NewTicker(s.cfg.Refresh)
+	defer t.Stop()
+	for {
+		// Errors have reached the sink as failures and source status.
+		_ = s.refresh(ctx)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// Close releases idle connections; the source stays usable.
+func (s *Source) Close() { s.http.CloseIdleConnections() }
+
+// RefreshOnce runs one refresh: it queries, emits observations and the
+// source status, and returns the query errors (nil when all succeeded).
+func (s *Source) RefreshOnce(ctx context.Context) error {
+	return s.refresh(ctx)
+}

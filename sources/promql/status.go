@@ -1,0 +1,97 @@
+package promql
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// maxWarnings caps the warnings carried by one status.
+const maxWarnings = 20
+
+// emit sends, in order, the endpoints discovered this refresh, the values,
+// the failures and the source status; it returns the query errors.
+func (rd *round) emit(queries int) error {
+	s, st := rd.s, &rd.s.state
+	if rd.reg.full {
+		rd.warn(fmt.Sprintf("more than %d endpoints: new ones ignored (raise max_endpoints or narrow the queries)", s.cfg.MaxEndpoints))
+	}
+	for _, e := range rd.reg.takeFresh() {
+		info := e.info
+		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: rd.began, Endpoint: info.Name, Source: s.id, Info: &info})
+	}
+	for _, o := range rd.obs {
+		s.sink.Observe(o)
+	}
+	rd.emitFailures()
+
+	status := telemetry.SourceStatus{
+		Name:       s.cfg.Name,
+		Kind:       "promql",
+		URL:        s.url,
+		State:      telemetry.Live,
+		Latency:    s.now().Sub(rd.began),
+		Recognised: st.recognised,
+	}
+	if len(rd.failed) > 0 {
+		st.failures++
+		status.State = telemetry.Error
+		status.Err = rd.failed[0]
+		if len(rd.failed) > 1 {
+			status.Err = fmt.Sprintf("%d of %d queries failed; %s", len(rd.failed), queries, rd.failed[0])
+		}
+	} else {
+		st.failures = 0
+		st.lastOK = rd.began
+	}
+	status.LastOK, status.Failures = st.lastOK, st.failures
+	status.Warnings = rd.warnings[:min(len(rd.warnings), maxWarnings)]
+	status.Description = rd.describe(queries)
+	s.sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: rd.began, Source: s.id,
+		Interval: s.cfg.Refresh, Err: status.Err, Status: &status})
+	return errorsOf(rd.failed)
+}
+
+// emitFailures marks the signals whose query failed as failed for every
+// endpoint that expects them. When every query failed, one failure per
+// endpoint (empty Signal) covers all its signals.
+func (rd *round) emitFailures() {
+	if len(rd.failed) == 0 {
+		return
+	}
+	all := len(rd.failed) >= rd.ran
+	failed := make([]telemetry.Signal, 0, len(rd.failedSig))
+	for sig := range rd.failedSig {
+		failed = append(failed, sig)
+	}
+	sort.Slice(failed, func(i, j int) bool { return failed[i] < failed[j] })
+	for _, e := range rd.reg.all() {
+		if all {
+			rd.s.sink.Observe(telemetry.Observation{Kind: telemetry.KindFailure, At: rd.began, Endpoint: e.info.Name,
+				Source: rd.s.id, Err: rd.failed[0]})
+			continue
+		}
+		for _, sig := range failed {
+			if msg := rd.failedSig[sig]; rd.reg.applies(e, sig) {
+				rd.s.sink.Observe(telemetry.Observation{Kind: telemetry.KindFailure, At: rd.began, Endpoint: e.info.Name,
+					Signal: sig, Source: rd.s.id, Err: msg})
+			}
+		}
+	}
+}
+
+// describe summarises the source for the header.
+func (rd *round) describe(queries int) string {
+	s := rd.s
+	d := fmt.Sprintf("%d endpoints; %d queries this refresh; rate window %s, histogram step %s",
+		len(rd.reg.byName), queries, promDuration(s.cfg.Window), promDuration(s.cfg.HistogramStep))
+	if len(s.cfg.GroupBy) > 0 {
+		d += "; grouped by " + strings.Join(s.cfg.GroupBy, ", ")
+	}
+	if !s.state.discovered.IsZero() && len(s.state.recognised) == 0 {
+		d += "; no vLLM, SGLang, tokentop or DCGM metrics in the last " + promDuration(s.cfg.Window)
+	}
+	return d
+}

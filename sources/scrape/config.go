@@ -1,0 +1,78 @@
+package scrape
+
+import (
+	"time"
+
+	"github.com/tokentop/tokentop/bandwidth"
+	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// Defaults, in one place.
+const (
+	DefaultPath     = "/metrics"
+	DefaultInterval = time.Second
+	DefaultJitter   = 0.1
+	DefaultTimeout  = 3 * time.Second
+	// ModelInfoRetry is how long a failed model-info lookup (TGI /info,
+	// llama.cpp /v1/models) waits before it is tried again.
+	ModelInfoRetry = 30 * time.Second
+)
+
+// Config configures one scrape target.
+type Config struct {
+	// URL is the target's base URL, e.g. "http://10.0.0.5:8000".
+	URL string `json:"url" yaml:"url"`
+	// Path of the metrics page: "/metrics" by default; NIM serves
+	// "/v1/metrics", trtllm-serve "/prometheus/metrics".
+	Path string `json:"path,omitempty" yaml:"path,omitempty"`
+	// Name replaces "host:port" in endpoint names ("<name>/<model>").
+	Name string `json:"name,omitempty" yaml:"name,omitempty"`
+	// Interval between scrapes (default 1 s); each wait varies by ±Jitter
+	// of it (default 0.1) so many targets do not scrape in lockstep.
+	Interval time.Duration `json:"interval,omitempty" yaml:"interval,omitempty"`
+	Jitter   float64       `json:"jitter,omitempty" yaml:"jitter,omitempty"`
+	// HTTP holds auth, TLS, timeout (default 3 s here), redirect limit
+	// and body cap (default 32 MiB).
+	HTTP httpclient.Config `json:"http,omitzero" yaml:"http,omitempty"`
+	// Engine forces the engine instead of detecting it from metric names.
+	Engine telemetry.Engine `json:"engine,omitempty" yaml:"engine,omitempty"`
+	// Model names the model of an engine without a model label when its
+	// info endpoint does not answer (TGI /info, llama.cpp /v1/models).
+	Model string `json:"model,omitempty" yaml:"model,omitempty"`
+	// StripPrefix is removed from metric names of a relabelling exporter
+	// ("kserve_" turns "kserve_vllm:…" into "vllm:…").
+	StripPrefix string `json:"strip_prefix,omitempty" yaml:"strip_prefix,omitempty"`
+	// OpenMetrics asks for OpenMetrics first (the text format otherwise);
+	// whichever the server sends is parsed.
+	OpenMetrics bool `json:"openmetrics,omitempty" yaml:"openmetrics,omitempty"`
+	// MBU configures the MBU estimate per model name ("*" for any model).
+	// Without an entry no MBU is emitted.
+	MBU map[string]bandwidth.Model `json:"mbu,omitempty" yaml:"mbu,omitempty"`
+	// Now is the clock (tests); nil means time.Now.
+	Now func() time.Time `json:"-" yaml:"-"`
+}
+
+// WithDefaults returns c with every unset field at its default.
+func (c Config) WithDefaults() Config {
+	if c.Path == "" {
+		c.Path = DefaultPath
+	}
+	if c.Interval <= 0 {
+		c.Interval = DefaultInterval
+	}
+	if c.Jitter <= 0 {
+		c.Jitter = DefaultJitter
+	}
+	if c.Jitter > 0.5 {
+		c.Jitter = 0.5
+	}
+	if c.HTTP.Timeout <= 0 {
+		c.HTTP.Timeout = DefaultTimeout
+	}
+	c.HTTP = c.HTTP.WithDefaults()
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}

@@ -1,0 +1,18 @@
+// Package scrape reads an LLM serving engine's Prometheus metrics page
+// directly (no Prometheus server) and turns it into tokentop
+// observations, one endpoint per model served by the target.
+//
+// Per scrape it emits, for each model: KindEndpoint; KindHistogram with
+// the bucket increments since the previous scrape for TTFT, ITL, TPOT,
+// E2E and queue time (summed across data-parallel engines and ranks by
+// le, never averaged; an interval without requests is a histogram of
+// zeros, the first scrape only sets the baseline, and a series seen for
+// the first time contributes from its second scrape on); KindSample for gauges (running, waiting, KV cache
+// 0–1), rates (output tok/s), interval means of counter pairs (Triton,
+// llama.cpp) and the error rate; KindSample Approx for the MBU estimate
+// when configured; KindNoData for NaN or 0/0; and one KindSource with the
+// source's health. Counter resets (a count going down, a new _created)
+// skip that interval: no negative rates, no spikes. Failures emit
+// KindFailure for every endpoint of the target, so the last good values
+// stay and are shown as failed/stale.
+package scrape

@@ -1,0 +1,107 @@
+package scrape
+
+import (
+	"math"
+
+	"github.com/tokentop/tokentop/engines"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// errorRate emits Δfailed/Δall per model; no requests is no data.
+func (sc *scrape) errorRate() {
+	var ec *engines.ErrorCounters
+	for i := range sc.spec.Errors {
+		if f := sc.page.Families[sc.spec.Errors[i].Failed]; f != nil {
+			ec = &sc.spec.Errors[i]
+			break
+		}
+	}
+	if ec == nil {
+		return
+	}
+	for _, n := range ec.Names() {
+		if f := sc.page.Families[n]; f != nil && f.Err != nil {
+			sc.failSignal(telemetry.ErrorRate, engines.Alias{Name: n}, f.Err)
+			return
+		}
+	}
+	failed := map[*modelVals]*counterAcc{}
+	all := map[*modelVals]*counterAcc{}
+	var order []*modelVals
+	get := func(m map[*modelVals]*counterAcc, mv *modelVals) *counterAcc {
+		c := m[mv]
+		if c == nil {
+			c = &counterAcc{}
+			m[mv] = c
+			order = appendOnce(order, mv)
+		}
+		return c
+	}
+	isFailed := func(v string) bool {
+		if ec.FailedLabel == "" {
+			return true
+		}
+		for _, fv := range ec.FailedValues {
+			if v == fv {
+				return true
+			}
+		}
+		return false
+	}
+	read := func(name string, toFailed, toAll bool, filter bool) {
+		f := sc.page.Families[name]
+		if f == nil {
+			return
+		}
+		for _, ser := range f.Series {
+			mv := sc.model(ser)
+			d, st := sc.s.st.counterDelta(name, ser, ser.Value)
+			if toAll {
+				get(all, mv).add(d, st)
+			}
+			if toFailed && (!filter || isFailed(ser.Label(ec.FailedLabel))) {
+				get(failed, mv).add(d, st)
+			}
+		}
+	}
+	switch {
+	case ec.All == ec.Failed:
+		read(ec.Failed, true, true, true)
+	case ec.All != "":
+		read(ec.Failed, true, false, true)
+		read(ec.All, false, true, false)
+	default:
+		read(ec.Failed, true, true, true)
+		read(ec.Succeeded, false, true, false)
+	}
+	for _, mv := range order {
+		okA, nanA := all[mv].usable()
+		okF, nanF := failed[mv].usable()
+		if failed[mv] == nil {
+			okF = okA // no failure series for this model: none failed
+		}
+		switch {
+		case nanA || nanF:
+			sc.emit(mv, telemetry.Observation{Kind: telemetry.KindNoData, Signal: telemetry.ErrorRate})
+		case okA && okF:
+			var bad float64
+			if c := failed[mv]; c != nil {
+				bad = c.delta
+			}
+			if all[mv].delta <= 0 {
+				sc.emit(mv, telemetry.Observation{Kind: telemetry.KindNoData, Signal: telemetry.ErrorRate})
+				continue
+			}
+			sc.emitValue(mv, telemetry.ErrorRate, math.Min(1, bad/all[mv].delta), false)
+		}
+	}
+}
+
+func appendOnce(order []*modelVals, mv *modelVals) []*modelVals {
+	for _, o := range order {
+		if o == mv {
+			return order
+		}
+	}
+	return append(order, mv)
+}

@@ -1,0 +1,178 @@
+package scrape
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// collector is a Sink that keeps every observation.
+type collector struct {
+	mu  sync.Mutex
+	obs []telemetry.Observation
+}
+
+func (c *collector) Observe(o telemetry.Observation) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.obs = append(c.obs, o)
+}
+
+// take returns and clears the observations.
+func (c *collector) take() []telemetry.Observation {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.obs
+	c.obs = nil
+	return out
+}
+
+func find(obs []telemetry.Observation, kind telemetry.Kind, endpoint string, sig telemetry.Signal) []telemetry.Observation {
+	var out []telemetry.Observation
+	for _, o := range obs {
+		if o.Kind == kind && (endpoint == "*" || o.Endpoint == endpoint) && o.Signal == sig {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func one(t *testing.T, obs []telemetry.Observation, kind telemetry.Kind, endpoint string, sig telemetry.Signal) telemetry.Observation {
+	t.Helper()
+	got := find(obs, kind, endpoint, sig)
+	if len(got) != 1 {
+		t.Fatalf("want one %s %s %s, got %d in\n%s", kind, endpoint, sig, len(got), dump(obs))
+	}
+	return got[0]
+}
+
+func status(t *testing.T, obs []telemetry.Observation) *telemetry.SourceStatus {
+	t.Helper()
+	o := one(t, obs, telemetry.KindSource, "*", "")
+	return o.Status
+}
+
+func endpoints(obs []telemetry.Observation) []string {
+	var out []string
+	for _, o := range obs {
+		if o.Kind == telemetry.KindEndpoint {
+			out = append(out, o.Endpoint)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func dump(obs []telemetry.Observation) string {
+	var b strings.Builder
+	for _, o := range obs {
+		b.WriteString(string(o.Kind) + " " + o.Endpoint + " " + string(o.Signal))
+		if o.Err != "" {
+			b.WriteString(" err=" + o.Err)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// clock is a manual clock for deterministic rates.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// target is an httptest server whose /metrics body can be swapped.
+type target struct {
+	*httptest.Server
+	mu          sync.Mutex
+	body        string
+	contentType string
+	extra       map[string]string // path → JSON body
+}
+
+func newTarget(t *testing.T, body string) *target {
+	tg := &target{body: body, contentType: "text/plain; version=0.0.4; charset=utf-8", extra: map[string]string{}}
+	tg.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		tg.mu.Lock()
+		defer tg.mu.Unlock()
+		if b, ok := tg.extra[r.URL.Path]; ok {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(b))
+			return
+		}
+		if r.URL.Path != "/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		if tg.contentType != "" {
+			w.Header().Set("Content-Type", tg.contentType)
+		}
+		_, _ = w.Write([]byte(tg.body))
+	}))
+	t.Cleanup(tg.Close)
+	return tg
+}
+
+func (tg *target) set(body string) {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	tg.body = body
+}
+
+func (tg *target) host() string { return strings.TrimPrefix(tg.URL, "http://") }
+
+// fixtureDir finds shared/fixtures/metrics above the working directory.
+func fixtureDir(t testing.TB) string {
+	t.Helper()
+	if d := os.Getenv("TOKENTOP_FIXTURES"); d != "" {
+		return d
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		for _, c := range []string{"shared/fixtures/metrics", "../shared/fixtures/metrics"} {
+			p := filepath.Join(dir, c)
+			if st, err := os.Stat(p); err == nil && st.IsDir() {
+				return p
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("shared/fixtures/metrics not found (set TOKENTOP_FIXTURES)")
+		}
+		dir = parent
+	}
+}
+
+func readFixture(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(fixtureDir(t), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

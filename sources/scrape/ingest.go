@@ -1,0 +1,219 @@
+package scrape
+
+import (
+	"context"
+	"hash/maphash"
+	"math"
+	"time"
+
+	"github.com/tokentop/tokentop/engines"
+	"github.com/tokentop/tokentop/sanitize"
+	"github.com/tokentop/tokentop/sources/scrape/expo"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// scrape is one successful page being turned into observations.
+type scrape struct {
+	s        *Scraper
+	ctx      context.Context
+	page     *expo.Page
+	at       time.Time
+	dt       float64 // seconds since the previous successful scrape, 0 if none
+	det      engines.Detection
+	spec     engines.Spec
+	hasSpec  bool
+	defModel string
+
+	byRaw    map[string]*modelVals
+	models   []*modelVals
+	obs      []telemetry.Observation
+	warnings []string
+}
+
+// modelVals is one model (endpoint) of the target.
+type modelVals struct {
+	model, endpoint string
+	// MBU inputs gathered while reading the signals.
+	itl        histAcc
+	hasITL     bool
+	kvSum      float64
+	kvN        int
+	liveTokens float64
+	hasLive    bool
+}
+
+func (s *Scraper) newScrape(ctx context.Context, page *expo.Page, at time.Time) *scrape {
+	s.st.gen++
+	sc := &scrape{s: s, ctx: ctx, page: page, at: at, byRaw: map[string]*modelVals{},
+		obs: make([]telemetry.Observation, 0, s.st.observations)}
+	if !s.st.prevAt.IsZero() {
+		sc.dt = at.Sub(s.st.prevAt).Seconds()
+	}
+	sc.det = s.detect(page.Names)
+	if s.cfg.Engine != "" {
+		sc.det.Engine = s.cfg.Engine
+	}
+	sc.spec, sc.hasSpec = s.table.Lookup(sc.det.Engine)
+	return sc
+}
+
+// detect runs engine detection, reusing the last result while the page's
+// family names do not change (the common case: same server, same version).
+func (s *Scraper) detect(names []string) engines.Detection {
+	var h maphash.Hash
+	h.SetSeed(s.seed)
+	for _, n := range names {
+		_, _ = h.WriteString(n)
+		_ = h.WriteByte(0)
+	}
+	sum := h.Sum64()
+	if s.st.detValid && s.st.detSum == sum {
+		return s.st.det
+	}
+	d := s.table.Detect(names)
+	s.st.det, s.st.detSum, s.st.detValid = d, sum, true
+	return d
+}
+
+func (sc *scrape) warn(msg string) { sc.warnings = append(sc.warnings, msg) }
+
+// run reads every signal of the engine.
+func (sc *scrape) run() {
+	if !sc.hasSpec {
+		return
+	}
+	sc.defModel = sc.defaultModel()
+	for i := range len(telemetry.Signals) + 1 {
+		sig := engines.Queue
+		if i < len(telemetry.Signals) {
+			sig = telemetry.Signals[i]
+		}
+		a, ok := sc.choose(sc.spec.Signals[sig])
+		if !ok {
+			continue
+		}
+		if err := sc.familyErr(a); err != nil {
+			sc.failSignal(sig, a, err)
+			continue
+		}
+		switch a.Type {
+		case engines.Histogram:
+			sc.histogram(sig, a)
+		case engines.Gauge:
+			sc.gauge(sig, a)
+		case engines.Counter:
+			sc.counterRate(sig, a, false)
+		case engines.HistogramSum:
+			sc.counterRate(sig, a, true)
+		case engines.CounterRatio:
+			sc.ratio(sig, a)
+		}
+	}
+	sc.errorRate()
+	sc.mbu()
+}
+
+// choose returns the first alias whose families are present with a
+// matching series (engines.md §11: first present wins).
+func (sc *scrape) choose(aliases []engines.Alias) (engines.Alias, bool) {
+	for _, a := range aliases {
+		f := sc.page.Families[a.Name]
+		if f == nil || !anyMatch(f, a) {
+			continue
+		}
+		if a.Per != "" && sc.page.Families[a.Per] == nil {
+			continue
+		}
+		return a, true
+	}
+	return engines.Alias{}, false
+}
+
+func anyMatch(f *expo.Family, a engines.Alias) bool {
+	for _, ser := range f.Series {
+		if matches(a, ser) {
+			return true
+		}
+	}
+	return false
+}
+
+func matches(a engines.Alias, ser *expo.Series) bool {
+	for k, v := range a.Match {
+		if ser.Label(k) != v {
+			return false
+		}
+	}
+	return true
+}
+
+func (sc *scrape) familyErr(a engines.Alias) error {
+	for _, n := range a.Names() {
+		if f := sc.page.Families[n]; f != nil && f.Err != nil {
+			return f.Err
+		}
+	}
+	return nil
+}
+
+// failSignal reports a broken family as a failure of that signal for the
+// models it names, and forgets its state so the next good scrape starts a
+// fresh baseline.
+func (sc *scrape) failSignal(sig telemetry.Signal, a engines.Alias, err error) {
+	sc.warn(err.Error())
+	seen := map[*modelVals]bool{}
+	for _, n := range a.Names() {
+		delete(sc.s.st.fams, n)
+		if f := sc.page.Families[n]; f != nil {
+			for _, ser := range f.Series {
+				if mv := sc.model(ser); !seen[mv] {
+					seen[mv] = true
+					sc.emit(mv, telemetry.Observation{Kind: telemetry.KindFailure, Signal: sig, Err: err.Error()})
+				}
+			}
+		}
+	}
+}
+
+// model returns the model of a series (first model label present, else
+// the target's default model), registering it on first sight.
+func (sc *scrape) model(ser *expo.Series) *modelVals {
+	raw := ""
+	for _, l := range sc.spec.ModelLabels {
+		if v := ser.Label(l); v != "" {
+			raw = v
+			break
+		}
+	}
+	if mv := sc.byRaw[raw]; mv != nil {
+		return mv
+	}
+	name := sc.defModel
+	if raw != "" {
+		name = sanitize.Text(raw) // label values enter here
+	}
+	mv := &modelVals{model: name, endpoint: sc.s.host}
+	if name != "" {
+		mv.endpoint = sc.s.host + "/" + name
+	}
+	sc.byRaw[raw] = mv
+	sc.models = append(sc.models, mv)
+	return mv
+}
+
+// emit queues an observation for model mv.
+func (sc *scrape) emit(mv *modelVals, o telemetry.Observation) {
+	o.At = sc.at
+	o.Endpoint = mv.endpoint
+	o.Source = sc.s.source
+	o.Interval = sc.s.cfg.Interval
+	sc.obs = append(sc.obs, o)
+}
+
+func (sc *scrape) emitValue(mv *modelVals, sig telemetry.Signal, v float64, approx bool) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		sc.emit(mv, telemetry.Observation{Kind: telemetry.KindNoData, Signal: sig})
+		return
+	}
+	sc.emit(mv, telemetry.Observation{Kind: telemetry.KindSample, Signal: sig, Value: v, Approx: approx})
+}

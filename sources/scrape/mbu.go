@@ -1,0 +1,102 @@
+package scrape
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/tokentop/tokentop/bandwidth"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// mbu emits the MBU estimate (Approx) for models with a configured
+// bandwidth.Model and a decode step time this interval; nothing otherwise.
+func (sc *scrape) mbu() {
+	if len(sc.s.cfg.MBU) == 0 {
+		return
+	}
+	capacity, hasCap := sc.kvCapacity()
+	for _, mv := range sc.models {
+		m, ok := sc.s.cfg.MBU[mv.model]
+		if !ok {
+			if m, ok = sc.s.cfg.MBU["*"]; !ok {
+				continue
+			}
+		}
+		if !mv.hasITL || mv.itl.count() <= 0 {
+			continue
+		}
+		peak, err := m.Peak()
+		if err != nil {
+			sc.warn(fmt.Sprintf("MBU for %s: %v", mv.model, err))
+			continue
+		}
+		e := bandwidth.Estimate{WeightBytes: m.WeightBytes(), StepSeconds: mv.itl.sum / mv.itl.count(),
+			Peak: peak, GPUs: m.GPUs()}
+		if m.KVBytesPerToken > 0 {
+			tokens, ok := sc.liveTokens(mv, m, capacity, hasCap)
+			if !ok {
+				continue // KV term configured but not measurable: no estimate
+			}
+			e.KVBytes = tokens * m.KVBytesPerToken
+		}
+		if v, ok := e.MBU(); ok {
+			sc.emit(mv, telemetry.Observation{Kind: telemetry.KindSample, Signal: telemetry.MBU, Value: v, Approx: true})
+		}
+	}
+}
+
+// liveTokens returns KV tokens in use: a live-token gauge when the engine
+// has one, else mean KV usage × capacity.
+func (sc *scrape) liveTokens(mv *modelVals, m bandwidth.Model, capacity float64, hasCap bool) (float64, bool) {
+	if name := sc.spec.KV.LiveTokens; name != "" {
+		if f := sc.page.Families[name]; f != nil && f.Err == nil {
+			var sum float64
+			n := 0
+			for _, ser := range f.Series {
+				if sc.model(ser) == mv && !math.IsNaN(ser.Value) {
+					sum += ser.Value
+					n++
+				}
+			}
+			if n > 0 {
+				return sum / float64(n), true // per replica
+			}
+		}
+	}
+	if m.KVCapacityTokens > 0 {
+		capacity, hasCap = m.KVCapacityTokens, true
+	}
+	if !hasCap || mv.kvN == 0 {
+		return 0, false
+	}
+	return mv.kvSum / float64(mv.kvN) * capacity, true
+}
+
+// kvCapacity reads num_gpu_blocks × block_size from the engine's cache
+// config info gauge (mean over data-parallel engines).
+func (sc *scrape) kvCapacity() (float64, bool) {
+	kv := sc.spec.KV
+	if kv.Config == "" {
+		return 0, false
+	}
+	f := sc.page.Families[kv.Config]
+	if f == nil || f.Err != nil {
+		return 0, false
+	}
+	var sum float64
+	n := 0
+	for _, ser := range f.Series {
+		blocks, err1 := strconv.ParseFloat(ser.Label(kv.BlocksLabel), 64)
+		size, err2 := strconv.ParseFloat(ser.Label(kv.BlockSizeLabel), 64)
+		if err1 != nil || err2 != nil || blocks <= 0 || size <= 0 {
+			continue
+		}
+		sum += blocks * size
+		n++
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / float64(n), true
+}

@@ -1,0 +1,110 @@
+package scrape
+
+import (
+	"context"
+	"errors"
+	"math"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/bandwidth"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+func TestMBUEstimate(t *testing.T) {
+	itlBounds := []string{"0.005", "0.01", "0.025", "+Inf"}
+	const lbl = `engine="0",model_name="m"`
+	page := func(count, sum float64) string {
+		return `# TYPE vllm:cache_config_info gauge
+vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="850"} 1.0
+` + gaugeText("vllm:kv_cache_usage_perc", "gauge", map[string]float64{lbl: 0.5}) +
+			hist("vllm:inter_token_latency_seconds", itlBounds, map[string][]float64{lbl: {0, count / 2, count, count}}, map[string]float64{lbl: sum})
+	}
+	tg := newTarget(t, page(100, 1))
+	c := &collector{}
+	clk := newClock()
+	cfg := Config{URL: tg.URL, Now: clk.Now, MBU: map[string]bandwidth.Model{
+		"m": {Parameters: 4e9, BytesPerParameter: 1, KVBytesPerToken: 1000, PeakBandwidth: 1e12}}}
+	s := New(cfg, c)
+	_ = s.ScrapeOnce(context.Background())
+	if len(find(c.take(), telemetry.KindSample, "*", telemetry.MBU)) != 0 {
+		t.Fatal("MBU without a step time")
+	}
+	tg.set(page(200, 2)) // 100 steps, 1 s → 10 ms per step
+	clk.Advance(time.Second)
+	if err := s.ScrapeOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	o := one(t, c.take(), telemetry.KindSample, tg.host()+"/m", telemetry.MBU)
+	// (4e9 B weights + 0.5 × 850 × 16 tokens × 1000 B) / 0.01 s / 1e12 B/s
+	want := (4e9 + 0.5*850*16*1000) / 0.01 / 1e12
+	if math.Abs(o.Value-want) > 1e-12 || !o.Approx {
+		t.Fatalf("MBU %+v, want %v", o, want)
+	}
+	// Unknown GPU: no estimate, a warning.
+	cfg.MBU = map[string]bandwidth.Model{"*": {Parameters: 4e9, BytesPerParameter: 1, GPU: "Tesla T4"}}
+	_, second := scrapeTwice(t, tg, cfg)
+	if len(find(second, telemetry.KindSample, "*", telemetry.MBU)) != 0 {
+		t.Fatal("MBU with unknown peak")
+	}
+}
+
+func TestRunLoopKeepsGoingAndStops(t *testing.T) {
+	tg := newTarget(t, goodPage)
+	c := &collector{}
+	s := New(Config{URL: tg.URL, Interval: 20 * time.Millisecond}, c)
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	time.Sleep(120 * time.Millisecond)
+	tg.set("garbage{\n") // failures must not stop the loop
+	time.Sleep(120 * time.Millisecond)
+	tg.set(goodPage)
+	time.Sleep(120 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run returned %v", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	var ok, failed int
+	for _, o := range c.take() {
+		if o.Kind == telemetry.KindSource {
+			if o.Status.State == telemetry.Live {
+				ok++
+			} else {
+				failed++
+			}
+		}
+	}
+	if ok < 3 || failed < 1 {
+		t.Fatalf("scrapes ok=%d failed=%d", ok, failed)
+	}
+	tg.Close()
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Fatalf("goroutines %d > %d:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+func TestNextWaitJitter(t *testing.T) {
+	s := New(Config{URL: "http://x:1", Interval: time.Second, Jitter: 0.1}, &collector{})
+	for range 100 {
+		w := s.nextWait(0)
+		if w < 900*time.Millisecond || w > 1100*time.Millisecond {
+			t.Fatalf("wait %v", w)
+		}
+	}
+	if w := s.nextWait(5 * time.Second); w != 100*time.Millisecond {
+		t.Fatalf("slow scrape wait %v", w)
+	}
+}

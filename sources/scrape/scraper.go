@@ -1,0 +1,185 @@
+package scrape
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tokentop/tokentop/engines"
+	"github.com/tokentop/tokentop/sanitize"
+	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/tokentop/tokentop/sources/scrape/expo"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// Scraper scrapes one target. Create it with New; use Run for the loop or
+// ScrapeOnce for one scrape. Safe for concurrent use (scrapes serialise).
+type Scraper struct {
+	cfg        Config
+	sink       telemetry.Sink
+	client     *httpclient.Client
+	initErr    error
+	baseURL    string // redacted, for Endpoint.BaseURL
+	metricsURL string
+	source     string // "scrape:<redacted metrics url>"
+	host       string // endpoint name prefix
+	table      *engines.Table
+	seed       maphash.Seed
+
+	mu sync.Mutex
+	st state
+}
+
+// New returns a scraper for cfg that reports to sink. Configuration errors
+// (bad URL, unreadable CA file) are reported by every scrape.
+func New(cfg Config, sink telemetry.Sink) *Scraper {
+	cfg = cfg.WithDefaults()
+	s := &Scraper{cfg: cfg, sink: sink, st: newState(), table: engines.NewTable(), seed: maphash.MakeSeed()}
+	base := strings.TrimRight(cfg.URL, "/")
+	s.metricsURL = base + "/" + strings.TrimLeft(cfg.Path, "/")
+	s.baseURL = httpclient.Redact(base)
+	s.source = "scrape:" + httpclient.Redact(s.metricsURL)
+	u, err := url.Parse(base)
+	switch {
+	case err != nil:
+		s.initErr = fmt.Errorf("scrape URL: %w", err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		s.initErr = fmt.Errorf("scrape URL %s: scheme must be http or https", httpclient.Redact(base))
+	case u.Host == "":
+		s.initErr = fmt.Errorf("scrape URL %s: no host", httpclient.Redact(base))
+	}
+	s.host = cfg.Name
+	if s.host == "" && u != nil {
+		s.host = sanitize.Text(u.Host)
+	}
+	if s.initErr == nil {
+		s.client, s.initErr = httpclient.New(cfg.HTTP)
+	}
+	return s
+}
+
+// Source returns the Source string of the scraper's observations.
+func (s *Scraper) Source() string { return s.source }
+
+// Run scrapes every Interval (±Jitter, first scrape after a random offset
+// within one interval) until ctx is done, then returns ctx.Err(). Failed
+// scrapes are reported as observations and do not stop the loop.
+func (s *Scraper) Run(ctx context.Context) error {
+	timer := time.NewTimer(time.Duration(rand.Float64() * float64(s.cfg.Interval)))
+	defer timer.Stop()
+	defer func() {
+		if s.client != nil {
+			s.client.CloseIdle()
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+		}
+		start := time.Now()
+		_ = s.ScrapeOnce(ctx) // reported through the sink
+		timer.Reset(s.nextWait(time.Since(start)))
+	}
+}
+
+// nextWait is Interval ± Jitter minus the time the scrape took, but at
+// least a tenth of the interval so a slow target is not hammered.
+func (s *Scraper) nextWait(took time.Duration) time.Duration {
+	iv := float64(s.cfg.Interval)
+	wait := time.Duration(iv*(1+s.cfg.Jitter*(2*rand.Float64()-1))) - took
+	if floor := s.cfg.Interval / 10; wait < floor {
+		wait = floor
+	}
+	return wait
+}
+
+// ScrapeOnce performs one scrape and emits its observations. It returns
+// the scrape's error (also emitted as KindFailure and KindSource).
+func (s *Scraper) ScrapeOnce(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at := s.cfg.Now()
+	start := time.Now()
+	if s.initErr != nil {
+		s.fail(at, 0, s.initErr)
+		return s.initErr
+	}
+	accept := expo.AcceptText
+	if s.cfg.OpenMetrics {
+		accept = expo.AcceptOpenMetrics
+	}
+	resp, err := s.client.Get(ctx, s.metricsURL, accept)
+	if err != nil {
+		err = withHint(err)
+		s.fail(at, time.Since(start), err)
+		return err
+	}
+	if err := s.process(ctx, resp.Body, resp.Header, at, start); err != nil {
+		s.fail(at, time.Since(start), err)
+		return err
+	}
+	return nil
+}
+
+// process parses a fetched page and emits its observations.
+func (s *Scraper) process(ctx context.Context, body string, h http.Header, at, start time.Time) error {
+	om, warning, err := expo.FormatOf(h)
+	if err != nil {
+		return err
+	}
+	page, err := expo.Parse(body, expo.Options{
+		Want:        s.table.Wants,
+		StripPrefix: s.cfg.StripPrefix,
+		OpenMetrics: om,
+		SizeHint:    s.st.families,
+	})
+	if err != nil {
+		return err
+	}
+	s.st.families = len(page.Names)
+	sc := s.newScrape(ctx, page, at)
+	if warning != "" {
+		sc.warn(warning)
+	}
+	sc.run()
+	s.succeed(sc, time.Since(start))
+	return nil
+}
+
+// withHint adds what usually causes a 404 on a metrics path.
+func withHint(err error) error {
+	var herr *httpclient.Error
+	if errors.As(err, &herr) && herr.Status == 404 {
+		herr.Msg += " (metrics disabled or wrong path? SGLang needs --enable-metrics, llama.cpp --metrics; " +
+			"NIM serves /v1/metrics, trtllm-serve /prometheus/metrics)"
+	}
+	return err
+}
+
+// fail reports a failed scrape: KindFailure for every endpoint the target
+// had, so their last values stay and are marked failed, then the status.
+func (s *Scraper) fail(at time.Time, latency time.Duration, err error) {
+	s.st.failures++
+	msg := err.Error()
+	for _, name := range s.st.endpointNames() {
+		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindFailure, At: at, Endpoint: name,
+			Source: s.source, Interval: s.cfg.Interval, Err: msg})
+	}
+	st := s.baseStatus(latency)
+	st.State = telemetry.Error
+	st.Err = msg
+	if s.st.engine != "" {
+		st.Description = fmt.Sprintf("%s (last detected)", s.st.engine)
+	}
+	s.sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: at, Source: s.source,
+		Interval: s.cfg.Interval, Status: &st})
+}

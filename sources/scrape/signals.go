@@ -1,0 +1,187 @@
+package scrape
+
+import (
+	"math"
+
+	"github.com/tokentop/tokentop/engines"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// histogram emits each model's bucket increments, summed over its series.
+func (sc *scrape) histogram(sig telemetry.Signal, a engines.Alias) {
+	f := sc.page.Families[a.Name]
+	accs := map[*modelVals]*histAcc{}
+	var order []*modelVals
+	for _, ser := range f.Series {
+		if !matches(a, ser) {
+			continue
+		}
+		mv := sc.model(ser)
+		acc := accs[mv]
+		if acc == nil {
+			acc = &histAcc{}
+			accs[mv] = acc
+			order = append(order, mv)
+		}
+		sc.s.st.histDelta(a.Name, ser, a.Factor(), acc)
+	}
+	for _, mv := range order {
+		acc := accs[mv]
+		switch {
+		case acc.reset > 0:
+			// A restart inside the interval: skip it (no spike).
+		case acc.nan > 0:
+			sc.emit(mv, telemetry.Observation{Kind: telemetry.KindNoData, Signal: sig})
+		case acc.ok > 0:
+			sc.emit(mv, telemetry.Observation{Kind: telemetry.KindHistogram, Signal: sig,
+				Buckets: acc.buckets, Value: acc.sum})
+			if sig == telemetry.ITL {
+				mv.itl, mv.hasITL = *acc, true
+			}
+		}
+	}
+}
+
+// gauge emits each model's gauge, summed or maxed over its series.
+func (sc *scrape) gauge(sig telemetry.Signal, a engines.Alias) {
+	type acc struct {
+		v, sum float64
+		n      int
+	}
+	f := sc.page.Families[a.Name]
+	accs := map[*modelVals]*acc{}
+	var order []*modelVals
+	for _, ser := range f.Series {
+		if !matches(a, ser) {
+			continue
+		}
+		mv := sc.model(ser)
+		g := accs[mv]
+		if g == nil {
+			g = &acc{v: math.Inf(-1)}
+			if a.Agg == engines.Sum {
+				g.v = 0
+			}
+			accs[mv] = g
+			order = append(order, mv)
+		}
+		v := ser.Value * a.Factor()
+		switch {
+		case math.IsNaN(v) || math.IsNaN(g.v):
+			g.v = math.NaN()
+		case a.Agg == engines.Max:
+			g.v = math.Max(g.v, v)
+		default:
+			g.v += v
+		}
+		g.sum += v
+		g.n++
+	}
+	for _, mv := range order {
+		g := accs[mv]
+		sc.emitValue(mv, sig, g.v, false)
+		if sig == telemetry.KVCache && !math.IsNaN(g.sum) {
+			mv.kvSum, mv.kvN = g.sum, g.n
+		}
+	}
+}
+
+// counterDeltas sums each model's counter increments over its series.
+type counterAcc struct {
+	delta          float64
+	ok, reset, nan int
+}
+
+func (c *counterAcc) add(d float64, s deltaStatus) {
+	switch s {
+	case deltaOK:
+		c.delta += d
+		c.ok++
+	case deltaReset:
+		c.reset++
+	case deltaNaN:
+		c.nan++
+	}
+}
+
+// usable reports whether the interval can be used: some increment known,
+// no restart. nan is true when a NaN makes it "no data".
+func (c *counterAcc) usable() (ok, nan bool) {
+	if c == nil || c.reset > 0 {
+		return false, false
+	}
+	if c.nan > 0 {
+		return false, true
+	}
+	return c.ok > 0, false
+}
+
+// counterDeltas reads a counter family (or a histogram's _sum with
+// fromSum) and returns per-model increments.
+func (sc *scrape) counterDeltas(name string, a engines.Alias, fromSum bool) (map[*modelVals]*counterAcc, []*modelVals) {
+	f := sc.page.Families[name]
+	accs := map[*modelVals]*counterAcc{}
+	var order []*modelVals
+	if f == nil || f.Err != nil {
+		return accs, order
+	}
+	for _, ser := range f.Series {
+		if !matches(a, ser) {
+			continue
+		}
+		mv := sc.model(ser)
+		c := accs[mv]
+		if c == nil {
+			c = &counterAcc{}
+			accs[mv] = c
+			order = append(order, mv)
+		}
+		v := ser.Value
+		if fromSum {
+			v = ser.Sum
+			if ser.Count < 0 || math.IsNaN(ser.Count) {
+				v = math.NaN()
+			}
+		}
+		c.add(sc.s.st.counterDelta(name, ser, v))
+	}
+	return accs, order
+}
+
+// counterRate emits Δcounter/Δt per model (output tok/s).
+func (sc *scrape) counterRate(sig telemetry.Signal, a engines.Alias, fromSum bool) {
+	accs, order := sc.counterDeltas(a.Name, a, fromSum)
+	if sc.dt <= 0 {
+		return
+	}
+	for _, mv := range order {
+		ok, nan := accs[mv].usable()
+		switch {
+		case nan:
+			sc.emit(mv, telemetry.Observation{Kind: telemetry.KindNoData, Signal: sig})
+		case ok:
+			sc.emitValue(mv, sig, accs[mv].delta*a.Factor()/sc.dt, false)
+		}
+	}
+}
+
+// ratio emits Δnum/Δden per model (Triton mean durations, llama.cpp
+// decode time per token); 0/0 is no data.
+func (sc *scrape) ratio(sig telemetry.Signal, a engines.Alias) {
+	num, order := sc.counterDeltas(a.Name, a, false)
+	den, _ := sc.counterDeltas(a.Per, engines.Alias{}, false)
+	for _, mv := range order {
+		okN, nanN := num[mv].usable()
+		okD, nanD := den[mv].usable()
+		switch {
+		case nanN || nanD:
+			sc.emit(mv, telemetry.Observation{Kind: telemetry.KindNoData, Signal: sig})
+		case okN && okD:
+			if den[mv].delta <= 0 {
+				sc.emit(mv, telemetry.Observation{Kind: telemetry.KindNoData, Signal: sig})
+				continue
+			}
+			sc.emitValue(mv, sig, num[mv].delta/den[mv].delta*a.Factor(), true)
+		}
+	}
+}

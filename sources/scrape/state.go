@@ -1,0 +1,178 @@
+package scrape
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tokentop/tokentop/engines"
+	"github.com/tokentop/tokentop/sources/scrape/expo"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// state is what a scraper keeps between scrapes.
+type state struct {
+	gen          uint64
+	families     int       // families on the last page (parser size hint)
+	observations int       // observations of the last scrape (buffer size hint)
+	prevAt       time.Time // time of the last successful scrape
+	fams         map[string]map[string]*prevSeries
+	endpoints    map[string]bool
+	failures     int
+	lastOK       time.Time
+	engine       telemetry.Engine
+	info         modelInfo
+	// the last detection and the hash of the names it was made from
+	det      engines.Detection
+	detSum   uint64
+	detValid bool
+}
+
+func newState() state {
+	return state{fams: map[string]map[string]*prevSeries{}, endpoints: map[string]bool{}}
+}
+
+func (st *state) endpointNames() []string {
+	out := make([]string, 0, len(st.endpoints))
+	for n := range st.endpoints {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// deltaStatus says how a series' increment since the last scrape may be
+// used.
+type deltaStatus uint8
+
+const (
+	deltaOK    deltaStatus = iota
+	deltaNew               // first sight (or after NaN): baseline only
+	deltaReset             // restart: the interval is skipped
+	deltaNaN               // the current value is NaN: no data
+)
+
+// prevSeries is one series' previous reading.
+type prevSeries struct {
+	gen     uint64
+	created float64
+	value   float64 // counter value
+	sum     float64 // histogram sum
+	buckets []telemetry.Bucket
+	valid   bool
+	// cached result of this generation, when a family is read twice
+	status deltaStatus
+	delta  float64
+}
+
+func (st *state) series(fam string, ser *expo.Series) (p *prevSeries, fresh bool) {
+	m := st.fams[fam]
+	if m == nil {
+		m = map[string]*prevSeries{}
+		st.fams[fam] = m
+	}
+	if p = m[ser.Key]; p == nil {
+		p = &prevSeries{}
+		m[strings.Clone(ser.Key)] = p
+		return p, true
+	}
+	return p, false
+}
+
+// restarted reports a changed _created timestamp.
+func restarted(prevCreated, created float64) bool {
+	return prevCreated != 0 && created != 0 && prevCreated != created
+}
+
+// counterDelta returns the increment of a counter series (value v) since
+// the previous scrape; computed once per scrape and cached.
+func (st *state) counterDelta(fam string, ser *expo.Series, v float64) (float64, deltaStatus) {
+	p, fresh := st.series(fam, ser)
+	if !fresh && p.gen == st.gen {
+		return p.delta, p.status
+	}
+	p.gen = st.gen
+	p.delta = 0
+	switch {
+	case math.IsNaN(v):
+		p.status, p.valid = deltaNaN, false
+	case fresh || !p.valid:
+		p.status, p.valid = deltaNew, true
+	case v < p.value || restarted(p.created, ser.Created):
+		p.status = deltaReset
+	default:
+		p.status, p.delta = deltaOK, v-p.value
+	}
+	p.value, p.created = v, ser.Created
+	return p.delta, p.status
+}
+
+// histDelta adds a histogram series' bucket increments to acc.
+func (st *state) histDelta(fam string, ser *expo.Series, scale float64, acc *histAcc) {
+	p, fresh := st.series(fam, ser)
+	if !fresh && p.gen == st.gen {
+		acc.note(p.status)
+		return
+	}
+	p.gen = st.gen
+	cur := ser.Buckets
+	nan := math.IsNaN(ser.Sum)
+	for _, b := range cur {
+		if math.IsNaN(b.Count) {
+			nan = true
+			break
+		}
+	}
+	switch {
+	case nan:
+		p.status, p.valid = deltaNaN, false
+	case fresh || !p.valid:
+		p.status, p.valid = deltaNew, true
+	case !sameBounds(p.buckets, cur) || restarted(p.created, ser.Created) || decreased(p.buckets, cur):
+		p.status = deltaReset
+	default:
+		p.status = deltaOK
+		acc.add(p.buckets, cur, ser.Sum-p.sum, scale)
+	}
+	acc.note(p.status)
+	if !nan {
+		p.buckets = append(p.buckets[:0], cur...)
+		p.sum, p.created = ser.Sum, ser.Created
+	}
+}
+
+func sameBounds(a, b []telemetry.Bucket) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].UpperBound != b[i].UpperBound {
+			return false
+		}
+	}
+	return true
+}
+
+func decreased(prev, cur []telemetry.Bucket) bool {
+	for i := range cur {
+		if cur[i].Count < prev[i].Count {
+			return true
+		}
+	}
+	return false
+}
+
+// sweep forgets series not seen in the current scrape.
+func (st *state) sweep() {
+	for fam, m := range st.fams {
+		for k, p := range m {
+			if p.gen != st.gen {
+				delete(m, k)
+			}
+		}
+		if len(m) == 0 {
+			delete(st.fams, fam)
+		}
+	}
+}

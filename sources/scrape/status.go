@@ -1,0 +1,90 @@
+package scrape
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// succeed emits a successful scrape: endpoints, observations, status.
+func (s *Scraper) succeed(sc *scrape, latency time.Duration) {
+	st := &s.st
+	st.sweep()
+	st.prevAt = sc.at
+	st.lastOK = sc.at
+	st.failures = 0
+	st.engine = sc.det.Engine
+
+	names := make([]string, 0, len(sc.models))
+	byName := map[string]*modelVals{}
+	for _, mv := range sc.models {
+		if byName[mv.endpoint] == nil {
+			names = append(names, mv.endpoint)
+			byName[mv.endpoint] = mv
+		}
+	}
+	if sc.hasSpec && len(names) == 0 && len(sc.det.Recognised) > 0 {
+		// Recognised families but no series yet: still one endpoint.
+		mv := &modelVals{model: sc.defModel, endpoint: s.host}
+		if sc.defModel != "" {
+			mv.endpoint = s.host + "/" + sc.defModel
+		}
+		names = append(names, mv.endpoint)
+		byName[mv.endpoint] = mv
+	}
+	sort.Strings(names)
+	clear(st.endpoints)
+	for _, name := range names {
+		st.endpoints[name] = true
+		mv := byName[name]
+		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: sc.at, Endpoint: name,
+			Source: s.source, Interval: s.cfg.Interval,
+			Info: &telemetry.Endpoint{Name: name, BaseURL: s.baseURL, Model: mv.model, Engine: sc.det.Engine}})
+	}
+	for _, o := range sc.obs {
+		s.sink.Observe(o)
+	}
+	st.observations = len(sc.obs)
+	status := s.baseStatus(latency)
+	status.State = telemetry.Live
+	status.Recognised = sc.det.Recognised
+	status.Warnings = append(status.Warnings, sc.warnings...)
+	status.Description = describe(sc, len(names))
+	if len(names) == 0 {
+		status.State = telemetry.NoData
+	}
+	s.sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: sc.at, Source: s.source,
+		Interval: s.cfg.Interval, Status: &status})
+}
+
+func describe(sc *scrape, endpoints int) string {
+	switch {
+	case sc.hasSpec && sc.s.cfg.Engine != "":
+		return fmt.Sprintf("%s (configured), %d endpoint(s)", sc.spec.Title, endpoints)
+	case sc.hasSpec:
+		return fmt.Sprintf("%s (detected), %d endpoint(s)", sc.spec.Title, endpoints)
+	case sc.det.Exporter != "":
+		return fmt.Sprintf("%s page, not a serving engine: configure it as a gpu source", sc.det.Exporter)
+	case len(sc.det.Recognised) > 0:
+		return "engine unknown; recognised: " + strings.Join(sc.det.Recognised, ", ")
+	}
+	return fmt.Sprintf("engine unknown; no known metric among %d families", len(sc.page.Names))
+}
+
+func (s *Scraper) baseStatus(latency time.Duration) telemetry.SourceStatus {
+	st := telemetry.SourceStatus{
+		Name:     "scrape " + s.host,
+		Kind:     "scrape",
+		URL:      strings.TrimPrefix(s.source, "scrape:"),
+		LastOK:   s.st.lastOK,
+		Failures: s.st.failures,
+		Latency:  latency,
+	}
+	if s.client != nil && s.client.Insecure() {
+		st.Warnings = append(st.Warnings, "TLS NOT VERIFIED")
+	}
+	return st
+}
