@@ -22,7 +22,10 @@ import (
 // PromQL servers, dcgm-exporters with the endpoints' GPU maps, and
 // nvidia-smi.
 func (m *Monitor) AddConfig(c *config.Config) error {
-	scraped := map[string]bool{}
+	// One scrape per metrics URL; several endpoints on one server share
+	// it, each adding its model's MBU description.
+	scrapes := map[string]*scrape.Config{}
+	var order []string
 	var targets []gpu.Target
 	for _, ep := range c.Endpoints {
 		if !ep.Probe.Disabled {
@@ -34,14 +37,32 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 				return fmt.Errorf("endpoint %s: %w", ep.Prefix(), err)
 			}
 		}
-		if sc, ok := ScrapeConfig(ep); ok && !scraped[sc.URL+sc.Path] {
-			scraped[sc.URL+sc.Path] = true
-			m.AddScrape(sc)
+		if sc, ok := ScrapeConfig(ep); ok {
+			key := sc.URL + sc.Path
+			prev, seen := scrapes[key]
+			if !seen {
+				scrapes[key], order = &sc, append(order, key)
+				prev = &sc
+			}
+			if seen && len(sc.MBU) > 0 {
+				if prev.MBU == nil {
+					prev.MBU = map[string]bandwidth.Model{}
+				}
+				for k, v := range sc.MBU {
+					prev.MBU[k] = v
+				}
+			}
+			if seen && prev.Model != sc.Model {
+				prev.Model = "" // several models: the engine's labels name them
+			}
 		}
 		if ep.GPU != nil {
 			targets = append(targets, gpu.Target{Endpoint: ep.Prefix() + "/" + ep.Model, Host: ep.GPU.Hostname,
 				Pod: ep.GPU.Pod, Namespace: ep.GPU.Namespace, GPUs: ep.GPU.GPUs})
 		}
+	}
+	for _, key := range order {
+		m.AddScrape(*scrapes[key])
 	}
 	for _, p := range c.Prometheus {
 		if err := m.AddPromQL(PromQLConfig(p)); err != nil {

@@ -21,8 +21,8 @@ func DemoConfig(s *sim.Server) *config.Config {
 			w.GPU = g.DCGMName
 		}
 		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: s.URL(), Model: md.Name,
-			Probe: &config.Probe{Interval: config.Duration(2 * time.Second), MaxTokens: 96, Prompt: "medium"},
-			GPU:   &config.GPUMap{Pod: sim.PodName(md.Name), Namespace: sim.PodNamespace},
+			Probe:   &config.Probe{Interval: config.Duration(2 * time.Second), MaxTokens: 96, Prompt: "medium"},
+			GPU:     &config.GPUMap{Pod: sim.PodName(md.Name), Namespace: sim.PodNamespace},
 			Weights: w})
 	}
 	if u := s.DCGMURL(); u != "" {

@@ -263,10 +263,10 @@ func (s *scanner) status(st *telemetry.SourceStatus) error {
 			var n int64
 			n, err = s.int()
 			st.Failures = int(n)
-		case "latency":
-			var n int64
-			n, err = s.int()
-			st.Latency = time.Duration(n)
+		case "latency_ms":
+			var ms float64
+			ms, err = s.float()
+			st.Latency = time.Duration(ms * float64(time.Millisecond))
 		case "description":
 			st.Description, err = s.string()
 		case "warnings", "recognised":

@@ -60,6 +60,9 @@ func Value(s telemetry.SignalSnapshot, now time.Time) string {
 	if s.Value == nil {
 		return stateWord(s, now)
 	}
+	if s.Unit == "req" { // request counts are whole numbers
+		return withState(fmt.Sprintf("%.0f", *s.Value), s, now)
+	}
 	return withState(Number(*s.Value)+s.Unit, s, now)
 }
 

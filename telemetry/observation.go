@@ -1,6 +1,9 @@
 package telemetry
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Kind says what an Observation carries.
 type Kind string
@@ -107,8 +110,33 @@ type SourceStatus struct {
 	Err         string        `json:"error,omitempty"`
 	LastOK      time.Time     `json:"last_ok,omitzero"`
 	Failures    int           `json:"consecutive_failures,omitempty"`
-	Latency     time.Duration `json:"latency,omitempty"`
+	Latency     time.Duration `json:"-"`
 	Warnings    []string      `json:"warnings,omitempty"`
 	Recognised  []string      `json:"recognised,omitempty"`
 	Description string        `json:"description,omitempty"`
+}
+
+// MarshalJSON writes the latency in milliseconds, as every other duration
+// tokentop prints.
+func (s SourceStatus) MarshalJSON() ([]byte, error) {
+	type plain SourceStatus
+	return json.Marshal(struct {
+		plain
+		LatencyMS float64 `json:"latency_ms,omitempty"`
+	}{plain(s), float64(s.Latency) / float64(time.Millisecond)})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes (recordings).
+func (s *SourceStatus) UnmarshalJSON(b []byte) error {
+	type plain SourceStatus
+	var v struct {
+		plain
+		LatencyMS float64 `json:"latency_ms"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = SourceStatus(v.plain)
+	s.Latency = time.Duration(v.LatencyMS * float64(time.Millisecond))
+	return nil
 }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/sim"
+)
+
+// TestSnapshotAgainstSimulator runs `tokentop snapshot` against the
+// simulator: every model is discovered, probed and scraped, and the JSON
+// read-out has the documented shape with live figures.
+func TestSnapshotAgainstSimulator(t *testing.T) {
+	url := startSim(t, model(sim.DemoHealthy))
+	code, out, errOut := runCmd(t, "snapshot", url, "--duration", "4s", "--interval", "500ms", "--max-tokens", "16")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Endpoints []struct {
+			Name, Model, Engine string
+			Signals             map[string]struct {
+				Unit       string
+				P50, P99   *float64
+				Value      *float64
+				Source     string
+				State      string
+				ObservedAt string `json:"observed_at"`
+			}
+		}
+		Sources []struct{ Kind, URL, State, Error string }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(doc.Endpoints) != 1 {
+		t.Fatalf("endpoints: %+v", doc.Endpoints)
+	}
+	ep := doc.Endpoints[0]
+	if ep.Model != sim.DemoHealthy || ep.Engine != "vllm" || !strings.HasSuffix(ep.Name, "/"+sim.DemoHealthy) {
+		t.Errorf("endpoint: %+v", ep)
+	}
+	for _, sig := range []string{"ttft", "tpot", "itl", "e2e"} {
+		s := ep.Signals[sig]
+		if s.Unit != "ms" || s.P50 == nil || s.P99 == nil || *s.P50 <= 0 || s.State != "live" || s.ObservedAt == "" {
+			t.Errorf("%s: %+v", sig, s)
+		}
+	}
+	for _, sig := range []string{"running", "waiting", "kv_cache", "output_tps"} {
+		if s := ep.Signals[sig]; s.Value == nil || s.State != "live" || !strings.HasPrefix(s.Source, "scrape:") && !strings.HasPrefix(s.Source, "probe:") {
+			t.Errorf("%s: %+v", sig, s)
+		}
+	}
+	// The 8B model's TPOT on an idle H100 is about 7 ms (sim engine model).
+	if p50 := *ep.Signals["tpot"].P50; p50 < 3 || p50 > 30 {
+		t.Errorf("tpot p50 %.2f ms, want about 7", p50)
+	}
+	kinds := map[string]string{}
+	for _, s := range doc.Sources {
+		kinds[s.Kind] = s.State
+	}
+	if kinds["probe"] != "live" || kinds["scrape"] != "live" {
+		t.Errorf("sources: %+v", doc.Sources)
+	}
+}
+
+// TestDashboardHeadlessPrintsText: with stdout not a terminal the
+// dashboard prints plain summaries instead of drawing a TUI.
+func TestDashboardHeadlessPrintsText(t *testing.T) {
+	url := startSim(t, model(sim.DemoHealthy))
+	ctx, cancel := contextWithTimeout(t, 5)
+	defer cancel()
+	var out, errb strings.Builder
+	code := run(ctx, []string{url, "--refresh", "1s", "--interval", "500ms", "--max-tokens", "16"}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "ENDPOINT") || !strings.Contains(out.String(), sim.DemoHealthy) || strings.Contains(out.String(), "\x1b[") {
+		t.Errorf("headless output:\n%s", out.String())
+	}
+}
+
+func TestDashboardNeedsSomethingToWatch(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	code, _, errOut := runCmd(t, "dashboard")
+	if code == 0 || !strings.Contains(errOut, "nothing to monitor") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+func contextWithTimeout(t *testing.T, seconds int) (context.Context, context.CancelFunc) {
+	t.Helper()
+	return context.WithTimeout(context.Background(), time.Duration(seconds)*time.Second)
+}
