@@ -1,0 +1,70 @@
+package monitor
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/sim"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// TestDemoWiring runs the demo's monitor against the demo simulator for a
+// few seconds: every model is probed and scraped, its GPU is mapped to it
+// (DRAM-active), and MBU is estimated for each model, not just the first
+// on the shared scrape.
+func TestDemoWiring(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo for several seconds")
+	}
+	cfg := sim.DemoConfig()
+	cfg.Scenario = sim.Scenario{} // steady state
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := DemoConfig(s)
+	if err := c.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Objectives: DemoObjectives(), SLO: DemoSLOOptions()})
+	if err := m.AddConfig(c); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Sources(); got != 3+1+1 { // a probe per model, one shared scrape, one dcgm
+		t.Errorf("sources: %d, want 5", got)
+	}
+	runCtx, stop := context.WithTimeout(ctx, 6*time.Second)
+	defer stop()
+	if err := m.Run(runCtx); err != nil {
+		t.Fatal(err)
+	}
+	snap := m.Store.Snapshot(time.Now(), time.Minute)
+	if len(snap.Endpoints) != 3 {
+		t.Fatalf("endpoints: %d", len(snap.Endpoints))
+	}
+	for _, ep := range snap.Endpoints {
+		for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.TPOT, telemetry.GPUMemBW, telemetry.MBU, telemetry.KVCache} {
+			v, ok := ep.Signals[sig]
+			if !ok || v.State != telemetry.Live {
+				t.Errorf("%s %s: %+v", ep.Name, sig, v)
+			}
+		}
+		if mbu, dram := ep.Signals[telemetry.MBU].Value, ep.Signals[telemetry.GPUMemBW].Value; mbu != nil && dram != nil {
+			// The simulator's MBU and DRAM-active come from the same engine
+			// model: they agree within a few points.
+			if d := *mbu - *dram; d > 15 || d < -15 {
+				t.Errorf("%s: MBU %.1f%% vs DRAM-active %.1f%%", ep.Name, *mbu, *dram)
+			}
+		}
+		if b := m.SLO.Badge(ep.Name, time.Now()); b == "" {
+			t.Errorf("%s: no badge", ep.Name)
+		}
+	}
+}
