@@ -7,13 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/tokentop/tokentop/config"
+	"github.com/tokentop/tokentop/monitor"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/sources/probe"
 	"github.com/tokentop/tokentop/telemetry"
@@ -82,7 +81,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, u := range urls {
 		o := po
 		o.URL = u
-		targets = append(targets, checkTarget{label: u, measure: probeMeasurer(o, *n)})
+		targets = append(targets, checkTarget{label: u, measure: probeMeasurer(o, "", *n)})
 	}
 	base := slo.DefaultObjectives()
 	if *configPath != "" {
@@ -281,7 +280,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // probeMeasurer sends n requests, one after the other, to one endpoint.
-func probeMeasurer(opts probe.Options, n int) measurer {
+func probeMeasurer(opts probe.Options, prefix string, n int) measurer {
 	return func(ctx context.Context, sink telemetry.Sink) error {
 		p, err := probe.New(opts)
 		if err != nil {
@@ -299,6 +298,9 @@ func probeMeasurer(opts probe.Options, n int) measurer {
 			return err
 		}
 		ep := p.Endpoint()
+		if prefix != "" { // the config's name: "<name>/<model>", as the dashboard keys it
+			ep.Name = prefix + "/" + p.Model()
+		}
 		source := "probe:" + p.URL()
 		sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: time.Now(), Endpoint: ep.Name, Source: source, Info: &ep})
 		for range n {
@@ -353,61 +355,12 @@ func checkConfig(path string, n int) ([]checkTarget, []slo.Objective, error) {
 	}
 	var targets []checkTarget
 	for _, ep := range c.Endpoints {
-		o := probe.Options{URL: ep.URL, Model: ep.Model, API: probe.API(ep.API), Name: ep.Name}
-		if pc := ep.Probe; pc != nil {
-			o.MaxTokens, o.Timeout, o.StallTimeout = pc.MaxTokens, pc.Timeout.D(), pc.StallTimeout.D()
-			o.Auth = probe.Auth{TokenEnv: pc.BearerTokenEnv, TokenFile: pc.BearerTokenFile, CAFile: pc.CAFile, Insecure: pc.Insecure}
-			if o.Prompt, err = configPrompt(pc.Prompt, pc.PromptFile); err != nil {
-				return nil, nil, fmt.Errorf("endpoint %s: %w", ep.Name, err)
-			}
-			for k, v := range pc.Headers {
-				o.Headers = append(o.Headers, probe.Header{Name: k, Value: probe.Secret(v)})
-			}
-		}
-		targets = append(targets, checkTarget{label: ep.Name, measure: probeMeasurer(o, n)})
-	}
-	objs, err := sloObjectivesFromConfig(c.SLOs)
-	return targets, objs, err
-}
-
-func configPrompt(name, file string) (string, error) {
-	if file != "" {
-		b, err := os.ReadFile(file)
-		return string(b), err
-	}
-	if p, ok := probe.BuiltinPrompts()[name]; ok {
-		return p, nil
-	}
-	return name, nil // literal text; "" = the probe's default
-}
-
-// sloObjectivesFromConfig converts the config file's objectives (shared
-// with the dashboard and the exporter).
-func sloObjectivesFromConfig(in []config.SLO) ([]slo.Objective, error) {
-	var out []slo.Objective
-	for i, s := range in {
-		o := slo.Objective{Name: s.Name, Endpoint: s.Endpoint, Kind: slo.Kind(s.Kind), Signal: telemetry.Signal(s.Signal),
-			Percentile: s.Percentile, Window: s.Window.D(), For: s.For.D(), KeepFiringFor: s.KeepFiringFor.D(),
-			Target: s.Target, Period: s.Period.D()}
-		if o.Kind == "" {
-			o.Kind = slo.Percentile
-		}
-		if o.Kind == slo.ErrorRate && o.Signal == "" {
-			o.Signal = telemetry.ErrorRate
-		}
-		// Accept "percentile: 95" and "target: 99" as well as fractions.
-		if o.Percentile >= 1 && o.Percentile < 100 {
-			o.Percentile /= 100
-		}
-		if o.Target >= 1 && o.Target < 100 {
-			o.Target /= 100
-		}
-		thr, err := slo.ParseThreshold(o.Signal, s.Threshold)
+		o, err := monitor.ProbeOptions(ep)
 		if err != nil {
-			return nil, fmt.Errorf("slos[%d] (%s): threshold: %w", i, strings.TrimSpace(s.Name), err)
+			return nil, nil, err
 		}
-		o.Threshold = thr
-		out = append(out, o)
+		targets = append(targets, checkTarget{label: ep.Prefix(), measure: probeMeasurer(o, ep.Name, n)})
 	}
-	return out, nil
+	objs, err := monitor.Objectives(c.SLOs)
+	return targets, objs, err
 }

@@ -154,7 +154,7 @@ slos:
 		t.Fatal(err)
 	}
 	code, out, errs := runCmd(t, "check", "--config", cfg, "-n", "2")
-	if code != 0 || !hasRow(out, "PASS", "ttft-fast", "local") || !hasRow(out, "PASS", "good-ttft", "local") ||
+	if code != 0 || !hasRow(out, "PASS", "ttft-fast", "local/"+sim.DemoHealthy) || !hasRow(out, "PASS", "good-ttft", "local/"+sim.DemoHealthy) ||
 		!strings.Contains(out, "100% good (2 requests)") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errs)
 	}
