@@ -37,6 +37,7 @@ type Monitor struct {
 	sinks       telemetry.Tee
 	runners     []runner
 	transitions []func([]slo.Transition)
+	closers     []func() error // run when Run returns (recorders)
 	running     bool
 }
 
@@ -125,7 +126,15 @@ func (m *Monitor) Run(ctx context.Context) error {
 	}
 	m.evaluate(ctx)
 	wg.Wait()
-	return nil
+	m.mu.Lock()
+	closers := m.closers
+	m.closers = nil
+	m.mu.Unlock()
+	var errs []error
+	for _, c := range closers {
+		errs = append(errs, c())
+	}
+	return errors.Join(errs...)
 }
 
 // evaluate runs the SLO engine every EvalEvery until ctx is done.

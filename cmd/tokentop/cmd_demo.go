@@ -24,6 +24,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var vf viewFlags
 	vf.bind(fs)
 	seed := fs.Int64("seed", 1, "simulator seed")
+	var recordPath string
+	bindRecord(fs, &recordPath)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -48,6 +50,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	m := monitor.New(monitor.Options{Objectives: monitor.DemoObjectives(), SLO: monitor.DemoSLOOptions()})
 	if err := m.AddConfig(c); err != nil {
 		return err
+	}
+	if recordPath != "" {
+		if err := m.AddRecorder(recordPath); err != nil {
+			return err
+		}
 	}
 	if !isTerminal(stdout) {
 		fmt.Fprintf(stdout, "tokentop demo: simulator on %s (metrics %s/metrics, dcgm %s)\n", s.URL(), s.URL(), s.DCGMURL())

@@ -36,6 +36,8 @@ type sourceFlags struct {
 	webhook     string
 	slo         *slo.Flags
 	noSLO       bool
+	noScrape    bool
+	record      string
 	fromDefault bool // the config came from the default path
 }
 
@@ -58,6 +60,8 @@ func (f *sourceFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.onAlert, "on-alert", "", "command (and arguments) to run with each alert as JSON on stdin; never run through a shell")
 	fs.StringVar(&f.webhook, "webhook", "", "POST Alertmanager-compatible alerts to this URL")
 	fs.BoolVar(&f.noSLO, "no-slo", false, "evaluate no objectives")
+	fs.BoolVar(&f.noScrape, "no-scrape", false, "probe the URLs only; do not scrape their /metrics")
+	bindRecord(fs, &f.record)
 	f.slo = slo.BindFlags(fs)
 }
 
@@ -93,7 +97,11 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 	}
 	for _, u := range urls {
 		p := probeDefaults
-		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: u, Model: f.model, API: f.api, Probe: &p})
+		ep := config.Endpoint{URL: u, Model: f.model, API: f.api, Probe: &p}
+		if f.noScrape {
+			ep.Metrics = "off"
+		}
+		c.Endpoints = append(c.Endpoints, ep)
 	}
 	for _, u := range f.scrape {
 		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: u, Probe: &config.Probe{Disabled: true}})
@@ -143,6 +151,11 @@ func (f *sourceFlags) build(c *config.Config, stderr io.Writer) (*monitor.Monito
 	if err := m.AddConfig(c); err != nil {
 		return nil, err
 	}
+	if f.record != "" {
+		if err := m.AddRecorder(f.record); err != nil {
+			return nil, err
+		}
+	}
 	if m.Sources() == 0 {
 		return nil, errors.New("nothing to monitor: give a URL, --prometheus, --scrape, --dcgm or --config (try 'tokentop demo')")
 	}
@@ -152,4 +165,9 @@ func (f *sourceFlags) build(c *config.Config, stderr io.Writer) (*monitor.Monito
 		}
 	}
 	return m, nil
+}
+
+// bindRecord adds --record, which every monitoring mode accepts.
+func bindRecord(fs *flag.FlagSet, path *string) {
+	fs.StringVar(path, "record", "", "record every observation and alert transition to this file (JSON lines; gzip when it ends in .gz) for 'tokentop replay'")
 }

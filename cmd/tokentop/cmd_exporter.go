@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/tokentop/tokentop/exporter"
+)
+
+func init() {
+	register(command{name: "exporter", summary: "run probes continuously and serve them as Prometheus metrics", run: runExporter})
+}
+
+const exporterUsage = `tokentop exporter URL [URL...] [--listen :9464] [flags]
+       tokentop exporter --config FILE [flags]
+
+Probes the endpoints continuously and serves /metrics (tokentop_probe_*
+histograms with vLLM-compatible buckets, request counters, success, and
+the SLO burn rates and alert states) and /healthz.`
+
+func runExporter(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("exporter", exporterUsage, stderr)
+	var sf sourceFlags
+	sf.bind(fs)
+	listen := fs.String("listen", ":9464", "address to serve /metrics and /healthz on")
+	urls, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	// The exporter exports what its probes measure; engines' own metrics
+	// are better scraped by Prometheus directly.
+	sf.noScrape = true
+	c, err := sf.load(urls)
+	if err != nil {
+		return err
+	}
+	m, err := sf.build(c, stderr)
+	if err != nil {
+		return err
+	}
+	exp := exporter.New(exporter.Options{Alerts: m.SLO})
+	m.AddSink(exp)
+	stopNotify, err := m.AddNotifications(c.Notify)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	fmt.Fprintf(stderr, "tokentop exporter: serving /metrics and /healthz on %s\n", *listen)
+	err = exp.Serve(ctx, *listen)
+	cancel()
+	if rerr := <-done; err == nil {
+		err = rerr
+	}
+	if nerr := stopNotify(context.Background()); err == nil {
+		err = nerr
+	}
+	return err
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/sim"
+)
+
+// TestRecordThenReplay records a headless demo, then reads it back: the
+// snapshot at the end shows the three endpoints with their figures, and a
+// truncated copy replays up to the damage and says where it stopped.
+func TestRecordThenReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo for several seconds")
+	}
+	dir := t.TempDir()
+	rec := filepath.Join(dir, "demo.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 7*time.Second)
+	defer cancel()
+	var out, errb strings.Builder
+	if code := run(ctx, []string{"demo", "--record", rec, "--refresh", "5s"}, &out, &errb); code != 0 {
+		t.Fatalf("demo exit %d: %s", code, errb.String())
+	}
+	code, js, errOut := runCmd(t, "replay", rec, "--json", "--window", "1m")
+	if code != 0 {
+		t.Fatalf("replay exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Endpoints []struct {
+			Model   string
+			Signals map[string]struct {
+				P50   *float64
+				State string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	models := map[string]bool{}
+	for _, ep := range doc.Endpoints {
+		models[ep.Model] = true
+		if ep.Signals["ttft"].P50 == nil {
+			t.Errorf("%s: no TTFT in the replayed snapshot", ep.Model)
+		}
+	}
+	for _, m := range []string{sim.DemoHealthy, sim.DemoDegrading, sim.DemoBursty} {
+		if !models[m] {
+			t.Errorf("replay lacks %s: %s", m, js)
+		}
+	}
+
+	// Cut the recording in the middle of a line.
+	data, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.jsonl")
+	if err := os.WriteFile(cut, append(data[:len(data)*2/3:len(data)*2/3], []byte("{\"kind\":\"sam")...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, js, errOut = runCmd(t, "replay", cut, "--json")
+	if code != 0 || !strings.Contains(errOut, "damaged at line") || !strings.Contains(js, `"endpoints"`) {
+		t.Errorf("damaged replay: exit %d\nstderr %s", code, errOut)
+	}
+}
+
+// TestExporterServesProbeMetrics runs `tokentop exporter` against the
+// simulator and reads its /metrics and /healthz.
+func TestExporterServesProbeMetrics(t *testing.T) {
+	url := startSim(t, model(sim.DemoHealthy))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"exporter", url, "--listen", addr, "--interval", "300ms", "--max-tokens", "8"}, io.Discard, io.Discard)
+	}()
+	defer func() {
+		cancel()
+		if code := <-done; code != 0 {
+			t.Errorf("exporter exit %d", code)
+		}
+	}()
+	var body string
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get("http://" + addr + "/metrics"); err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			body = string(b)
+			if strings.Contains(body, `tokentop_probe_requests_total{`) && strings.Contains(body, "tokentop_probe_ttft_seconds_bucket") {
+				break
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	for _, want := range []string{"tokentop_probe_ttft_seconds_bucket", `model="` + sim.DemoHealthy + `"`, `result="success"`, "tokentop_probe_success"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s:\n%.2000s", want, body)
+		}
+	}
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("/healthz: %d", resp.StatusCode)
+	}
+}
