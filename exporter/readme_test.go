@@ -54,7 +54,7 @@ func TestREADMERules(t *testing.T) {
 	if err != nil {
 		t.Skip("promtool not found (apt-get install prometheus)")
 	}
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
