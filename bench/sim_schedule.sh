@@ -4,7 +4,8 @@
 # the same process, and prints p50/p99 per run and the median p99.
 # Usage: bench/sim_schedule.sh [runs] [mode]
 #   mode: inprocess (Go API, engine → consumer hand-off), http (HTTP/1.1
-#   SSE, 1,000 sockets) or both (default).
+#   SSE, 1,000 sockets), both (default), or all (adds HTTP with 200 streams
+#   and 1,000 streams over 10 models).
 # The machine should be otherwise idle: other processes' CPU use shows up
 # directly as schedule error.
 set -euo pipefail
@@ -34,9 +35,13 @@ bench() { # name regexp
 case $mode in
 inprocess) bench "in-process (Go API)" 'Schedule1000StreamsInProcess$' ;;
 http) bench "HTTP/1.1 SSE" 'Schedule1000Streams$' ;;
-both)
+both | all)
 	bench "in-process (Go API)" 'Schedule1000StreamsInProcess$'
 	bench "HTTP/1.1 SSE" 'Schedule1000Streams$'
+	if [[ $mode == all ]]; then
+		bench "HTTP/1.1 SSE, 200 streams" 'Schedule200Streams$'
+		bench "HTTP/1.1 SSE, 10 models x 100 streams" 'Schedule1000Streams10Models$'
+	fi
 	;;
 *)
 	echo "unknown mode $mode" >&2

@@ -1,11 +1,36 @@
 package sim
 
-// admit moves waiting requests into the batch while there is a slot and
-// enough free KV blocks for their prompt (plus a 1% watermark, as vLLM
-// keeps), then preempts the newest sequences if decode growth would
-// overflow the KV pool.
+// admit first reserves the blocks that decoding sequences grow into this
+// step, preempting the newest ones if the KV pool would overflow, then
+// moves waiting requests into the batch while there is a slot and room for
+// their prompt (above a 1% watermark, as vLLM keeps).
 func (e *engine) admit(stepStart int64) {
 	free := int64(e.totalBlocks) - e.usedBlocks.Load()
+	needsBlock := func(s *seq) bool {
+		return s.prefilled >= s.needPrefill && blocksFor(s.prompt+s.generated+1) > s.blocks
+	}
+	grow := int64(0)
+	for _, s := range e.running {
+		if needsBlock(s) {
+			grow++
+		}
+	}
+	for grow > free && len(e.running) > 1 {
+		v := e.running[len(e.running)-1]
+		e.running = e.running[:len(e.running)-1]
+		free += int64(v.blocks)
+		if needsBlock(v) {
+			grow--
+		}
+		e.preempt(v)
+	}
+	for _, s := range e.running {
+		if needsBlock(s) {
+			s.blocks++
+			free--
+		}
+	}
+
 	watermark := int64(e.totalBlocks / 100)
 	e.mu.Lock()
 	for len(e.waiting) > 0 && len(e.running) < e.spec.MaxBatch {
@@ -30,29 +55,6 @@ func (e *engine) admit(stepStart int64) {
 	}
 	e.nWaiting.Store(int64(len(e.waiting)))
 	e.mu.Unlock()
-
-	// Decoding sequences whose next token starts a new block.
-	grow := int64(0)
-	for _, s := range e.running {
-		if s.prefilled >= s.needPrefill && blocksFor(s.prompt+s.generated+1) > s.blocks {
-			grow++
-		}
-	}
-	for grow > free && len(e.running) > 1 {
-		v := e.running[len(e.running)-1]
-		e.running = e.running[:len(e.running)-1]
-		free += int64(v.blocks)
-		if v.prefilled >= v.needPrefill && blocksFor(v.prompt+v.generated+1) > v.blocks {
-			grow--
-		}
-		e.preempt(v)
-	}
-	for _, s := range e.running {
-		if s.prefilled >= s.needPrefill && blocksFor(s.prompt+s.generated+1) > s.blocks {
-			s.blocks++
-			free--
-		}
-	}
 	e.usedBlocks.Store(int64(e.totalBlocks) - free)
 	e.nRunning.Store(int64(len(e.running)))
 }

@@ -134,6 +134,10 @@ func BenchmarkSchedule1000Streams(b *testing.B) { benchSchedule(b, 1000, 1, true
 // API (no sockets): the engine loop and hand-off alone.
 func BenchmarkSchedule1000StreamsInProcess(b *testing.B) { benchSchedule(b, 1000, 1, false) }
 
+// BenchmarkSchedule200Streams is the HTTP case at a fifth of the load, for
+// scale: the error is mostly the kernel cost of the per-step socket writes.
+func BenchmarkSchedule200Streams(b *testing.B) { benchSchedule(b, 200, 1, true) }
+
 // BenchmarkSchedule1000Streams10Models spreads the 1,000 HTTP streams over
 // ten models (engines step at different phases, as several served models
 // do), so each step fans out to 100 sockets.
