@@ -30,6 +30,7 @@ results=()
 for i in $(seq "$runs"); do
 	out=$("$tmp/scrape_cpu" -scrape -urls "$tmp/urls" -measure "$measure")
 	echo "run $i: $out"
+	grep -q 'failures in window=0' <<<"$out" || echo "warning: run $i had failed scrapes (overloaded machine?); its figure is low" >&2
 	results+=("$(sed -E 's/.*=> ([0-9.]+)% of one core.*/\1/' <<<"$out")")
 done
 median=$(printf '%s\n' "${results[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
