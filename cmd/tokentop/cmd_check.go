@@ -279,70 +279,12 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// probeMeasurer sends n requests, one after the other, to one endpoint.
+// probeMeasurer sends n requests, one after the other, to one endpoint;
+// prefix is the config's name ("<name>/<model>", as the dashboard keys it).
 func probeMeasurer(opts probe.Options, prefix string, n int) measurer {
 	return func(ctx context.Context, sink telemetry.Sink) error {
-		p, err := probe.New(opts)
-		if err != nil {
-			return err
-		}
-		defer p.Close()
-		timeout := opts.Timeout
-		if timeout <= 0 {
-			timeout = probe.DefaultTimeout
-		}
-		dctx, cancel := context.WithTimeout(ctx, timeout)
-		_, err = p.Discover(dctx)
-		cancel()
-		if err != nil {
-			return err
-		}
-		ep := p.Endpoint()
-		if prefix != "" { // the config's name: "<name>/<model>", as the dashboard keys it
-			ep.Name = prefix + "/" + p.Model()
-		}
-		source := "probe:" + p.URL()
-		sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: time.Now(), Endpoint: ep.Name, Source: source, Info: &ep})
-		for range n {
-			res := p.Do(ctx, nil)
-			if res.ErrorKind == probe.ErrCanceled || ctx.Err() != nil {
-				return ctx.Err()
-			}
-			for _, o := range resultObservations(res, ep.Name, source) {
-				sink.Observe(o)
-			}
-		}
-		return nil
+		return probe.Measure(ctx, opts, prefix, n, sink)
 	}
-}
-
-// resultObservations turns a probe result into what the Runner emits for
-// it: latency samples and probe_success 1 for a success; probe_success 0
-// and a failure (same instant, so the SLO engine counts one bad event) for
-// a failed request, whose latencies are meaningless.
-func resultObservations(res *probe.Result, endpoint, source string) []telemetry.Observation {
-	now := time.Now()
-	obs := func(kind telemetry.Kind, sig telemetry.Signal, v float64) telemetry.Observation {
-		return telemetry.Observation{Kind: kind, At: now, Endpoint: endpoint, Signal: sig, Source: source,
-			Value: v, Approx: res.OK && res.Approx()}
-	}
-	var out []telemetry.Observation
-	if res.OK {
-		out = append(out, obs(telemetry.KindSample, telemetry.TTFT, res.TTFT.Seconds()))
-		if tpot, ok := res.TPOT(); ok {
-			out = append(out, obs(telemetry.KindSample, telemetry.TPOT, tpot.Seconds()))
-		}
-		out = append(out, obs(telemetry.KindSample, telemetry.E2E, res.E2E.Seconds()),
-			obs(telemetry.KindSample, telemetry.ProbeSuccess, 1))
-	} else {
-		f := obs(telemetry.KindFailure, "", 0)
-		f.Err = string(res.ErrorKind) + ": " + res.Err
-		out = append(out, obs(telemetry.KindSample, telemetry.ProbeSuccess, 0), f)
-	}
-	rec := res.Record()
-	p := obs(telemetry.KindProbe, "", 0)
-	p.Probe = &rec
-	return append(out, p)
 }
 
 // checkConfig is the --config hook: endpoints to probe and objectives from

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"net/url"
 	"sort"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/tokentop/tokentop/sanitize"
 	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/tokentop/tokentop/sources/internal/loop"
 	"github.com/tokentop/tokentop/sources/scrape/expo"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -66,19 +66,7 @@ func New(cfg Config, sink telemetry.Sink) *DCGM {
 // Run scrapes every Interval ± Jitter until ctx is done and returns
 // ctx.Err().
 func (d *DCGM) Run(ctx context.Context) error {
-	timer := time.NewTimer(time.Duration(rand.Float64() * float64(d.cfg.Interval)))
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-timer.C:
-		}
-		start := time.Now()
-		_ = d.ScrapeOnce(ctx)
-		wait := time.Duration(float64(d.cfg.Interval)*(1+d.cfg.Jitter*(2*rand.Float64()-1))) - time.Since(start)
-		timer.Reset(max(wait, d.cfg.Interval/10))
-	}
+	return loop.Run(ctx, d.cfg.Interval, d.cfg.Jitter, d.ScrapeOnce)
 }
 
 // ScrapeOnce scrapes once and emits the readings.

@@ -2,13 +2,10 @@ package httpclient
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -29,22 +26,9 @@ type Client struct {
 // New builds a Client; it fails when the CA file cannot be used.
 func New(cfg Config) (*Client, error) {
 	cfg = cfg.WithDefaults()
-	tlsCfg := &tls.Config{
-		MinVersion: tls.VersionTLS12,
-		ServerName: cfg.ServerName,
-		// Off unless the user asks; shown as "TLS NOT VERIFIED".
-		InsecureSkipVerify: cfg.InsecureSkipVerify, //nolint:gosec // explicit opt-in
-	}
-	if cfg.CAFile != "" {
-		pem, err := os.ReadFile(cfg.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("reading CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("CA file %s holds no PEM certificate", cfg.CAFile)
-		}
-		tlsCfg.RootCAs = pool
+	tlsCfg, err := cfg.TLSConfig(nil)
+	if err != nil {
+		return nil, err
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = tlsCfg
@@ -166,11 +150,7 @@ func (c *Client) authorize(req *http.Request) ([]string, error) {
 
 // scrub replaces every secret value in e's message by "<secret>".
 func scrub(e *Error, secrets []string) *Error {
-	for _, s := range secrets {
-		if len(s) >= 4 {
-			e.Msg = strings.ReplaceAll(e.Msg, s, redacted)
-		}
-	}
+	e.Msg = Scrub(e.Msg, secrets)
 	return e
 }
 

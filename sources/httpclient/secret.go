@@ -57,20 +57,35 @@ func (s SecretSource) IsZero() bool { return s.Env == "" && s.File == "" && s.Va
 // Fetch reads the secret now: the file (trimmed of surrounding space),
 // else the environment variable, else the inline value. Errors name the
 // file or variable, never the value.
-func (s SecretSource) Fetch() (Secret, error) {
+func (s SecretSource) Fetch() (Secret, error) { return s.FetchAs("secret") }
+
+// FetchAs is Fetch with errors that call the secret what ("API key").
+func (s SecretSource) FetchAs(what string) (Secret, error) {
 	switch {
 	case s.File != "":
 		b, err := os.ReadFile(s.File)
 		if err != nil {
-			return "", fmt.Errorf("reading secret file: %w", err)
+			return "", fmt.Errorf("reading %s file: %w", what, err)
 		}
 		return Secret(strings.TrimSpace(string(b))), nil
 	case s.Env != "":
 		v, ok := os.LookupEnv(s.Env)
 		if !ok {
-			return "", fmt.Errorf("secret environment variable %s is not set", s.Env)
+			return "", fmt.Errorf("%s environment variable %s is not set", what, s.Env)
 		}
 		return Secret(strings.TrimSpace(v)), nil
 	}
 	return s.Value, nil
+}
+
+// Scrub replaces every secret value in text by "<secret>", for text that
+// came back from the network (error bodies echo request headers). Values
+// under 4 bytes are left alone: they would garble every message.
+func Scrub(text string, secrets []string) string {
+	for _, v := range secrets {
+		if len(v) >= 4 && strings.Contains(text, v) {
+			text = strings.ReplaceAll(text, v, redacted)
+		}
+	}
+	return text
 }

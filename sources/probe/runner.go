@@ -52,6 +52,82 @@ func NewRunner(opts Options, sink telemetry.Sink) (*Runner, error) {
 	return &Runner{opts: p.opts, prober: p, sink: sink, source: "probe:" + p.URL()}, nil
 }
 
+// Observations is what a Runner emits for one result, all dated at: for a
+// success, latency samples (TTFT, TPOT, E2E, output TPS, each ITL gap) and
+// probe_success 1; for a failure, whose latencies are meaningless,
+// probe_success 0 and a failure at the same instant (so the SLO engine
+// counts one bad event); then the probe record.
+func Observations(res *Result, endpoint, source string, interval time.Duration, at time.Time) []telemetry.Observation {
+	obs := func(kind telemetry.Kind, sig telemetry.Signal, v float64) telemetry.Observation {
+		return telemetry.Observation{Kind: kind, At: at, Endpoint: endpoint, Signal: sig, Source: source,
+			Value: v, Interval: interval}
+	}
+	var out []telemetry.Observation
+	if res.OK {
+		out = append(out, obs(telemetry.KindSample, telemetry.TTFT, res.TTFT.Seconds()))
+		// Only the figures divided by n inherit an estimated n.
+		if tpot, ok := res.TPOT(); ok {
+			o := obs(telemetry.KindSample, telemetry.TPOT, tpot.Seconds())
+			o.Approx = res.Approx()
+			out = append(out, o)
+		}
+		out = append(out, obs(telemetry.KindSample, telemetry.E2E, res.E2E.Seconds()))
+		if tps, ok := res.DecodeTPS(); ok {
+			o := obs(telemetry.KindSample, telemetry.OutputTPS, tps)
+			o.Approx = res.Approx()
+			out = append(out, o)
+		}
+		for _, g := range res.ITL() {
+			out = append(out, obs(telemetry.KindSample, telemetry.ITL, g.Seconds()))
+		}
+		out = append(out, obs(telemetry.KindSample, telemetry.ProbeSuccess, 1))
+	} else {
+		f := obs(telemetry.KindFailure, "", 0)
+		f.Err = string(res.ErrorKind) + ": " + res.Err
+		out = append(out, obs(telemetry.KindSample, telemetry.ProbeSuccess, 0), f)
+	}
+	rec := res.Record()
+	p := obs(telemetry.KindProbe, "", 0)
+	p.Probe = &rec
+	return append(out, p)
+}
+
+// Measure sends n requests to one endpoint, one after the other, and feeds
+// sink what a Runner emits for them (no live text, no source status): the
+// endpoint, then Observations per result. With prefix set the endpoint is
+// named "<prefix>/<model>", as Monitor.AddProbe names it. It returns an
+// error only when it could not measure at all (bad options, discovery
+// failed, ctx done); failed requests are data, not errors.
+func Measure(ctx context.Context, opts Options, prefix string, n int, sink telemetry.Sink) error {
+	p, err := New(opts)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	dctx, cancel := context.WithTimeout(ctx, p.opts.Timeout)
+	_, err = p.Discover(dctx)
+	cancel()
+	if err != nil {
+		return err
+	}
+	ep := p.Endpoint()
+	if prefix != "" {
+		ep.Name = prefix + "/" + p.Model()
+	}
+	source := "probe:" + p.URL()
+	sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: time.Now(), Endpoint: ep.Name, Source: source, Info: &ep})
+	for range n {
+		res := p.Do(ctx, nil)
+		if res.ErrorKind == ErrCanceled || ctx.Err() != nil {
+			return ctx.Err()
+		}
+		for _, o := range Observations(res, ep.Name, source, 0, time.Now()) {
+			sink.Observe(o)
+		}
+	}
+	return nil
+}
+
 // Source is the Observation.Source of everything the Runner emits.
 func (r *Runner) Source() string { return r.source }
 
@@ -109,45 +185,15 @@ func (r *Runner) probeOnce(ctx context.Context, seq int) *Result {
 	return res
 }
 
-// report turns a result into observations.
+// report turns a result into observations and the source's status.
 func (r *Runner) report(res *Result) {
 	if res.ErrorKind == ErrCanceled {
 		return // shutdown, not the endpoint's fault
 	}
 	now := time.Now()
-	name := r.endpointName()
-	obs := func(kind telemetry.Kind, sig telemetry.Signal, v float64) telemetry.Observation {
-		return telemetry.Observation{Kind: kind, At: now, Endpoint: name, Signal: sig, Source: r.source,
-			Value: v, Interval: r.opts.Interval}
+	for _, o := range Observations(res, r.endpointName(), r.source, r.opts.Interval, now) {
+		r.sink.Observe(o)
 	}
-	if res.OK {
-		r.sink.Observe(obs(telemetry.KindSample, telemetry.TTFT, res.TTFT.Seconds()))
-		// Only the figures divided by n inherit an estimated n.
-		if tpot, ok := res.TPOT(); ok {
-			o := obs(telemetry.KindSample, telemetry.TPOT, tpot.Seconds())
-			o.Approx = res.Approx()
-			r.sink.Observe(o)
-		}
-		r.sink.Observe(obs(telemetry.KindSample, telemetry.E2E, res.E2E.Seconds()))
-		if tps, ok := res.DecodeTPS(); ok {
-			o := obs(telemetry.KindSample, telemetry.OutputTPS, tps)
-			o.Approx = res.Approx()
-			r.sink.Observe(o)
-		}
-		for _, g := range res.ITL() {
-			r.sink.Observe(obs(telemetry.KindSample, telemetry.ITL, g.Seconds()))
-		}
-		r.sink.Observe(obs(telemetry.KindSample, telemetry.ProbeSuccess, 1))
-	} else {
-		r.sink.Observe(obs(telemetry.KindSample, telemetry.ProbeSuccess, 0))
-		f := obs(telemetry.KindFailure, "", 0)
-		f.Err = string(res.ErrorKind) + ": " + res.Err
-		r.sink.Observe(f)
-	}
-	rec := res.Record()
-	p := obs(telemetry.KindProbe, "", 0)
-	p.Probe = &rec
-	r.sink.Observe(p)
 
 	r.mu.Lock()
 	if res.OK {

@@ -2,40 +2,15 @@ package probe
 
 import (
 	"errors"
-	"fmt"
-	"io"
-	"log/slog"
-	"os"
 	"strings"
+
+	"github.com/tokentop/tokentop/sources/httpclient"
 )
 
-// Secret holds a credential. Every way of printing or encoding it yields
-// "<secret>"; only Reveal returns the value, and only the request builder
+// Secret is httpclient.Secret: a credential that prints as "<secret>"
+// everywhere; only Reveal returns the value, and only the request builder
 // calls it.
-type Secret string
-
-const redacted = "<secret>"
-
-// String hides the value.
-func (Secret) String() string { return redacted }
-
-// GoString hides the value from %#v.
-func (Secret) GoString() string { return redacted }
-
-// Format hides the value from every fmt verb (%s %v %q %x %d …).
-func (Secret) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, redacted) }
-
-// MarshalJSON hides the value from encoding/json.
-func (Secret) MarshalJSON() ([]byte, error) { return []byte(`"` + redacted + `"`), nil }
-
-// MarshalText hides the value from text encoders (YAML, map keys).
-func (Secret) MarshalText() ([]byte, error) { return []byte(redacted), nil }
-
-// LogValue hides the value from log/slog.
-func (Secret) LogValue() slog.Value { return slog.StringValue(redacted) }
-
-// Reveal returns the credential itself.
-func (s Secret) Reveal() string { return string(s) }
+type Secret = httpclient.Secret
 
 // Header is a custom request header. Its value is a Secret because custom
 // headers often carry credentials (X-Api-Key, cookies).
@@ -73,35 +48,14 @@ type Auth struct {
 	Insecure bool `json:"insecure_skip_verify,omitempty"`
 }
 
-// token returns the current key, or "" when none is configured.
+// token returns the current key, or "" when none is configured: the file,
+// else the environment variable, else Token.
 func (a Auth) token() (Secret, error) {
-	switch {
-	case a.TokenFile != "":
-		b, err := os.ReadFile(a.TokenFile)
-		if err != nil {
-			return "", fmt.Errorf("reading API key file: %w", err)
-		}
-		return Secret(strings.TrimSpace(string(b))), nil
-	case a.TokenEnv != "":
-		v, ok := os.LookupEnv(a.TokenEnv)
-		if !ok {
-			return "", fmt.Errorf("API key environment variable %s is not set", a.TokenEnv)
-		}
-		return Secret(strings.TrimSpace(v)), nil
-	default:
-		return a.Token, nil
-	}
+	return httpclient.SecretSource{Env: a.TokenEnv, File: a.TokenFile, Value: a.Token}.FetchAs("API key")
 }
 
 // scrubber removes credential values from text that came back from the
 // network (error bodies echo headers, some servers echo requests).
 type scrubber []string
 
-func (s scrubber) scrub(text string) string {
-	for _, v := range s {
-		if len(v) >= 4 && strings.Contains(text, v) {
-			text = strings.ReplaceAll(text, v, redacted)
-		}
-	}
-	return text
-}
+func (s scrubber) scrub(text string) string { return httpclient.Scrub(text, s) }

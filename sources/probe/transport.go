@@ -3,12 +3,11 @@ package probe
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
-	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"time"
+
+	"github.com/tokentop/tokentop/sources/httpclient"
 )
 
 // idleConnTimeout stays below uvicorn's 5 s keep-alive so the pool never
@@ -54,26 +53,13 @@ func newClient(o Options) (*http.Client, error) {
 	}, nil
 }
 
+// tlsConfig trusts the CA file in addition to the system roots. Insecure
+// is deliberate and reported: Runner warns "TLS NOT VERIFIED", the CLI
+// prints a warning on every run.
 func tlsConfig(a Auth) (*tls.Config, error) {
-	conf := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: a.ServerName}
-	if a.Insecure {
-		// Deliberate and reported: Runner warns "TLS NOT VERIFIED", the CLI
-		// prints a warning on every run.
-		conf.InsecureSkipVerify = true // #nosec G402 -- opt-in --insecure
-	}
+	var roots *x509.CertPool
 	if a.CAFile != "" {
-		pem, err := os.ReadFile(a.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("reading CA file: %w", err)
-		}
-		pool, err := x509.SystemCertPool()
-		if err != nil || pool == nil {
-			pool = x509.NewCertPool()
-		}
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, errors.New("CA file holds no PEM certificate")
-		}
-		conf.RootCAs = pool
+		roots, _ = x509.SystemCertPool() // nil on error: the CA file alone
 	}
-	return conf, nil
+	return httpclient.Config{CAFile: a.CAFile, ServerName: a.ServerName, InsecureSkipVerify: a.Insecure}.TLSConfig(roots)
 }

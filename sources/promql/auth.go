@@ -1,14 +1,11 @@
 package promql
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 
 	"github.com/tokentop/tokentop/sources/httpclient"
@@ -39,27 +36,6 @@ func validateAuth(h httpclient.Config, b BasicAuth) error {
 		}
 	}
 	return nil
-}
-
-// tlsConfig builds the client TLS settings of the shared config.
-func tlsConfig(h httpclient.Config) (*tls.Config, error) {
-	c := &tls.Config{
-		MinVersion:         tls.VersionTLS12,
-		ServerName:         h.ServerName,
-		InsecureSkipVerify: h.InsecureSkipVerify, //nolint:gosec // opt-in, shown as a warning in the source status
-	}
-	if h.CAFile != "" {
-		pem, err := os.ReadFile(h.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("reading CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("CA file %s holds no PEM certificate", h.CAFile)
-		}
-		c.RootCAs = pool
-	}
-	return c, nil
 }
 
 // credentials are what the transport attaches to each request.

@@ -13,10 +13,8 @@ import (
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
 	"github.com/tokentop/tokentop/sanitize"
+	"github.com/tokentop/tokentop/sources/httpclient"
 )
-
-// redacted replaces a credential found in an error text.
-const redacted = "<secret>"
 
 // maxErrLen caps an error message shown in the UI.
 const maxErrLen = 300
@@ -34,11 +32,7 @@ var (
 // scrubbed, then sanitised and truncated (error bodies are network text
 // and may echo request headers).
 func describeError(err error, timeout time.Duration, secrets []string) string {
-	msg := rawDescription(err, timeout)
-	for _, s := range secrets {
-		msg = strings.ReplaceAll(msg, s, redacted)
-	}
-	return sanitize.Capped(msg, maxErrLen)
+	return sanitize.Capped(httpclient.Scrub(rawDescription(err, timeout), secrets), maxErrLen)
 }
 
 func rawDescription(err error, timeout time.Duration) string {

@@ -17,7 +17,7 @@ import (
 // redirect limit, and a cap on response bodies (client_golang reads them
 // unbounded). The query timeout comes from the caller's context.
 func newHTTPClient(base *url.URL, h httpclient.Config, creds credentials) (*http.Client, error) {
-	tlsCfg, err := tlsConfig(h)
+	tlsCfg, err := h.TLSConfig(nil)
 	if err != nil {
 		return nil, err
 	}

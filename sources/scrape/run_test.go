@@ -95,16 +95,3 @@ func TestRunLoopKeepsGoingAndStops(t *testing.T) {
 		t.Fatalf("goroutines %d > %d:\n%s", n, before, buf[:runtime.Stack(buf, true)])
 	}
 }
-
-func TestNextWaitJitter(t *testing.T) {
-	s := New(Config{URL: "http://x:1", Interval: time.Second, Jitter: 0.1}, &collector{})
-	for range 100 {
-		w := s.nextWait(0)
-		if w < 900*time.Millisecond || w > 1100*time.Millisecond {
-			t.Fatalf("wait %v", w)
-		}
-	}
-	if w := s.nextWait(5 * time.Second); w != 100*time.Millisecond {
-		t.Fatalf("slow scrape wait %v", w)
-	}
-}

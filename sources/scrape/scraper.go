@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/tokentop/tokentop/engines"
 	"github.com/tokentop/tokentop/sanitize"
 	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/tokentop/tokentop/sources/internal/loop"
 	"github.com/tokentop/tokentop/sources/scrape/expo"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -72,34 +72,12 @@ func (s *Scraper) Source() string { return s.source }
 // within one interval) until ctx is done, then returns ctx.Err(). Failed
 // scrapes are reported as observations and do not stop the loop.
 func (s *Scraper) Run(ctx context.Context) error {
-	timer := time.NewTimer(time.Duration(rand.Float64() * float64(s.cfg.Interval)))
-	defer timer.Stop()
 	defer func() {
 		if s.client != nil {
 			s.client.CloseIdle()
 		}
 	}()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-timer.C:
-		}
-		start := time.Now()
-		_ = s.ScrapeOnce(ctx) // reported through the sink
-		timer.Reset(s.nextWait(time.Since(start)))
-	}
-}
-
-// nextWait is Interval ± Jitter minus the time the scrape took, but at
-// least a tenth of the interval so a slow target is not hammered.
-func (s *Scraper) nextWait(took time.Duration) time.Duration {
-	iv := float64(s.cfg.Interval)
-	wait := time.Duration(iv*(1+s.cfg.Jitter*(2*rand.Float64()-1))) - took
-	if floor := s.cfg.Interval / 10; wait < floor {
-		wait = floor
-	}
-	return wait
+	return loop.Run(ctx, s.cfg.Interval, s.cfg.Jitter, s.ScrapeOnce)
 }
 
 // ScrapeOnce performs one scrape and emits its observations. It returns
