@@ -74,3 +74,20 @@ func TestNegativeAndFirstViewBeforeSize(t *testing.T) {
 	refresh(m)
 	_ = m.View()
 }
+
+// TestResizeWhileFiltering: the filter input scrolls within the footer at
+// every width.
+func TestResizeWhileFiltering(t *testing.T) {
+	m := newSync(t, testOptions(), 120, 40)
+	press(m, "/")
+	for _, r := range "a-very-long-filter-text-that-scrolls" {
+		press(m, string(r))
+	}
+	for w := 0; w <= 130; w++ {
+		m.Update(tea.WindowSizeMsg{Width: w, Height: 24})
+		checkFrame(t, m, w, 24, "filter")
+	}
+	if !m.a.table.Filter().Editing() {
+		t.Fatal("resizing must not end the edit")
+	}
+}

@@ -44,6 +44,7 @@ func (f *Filter) SetStyles(text lipgloss.Style) {
 	in := f.input()
 	s := in.Styles()
 	s.Focused.Text, s.Blurred.Text = text, text
+	s.Focused.Prompt, s.Blurred.Prompt = text, text // prompt is "" (the footer draws " / ")
 	s.Cursor.Color = text.GetForeground()
 	s.Cursor.Blink = false
 	in.SetStyles(s)
