@@ -15,12 +15,16 @@ const coarseSlack = 1500 * time.Microsecond
 // while reaping aborted sequences, so a departing client frees its slot
 // without waiting for the step to end. It returns false if ctx ended.
 func (e *engine) sleepUntil(ctx context.Context, deadline int64) bool {
+	slack := coarseSlack
+	if e.srv.cfg.CoarseTiming {
+		slack = 0
+	}
 	for {
 		d := time.Duration(deadline - e.srv.now())
-		if d <= coarseSlack {
+		if d <= slack {
 			break
 		}
-		e.timer.Reset(d - coarseSlack)
+		e.timer.Reset(d - slack)
 		select {
 		case <-e.timer.C:
 		case <-e.wake:
@@ -30,6 +34,9 @@ func (e *engine) sleepUntil(ctx context.Context, deadline int64) bool {
 			e.timer.Stop()
 			return false
 		}
+	}
+	if e.srv.cfg.CoarseTiming {
+		return true
 	}
 	if d := time.Duration(deadline-e.srv.now()) - spinSlack; d > 0 {
 		preciseSleep(d)

@@ -34,6 +34,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	cfg := sim.DemoConfig()
 	cfg.Seed = *seed
+	cfg.CoarseTiming = true // a demo needs no sub-millisecond token schedule
 	s, err := sim.New(cfg)
 	if err != nil {
 		return err
