@@ -95,3 +95,12 @@ func contextWithTimeout(t *testing.T, seconds int) (context.Context, context.Can
 	t.Helper()
 	return context.WithTimeout(context.Background(), time.Duration(seconds)*time.Second)
 }
+
+// TestQuickModeURLWithoutScheme: "tokentop host:port" means http.
+func TestQuickModeURLWithoutScheme(t *testing.T) {
+	url := startSim(t, model(sim.DemoHealthy))
+	code, out, errOut := runCmd(t, "snapshot", strings.TrimPrefix(url, "http://"), "--duration", "2s", "--interval", "500ms", "--max-tokens", "8", "--text")
+	if code != 0 || !strings.Contains(out, sim.DemoHealthy) {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}

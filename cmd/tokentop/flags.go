@@ -96,6 +96,9 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 		}
 	}
 	for _, u := range urls {
+		if !strings.Contains(u, "://") {
+			u = "http://" + u // "tokentop gpu-1:8000" just works
+		}
 		p := probeDefaults
 		ep := config.Endpoint{URL: u, Model: f.model, API: f.api, Probe: &p}
 		if f.noScrape {
