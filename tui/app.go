@@ -13,6 +13,7 @@ import (
 	"github.com/tokentop/tokentop/tui/alerts"
 	"github.com/tokentop/tokentop/tui/common"
 	"github.com/tokentop/tokentop/tui/detail"
+	"github.com/tokentop/tokentop/tui/header"
 	"github.com/tokentop/tokentop/tui/help"
 	"github.com/tokentop/tokentop/tui/keys"
 	"github.com/tokentop/tokentop/tui/table"
@@ -57,6 +58,7 @@ type app struct {
 	// the rate); fetch results carry a sequence so late ones are dropped.
 	tickID, liveID  int
 	liveOn          bool
+	liveLeft        int // live reads before the next refresh is due
 	seq, applied    uint64
 	minSeq          uint64
 	inflight        bool
@@ -71,6 +73,13 @@ type app struct {
 	layoutTableTop  int
 	layoutAlertsTop int
 
+	// Replay: a seek runs in a command; keys pressed meanwhile move
+	// seekTo, which is sought next (seekAgain) instead of piling up.
+	seeking, seekAgain bool
+	seekTo             time.Time
+	quietBell          bool // after a seek: alerts already firing there do not ring
+
+	hdr        header.Cache
 	frame      string
 	dirty      bool
 	footerKey  footerKey
@@ -86,6 +95,9 @@ func newApp(data Data, al Alerts, o Options) *app {
 	a.ctx.Styles = themes.NewStyles(th)
 	a.ctx.Glyphs = themes.NewGlyphs(o.ASCII)
 	a.keys = keys.New(o.ASCII)
+	if o.Replay != nil {
+		a.keys = a.keys.WithReplay()
+	}
 	if o.ASCII {
 		a.fold = asciiFold()
 	}
@@ -123,8 +135,12 @@ func (a *app) init() tea.Cmd {
 }
 
 // flash shows a short note in the header for a few seconds.
-func (a *app) flash(s string) {
-	a.note, a.noteUntil = s, a.opts.Clock().Add(3*time.Second)
+func (a *app) flash(s string) { a.flashFor(s, 3*time.Second) }
+
+// flashFor shows a note for d of wall time (not Options.Clock: a replay's
+// clock may stand still or run 10× faster).
+func (a *app) flashFor(s string, d time.Duration) {
+	a.note, a.noteUntil = s, time.Now().Add(d)
 	a.dirty = true
 }
 

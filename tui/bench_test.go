@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"time"
 
 	"github.com/tokentop/tokentop/telemetry"
 	"testing"
@@ -91,6 +92,25 @@ func BenchmarkDetailLive(b *testing.B) {
 		i++
 		m.Update(liveMsg{id: m.a.liveID, ep: m.a.detail.Name(),
 			live: telemetry.LiveText{Text: strings.Repeat("token ", i%200), Tokens: i % 200}})
+		_ = m.View()
+	}
+}
+
+// BenchmarkDetailRefresh is a refresh of the detail screen whose figures
+// did not change, only the clock (header): cached sections are reused.
+func BenchmarkDetailRefresh(b *testing.B) {
+	m := bench200(b)
+	press(m, "enter")
+	refresh(m)
+	_ = m.View()
+	m.a.inflight = false
+	msg := m.a.fetch()().(dataMsg)
+	b.ReportAllocs()
+	for b.Loop() {
+		msg.seq = m.a.seq + 1
+		m.a.seq = msg.seq
+		msg.now = msg.now.Add(time.Second)
+		m.a.onData(msg)
 		_ = m.View()
 	}
 }

@@ -126,12 +126,48 @@ func thresholdsFor(thr Thresholds, al []slo.Alert) func(string, telemetry.Signal
 	}
 }
 
+// liveTick schedules the next read of the live token pane. A data
+// refresh carries the live text too, so the reads fill the time between
+// refreshes, phase-locked to them (liveRestart after each): at the
+// default 1 s refresh, 4 reads at 200 ms steps and the refresh make 5
+// repaints a second while a response streams, where free-running 100 ms
+// reads plus the refresh made up to 11. Each repaint costs the renderer a
+// diff of the whole screen (~2 ms at 160×50): that, not drawing the pane,
+// is what the live pane costs.
 func (a *app) liveTick() tea.Cmd {
 	a.liveID++
 	a.liveOn = true
 	id := a.liveID
-	iv := max(100*time.Millisecond, time.Second/time.Duration(a.opts.FPS))
+	iv, _ := a.liveInterval()
 	return tea.Tick(iv, func(time.Time) tea.Msg { return liveTickMsg{id} })
+}
+
+// liveRestart starts the live reads again from a refresh just applied.
+func (a *app) liveRestart() tea.Cmd {
+	_, n := a.liveInterval()
+	a.liveLeft = n - 1
+	return a.liveTick()
+}
+
+// liveInterval divides the refresh interval into n steps of at least
+// 200 ms (5 Hz; at most the FPS), the last of which is the refresh.
+func (a *app) liveInterval() (time.Duration, int) {
+	minIv := max(200*time.Millisecond, time.Second/time.Duration(a.opts.FPS))
+	n := max(int(a.ctx.Refresh/minIv), 1)
+	return a.ctx.Refresh / time.Duration(n), n
+}
+
+// onLiveTick reads the live text, except in the refresh's own slot; if
+// that refresh is late (slow store), reads go on at the same pace.
+func (a *app) onLiveTick(msg liveTickMsg) tea.Cmd {
+	if msg.id != a.liveID || !a.liveOn {
+		return nil
+	}
+	a.liveLeft--
+	if a.liveLeft == -1 {
+		return a.liveTick()
+	}
+	return a.readLive(msg.id)
 }
 
 func (a *app) readLive(id int) tea.Cmd {

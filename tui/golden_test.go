@@ -125,3 +125,11 @@ func TestGoldenTooSmall(t *testing.T) {
 	waitOut(t, tm, "too small")
 	finish(t, tm)
 }
+
+func TestGoldenReplay(t *testing.T) {
+	f := newFakeReplay()
+	f.speed, f.paused = 10, true
+	tm := start(t, replayOptions(f), 120, 40)
+	waitOut(t, tm, "qwen-72b")
+	finish(t, tm)
+}

@@ -269,3 +269,50 @@ func TestBellRingsOnceWhenAnAlertStartsFiring(t *testing.T) {
 		t.Fatal("an alert that keeps firing rings once")
 	}
 }
+
+func TestLiveReadsBetweenRefreshes(t *testing.T) {
+	for _, c := range []struct {
+		refresh time.Duration
+		fps     int
+		iv      time.Duration
+		n       int
+	}{
+		{250 * time.Millisecond, 20, 250 * time.Millisecond, 1},
+		{500 * time.Millisecond, 20, 250 * time.Millisecond, 2},
+		{time.Second, 20, 200 * time.Millisecond, 5},
+		{2 * time.Second, 60, 200 * time.Millisecond, 10},
+		{time.Second, 2, 500 * time.Millisecond, 2},
+	} {
+		o := testOptions()
+		o.Refresh, o.FPS = c.refresh, c.fps
+		m := newSync(t, o, 120, 40)
+		if iv, n := m.a.liveInterval(); iv != c.iv || n != c.n {
+			t.Errorf("refresh %v fps %d: every %v, %d steps; want %v, %d", c.refresh, c.fps, iv, n, c.iv, c.n)
+		}
+	}
+	o := testOptions()
+	o.Refresh = time.Second
+	m := newSync(t, o, 120, 40)
+	press(m, "enter")
+	refresh(m) // a refresh restarts the reads, phase-locked to it
+	for i := range 4 {
+		id := m.a.liveID
+		cmd := m.a.update(liveTickMsg{id})
+		if m.a.liveID != id {
+			t.Fatalf("tick %d: must read, not wait", i)
+		}
+		if _, ok := cmd().(liveMsg); !ok {
+			t.Fatalf("tick %d: no live read", i)
+		}
+	}
+	id := m.a.liveID
+	m.a.update(liveTickMsg{id})
+	if m.a.liveID == id {
+		t.Fatal("the refresh's own slot must not read the live text")
+	}
+	// The refresh is late: reads go on.
+	id = m.a.liveID
+	if _, ok := m.a.update(liveTickMsg{id})().(liveMsg); !ok {
+		t.Fatal("reads must go on when a refresh is late")
+	}
+}

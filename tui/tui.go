@@ -12,12 +12,16 @@
 //	if err := opts.Validate(); err != nil { ... }       // unknown --theme etc.
 //	err := tui.Run(ctx, tui.New(store, engine, opts), nil, nil) // nil: the terminal
 //
+// A replay (cmd_replay.go) also sets Clock to the replay's clock and
+// Replay to its player, which adds the pause, seek and speed keys.
+//
 // Pass a nil Alerts interface (not a typed nil pointer) when no SLOs are
 // configured.
 package tui
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"time"
 
@@ -60,6 +64,25 @@ func (f ThresholdFunc) Threshold(endpoint string, sig telemetry.Signal) (float64
 	return f(endpoint, sig)
 }
 
+// ReplayControl drives a recording's playback (*record.Player satisfies
+// it). Every method must be safe for concurrent use; Seek may read the
+// recording, so it is called from a command, the others from Update.
+type ReplayControl interface {
+	Pause()
+	Resume()
+	Paused() bool
+	// Seek moves playback to t, returning once the state at t is readable.
+	Seek(t time.Time) error
+	SetSpeed(speed float64)
+	Speed() float64
+	// Bounds are the first and last times in the recording.
+	Bounds() (first, last time.Time)
+}
+
+// DefaultMaxSpeed is what the replay's "max" key sets when
+// Options.MaxSpeed is 0: record.Fastest, playback without pacing.
+const DefaultMaxSpeed = math.MaxFloat64
+
 // Options configure the UI. The zero value is usable.
 type Options struct {
 	// Theme is one of themes.Names() (aliases accepted); "" = dark.
@@ -83,6 +106,13 @@ type Options struct {
 	Title string
 	// Getenv reads the environment (default os.Getenv): NO_COLOR.
 	Getenv func(string) string
+	// Replay, when set, turns on the replay controls (space, arrows,
+	// </>, 1/2/3) and the REPLAY header; Clock should then be the
+	// replay's clock. Pass a nil interface, not a typed nil pointer.
+	Replay ReplayControl
+	// MaxSpeed is the speed the replay's "3" key sets (default
+	// DefaultMaxSpeed); speeds from min(MaxSpeed, 1e9) up read "max".
+	MaxSpeed float64
 }
 
 // Validate reports options the caller should reject (unknown theme,
@@ -116,6 +146,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
+	}
+	if o.MaxSpeed <= 0 {
+		o.MaxSpeed = DefaultMaxSpeed
 	}
 	return o
 }

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"time"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
@@ -20,11 +22,11 @@ func (a *app) update(msg tea.Msg) tea.Cmd {
 	case dataMsg:
 		return a.onData(msg)
 	case liveTickMsg:
-		if msg.id == a.liveID && a.liveOn {
-			return a.readLive(msg.id)
-		}
+		return a.onLiveTick(msg)
 	case liveMsg:
 		return a.onLive(msg)
+	case seekMsg:
+		return a.onSeek(msg)
 	case tea.KeyPressMsg:
 		return a.onKey(msg)
 	case tea.MouseClickMsg:
@@ -56,7 +58,7 @@ func (a *app) onData(msg dataMsg) tea.Cmd {
 		return nil // late result, for an old window, or frozen meanwhile
 	}
 	a.applied = msg.seq
-	if a.note != "" && !msg.now.Before(a.noteUntil) {
+	if a.note != "" && !time.Now().Before(a.noteUntil) {
 		a.note, a.dirty = "", true
 	}
 	// The header clock and the ages shown move every second even when
@@ -78,6 +80,9 @@ func (a *app) onData(msg dataMsg) tea.Cmd {
 		a.syncDetail()
 		if msg.detail != nil {
 			a.detail.SetData(*msg.detail)
+		}
+		if a.liveOn {
+			return tea.Batch(bell, a.liveRestart())
 		}
 	}
 	return bell
@@ -101,8 +106,8 @@ func (a *app) onLive(msg liveMsg) tea.Cmd {
 	if msg.id != a.liveID || !a.liveOn {
 		return nil
 	}
-	if a.detail.SetLive(msg.ep, msg.live, msg.at) {
-		a.dirty = true
+	if a.detail.SetLive(msg.ep, msg.live, msg.at) && a.screen == screenDetail {
+		a.dirty = true // under the help screen: drawn when it closes
 	}
 	return a.liveTick()
 }
@@ -123,6 +128,9 @@ func (a *app) checkBell(al []slo.Alert) tea.Cmd {
 		}
 	}
 	a.firing = now
+	if a.quietBell {
+		ring, a.quietBell = false, false
+	}
 	if ring && a.opts.Bell {
 		return tea.Raw("\a")
 	}

@@ -43,6 +43,9 @@ func (a *app) onKey(k tea.KeyPressMsg) tea.Cmd {
 		a.dirty = true
 		return tea.ClearScreen
 	}
+	if cmd, ok := a.replayKey(k); ok {
+		return cmd
+	}
 	switch a.screen {
 	case screenHelp:
 		a.scrollKeys(k, &a.help)

@@ -38,9 +38,10 @@ func (a *app) render() string {
 		return a.tooSmallView()
 	}
 	shown, total := a.table.Counts()
-	top := header.View(&a.ctx, header.Info{
+	top := a.hdr.View(&a.ctx, header.Info{
 		Title: a.opts.Title, Sources: a.snap.Sources, Alerts: a.alertP.Counts(),
 		Frozen: a.frozen, Shown: shown, Total: total, Note: a.note, NoSLO: a.alerts == nil,
+		Replay: a.replayInfo(),
 	}, a.width)
 	var body string
 	switch a.screen {
@@ -62,8 +63,8 @@ func (a *app) footerView() string {
 	case screenHelp:
 		return a.shortHelp([]key.Binding{km.Back, km.Up, km.Down, km.Quit})
 	case screenDetail:
-		return a.shortHelp([]key.Binding{km.Back, km.Up, km.Down, km.Freeze, km.WindowUp,
-			km.WindowDown, km.Help, km.Quit})
+		return a.shortHelp([]key.Binding{km.Back, km.Pause, km.SeekBack, km.SeekFwd, km.Up, km.Down, km.Freeze,
+			km.WindowUp, km.WindowDown, km.Help, km.Quit})
 	}
 	f := a.table.Filter()
 	if f.Editing() || f.Active() {

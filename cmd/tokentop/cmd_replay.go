@@ -25,9 +25,11 @@ const replayUsage = `tokentop replay FILE [--speed 1|10|max] [flags]
 
 Plays a recording (from --record) into the dashboard as it looked live:
 the clock shows the recorded times and the SLOs are judged again on the
-same observations. --json prints the snapshot at --at (RFC 3339, or an
-offset from the start such as 10m; default the end). A damaged recording
-plays up to the damage and says where it stopped.`
+same observations. In the dashboard, space pauses and resumes, left and
+right seek 30 s (shift+arrows or < and >: 5 min), and 1, 2, 3 play at
+1x, 10x and max speed. --json prints the snapshot at --at (RFC 3339, or
+an offset from the start such as 10m; default the end). A damaged
+recording plays up to the damage and says where it stopped.`
 
 func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("replay", replayUsage, stderr)
@@ -82,7 +84,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	go func() { done <- r.Run(ctx) }()
 	if isTerminal(stdout) {
 		opts := tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
-			Clock: r.Clock, Title: "tokentop replay"}
+			Clock: r.Clock, Title: "tokentop replay", Replay: r.Player(), MaxSpeed: record.Fastest}
 		if err = opts.Validate(); err == nil {
 			err = tui.Run(ctx, tui.New(r, r, opts), nil, nil)
 		}
@@ -98,6 +100,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	return err
 }
+
+// The player is the dashboard's replay control (pause, seek, speed).
+var _ tui.ReplayControl = (*record.Player)(nil)
 
 // clockedReader reads snapshots at the replay's time, not the wall clock.
 type clockedReader struct{ r *monitor.Replay }

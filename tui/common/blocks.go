@@ -39,7 +39,7 @@ func PadTo(line string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	lw := ansi.StringWidth(line)
+	lw := PaintedWidth(line)
 	switch {
 	case lw < w:
 		return line + spaces(w-lw)

@@ -84,12 +84,40 @@ func FitRight(s string, w int, ellipsis string) string {
 	return Fit(s, w, ellipsis)
 }
 
+// PaintedWidth is ansi.StringWidth of a painted line, with a fast path
+// for printable ASCII between CSI sequences (SGR colours): most lines of a
+// frame, whose grapheme segmentation otherwise dominated the live pane's
+// cost. Anything else is measured by ansi.StringWidth.
+func PaintedWidth(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c < 0x7f:
+			n++
+		case c == 0x1b && i+1 < len(s) && s[i+1] == '[':
+			// CSI: parameter and intermediate bytes, then a final byte.
+			j := i + 2
+			for j < len(s) && s[j] >= 0x20 && s[j] < 0x40 {
+				j++
+			}
+			if j >= len(s) || s[j] < 0x40 || s[j] > 0x7e {
+				return ansi.StringWidth(s)
+			}
+			i = j
+		default:
+			return ansi.StringWidth(s)
+		}
+	}
+	return n
+}
+
 // Cut truncates a painted line to w cells.
 func Cut(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(s) <= w {
+	if PaintedWidth(s) <= w {
 		return s
 	}
 	return ansi.Truncate(s, w, "")

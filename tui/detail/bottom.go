@@ -31,6 +31,29 @@ func (m *Model) bottom(probes, live string, pw, lw int) string {
 	return probes + "\n\n" + live
 }
 
+// probesView is the probes table, drawn again only when a listed probe
+// changed.
+func (m *Model) probesView(w int) string {
+	h := m.key()
+	h.Int(w)
+	ps := m.data.Probes
+	h.Int(len(ps))
+	for i := len(ps) - 1; i >= 0 && len(ps)-i <= MaxProbes; i-- {
+		p := &ps[i]
+		h.Time(p.At)
+		h.Bool(p.OK)
+		h.Int(p.Status)
+		h.Int(p.OutputTokens)
+		h.Str(p.TokensSource)
+		h.F64(p.TTFTms)
+		h.F64(p.TPOTms)
+		h.F64(p.E2Ems)
+		h.Str(p.ErrorKind)
+		h.Str(p.Error)
+	}
+	return m.probesTxt.Get(h, func() string { return m.probes(w) })
+}
+
 func (m *Model) probes(w int) string {
 	ctx := m.ctx
 	r := &ctx.Styles.Normal

@@ -23,11 +23,17 @@ type Model struct {
 	width  int
 	height int
 	dirty  bool // content must be re-rendered
-	// The live pane repaints up to 10 times a second while a response
-	// streams; everything else is cached between data refreshes.
+	// The live pane repaints several times a second while a response
+	// streams; a live update re-renders only that pane (liveDirty). On a
+	// refresh each expensive section is drawn again only when the hash of
+	// what it shows changed (theme: gen; size and window: in the keys).
 	liveDirty bool
-	head      string // title, summary, charts, panels
-	probesTxt string
+	gen       int
+	charts    common.Memo
+	panels    common.Memo
+	probesTxt common.Memo
+	head      string   // title, summary, charts, panels
+	headLines []string // head, cut to the width
 }
 
 // New returns a closed detail view.
@@ -73,11 +79,12 @@ func (m *Model) SetLive(ep string, l telemetry.LiveText, at time.Time) bool {
 func (m *Model) SetSize(w, h int) {
 	if w != m.width || h != m.height {
 		m.width, m.height, m.dirty = max(w, 0), max(h, 0), true
+		m.headLines = nil
 	}
 }
 
 // Invalidate forces a rebuild (theme change).
-func (m *Model) Invalidate() { m.dirty = true }
+func (m *Model) Invalidate() { m.gen, m.dirty = m.gen+1, true }
 
 // ChartPoints is how many points each big chart wants at this width.
 func (m *Model) ChartPoints() int { return chart.Points(m.chartWidth(), m.ctx.Glyphs.ASCII) }
@@ -100,19 +107,38 @@ func (m *Model) View() string {
 		return ""
 	}
 	if m.dirty || m.liveDirty {
-		m.scroll.SetLines(common.Lines(m.render(), m.width))
+		m.scroll.SetLines(m.render())
 		m.dirty, m.liveDirty = false, false
 	}
 	m.scroll.SetHeight(m.height)
 	return m.scroll.View(m.width, m.ctx.Styles.Normal.Faint)
 }
 
-func (m *Model) render() string {
+// render returns the content lines, each cut to the width. Title and
+// summary are cheap and always drawn; charts, panels and probes come from
+// their memos; the head is split again only when its text changed.
+func (m *Model) render() []string {
 	w := m.width
 	pw, lw := m.bottomWidths()
 	if m.dirty {
-		m.head = strings.Join([]string{m.title(w), m.summary(w), "", m.charts(w), "", m.panels(w), ""}, "\n")
-		m.probesTxt = m.probes(pw)
+		head := strings.Join([]string{m.title(w), m.summary(w), "", m.chartsView(w), "", m.panelsView(w), ""}, "\n")
+		if head != m.head || m.headLines == nil {
+			m.head, m.headLines = head, common.Lines(head, w)
+		}
 	}
-	return m.head + "\n" + m.bottom(m.probesTxt, m.live(lw), pw, lw)
+	bottom := common.Lines(m.bottom(m.probesView(pw), m.live(lw), pw, lw), w)
+	lines := make([]string, 0, len(m.headLines)+len(bottom))
+	return append(append(lines, m.headLines...), bottom...)
+}
+
+// key starts a section's hash with what every section depends on: the
+// theme (gen, name), glyphs and the view's size.
+func (m *Model) key() common.Hash {
+	h := common.NewHash()
+	h.Int(m.gen)
+	h.Str(m.ctx.Styles.Theme.Name)
+	h.Bool(m.ctx.Glyphs.ASCII)
+	h.Int(m.width)
+	h.Int(m.height)
+	return h
 }

@@ -10,19 +10,47 @@ import (
 	"github.com/tokentop/tokentop/tui/format"
 )
 
-// panels is the middle row: ITL distribution, tokens per event, GPU.
-func (m *Model) panels(w int) string {
+// panelsView is the middle row: ITL distribution, tokens per event, GPU;
+// drawn again only when the hash of what they show changed.
+func (m *Model) panelsView(w int) string {
+	rows := m.gpuRows()
+	h := m.key()
+	h.Int(int(m.ctx.Window))
+	for _, b := range m.data.ITL {
+		h.F64(b.UpperBound)
+		h.F64(b.Count)
+	}
+	h.Int(len(m.data.ITL))
+	h.F64(m.data.ITLThr)
+	h.Bool(m.data.HasITLThr)
+	for _, p := range m.data.Probes {
+		h.Int(len(p.TokensPerEvent))
+		for _, t := range p.TokensPerEvent {
+			h.Int(t)
+		}
+	}
+	h.Int(len(m.data.Probes))
+	for _, r := range rows {
+		h.Str(r.cell.Text)
+		h.Int(int(r.cell.Kind))
+		h.Bool(r.trend != nil)
+		h.Floats(r.trend)
+	}
+	return m.panels.Get(h, func() string { return m.renderPanels(w, rows) })
+}
+
+func (m *Model) renderPanels(w int, rows []gpuRow) string {
 	switch {
 	case w >= 120:
 		cw := (w - 4) / 3
-		return common.Columns([]string{m.itl(cw), m.tokensPerEvent(cw), m.gpu(w - 2*cw - 4)},
+		return common.Columns([]string{m.itl(cw), m.tokensPerEvent(cw), m.gpu(w-2*cw-4, rows)},
 			[]int{cw, cw, w - 2*cw - 4}, 2)
 	case w >= 80:
 		cw := (w - 2) / 2
 		left := m.itl(cw) + "\n\n" + m.tokensPerEvent(cw)
-		return common.Columns([]string{left, m.gpu(w - cw - 2)}, []int{cw, w - cw - 2}, 2)
+		return common.Columns([]string{left, m.gpu(w-cw-2, rows)}, []int{cw, w - cw - 2}, 2)
 	}
-	return m.itl(w) + "\n\n" + m.tokensPerEvent(w) + "\n\n" + m.gpu(w)
+	return m.itl(w) + "\n\n" + m.tokensPerEvent(w) + "\n\n" + m.gpu(w, rows)
 }
 
 func (m *Model) heading(s string) string { return m.ctx.Styles.Title.S(" " + s) }
@@ -121,13 +149,17 @@ func tpeBucket(t int) int {
 	return 5
 }
 
-// gpu shows measured DRAM-active, the MBU estimate and memory used, each
-// with its state and a small trend.
-func (m *Model) gpu(w int) string {
+// gpuRow is one figure of the GPU panel: its cell (state, age) and trend.
+type gpuRow struct {
+	label string
+	cell  format.Cell
+	trend []float64
+}
+
+// gpuRows reads the GPU panel's figures (cheap: no drawing).
+func (m *Model) gpuRows() []gpuRow {
 	ctx := m.ctx
-	r := &ctx.Styles.Normal
-	lines := []string{m.heading("GPU")}
-	row := func(label string, sig telemetry.Signal, unit string, trend []float64, approx bool) {
+	row := func(label string, sig telemetry.Signal, unit string, trend []float64, approx bool) gpuRow {
 		s, ok := m.ep.Signals[sig]
 		text := ""
 		if s.Value != nil {
@@ -136,18 +168,30 @@ func (m *Model) gpu(w int) string {
 		if approx && text != "" {
 			s.Approx = true
 		}
-		c := format.Signal(s, ok, text, ctx.Now, 16, ctx.Glyphs.Unknown)
-		line := " " + r.Faint.S(common.Fit(label, 15, ctx.Glyphs.Ellipsis)) +
-			ctx.Paint(r, c.Kind).S(common.FitRight(c.Text, 16, ctx.Glyphs.Ellipsis))
-		if trend != nil && w >= 15+16+3+8 {
-			line += "  " + chart.Spark(trend, 0, false, ctx.Glyphs.Spark, r)
+		return gpuRow{label, format.Signal(s, ok, text, ctx.Now, 16, ctx.Glyphs.Unknown), trend}
+	}
+	return []gpuRow{
+		row("DRAM active", telemetry.GPUMemBW, "%", m.data.DRAM, false),
+		row("MBU (est)", telemetry.MBU, "%", m.data.MBU, true),
+		row("memory used", FBUsed, "MiB", m.data.FB, false),
+		row("KV cache", telemetry.KVCache, "%", nil, false),
+	}
+}
+
+// gpu shows measured DRAM-active, the MBU estimate and memory used, each
+// with its state and a small trend.
+func (m *Model) gpu(w int, rows []gpuRow) string {
+	ctx := m.ctx
+	r := &ctx.Styles.Normal
+	lines := []string{m.heading("GPU")}
+	for _, x := range rows {
+		line := " " + r.Faint.S(common.Fit(x.label, 15, ctx.Glyphs.Ellipsis)) +
+			ctx.Paint(r, x.cell.Kind).S(common.FitRight(x.cell.Text, 16, ctx.Glyphs.Ellipsis))
+		if x.trend != nil && w >= 15+16+3+8 {
+			line += "  " + chart.Spark(x.trend, 0, false, ctx.Glyphs.Spark, r)
 		}
 		lines = append(lines, line)
 	}
-	row("DRAM active", telemetry.GPUMemBW, "%", m.data.DRAM, false)
-	row("MBU (est)", telemetry.MBU, "%", m.data.MBU, true)
-	row("memory used", FBUsed, "MiB", m.data.FB, false)
-	row("KV cache", telemetry.KVCache, "%", nil, false)
 	lines = append(lines, r.Faint.S(" MBU = (weights + live KV bytes) / step time / peak BW"))
 	return strings.Join(lines, "\n")
 }

@@ -111,18 +111,41 @@ func (m *Model) summary(w int) string {
 	return strings.Join(lines, "\n")
 }
 
-// charts draws TTFT and TPOT with their SLO thresholds.
-func (m *Model) charts(w int) string {
+// chartsView draws TTFT and TPOT with their SLO thresholds, again only
+// when a chart's heading (notes, ages) or points changed.
+func (m *Model) chartsView(w int) string {
 	cw, ch := m.chartWidth(), m.chartHeight()
-	ttft := m.lineChart(telemetry.TTFT, m.data.TTFT, m.data.TTFTThr, m.data.HasTTFTThr, cw, ch)
-	tpot := m.lineChart(telemetry.TPOT, m.data.TPOT, m.data.TPOTThr, m.data.HasTPOTThr, cw, ch)
-	if w >= sideBySide {
-		return common.Columns([]string{ttft, tpot}, []int{cw, w - cw - 2}, 2)
+	ttft := m.chartHead(telemetry.TTFT, m.data.TTFT, m.data.TTFTThr, m.data.HasTTFTThr, cw)
+	tpot := m.chartHead(telemetry.TPOT, m.data.TPOT, m.data.TPOTThr, m.data.HasTPOTThr, cw)
+	h := m.key()
+	h.Int(int(m.ctx.Window))
+	for _, c := range []chartIn{ttft, tpot} {
+		h.Str(c.head)
+		h.Floats(c.line.Values)
+		h.F64(c.line.Threshold)
+		h.Bool(c.line.HasThreshold)
 	}
-	return ttft + "\n\n" + tpot
+	return m.charts.Get(h, func() string {
+		a, b := ttft.render(m.ctx, ch), tpot.render(m.ctx, ch)
+		if w >= sideBySide {
+			return common.Columns([]string{a, b}, []int{cw, w - cw - 2}, 2)
+		}
+		return a + "\n\n" + b
+	})
 }
 
-func (m *Model) lineChart(sig telemetry.Signal, vals []float64, thr float64, hasThr bool, w, h int) string {
+// chartIn is one chart's heading (cheap, drawn every refresh) and line.
+type chartIn struct {
+	head string
+	line chart.Line
+}
+
+func (c chartIn) render(ctx *common.Context, h int) string {
+	c.line.Height = h
+	return c.head + "\n" + c.line.Render(ctx.Glyphs, ctx.Styles)
+}
+
+func (m *Model) chartHead(sig telemetry.Signal, vals []float64, thr float64, hasThr bool, w int) chartIn {
 	ctx := m.ctx
 	r := &ctx.Styles.Normal
 	info := sig.Info()
@@ -143,12 +166,12 @@ func (m *Model) lineChart(sig telemetry.Signal, vals []float64, thr float64, has
 		note, notePaint = format.StateWord(s.State)+" "+format.Age(s.Age(ctx.Now))+" "+ctx.Glyphs.Dot+" "+note, r.Stale
 	}
 	c := chart.Line{Values: vals, Unit: info.Unit, Threshold: thr, HasThreshold: hasThr,
-		Span: ctx.Window, Width: w, Height: h}
+		Span: ctx.Window, Width: w}
 	if c.ThresholdOffScale() && !allNaN(vals) {
 		note = "SLO " + format.Value(thr, info.Unit) + " far above the data"
 	}
 	head := ctx.Styles.Title.S(title) + notePaint.S("  "+note)
-	return common.Cut(head, w) + "\n" + c.Render(ctx.Glyphs, ctx.Styles)
+	return chartIn{head: common.Cut(head, w), line: c}
 }
 
 func allNaN(v []float64) bool {

@@ -4,6 +4,7 @@
 package header
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +27,19 @@ type Info struct {
 	Note string
 	// NoSLO: no SLO engine, so "no alerts" means nothing is judged.
 	NoSLO bool
+	// Replay is set when playing a recording: the header then shows
+	// "REPLAY 10× 03:12:44 (paused) 12:04/45:00" (speed, the replay's
+	// time, the position within the recording) instead of the clock.
+	Replay *Replay
+}
+
+// Replay is the playback state shown in the header.
+type Replay struct {
+	Speed  float64
+	Max    bool // Speed is the maximum: reads "max"
+	Paused bool
+	// First and Last bound the recording (zero: unknown).
+	First, Last time.Time
 }
 
 // Height is the number of lines View returns.
@@ -66,6 +80,9 @@ func appLine(ctx *common.Context, in Info, width int) string {
 	if in.Frozen {
 		left = append(left, seg{" FROZEN ", st.Frozen})
 	}
+	if in.Replay != nil {
+		left = append(left, seg{replayText(ctx, in.Replay), r.Accent})
+	}
 	if in.Note != "" {
 		left = append(left, seg{in.Note, r.Accent})
 	}
@@ -83,7 +100,9 @@ func appLine(ctx *common.Context, in Info, width int) string {
 	} else {
 		right = append(right, alertSegs(in.Alerts, r)...)
 	}
-	right = append(right, seg{common.Clock(ctx.Now) + " ", r.Text})
+	if in.Replay == nil { // a replay shows its time on the left
+		right = append(right, seg{common.Clock(ctx.Now) + " ", r.Text})
+	}
 	sep := " " + g.Dot + " "
 	l, lw := join(left, " ", r.Text)
 	// Drop right-hand items from the left (least important first) until
@@ -96,6 +115,88 @@ func appLine(ctx *common.Context, in Info, width int) string {
 		right = right[1:]
 	}
 	return common.Cut(l, width)
+}
+
+// replayText is "REPLAY 10× 03:12:44 (paused) 12:04/45:00".
+func replayText(ctx *common.Context, rp *Replay) string {
+	x := "×"
+	if ctx.Glyphs.ASCII {
+		x = "x"
+	}
+	speed := strconv.FormatFloat(rp.Speed, 'f', -1, 64) + x
+	if rp.Max {
+		speed = "max"
+	}
+	t := "REPLAY " + speed + " " + common.Clock(ctx.Now)
+	if rp.Paused {
+		t += " (paused)"
+	}
+	if !rp.First.IsZero() && !rp.Last.IsZero() {
+		total := max(rp.Last.Sub(rp.First), 0)
+		pos := min(max(ctx.Now.Sub(rp.First), 0), total)
+		t += " " + offset(pos, total >= time.Hour) + "/" + offset(total, total >= time.Hour)
+	}
+	return t
+}
+
+// offset formats a position in a recording: m:ss, or h:mm:ss.
+func offset(d time.Duration, hours bool) string {
+	s := int(d / time.Second)
+	two := func(n int) string {
+		if n < 10 {
+			return "0" + strconv.Itoa(n)
+		}
+		return strconv.Itoa(n)
+	}
+	if hours {
+		return strconv.Itoa(s/3600) + ":" + two(s/60%60) + ":" + two(s%60)
+	}
+	return two(s/60) + ":" + two(s%60)
+}
+
+// Cache keeps the last header drawn and draws again only when what it
+// shows changed: a live-pane update repaints nothing here.
+type Cache struct{ memo common.Memo }
+
+// View is View, cached.
+func (c *Cache) View(ctx *common.Context, in Info, width int) string {
+	h := common.NewHash()
+	h.Int(width)
+	h.Str(ctx.Styles.Theme.Name)
+	h.Bool(ctx.Glyphs.ASCII)
+	h.Time(ctx.Now)
+	h.Int(int(ctx.Window))
+	h.Int(int(ctx.Refresh))
+	h.Str(in.Title)
+	for _, s := range in.Sources {
+		h.Str(s.Name)
+		h.Str(s.Kind)
+		h.Str(s.URL)
+		h.Int(int(s.State))
+		h.Str(s.Err)
+		h.Time(s.LastOK)
+		h.Int(s.Failures)
+		h.Int(int(s.Latency))
+	}
+	h.Int(len(in.Sources))
+	a := in.Alerts
+	for _, n := range []int{a.Firing, a.Pending, a.Unknown, a.NoData, a.Resolved} {
+		h.Int(n)
+	}
+	h.Bool(in.Frozen)
+	h.Int(in.Shown)
+	h.Int(in.Total)
+	h.Str(in.Note)
+	h.Bool(in.NoSLO)
+	h.Bool(in.Replay != nil)
+	if rp := in.Replay; rp != nil {
+		h.F64(rp.Speed)
+		h.Bool(rp.Max)
+		h.Bool(rp.Paused)
+		h.Time(rp.First)
+		h.Time(rp.Last)
+	}
+	return c.memo.Get(h, func() string { return View(ctx, in, width) })
 }
 
 func alertSegs(c alerts.Counts, r *themes.Roles) []seg {

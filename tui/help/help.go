@@ -4,6 +4,7 @@
 package help
 
 import (
+	"slices"
 	"strings"
 
 	bhelp "charm.land/bubbles/v2/help"
@@ -129,6 +130,9 @@ func (m *Model) keyColumns(w int) []string {
 	}
 	var out []string
 	for _, g := range m.keys.FullHelp() {
+		if !slices.ContainsFunc(g, key.Binding.Enabled) {
+			continue // e.g. the replay keys outside a replay
+		}
 		out = append(out, indent(h.FullHelpView([][]key.Binding{g}))...)
 	}
 	return out

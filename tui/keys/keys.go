@@ -12,17 +12,24 @@ type Map struct {
 	Freeze, WindowUp, WindowDown            key.Binding
 	Faster, Slower                          key.Binding
 	Theme, Redraw, Help, Quit               key.Binding
+	// Replay controls: disabled (not matched, not in help) unless the
+	// map comes from WithReplay.
+	Pause, SeekBack, SeekFwd, SeekBackLong, SeekFwdLong key.Binding
+	Speed1, Speed10, SpeedMax                           key.Binding
 }
 
 // New returns the default bindings; ascii spells arrows as words so help
 // renders on terminals without those glyphs.
 func New(ascii bool) Map {
-	up, down := "↑/k", "↓/j"
+	up, down, left, right := "↑/k", "↓/j", "←", "→"
 	if ascii {
-		up, down = "up/k", "down/j"
+		up, down, left, right = "up/k", "down/j", "left", "right"
 	}
 	b := func(keys []string, k, desc string) key.Binding {
 		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc))
+	}
+	off := func(keys []string, k, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, desc), key.WithDisabled())
 	}
 	return Map{
 		Up:          b([]string{"up", "k"}, up, "up"),
@@ -46,12 +53,36 @@ func New(ascii bool) Map {
 		Redraw:      b([]string{"r", "ctrl+l"}, "r", "redraw"),
 		Help:        b([]string{"?"}, "?", "help"),
 		Quit:        b([]string{"q", "ctrl+c"}, "q", "quit"),
+
+		Pause:        off([]string{"space"}, "space", "pause/resume replay"),
+		SeekBack:     off([]string{"left"}, left, "back 30s"),
+		SeekFwd:      off([]string{"right"}, right, "forward 30s"),
+		SeekBackLong: off([]string{"shift+left", "<"}, "<", "back 5m (shift+"+left+")"),
+		SeekFwdLong:  off([]string{"shift+right", ">"}, ">", "forward 5m (shift+"+right+")"),
+		Speed1:       off([]string{"1"}, "1", "replay at 1×"),
+		Speed10:      off([]string{"2"}, "2", "replay at 10×"),
+		SpeedMax:     off([]string{"3"}, "3", "replay at max speed"),
 	}
 }
 
+// WithReplay enables the replay controls; space then pauses the replay
+// instead of paging down.
+func (m Map) WithReplay() Map {
+	for _, b := range []*key.Binding{&m.Pause, &m.SeekBack, &m.SeekFwd, &m.SeekBackLong, &m.SeekFwdLong,
+		&m.Speed1, &m.Speed10, &m.SpeedMax} {
+		b.SetEnabled(true)
+	}
+	m.PageDown.SetKeys("pgdown", "ctrl+f")
+	return m
+}
+
+// Replay reports whether the replay controls are on.
+func (m Map) Replay() bool { return m.Pause.Enabled() }
+
 // ShortHelp is the footer line.
 func (m Map) ShortHelp() []key.Binding {
-	return []key.Binding{m.Help, m.Enter, m.Filter, m.Sort, m.Freeze, m.WindowUp, m.WindowDown, m.Tab, m.Quit}
+	return []key.Binding{m.Help, m.Pause, m.SeekBack, m.SeekFwd, m.Enter, m.Filter, m.Sort, m.Freeze,
+		m.WindowUp, m.WindowDown, m.Tab, m.Quit}
 }
 
 // FullHelp is the help screen, one column per group.
@@ -61,5 +92,6 @@ func (m Map) FullHelp() [][]key.Binding {
 		{m.Enter, m.Back, m.Tab, m.Filter, m.Sort, m.SortReverse},
 		{m.Freeze, m.WindowUp, m.WindowDown, m.Faster, m.Slower},
 		{m.Theme, m.Redraw, m.Help, m.Quit},
+		{m.Pause, m.SeekBack, m.SeekFwd, m.SeekBackLong, m.SeekFwdLong, m.Speed1, m.Speed10, m.SpeedMax},
 	}
 }
