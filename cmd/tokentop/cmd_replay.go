@@ -84,7 +84,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	go func() { done <- r.Run(ctx) }()
 	if isTerminal(stdout) {
 		opts := tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
-			Clock: r.Clock, Title: "tokentop replay", Replay: r.Player(), MaxSpeed: record.Fastest}
+			Clock: r.Clock, Replay: r.Player(), MaxSpeed: record.Fastest} // the header says REPLAY
 		if err = opts.Validate(); err == nil {
 			err = tui.Run(ctx, tui.New(r, r, opts), nil, nil)
 		}
