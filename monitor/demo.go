@@ -10,7 +10,7 @@ import (
 )
 
 // DemoConfig monitors a running demo simulator: each model probed every
-// 2 s and scraped, its GPU read from the simulator's dcgm-exporter, and
+// 3 s and scraped, its GPU read from the simulator's dcgm-exporter, and
 // MBU estimated from the model's size.
 func DemoConfig(s *sim.Server) *config.Config {
 	c := &config.Config{Window: config.Duration(time.Minute)}
@@ -21,7 +21,7 @@ func DemoConfig(s *sim.Server) *config.Config {
 			w.GPU = g.DCGMName
 		}
 		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: s.URL(), Model: md.Name,
-			Probe:   &config.Probe{Interval: config.Duration(2 * time.Second), MaxTokens: 96, Prompt: "medium"},
+			Probe:   &config.Probe{Interval: config.Duration(3 * time.Second), MaxTokens: 96, Prompt: "medium"},
 			GPU:     &config.GPUMap{Pod: sim.PodName(md.Name), Namespace: sim.PodNamespace},
 			Weights: w})
 	}
