@@ -3,14 +3,13 @@ package scrape
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/tokentop/tokentop/internal/fixtures"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
@@ -143,36 +142,13 @@ func (tg *target) set(body string) {
 
 func (tg *target) host() string { return strings.TrimPrefix(tg.URL, "http://") }
 
-// fixtureDir finds shared/fixtures/metrics above the working directory.
+// fixtureDir finds shared/fixtures/metrics.
 func fixtureDir(t testing.TB) string {
 	t.Helper()
-	if d := os.Getenv("TOKENTOP_FIXTURES"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		for _, c := range []string{"shared/fixtures/metrics", "../shared/fixtures/metrics"} {
-			p := filepath.Join(dir, c)
-			if st, err := os.Stat(p); err == nil && st.IsDir() {
-				return p
-			}
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("shared/fixtures/metrics not found (set TOKENTOP_FIXTURES)")
-		}
-		dir = parent
-	}
+	return fixtures.Dir(t, "metrics")
 }
 
 func readFixture(t testing.TB, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixtureDir(t), name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return fixtures.Read(t, "metrics", name)
 }
