@@ -1,43 +1,18 @@
 package engines
 
 import (
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/tokentop/tokentop/internal/fixtures"
 	"github.com/tokentop/tokentop/sources/scrape/expo"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
 func fixtureNames(t *testing.T, file string) []string {
 	t.Helper()
-	dir := os.Getenv("TOKENTOP_FIXTURES")
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for d := wd; ; d = filepath.Dir(d) {
-			if st, err := os.Stat(filepath.Join(d, "shared/fixtures/metrics")); err == nil && st.IsDir() {
-				dir = filepath.Join(d, "shared/fixtures/metrics")
-				break
-			}
-			if st, err := os.Stat(filepath.Join(d, "../shared/fixtures/metrics")); err == nil && st.IsDir() {
-				dir = filepath.Join(d, "../shared/fixtures/metrics")
-				break
-			}
-			if filepath.Dir(d) == d {
-				t.Skip("shared/fixtures/metrics not found (set TOKENTOP_FIXTURES)")
-			}
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(dir, file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := string(b)
+	body := fixtures.Read(t, "metrics", file)
 	if !strings.HasSuffix(body, "\n") {
 		body += "\n"
 	}

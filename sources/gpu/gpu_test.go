@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokentop/tokentop/internal/fixtures"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
@@ -61,28 +62,7 @@ func statusOf(t *testing.T, obs []telemetry.Observation) *telemetry.SourceStatus
 
 func fixture(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("TOKENTOP_FIXTURES")
-	if dir == "" {
-		wd, _ := os.Getwd()
-		for d := wd; ; d = filepath.Dir(d) {
-			if st, err := os.Stat(filepath.Join(d, "../shared/fixtures/metrics")); err == nil && st.IsDir() {
-				dir = filepath.Join(d, "../shared/fixtures/metrics")
-				break
-			}
-			if st, err := os.Stat(filepath.Join(d, "shared/fixtures/metrics")); err == nil && st.IsDir() {
-				dir = filepath.Join(d, "shared/fixtures/metrics")
-				break
-			}
-			if filepath.Dir(d) == d {
-				t.Skip("fixtures not found")
-			}
-		}
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "dcgm-exporter-metrics.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return fixtures.Read(t, "metrics", "dcgm-exporter-metrics.txt")
 }
 
 func serve(t *testing.T, body *string, mu *sync.Mutex) *httptest.Server {
