@@ -94,7 +94,14 @@ func runScheduleBench(tb testing.TB, n, models int, measure time.Duration, httpM
 				mark()
 			}
 		}()
-		if i%50 == 49 {
+		switch {
+		case i < models-1:
+			// Each engine's step clock starts with its first request, so
+			// spacing the first request per model spreads the engines'
+			// phases across the 20 ms step, as independently started
+			// models (or data-parallel ranks) have.
+			time.Sleep(20 * time.Millisecond / time.Duration(models))
+		case i%50 == 49:
 			time.Sleep(10 * time.Millisecond) // ramp up like real clients
 		}
 	}

@@ -81,10 +81,12 @@ func runDashboard(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var vf viewFlags
 	sf.bind(fs)
 	vf.bind(fs)
+	procs := bindProcs(fs)
 	urls, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
+	applyProcs(fs, *procs)
 	c, err := sf.load(urls)
 	if err != nil {
 		return err

@@ -24,6 +24,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var vf viewFlags
 	vf.bind(fs)
 	seed := fs.Int64("seed", 1, "simulator seed")
+	procs := bindProcs(fs)
 	var recordPath string
 	bindRecord(fs, &recordPath)
 	if err := fs.Parse(args); err != nil {
@@ -32,6 +33,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if fs.NArg() > 0 {
 		return fmt.Errorf("demo takes no arguments (got %q)", fs.Args())
 	}
+	applyProcs(fs, *procs)
 	cfg := sim.DemoConfig()
 	cfg.Seed = *seed
 	cfg.CoarseTiming = true // a demo needs no sub-millisecond token schedule
