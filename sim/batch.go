@@ -35,6 +35,9 @@ func (e *engine) admit(stepStart int64) {
 	e.mu.Lock()
 	for len(e.waiting) > 0 && len(e.running) < e.spec.MaxBatch {
 		s := e.waiting[0]
+		if s.arrival > stepStart {
+			break // arrived after this step began (a coarse engine catching up)
+		}
 		need := int64(blocksFor(s.needPrefill + 1))
 		// An empty batch always takes the head, so an oversized request
 		// cannot wedge the queue.

@@ -31,6 +31,10 @@ type engine struct {
 	outage                         atomic.Bool
 	lastStepNs, steps, overruns    atomic.Int64
 	lastBWFactor                   atomic.Uint64 // float64 bits
+	// recordedTo is the end of the last planned step, or noGap when
+	// idle: the busy window is complete up to min(now, recordedTo).
+	recordedTo atomic.Int64
+	sleeps     atomic.Int64
 
 	// engine goroutine only
 	running []*seq
@@ -52,6 +56,13 @@ type chunk struct {
 // that a real GPU would never produce.
 const maxLag = 20 * time.Millisecond
 
+// coarseLag is how late a CoarseTiming engine may run its steps while no
+// HTTP client watches them (see Config.CoarseTiming).
+const coarseLag = 50 * time.Millisecond
+
+// noGap marks an idle engine's busy window as complete up to now.
+const noGap = math.MaxInt64
+
 // kvBlocksOverride, when > 0, replaces the computed KV pool size (tests).
 var kvBlocksOverride int
 
@@ -67,6 +78,7 @@ func newEngine(srv *Server, idx int, spec ModelSpec, gpu GPU) *engine {
 		e.totalBlocks = kvBlocksOverride
 	}
 	e.lastBWFactor.Store(math.Float64bits(1))
+	e.recordedTo.Store(noGap)
 	return e
 }
 
@@ -76,6 +88,10 @@ func (e *engine) signal() {
 	default:
 	}
 }
+
+// windowAt is the time to read the busy window at: now, or the end of
+// the last planned step when a coarse engine runs behind.
+func (e *engine) windowAt(now int64) int64 { return min(now, e.recordedTo.Load()) }
 
 func blocksFor(tokens int) int { return (tokens + blockSize - 1) / blockSize }
 
@@ -141,6 +157,10 @@ func (e *engine) run(ctx context.Context) {
 	defer e.shutdown()
 	var clock int64 // start of the next step on the schedule
 	idle := true
+	lagLimit := int64(maxLag)
+	if e.srv.cfg.CoarseTiming {
+		lagLimit += int64(coarseLag)
+	}
 	for ctx.Err() == nil {
 		e.reap()
 		fx := e.srv.effects(e.spec.Name)
@@ -155,20 +175,24 @@ func (e *engine) run(ctx context.Context) {
 		now := e.srv.now()
 		if idle {
 			clock = now
-		} else if now-clock > int64(maxLag) {
+		} else if now-clock > lagLimit {
 			clock = now
 			e.overruns.Add(1)
 		}
 		e.admit(clock)
 		if len(e.running) == 0 {
 			idle = true
-			e.idleWait(ctx, 0)
+			e.recordedTo.Store(noGap)
+			if e.nWaiting.Load() == 0 {
+				e.idleWait(ctx, 0)
+			} // else requests arrived after clock: admit them at now
 			continue
 		}
 		idle = false
 		dur, active, memBusy, bytes := e.plan(fx)
 		deadline := clock + dur
 		e.win.add(clock, deadline, active, memBusy, bytes, float64(len(e.emit)))
+		e.recordedTo.Store(deadline)
 		e.lastStepNs.Store(dur)
 		if !e.sleepUntil(ctx, deadline) {
 			return

@@ -33,7 +33,7 @@ func (s *Server) serveDCGM(w http.ResponseWriter, r *http.Request) {
 	rows := make([]row, 0, len(s.gpus))
 	for _, g := range s.gpus {
 		e := s.byName[g.Model]
-		st := e.win.read(now)
+		st := e.win.read(e.windowAt(now))
 		used := int(math.Round(float64(e.gpu.MemMiB) * gpuMemUtilization))
 		rows = append(rows, row{
 			labels: `gpu="` + strconv.Itoa(g.Index) + `",UUID="` + g.UUID + `",device="` + g.Device +

@@ -37,7 +37,7 @@ func writeSGLang(b *strings.Builder, snaps []snapshot) {
 		return float64(sn.e.usedBlocks.Load() * blockSize)
 	})
 	gauge("sglang:gen_throughput", "The generate throughput (token/s)", func(sn snapshot) float64 {
-		return sn.e.win.read(sn.e.srv.now()).tokensPerS
+		return sn.e.win.read(sn.e.windowAt(sn.e.srv.now())).tokensPerS
 	})
 	gauge("sglang:num_queue_reqs", "The number of requests in the waiting queue", func(sn snapshot) float64 { return float64(sn.waiting) })
 }

@@ -31,7 +31,7 @@ func (s *Server) Stats() []ModelStats {
 	now := s.now()
 	out := make([]ModelStats, len(s.engines))
 	for i, e := range s.engines {
-		w := e.win.read(now)
+		w := e.win.read(e.windowAt(now))
 		st := ModelStats{
 			Model:           e.spec.Name,
 			Running:         int(e.nRunning.Load()),

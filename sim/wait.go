@@ -20,11 +20,18 @@ func (e *engine) sleepUntil(ctx context.Context, deadline int64) bool {
 		slack = 0
 	}
 	for {
-		d := time.Duration(deadline - e.srv.now())
+		// A coarse engine nobody watches wakes coarseLag late and then
+		// runs every step already due back to back.
+		now, target := e.srv.now(), deadline
+		if e.srv.cfg.CoarseTiming && deadline > now && !e.watched() {
+			target += int64(coarseLag)
+		}
+		d := time.Duration(target - now)
 		if d <= slack {
 			break
 		}
 		e.timer.Reset(d - slack)
+		e.sleeps.Add(1)
 		select {
 		case <-e.timer.C:
 		case <-e.wake:
@@ -50,3 +57,21 @@ func (e *engine) sleepUntil(ctx context.Context, deadline int64) bool {
 
 // spinSlack is how much of the wait is busy-waited rather than slept.
 const spinSlack = 100 * time.Microsecond
+
+// watched reports whether an HTTP client waits for or streams from this
+// engine, so its steps must run on time (internal load needs no timing).
+func (e *engine) watched() bool {
+	for _, s := range e.running {
+		if !s.internal {
+			return true
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, s := range e.waiting {
+		if !s.internal {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,78 @@
+package sim
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestCoarseEngineBatchesUnwatchedSteps: with CoarseTiming and only
+// background load, an engine runs several due steps per wake-up and still
+// keeps pace with its schedule; once a client streams, every token is
+// delivered on its own step, on time, and never before the request
+// arrived.
+func TestCoarseEngineBatchesUnwatchedSteps(t *testing.T) {
+	cfg := DemoConfig()
+	cfg.Models = cfg.Models[:1] // the healthy 8B: ~7 ms steps
+	cfg.Scenario = Scenario{}
+	cfg.CoarseTiming = true
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e := s.engines[0]
+	time.Sleep(time.Second) // background streams start within 0.5 s
+	steps0, sleeps0, t0 := e.steps.Load(), e.sleeps.Load(), time.Now()
+	time.Sleep(2 * time.Second)
+	steps, sleeps := e.steps.Load()-steps0, e.sleeps.Load()-sleeps0
+	elapsed := time.Since(t0)
+	step := time.Duration(e.lastStepNs.Load())
+	t.Logf("unwatched: %d steps in %d sleeps over %v (step %v)", steps, sleeps, elapsed, step)
+	if sleeps == 0 || steps < 3*sleeps {
+		t.Errorf("unwatched engine slept %d times for %d steps: want several steps per wake-up", sleeps, steps)
+	}
+	if want := float64(elapsed) / float64(step); float64(steps) < 0.85*want {
+		t.Errorf("unwatched engine fell behind: %d steps in %v, want about %.0f", steps, elapsed, want)
+	}
+
+	st, err := s.Generate(context.Background(), Request{Model: cfg.Models[0].Name, PromptTokens: 200, MaxTokens: 100, IgnoreEOS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrival := st.s.arrival
+	var late []time.Duration
+	single, calls := 0, 0
+	for {
+		toks, fin, err := st.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.times) > 0 {
+			if calls == 0 && st.times[0] <= arrival {
+				t.Fatalf("first token at %v, before the request arrived at %v", st.times[0], arrival)
+			}
+			late = append(late, time.Duration(s.now()-st.times[len(st.times)-1]))
+			calls++
+			if len(toks) == 1 {
+				single++
+			}
+		}
+		if fin != "" {
+			break
+		}
+	}
+	slices.Sort(late)
+	p90 := late[len(late)*9/10]
+	t.Logf("watched: %d/%d receives had one token; lateness p90 %v", single, calls, p90)
+	if single < calls*9/10 {
+		t.Errorf("watched stream got tokens in batches: %d of %d receives had one token", single, calls)
+	}
+	if p90 > 10*time.Millisecond {
+		t.Errorf("watched stream tokens late: p90 %v (coarse lag is %v)", p90, coarseLag)
+	}
+}
