@@ -4,8 +4,10 @@
 # the same process, and prints p50/p99 per run and the median p99.
 # Usage: bench/sim_schedule.sh [runs] [mode]
 #   mode: inprocess (Go API, engine → consumer hand-off), http (HTTP/1.1
-#   SSE, 1,000 sockets), both (default), or all (adds HTTP with 200 streams
-#   and 1,000 streams over 10 models).
+#   SSE, 1,000 sockets), both (default), floor (no simulator: 1,000 raw
+#   loopback sockets written at the same instants, the machine's lower
+#   bound for the HTTP figure), or all (both, then HTTP with 200 streams,
+#   1,000 streams over 10 models, and the floor).
 # The machine should be otherwise idle: other processes' CPU use shows up
 # directly as schedule error.
 set -euo pipefail
@@ -35,12 +37,14 @@ bench() { # name regexp
 case $mode in
 inprocess) bench "in-process (Go API)" 'Schedule1000StreamsInProcess$' ;;
 http) bench "HTTP/1.1 SSE" 'Schedule1000Streams$' ;;
+floor) bench "raw TCP floor (no simulator)" 'ScheduleFloor1000$' ;;
 both | all)
 	bench "in-process (Go API)" 'Schedule1000StreamsInProcess$'
 	bench "HTTP/1.1 SSE" 'Schedule1000Streams$'
 	if [[ $mode == all ]]; then
 		bench "HTTP/1.1 SSE, 200 streams" 'Schedule200Streams$'
 		bench "HTTP/1.1 SSE, 10 models x 100 streams" 'Schedule1000Streams10Models$'
+		bench "raw TCP floor (no simulator)" 'ScheduleFloor1000$'
 	fi
 	;;
 *)

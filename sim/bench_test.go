@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -160,4 +161,84 @@ func benchSchedule(b *testing.B, n, models int, httpMode bool) {
 		b.Logf("schedule error over %d tokens: p50 %v p90 %v p99 %v max %v; mean step %v",
 			st.Count, st.P50, st.P90, st.P99, st.Max, step)
 	}
+}
+
+// BenchmarkScheduleFloor1000 is the machine's floor under the HTTP figure:
+// no simulator and no HTTP, only 1,000 loopback TCP connections, each
+// written one SSE-sized chunk by its own goroutine every 20 ms, all due at
+// the same instant (as one engine step's tokens are), and read by a client
+// goroutine in the same process. Its error (write return − due time) is
+// what the simulator cannot go below on this machine.
+func BenchmarkScheduleFloor1000(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		st := runFloorBench(b, 1000, 5*time.Second)
+		b.ReportMetric(float64(st.P50.Microseconds())/1000, "p50-ms")
+		b.ReportMetric(float64(st.P99.Microseconds())/1000, "p99-ms")
+		b.Logf("schedule error over %d tokens: p50 %v p90 %v p99 %v max %v (raw TCP floor, no simulator)",
+			st.Count, st.P50, st.P90, st.P99, st.Max)
+	}
+}
+
+func runFloorBench(tb testing.TB, n int, measure time.Duration) ScheduleStats {
+	const step, warm = 20 * time.Millisecond, time.Second
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	steps := int((warm + measure) / step)
+	due := make([]chan struct{}, steps)
+	for k := range due {
+		due[k] = make(chan struct{})
+	}
+	chunk := []byte("f0\r\ndata: " + strings.Repeat("x", 226) + "\n\n\r\n")
+	start := time.Now()
+	now := func() int64 { return int64(time.Since(start)) }
+	dueAt := func(k int) int64 { return int64(warm)/2 + int64(k)*int64(step) }
+	var hist schedHist
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			tb.Fatal(err)
+		}
+		s, err := ln.Accept()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		wg.Add(2)
+		go func() { // client
+			defer wg.Done()
+			defer c.Close()
+			r := bufio.NewReaderSize(c, 4096)
+			for {
+				if _, err := r.ReadSlice('\n'); err != nil && err != bufio.ErrBufferFull {
+					return
+				}
+			}
+		}()
+		go func() { // server side of one stream
+			defer wg.Done()
+			defer s.Close()
+			for k := range due {
+				<-due[k]
+				if _, err := s.Write(chunk); err != nil {
+					return
+				}
+				if time.Duration(dueAt(k)) >= warm {
+					hist.record(time.Duration(now() - dueAt(k)))
+				}
+			}
+		}()
+	}
+	for k := range due { // the "engine": wakes precisely, then releases the step
+		if d := time.Duration(dueAt(k)-now()) - spinSlack; d > 0 {
+			preciseSleep(d)
+		}
+		for now() < dueAt(k) {
+		}
+		close(due[k])
+	}
+	wg.Wait()
+	return hist.stats()
 }
