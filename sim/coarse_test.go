@@ -76,3 +76,32 @@ func TestCoarseEngineBatchesUnwatchedSteps(t *testing.T) {
 		t.Errorf("watched stream tokens late: p90 %v (coarse lag is %v)", p90, coarseLag)
 	}
 }
+
+// TestCoarseEngineIdleWindowReadsNow: once a coarse engine stops stepping
+// (here: an outage), its DRAM activity must fall to zero like any idle
+// engine's, not freeze at the last step it ran behind schedule.
+func TestCoarseEngineIdleWindowReadsNow(t *testing.T) {
+	clk := newFakeClock()
+	cfg := DemoConfig()
+	cfg.Models = cfg.Models[:1]
+	cfg.Clock = clk.Now
+	cfg.Scenario = Scenario{Events: []Event{{At: time.Minute, Kind: EventOutage, For: time.Minute}}}
+	cfg.CoarseTiming = true
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	if st := s.Stats()[0]; st.DRAMActive <= 0 {
+		t.Fatalf("DRAM active %v under load, want > 0", st.DRAMActive)
+	}
+	clk.Set(time.Minute + time.Second)
+	time.Sleep(1500 * time.Millisecond) // outage noticed within 50 ms, then a 1 s window
+	if st := s.Stats()[0]; !st.Outage || st.DRAMActive != 0 {
+		t.Fatalf("in an outage: outage %v, DRAM active %v, want true and 0", st.Outage, st.DRAMActive)
+	}
+}

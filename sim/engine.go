@@ -166,6 +166,7 @@ func (e *engine) run(ctx context.Context) {
 		fx := e.srv.effects(e.spec.Name)
 		e.lastBWFactor.Store(math.Float64bits(fx.bwFactor))
 		if fx.outage {
+			e.recordedTo.Store(noGap)
 			e.enterOutage()
 			e.idleWait(ctx, 50*time.Millisecond)
 			idle = true
