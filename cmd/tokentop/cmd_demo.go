@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tokentop/tokentop/config"
 	"github.com/tokentop/tokentop/monitor"
 	"github.com/tokentop/tokentop/sim"
 )
@@ -34,26 +35,12 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("demo takes no arguments (got %q)", fs.Args())
 	}
 	applyProcs(fs, *procs)
-	cfg := sim.DemoConfig()
-	cfg.Seed = *seed
-	cfg.CoarseTiming = true // a demo needs no sub-millisecond token schedule
-	s, err := sim.New(cfg)
+	s, m, c, err := startDemo(ctx, *seed)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if err := s.Start(ctx); err != nil {
-		return fmt.Errorf("demo simulator: %w", err)
-	}
-	c := monitor.DemoConfig(s)
-	if err := c.Complete(); err != nil {
-		return err
-	}
 	vf.merge(fs, c)
-	m := monitor.New(monitor.Options{Objectives: monitor.DemoObjectives(), SLO: monitor.DemoSLOOptions()})
-	if err := m.AddConfig(c); err != nil {
-		return err
-	}
 	if recordPath != "" {
 		if err := m.AddRecorder(recordPath); err != nil {
 			return err
@@ -63,4 +50,33 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintf(stdout, "tokentop demo: simulator on %s (metrics %s/metrics, dcgm %s)\n", s.URL(), s.URL(), s.DCGMURL())
 	}
 	return serve(ctx, m, c, vf, stdout)
+}
+
+// startDemo starts the demo simulator on loopback and a monitor that
+// probes and scrapes it with the demo's objectives. The caller closes the
+// simulator.
+func startDemo(ctx context.Context, seed int64) (*sim.Server, *monitor.Monitor, *config.Config, error) {
+	cfg := sim.DemoConfig()
+	cfg.Seed = seed
+	cfg.CoarseTiming = true // a demo needs no sub-millisecond token schedule
+	s, err := sim.New(cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	fail := func(err error) (*sim.Server, *monitor.Monitor, *config.Config, error) {
+		s.Close()
+		return nil, nil, nil, err
+	}
+	if err := s.Start(ctx); err != nil {
+		return fail(fmt.Errorf("demo simulator: %w", err))
+	}
+	c := monitor.DemoConfig(s)
+	if err := c.Complete(); err != nil {
+		return fail(err)
+	}
+	m := monitor.New(monitor.Options{Objectives: monitor.DemoObjectives(), SLO: monitor.DemoSLOOptions()})
+	if err := m.AddConfig(c); err != nil {
+		return fail(err)
+	}
+	return s, m, c, nil
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/tokentop/tokentop/config"
 	"github.com/tokentop/tokentop/monitor"
-	"github.com/tokentop/tokentop/sim"
 	"github.com/tokentop/tokentop/sshserve"
 	"github.com/tokentop/tokentop/tui"
 )
@@ -126,9 +125,7 @@ func serveMonitor(ctx context.Context, sf *sourceFlags, sv serveFlags, urls []st
 		m, err := sf.build(c, stderr)
 		return m, c, noop, err
 	}
-	cfg := sim.DemoConfig()
-	cfg.Seed = sv.seed
-	s, err := sim.New(cfg)
+	s, m, c, err := startDemo(ctx, sv.seed)
 	if err != nil {
 		return nil, nil, noop, err
 	}
@@ -136,21 +133,6 @@ func serveMonitor(ctx context.Context, sf *sourceFlags, sv serveFlags, urls []st
 		if err := s.Close(); err != nil {
 			fmt.Fprintf(stderr, "tokentop: demo simulator: %v\n", err)
 		}
-	}
-	fail := func(err error) (*monitor.Monitor, *config.Config, func(), error) {
-		stop()
-		return nil, nil, noop, err
-	}
-	if err := s.Start(ctx); err != nil {
-		return fail(fmt.Errorf("demo simulator: %w", err))
-	}
-	c := monitor.DemoConfig(s)
-	if err := c.Complete(); err != nil {
-		return fail(err)
-	}
-	m := monitor.New(monitor.Options{Objectives: monitor.DemoObjectives(), SLO: monitor.DemoSLOOptions()})
-	if err := m.AddConfig(c); err != nil {
-		return fail(err)
 	}
 	return m, c, stop, nil
 }
