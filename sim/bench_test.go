@@ -192,7 +192,7 @@ func runFloorBench(tb testing.TB, n int, measure time.Duration) ScheduleStats {
 		due[k] = make(chan struct{})
 	}
 	chunk := []byte("f0\r\ndata: " + strings.Repeat("x", 226) + "\n\n\r\n")
-	start := time.Now()
+	var start time.Time // set once every connection is up; read after due[0]
 	now := func() int64 { return int64(time.Since(start)) }
 	dueAt := func(k int) int64 { return int64(warm)/2 + int64(k)*int64(step) }
 	var hist schedHist
@@ -231,6 +231,7 @@ func runFloorBench(tb testing.TB, n int, measure time.Duration) ScheduleStats {
 			}
 		}()
 	}
+	start = time.Now()
 	for k := range due { // the "engine": wakes precisely, then releases the step
 		if d := time.Duration(dueAt(k)-now()) - spinSlack; d > 0 {
 			preciseSleep(d)

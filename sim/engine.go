@@ -157,10 +157,6 @@ func (e *engine) run(ctx context.Context) {
 	defer e.shutdown()
 	var clock int64 // start of the next step on the schedule
 	idle := true
-	lagLimit := int64(maxLag)
-	if e.srv.cfg.CoarseTiming {
-		lagLimit += int64(coarseLag)
-	}
 	for ctx.Err() == nil {
 		e.reap()
 		fx := e.srv.effects(e.spec.Name)
@@ -176,7 +172,7 @@ func (e *engine) run(ctx context.Context) {
 		now := e.srv.now()
 		if idle {
 			clock = now
-		} else if now-clock > lagLimit {
+		} else if now-clock > int64(maxLag) && !e.lagAllowed(now-clock) {
 			clock = now
 			e.overruns.Add(1)
 		}
@@ -198,7 +194,9 @@ func (e *engine) run(ctx context.Context) {
 		if !e.sleepUntil(ctx, deadline) {
 			return
 		}
-		e.srv.wake.record(time.Duration(e.srv.now() - deadline))
+		if !e.srv.cfg.CoarseTiming { // a coarse engine is late on purpose
+			e.srv.wake.record(time.Duration(e.srv.now() - deadline))
+		}
 		e.complete(deadline)
 		e.steps.Add(1)
 		clock = deadline
@@ -251,6 +249,7 @@ func (e *engine) failAll(err error) {
 }
 
 func (e *engine) shutdown() {
+	e.recordedTo.Store(noGap)
 	e.mu.Lock()
 	e.closed = true
 	e.mu.Unlock()

@@ -267,7 +267,8 @@ func (s *Server) Models() []ModelSpec {
 func (s *Server) ScheduleErrors() ScheduleStats { return s.sched.stats() }
 
 // StepWakeErrors reports how late engine loops woke for their step
-// deadlines: the scheduler's own precision, before any fan-out to streams.
+// deadlines: the scheduler's own precision, before any fan-out to streams
+// (precise timing only: a CoarseTiming engine is late on purpose).
 func (s *Server) StepWakeErrors() ScheduleStats { return s.wake.stats() }
 
 // ResetScheduleErrors clears both schedule histograms (e.g. after a

@@ -58,6 +58,12 @@ func (e *engine) sleepUntil(ctx context.Context, deadline int64) bool {
 // spinSlack is how much of the wait is busy-waited rather than slept.
 const spinSlack = 100 * time.Microsecond
 
+// lagAllowed reports whether a schedule running lag ns behind real time
+// is a coarse engine's deliberate batching rather than an overrun.
+func (e *engine) lagAllowed(lag int64) bool {
+	return e.srv.cfg.CoarseTiming && lag <= int64(maxLag+coarseLag) && !e.watched()
+}
+
 // watched reports whether an HTTP client waits for or streams from this
 // engine, so its steps must run on time (internal load needs no timing).
 func (e *engine) watched() bool {

@@ -86,7 +86,9 @@ func runDashboard(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
-	applyProcs(fs, *procs)
+	if err := applyProcs(fs, *procs); err != nil {
+		return err
+	}
 	c, err := sf.load(urls)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -34,7 +35,9 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if fs.NArg() > 0 {
 		return fmt.Errorf("demo takes no arguments (got %q)", fs.Args())
 	}
-	applyProcs(fs, *procs)
+	if err := applyProcs(fs, *procs); err != nil {
+		return err
+	}
 	s, m, c, err := startDemo(ctx, *seed)
 	if err != nil {
 		return err
@@ -64,8 +67,7 @@ func startDemo(ctx context.Context, seed int64) (*sim.Server, *monitor.Monitor, 
 		return nil, nil, nil, err
 	}
 	fail := func(err error) (*sim.Server, *monitor.Monitor, *config.Config, error) {
-		s.Close()
-		return nil, nil, nil, err
+		return nil, nil, nil, errors.Join(err, s.Close())
 	}
 	if err := s.Start(ctx); err != nil {
 		return fail(fmt.Errorf("demo simulator: %w", err))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"runtime"
 )
@@ -23,15 +24,19 @@ func bindProcs(fs *flag.FlagSet) *int {
 // applyProcs sets GOMAXPROCS from --gomaxprocs after fs is parsed: an
 // explicit flag wins, then the GOMAXPROCS environment variable, then the
 // default.
-func applyProcs(fs *flag.FlagSet, n int) {
+func applyProcs(fs *flag.FlagSet, n int) error {
+	if n < 0 {
+		return fmt.Errorf("--gomaxprocs must be 0 (one per CPU) or more, not %d", n)
+	}
 	explicit := false
 	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "gomaxprocs" })
 	if !explicit && os.Getenv("GOMAXPROCS") != "" {
-		return
+		return nil
 	}
-	if n <= 0 {
+	if n == 0 {
 		runtime.SetDefaultGOMAXPROCS() // one per CPU, within any cgroup limit
-		return
+		return nil
 	}
 	runtime.GOMAXPROCS(n)
+	return nil
 }

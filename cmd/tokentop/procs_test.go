@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -33,7 +34,9 @@ func TestApplyProcs(t *testing.T) {
 			if err := fs.Parse(tc.args); err != nil {
 				t.Fatal(err)
 			}
-			applyProcs(fs, *n)
+			if err := applyProcs(fs, *n); err != nil {
+				t.Fatal(err)
+			}
 			got := runtime.GOMAXPROCS(0)
 			want := tc.want
 			if want == 0 {
@@ -44,5 +47,20 @@ func TestApplyProcs(t *testing.T) {
 				t.Fatalf("GOMAXPROCS = %d, want %d", got, want)
 			}
 		})
+	}
+}
+
+func TestApplyProcsRejectsNegative(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	n := bindProcs(fs)
+	if err := fs.Parse([]string{"--gomaxprocs", "-1"}); err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.GOMAXPROCS(0)
+	if err := applyProcs(fs, *n); err == nil || !strings.Contains(err.Error(), "--gomaxprocs") {
+		t.Fatalf("applyProcs(-1) = %v, want an error naming the flag", err)
+	}
+	if got := runtime.GOMAXPROCS(0); got != before {
+		t.Fatalf("GOMAXPROCS changed to %d on a bad flag", got)
 	}
 }
