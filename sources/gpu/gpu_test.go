@@ -14,26 +14,11 @@ import (
 
 	"github.com/tokentop/tokentop/internal/fixtures"
 	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/telemetry/telemetrytest"
 )
 
-type collector struct {
-	mu  sync.Mutex
-	obs []telemetry.Observation
-}
-
-func (c *collector) Observe(o telemetry.Observation) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.obs = append(c.obs, o)
-}
-
-func (c *collector) take() []telemetry.Observation {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := c.obs
-	c.obs = nil
-	return out
-}
+// collector keeps every observation (a concurrency-safe Sink).
+type collector = telemetrytest.Collector
 
 func get(t *testing.T, obs []telemetry.Observation, ep string, sig telemetry.Signal) telemetry.Observation {
 	t.Helper()
@@ -94,7 +79,7 @@ func TestDCGMFixture(t *testing.T) {
 	if err := d.ScrapeOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	obs := c.take()
+	obs := c.Take()
 	if o := get(t, obs, "t4", telemetry.GPUMemBW); o.Kind != telemetry.KindSample || o.Value != 0 || !o.Approx {
 		t.Fatalf("t4 bw %+v (MEM_COPY_UTIL busy time must be approx)", o)
 	}
@@ -142,7 +127,7 @@ func TestDCGMMappingAverageSumSentinel(t *testing.T) {
 	if err := d.ScrapeOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	obs := c.take()
+	obs := c.Take()
 	if o := get(t, obs, "both", telemetry.GPUMemBW); math.Abs(o.Value-0.5) > 1e-12 || o.Approx {
 		t.Fatalf("average %+v", o)
 	}
@@ -168,12 +153,12 @@ func TestDCGMMappingAverageSumSentinel(t *testing.T) {
 	body = twoGPUs
 	d2 := New(Config{URL: srv.URL, Targets: []Target{{Endpoint: "one", GPUs: []string{"0"}}}}, c)
 	_ = d2.ScrapeOnce(context.Background())
-	if st := statusOf(t, c.take()); len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "2 GPU(s) not mapped") {
+	if st := statusOf(t, c.Take()); len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "2 GPU(s) not mapped") {
 		t.Fatalf("status %+v", st)
 	}
 	d3 := New(Config{URL: srv.URL, EmitUnmapped: true}, c)
 	_ = d3.ScrapeOnce(context.Background())
-	obs = c.take()
+	obs = c.Take()
 	if o := get(t, obs, "gpu:h1", telemetry.GPUMemBW); math.Abs(o.Value-0.5) > 1e-12 {
 		t.Fatalf("unmapped %+v", o)
 	}
@@ -188,14 +173,14 @@ func TestDCGMFailureKeepsEndpoints(t *testing.T) {
 	c := &collector{}
 	d := New(Config{URL: srv.URL, Targets: []Target{{Endpoint: "e", Host: "h1"}}}, c)
 	_ = d.ScrapeOnce(context.Background())
-	c.take()
+	c.Take()
 	mu.Lock()
 	body = "500"
 	mu.Unlock()
 	if err := d.ScrapeOnce(context.Background()); err == nil {
 		t.Fatal("no error")
 	}
-	obs := c.take()
+	obs := c.Take()
 	if o := get(t, obs, "e", ""); o.Kind != telemetry.KindFailure || !strings.Contains(o.Err, "500") {
 		t.Fatalf("failure %+v", o)
 	}
@@ -220,7 +205,7 @@ func TestDCGMRunStops(t *testing.T) {
 	if err := d.Run(ctx); err == nil {
 		t.Fatal("Run returned nil")
 	}
-	if n := len(c.take()); n < 6 {
+	if n := len(c.Take()); n < 6 {
 		t.Fatalf("only %d observations", n)
 	}
 }
@@ -279,7 +264,7 @@ func TestSMILoop(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	var obs []telemetry.Observation
 	for time.Now().Before(deadline) {
-		obs = append(obs, c.take()...)
+		obs = append(obs, c.Take()...)
 		n := 0
 		for _, o := range obs {
 			if o.Kind == telemetry.KindSample && o.Signal == telemetry.GPUMemBW {
@@ -318,12 +303,12 @@ func TestSMIMissingIsQuiet(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	_ = s.Run(ctx)
-	obs := c.take()
+	obs := c.Take()
 	if len(obs) != 1 || obs[0].Kind != telemetry.KindSource || obs[0].Status.Err != "nvidia-smi not found" {
 		t.Fatalf("observations %+v", obs)
 	}
 	s.report(errNotFound) // a retry that fails the same way says nothing
-	if n := len(c.take()); n != 0 {
+	if n := len(c.Take()); n != 0 {
 		t.Fatalf("%d repeated observations", n)
 	}
 }
@@ -338,7 +323,7 @@ func TestSMIFailingBinary(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	_ = s.Run(ctx)
-	obs := c.take()
+	obs := c.Take()
 	var st *telemetry.SourceStatus
 	for _, o := range obs {
 		if o.Kind == telemetry.KindSource {

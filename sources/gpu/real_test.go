@@ -22,7 +22,7 @@ func TestRealNvidiaSMI(t *testing.T) {
 	defer cancel()
 	_ = s.Run(ctx)
 	var samples int
-	for _, o := range c.take() {
+	for _, o := range c.Take() {
 		switch {
 		case o.Kind == telemetry.KindSource:
 			t.Logf("status: %s %s %v", o.Status.State, o.Status.Description, o.Status.Err)

@@ -35,7 +35,7 @@ func TestScrapeSimulatorDCGM(t *testing.T) {
 	if err := New(Config{URL: srv.DCGMURL(), Targets: targets}, c).ScrapeOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	obs := c.take()
+	obs := c.Take()
 	for _, ep := range []string{"org/a", "org/b", "host"} {
 		bw := get(t, obs, ep, telemetry.GPUMemBW)
 		if bw.Kind != telemetry.KindSample || bw.Value <= 0 || bw.Value > 1 || bw.Approx {

@@ -8,11 +8,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/telemetry/telemetrytest"
 )
 
 // fixtureDir finds the shared stream captures; TOKENTOP_FIXTURES overrides.
@@ -138,23 +137,8 @@ func usageChunk(n int) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// collector is a concurrency-safe Sink for tests.
-type collector struct {
-	mu  sync.Mutex
-	obs []telemetry.Observation
-}
-
-func (c *collector) Observe(o telemetry.Observation) {
-	c.mu.Lock()
-	c.obs = append(c.obs, o)
-	c.mu.Unlock()
-}
-
-func (c *collector) all() []telemetry.Observation {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]telemetry.Observation(nil), c.obs...)
-}
+// collector keeps every observation (a concurrency-safe Sink).
+type collector = telemetrytest.Collector
 
 // slack is the upper timing margin: on a loaded shared machine delays
 // only ever add, and load averages of 10 on 2 cores have been seen.

@@ -44,7 +44,7 @@ func runUntil(t *testing.T, opts Options, d time.Duration, stop func(telemetry.O
 	if stop != nil && !stopped.Load() {
 		t.Fatalf("the awaited observation did not come within %v", d)
 	}
-	return sink.all()
+	return sink.All()
 }
 
 func TestRunnerSuccess(t *testing.T) {

@@ -93,7 +93,7 @@ func TestSecretAbsentFromErrorsAndOutput(t *testing.T) {
 			if jerr != nil {
 				t.Fatal(jerr)
 			}
-			printed := fmt.Sprintf("%+v", rec.all())
+			printed := fmt.Sprintf("%+v", rec.All())
 			basic := "YWxpY2U6czNjcjN0LVQwS0VOLWQwLW5vdC1wcmludA==" // base64("alice:" + testToken)
 			for _, out := range []string{err.Error(), string(js), printed, fmt.Sprintf("%+v", s.Config())} {
 				if strings.Contains(out, testToken) || strings.Contains(out, basic) {

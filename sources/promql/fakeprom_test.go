@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/telemetry/telemetrytest"
 )
 
 // fakeSeries is one result series of the fake API.
@@ -238,34 +239,13 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	}
 }
 
-// recorder is a concurrency-safe sink.
-type recorder struct {
-	mu  sync.Mutex
-	obs []telemetry.Observation
-}
-
-func (r *recorder) Observe(o telemetry.Observation) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.obs = append(r.obs, o)
-}
-
-func (r *recorder) all() []telemetry.Observation {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]telemetry.Observation(nil), r.obs...)
-}
-
-func (r *recorder) reset() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.obs = nil
-}
+// recorder is a concurrency-safe sink with lookups.
+type recorder struct{ telemetrytest.Collector }
 
 // find returns the observations of a kind, endpoint and signal ("" = any).
 func (r *recorder) find(kind telemetry.Kind, endpoint string, sig telemetry.Signal) []telemetry.Observation {
 	var out []telemetry.Observation
-	for _, o := range r.all() {
+	for _, o := range r.All() {
 		if o.Kind == kind && (endpoint == "" || o.Endpoint == endpoint) && (sig == "" || o.Signal == sig) {
 			out = append(out, o)
 		}

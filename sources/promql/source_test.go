@@ -120,7 +120,7 @@ func TestEndpointsAndValuesFromResults(t *testing.T) {
 		t.Error("unexpected failures")
 	}
 	// Endpoints come before their values.
-	all := rec.all()
+	all := rec.All()
 	if all[0].Kind != telemetry.KindEndpoint || all[len(all)-1].Kind != telemetry.KindSource {
 		t.Errorf("order: first %s, last %s; want endpoint first, source status last", all[0].Kind, all[len(all)-1].Kind)
 	}
@@ -296,7 +296,7 @@ func TestAllQueriesFailedMarksEndpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.srv.Close()
-	rec.reset()
+	rec.Reset()
 	if err := s.RefreshOnce(context.Background()); err == nil {
 		t.Fatal("want an error with the server gone")
 	}

@@ -39,7 +39,7 @@ func TestBadPagesFailTheScrape(t *testing.T) {
 			if err := s.ScrapeOnce(ctx); err != nil {
 				t.Fatal(err)
 			}
-			c.take()
+			c.Take()
 			tg.set(tc.body)
 			if tc.contentType != "" {
 				tg.contentType = tc.contentType
@@ -48,7 +48,7 @@ func TestBadPagesFailTheScrape(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want %q", err, tc.want)
 			}
-			obs := c.take()
+			obs := c.Take()
 			f := one(t, obs, telemetry.KindFailure, tg.host()+"/m", "")
 			if strings.ContainsAny(f.Err, "\x1b\x07") {
 				t.Fatalf("unsanitised error %q", f.Err)
@@ -80,7 +80,7 @@ func TestBadFamiliesFailTheirSignal(t *testing.T) {
 			if err := New(Config{URL: tg.URL}, c).ScrapeOnce(context.Background()); err != nil {
 				t.Fatalf("page failed: %v", err)
 			}
-			obs := c.take()
+			obs := c.Take()
 			fails := find(obs, telemetry.KindFailure, tg.host()+"/m", "")
 			var sigFail []telemetry.Observation
 			for _, o := range obs {
@@ -136,7 +136,7 @@ func TestBodyCapSlowTargetAnd404(t *testing.T) {
 	if err := s.ScrapeOnce(ctx); err == nil || time.Since(start) > 2*time.Second {
 		t.Fatalf("slow target: %v after %v", err, time.Since(start))
 	}
-	obs := c.take()
+	obs := c.Take()
 	if len(find(obs, telemetry.KindFailure, "*", "")) != 1 {
 		t.Fatalf("no failure for the slow target:\n%s", dump(obs))
 	}
@@ -170,7 +170,7 @@ func TestTGIModelIsSanitisedAndCached(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eps := endpoints(c.take())
+	eps := endpoints(c.Take())
 	want := strings.TrimPrefix(srv.URL, "http://") + `/org/m\x1b[31m`
 	if len(eps) != 3 || eps[0] != want || infoCalls.Load() != 1 {
 		t.Fatalf("endpoints %q, /info calls %d", eps, infoCalls.Load())
@@ -212,7 +212,7 @@ func TestOpenMetricsNegotiation(t *testing.T) {
 		t.Fatal(err)
 	}
 	ep := strings.TrimPrefix(srv.URL, "http://") + "/m"
-	obs := c.take()
+	obs := c.Take()
 	checkGauge(t, obs, ep, telemetry.Running, 4)
 	if st := status(t, obs); !contains(st.Recognised, "vllm:generation_tokens_total") {
 		t.Fatalf("OpenMetrics counter not recognised: %v", st.Recognised)
@@ -220,7 +220,7 @@ func TestOpenMetricsNegotiation(t *testing.T) {
 	if err := New(Config{URL: srv.URL}, c).ScrapeOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	checkGauge(t, c.take(), ep, telemetry.Running, 1)
+	checkGauge(t, c.Take(), ep, telemetry.Running, 1)
 	if !strings.HasPrefix(accepts[0], "application/openmetrics-text") || strings.Contains(accepts[1], "openmetrics") {
 		t.Fatalf("Accept headers %q", accepts)
 	}
@@ -268,7 +268,7 @@ func TestRedirectAndSecrets(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "wrong-token-value") {
 		t.Fatalf("echoed token in error: %v", err)
 	}
-	for _, o := range c.take() {
+	for _, o := range c.Take() {
 		if strings.Contains(o.Err, secret) || strings.Contains(o.Err, "wrong-token-value") ||
 			(o.Status != nil && strings.Contains(o.Status.Err, "wrong-token-value")) {
 			t.Fatalf("secret in observation %+v", o)
@@ -291,7 +291,7 @@ func TestConfigErrors(t *testing.T) {
 		if err := New(Config{URL: u}, c).ScrapeOnce(context.Background()); err == nil {
 			t.Errorf("%q accepted", u)
 		}
-		if st := status(t, c.take()); st.State != telemetry.Error {
+		if st := status(t, c.Take()); st.State != telemetry.Error {
 			t.Errorf("%q: state %v", u, st.State)
 		}
 	}

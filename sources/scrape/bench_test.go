@@ -142,13 +142,13 @@ func TestGeneratedPage(t *testing.T) {
 	clk := newClock()
 	s := New(Config{URL: tg.URL, Now: clk.Now}, c)
 	_ = s.ScrapeOnce(context.Background())
-	c.take()
+	c.Take()
 	tg.set(p2)
 	clk.Advance(time.Second)
 	if err := s.ScrapeOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	obs := c.take()
+	obs := c.Take()
 	ep := tg.host() + "/org/model-001"
 	for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.ITL, telemetry.TPOT, telemetry.E2E, "queue"} {
 		one(t, obs, telemetry.KindHistogram, ep, sig)

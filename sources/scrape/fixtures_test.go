@@ -21,12 +21,12 @@ func scrapeTwice(t *testing.T, tg *target, cfg Config) (first, second []telemetr
 	if err := s.ScrapeOnce(ctx); err != nil {
 		t.Fatalf("scrape 1: %v", err)
 	}
-	first = c.take()
+	first = c.Take()
 	clk.Advance(time.Second)
 	if err := s.ScrapeOnce(ctx); err != nil {
 		t.Fatalf("scrape 2: %v", err)
 	}
-	return first, c.take()
+	return first, c.Take()
 }
 
 func checkGauge(t *testing.T, obs []telemetry.Observation, ep string, sig telemetry.Signal, want float64) {
@@ -59,7 +59,7 @@ func TestFixtureVLLMv010(t *testing.T) {
 		!strings.Contains(err.Error(), "unexpected end of input stream") {
 		t.Fatalf("truncated page: %v", err)
 	}
-	if st := status(t, c.take()); st.State != telemetry.Error {
+	if st := status(t, c.Take()); st.State != telemetry.Error {
 		t.Fatalf("state %v", st.State)
 	}
 

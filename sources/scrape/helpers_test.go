@@ -11,28 +11,11 @@ import (
 
 	"github.com/tokentop/tokentop/internal/fixtures"
 	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/telemetry/telemetrytest"
 )
 
-// collector is a Sink that keeps every observation.
-type collector struct {
-	mu  sync.Mutex
-	obs []telemetry.Observation
-}
-
-func (c *collector) Observe(o telemetry.Observation) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.obs = append(c.obs, o)
-}
-
-// take returns and clears the observations.
-func (c *collector) take() []telemetry.Observation {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := c.obs
-	c.obs = nil
-	return out
-}
+// collector keeps every observation (a concurrency-safe Sink).
+type collector = telemetrytest.Collector
 
 func find(obs []telemetry.Observation, kind telemetry.Kind, endpoint string, sig telemetry.Signal) []telemetry.Observation {
 	var out []telemetry.Observation

@@ -28,7 +28,7 @@ vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="850"} 1.0
 		"m": {Parameters: 4e9, BytesPerParameter: 1, KVBytesPerToken: 1000, PeakBandwidth: 1e12}}}
 	s := New(cfg, c)
 	_ = s.ScrapeOnce(context.Background())
-	if len(find(c.take(), telemetry.KindSample, "*", telemetry.MBU)) != 0 {
+	if len(find(c.Take(), telemetry.KindSample, "*", telemetry.MBU)) != 0 {
 		t.Fatal("MBU without a step time")
 	}
 	tg.set(page(200, 2)) // 100 steps, 1 s → 10 ms per step
@@ -36,7 +36,7 @@ vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="850"} 1.0
 	if err := s.ScrapeOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	o := one(t, c.take(), telemetry.KindSample, tg.host()+"/m", telemetry.MBU)
+	o := one(t, c.Take(), telemetry.KindSample, tg.host()+"/m", telemetry.MBU)
 	// (4e9 B weights + 0.5 × 850 × 16 tokens × 1000 B) / 0.01 s / 1e12 B/s
 	want := (4e9 + 0.5*850*16*1000) / 0.01 / 1e12
 	if math.Abs(o.Value-want) > 1e-12 || !o.Approx {
@@ -73,7 +73,7 @@ func TestRunLoopKeepsGoingAndStops(t *testing.T) {
 		t.Fatal("Run did not return after cancel")
 	}
 	var ok, failed int
-	for _, o := range c.take() {
+	for _, o := range c.Take() {
 		if o.Kind == telemetry.KindSource {
 			if o.Status.State == telemetry.Live {
 				ok++

@@ -41,12 +41,12 @@ func scrapeSim(t *testing.T, cfg Config) []telemetry.Observation {
 	if err := s.ScrapeOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	c.take()
+	c.Take()
 	time.Sleep(800 * time.Millisecond)
 	if err := s.ScrapeOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return c.take()
+	return c.Take()
 }
 
 func TestScrapeSimulator(t *testing.T) {

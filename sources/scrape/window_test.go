@@ -56,13 +56,13 @@ func TestWindowQuantileFromBucketDeltas(t *testing.T) {
 	if err := s.ScrapeOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	c.take()
+	c.Take()
 	tg.set(page2)
 	clk.Advance(time.Second)
 	if err := s.ScrapeOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	o := one(t, c.take(), telemetry.KindHistogram, tg.host()+"/m", telemetry.TTFT)
+	o := one(t, c.Take(), telemetry.KindHistogram, tg.host()+"/m", telemetry.TTFT)
 	// Increments: engine 0 {2,5,6,7} + engine 1 {1,2,3,4} = {3,7,9,11}; sum 7+6.
 	want := []telemetry.Bucket{{UpperBound: 0.1, Count: 3}, {UpperBound: 0.5, Count: 7}, {UpperBound: 1, Count: 9}, {UpperBound: math.Inf(1), Count: 11}}
 	if fmt.Sprint(o.Buckets) != fmt.Sprint(want) || math.Abs(o.Value-13) > 1e-9 {
@@ -99,7 +99,7 @@ func TestCounterResetSkipsInterval(t *testing.T) {
 		if err := s.ScrapeOnce(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		return c.take()
+		return c.Take()
 	}
 	step(page(1000, 100, []float64{1, 2, 3, 4}))
 	obs := step(page(1100, 100, []float64{2, 4, 6, 8}))
@@ -189,13 +189,13 @@ func TestErrorRates(t *testing.T) {
 			clk := newClock()
 			s := New(Config{URL: tg.URL, Now: clk.Now}, c)
 			_ = s.ScrapeOnce(context.Background())
-			c.take()
+			c.Take()
 			tg.set(tc.after)
 			clk.Advance(time.Second)
 			if err := s.ScrapeOnce(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			obs := c.take()
+			obs := c.Take()
 			checkGauge(t, obs, tg.host()+"/m", telemetry.ErrorRate, tc.want)
 			if name == "triton" {
 				// Mean request time: Δ600000 µs / Δ3 requests = 0.2 s, marked approximate.
@@ -220,13 +220,13 @@ func TestLlamaCppCountersOnly(t *testing.T) {
 	clk := newClock()
 	s := New(Config{URL: tg.URL, Now: clk.Now}, c)
 	_ = s.ScrapeOnce(context.Background())
-	c.take()
+	c.Take()
 	tg.set(strings.ReplaceAll(page(400, 5), "{}", ""))
 	clk.Advance(2 * time.Second)
 	if err := s.ScrapeOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	obs := c.take()
+	obs := c.Take()
 	ep := tg.host() + "/qwen2.5-7b-instruct-q4_k_m.gguf"
 	checkGauge(t, obs, ep, telemetry.OutputTPS, 150)                                             // 300 tokens / 2 s
 	if o := one(t, obs, telemetry.KindSample, ep, telemetry.ITL); o.Value != 0.01 || !o.Approx { // 3 s / 300 tokens
@@ -250,7 +250,7 @@ func TestEngineChangeIsDetected(t *testing.T) {
 		if err := s.ScrapeOnce(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		if info := one(t, c.take(), telemetry.KindEndpoint, tg.host()+"/m", "").Info; info.Engine != tc.want {
+		if info := one(t, c.Take(), telemetry.KindEndpoint, tg.host()+"/m", "").Info; info.Engine != tc.want {
 			t.Fatalf("engine %q, want %q", info.Engine, tc.want)
 		}
 	}
