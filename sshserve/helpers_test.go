@@ -165,6 +165,28 @@ func (f *fixture) dial(cfg *gossh.ClientConfig) (*gossh.Client, error) {
 	return gossh.Dial("tcp", f.addr, cfg)
 }
 
+// login connects with the authorised key; the client closes at cleanup.
+func (f *fixture) login() *gossh.Client {
+	f.t.Helper()
+	client, err := f.dial(f.config(f.key, nil))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { client.Close() })
+	return client
+}
+
+// session logs in and opens one session, closed at cleanup.
+func (f *fixture) session() *gossh.Session {
+	f.t.Helper()
+	sess, err := f.login().NewSession()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { sess.Close() })
+	return sess
+}
+
 // viewerConn is one client session with a pty and a shell.
 type viewerConn struct {
 	t      *testing.T
@@ -180,12 +202,10 @@ type viewerConn struct {
 // unless term says otherwise) and a shell, with env sent before the pty.
 func (f *fixture) openViewer(env map[string]string, term ...string) *viewerConn {
 	f.t.Helper()
-	client, err := f.dial(f.config(f.key, nil))
-	if err != nil {
-		f.t.Fatal(err)
-	}
+	client := f.login()
 	v := &viewerConn{t: f.t, client: client, out: &syncBuffer{}, errOut: &syncBuffer{}, ended: make(chan error, 1)}
 	f.t.Cleanup(v.close)
+	var err error
 	if v.sess, err = client.NewSession(); err != nil {
 		f.t.Fatal(err)
 	}

@@ -74,11 +74,7 @@ func TestOnlyPublicKeyOffered(t *testing.T) {
 
 func TestCommandRefused(t *testing.T) {
 	f := startServer(t, nil)
-	client, err := f.dial(f.config(f.key, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	client := f.login()
 	for _, pty := range []bool{false, true} {
 		sess, err := client.NewSession()
 		if err != nil {
@@ -109,21 +105,13 @@ func TestCommandRefused(t *testing.T) {
 
 func TestNoPTYRefused(t *testing.T) {
 	f := startServer(t, nil)
-	client, err := f.dial(f.config(f.key, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	sess, err := client.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := f.session()
 	var stderr syncBuffer
 	sess.Stderr = &stderr
 	if err := sess.Shell(); err != nil {
 		t.Fatal(err)
 	}
-	err = sess.Wait()
+	err := sess.Wait()
 	var exit *gossh.ExitError
 	if !errors.As(err, &exit) || exit.ExitStatus() != 1 || !strings.Contains(stderr.String(), "tokentop needs a terminal: ssh -t") {
 		t.Errorf("shell without pty: got %v, stderr %q", err, stderr.String())
@@ -132,11 +120,7 @@ func TestNoPTYRefused(t *testing.T) {
 
 func TestForwardingRefused(t *testing.T) {
 	f := startServer(t, nil)
-	client, err := f.dial(f.config(f.key, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
+	client := f.login()
 	if c, err := client.Dial("tcp", f.addr); err == nil { // local forwarding (-L)
 		c.Close()
 		t.Error("direct-tcpip channel accepted")
@@ -356,16 +340,7 @@ func TestIsLoopback(t *testing.T) {
 
 func TestEnvRequestsCapped(t *testing.T) {
 	f := startServer(t, nil)
-	client, err := f.dial(f.config(f.key, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	sess, err := client.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close()
+	sess := f.session()
 	refused := 0
 	for i := range maxEnvRequests + 5 {
 		if err := sess.Setenv(fmt.Sprintf("V%d", i), "x"); err != nil {
