@@ -1,7 +1,6 @@
 package sshserve
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -11,13 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/tokentop/tokentop/internal/syncbuf"
 	"github.com/tokentop/tokentop/monitor"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -26,29 +25,8 @@ import (
 // shared 2-core box running -race.
 const waitLong = 30 * time.Second
 
-// syncBuffer is a bytes.Buffer safe for a writer and readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuffer) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Len()
-}
+// syncBuffer is written by a session and read by the test.
+type syncBuffer = syncbuf.Buffer
 
 // fixture is a running server over a monitor with no sources, fed by the
 // test through Observe.

@@ -7,7 +7,6 @@
 package promtest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net"
@@ -17,10 +16,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tokentop/tokentop/internal/syncbuf"
 )
 
 // InstallHint tells how to get the binary.
@@ -44,7 +44,7 @@ type Server struct {
 	// URL is the HTTP API root, http://127.0.0.1:<port>.
 	URL    string
 	cmd    *exec.Cmd
-	log    *syncBuffer
+	log    *syncbuf.Buffer
 	client *http.Client
 	// exited is closed when the process has ended; waitErr is then set.
 	exited  chan struct{}
@@ -122,7 +122,7 @@ func start(bin, dir, cfgPath string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := &syncBuffer{}
+	log := &syncbuf.Buffer{}
 	cmd := exec.Command(bin,
 		"--config.file="+cfgPath,
 		"--storage.tsdb.path="+data,
@@ -206,22 +206,4 @@ func (s *Server) stop() error {
 		<-s.exited
 		return errors.New("prometheus ignored SIGTERM for 10s; killed")
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the process's writers and readers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
