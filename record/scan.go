@@ -250,15 +250,7 @@ func (s *scanner) bool() (bool, error) {
 // object calls member for each member of an object; member consumes the
 // value.
 func (s *scanner) object(member func(key []byte) error) error {
-	if err := s.expect('{'); err != nil {
-		return err
-	}
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
-		return nil
-	}
-	for {
+	return s.list('{', '}', func() error {
 		key, err := s.str()
 		if err != nil {
 			return err
@@ -266,37 +258,26 @@ func (s *scanner) object(member func(key []byte) error) error {
 		if err := s.expect(':'); err != nil {
 			return err
 		}
-		if err := member(key); err != nil {
-			return err
-		}
-		s.ws()
-		if s.i >= len(s.b) {
-			return errSlow
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return nil
-		default:
-			return errSlow
-		}
-	}
+		return member(key)
+	})
 }
 
 // array calls elem for each element of an array; elem consumes it.
-func (s *scanner) array(elem func() error) error {
-	if err := s.expect('['); err != nil {
+func (s *scanner) array(elem func() error) error { return s.list('[', ']', elem) }
+
+// list scans open, items separated by commas (each consumed by item),
+// then closing.
+func (s *scanner) list(open, closing byte, item func() error) error {
+	if err := s.expect(open); err != nil {
 		return err
 	}
 	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == ']' {
+	if s.i < len(s.b) && s.b[s.i] == closing {
 		s.i++
 		return nil
 	}
 	for {
-		if err := elem(); err != nil {
+		if err := item(); err != nil {
 			return err
 		}
 		s.ws()
@@ -306,7 +287,7 @@ func (s *scanner) array(elem func() error) error {
 		switch s.b[s.i] {
 		case ',':
 			s.i++
-		case ']':
+		case closing:
 			s.i++
 			return nil
 		default:
