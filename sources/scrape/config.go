@@ -64,9 +64,6 @@ func (c Config) WithDefaults() Config {
 	if c.Jitter <= 0 {
 		c.Jitter = DefaultJitter
 	}
-	if c.Jitter > 0.5 {
-		c.Jitter = 0.5
-	}
 	if c.HTTP.Timeout <= 0 {
 		c.HTTP.Timeout = DefaultTimeout
 	}

@@ -7,6 +7,9 @@ import (
 	"time"
 )
 
+// maxJitter is the largest jitter fraction Run applies.
+const maxJitter = 0.5
+
 // Run calls once every interval ± jitter (a fraction of interval) until
 // ctx is done, then returns ctx.Err(). The first call comes after a random
 // offset within one interval, so many targets do not poll in lockstep.
@@ -27,8 +30,10 @@ func Run(ctx context.Context, interval time.Duration, jitter float64, once func(
 }
 
 // nextWait is interval ± jitter minus the time the last call took, but at
-// least a tenth of the interval so a slow target is not hammered.
+// least a tenth of the interval so a slow target is not hammered. Jitter
+// is capped at 0.5: more would let polls bunch up.
 func nextWait(interval time.Duration, jitter float64, took time.Duration) time.Duration {
+	jitter = min(max(jitter, 0), maxJitter)
 	wait := time.Duration(float64(interval)*(1+jitter*(2*rand.Float64()-1))) - took
 	return max(wait, interval/10)
 }

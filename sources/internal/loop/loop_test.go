@@ -15,6 +15,11 @@ func TestNextWaitJitter(t *testing.T) {
 			t.Fatalf("wait %v", w)
 		}
 	}
+	for range 100 { // jitter is capped at 0.5 for every source
+		if w := nextWait(time.Second, 3, 0); w < 500*time.Millisecond || w > 1500*time.Millisecond {
+			t.Fatalf("wait %v with jitter 3, want within 1s ± 50%%", w)
+		}
+	}
 	if w := nextWait(time.Second, 0.1, 5*time.Second); w != 100*time.Millisecond {
 		t.Fatalf("slow scrape wait %v", w)
 	}
