@@ -17,14 +17,7 @@ func TestCoarseEngineBatchesUnwatchedSteps(t *testing.T) {
 	cfg.Models = cfg.Models[:1] // the healthy 8B: ~7 ms steps
 	cfg.Scenario = Scenario{}
 	cfg.CoarseTiming = true
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	s := startServer(t, cfg)
 	e := s.engines[0]
 	time.Sleep(time.Second) // background streams start within 0.5 s
 	steps0, sleeps0, t0 := e.steps.Load(), e.sleeps.Load(), time.Now()
@@ -87,14 +80,7 @@ func TestCoarseEngineIdleWindowReadsNow(t *testing.T) {
 	cfg.Clock = clk.Now
 	cfg.Scenario = Scenario{Events: []Event{{At: time.Minute, Kind: EventOutage, For: time.Minute}}}
 	cfg.CoarseTiming = true
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	s := startServer(t, cfg)
 	time.Sleep(2 * time.Second)
 	if st := s.Stats()[0]; st.DRAMActive <= 0 {
 		t.Fatalf("DRAM active %v under load, want > 0", st.DRAMActive)

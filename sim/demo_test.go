@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"context"
 	"testing"
 	"time"
 )
@@ -12,14 +11,7 @@ func TestDemoConfig(t *testing.T) {
 	clk := newFakeClock()
 	cfg := DemoConfig()
 	cfg.Clock = clk.Now
-	s, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	s := startServer(t, cfg)
 	if s.URL() == "" || s.DCGMURL() == "" {
 		t.Fatal("demo listeners not bound")
 	}

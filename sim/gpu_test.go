@@ -39,14 +39,7 @@ func dcgmScrape(t *testing.T, url string) map[string]float64 {
 // (DRAM-active, MEM_COPY_UTIL), with MBU matching the bytes per TPOT.
 func TestConcurrencyRaisesTPOTAndDRAMActive(t *testing.T) {
 	spec := kvHeavyModel()
-	s, err := New(Config{DCGMListen: "127.0.0.1:0", Models: []ModelSpec{spec}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	s := startServer(t, Config{DCGMListen: "127.0.0.1:0", Models: []ModelSpec{spec}})
 	prompt := strings.Repeat("abcd", 450) // ~450 tokens
 	retry(t, func() error {
 		// Light: one client, short answers with pauses (a probe-like load).
@@ -102,17 +95,10 @@ func TestConcurrencyRaisesTPOTAndDRAMActive(t *testing.T) {
 
 // DCGM series carry the fixture's labels plus the pod mapping.
 func TestDCGMLabels(t *testing.T) {
-	s, err := New(Config{DCGMListen: "127.0.0.1:0", Hostname: "node-1", Models: []ModelSpec{
+	s := startServer(t, Config{DCGMListen: "127.0.0.1:0", Hostname: "node-1", Models: []ModelSpec{
 		stepModel("a/b", time.Millisecond, 1e6),
 		{Name: "big", Params: 70e9, GPU: "H100 SXM", NumGPUs: 4},
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	resp, err := http.Get(s.DCGMURL() + "/metrics")
 	if err != nil {
 		t.Fatal(err)
