@@ -46,18 +46,28 @@ func (e *Engine) measure(r *rule, now time.Time) measurement {
 	return measurement{data: telemetry.Unknown, value: math.NaN(), goodRatio: math.NaN()}
 }
 
-func (e *Engine) measurePercentile(o *Objective, endpoint string, now time.Time) measurement {
-	m := measurement{data: telemetry.Unknown, value: math.NaN(), threshold: o.Threshold, goodRatio: math.NaN()}
+// signalMeasurement starts a threshold measurement from the signal's
+// snapshot over the objective's window; ok is false (with the reason in
+// m) when there is nothing to measure.
+func (e *Engine) signalMeasurement(o *Objective, endpoint string, now time.Time) (m measurement, snap telemetry.SignalSnapshot, ok bool) {
+	m = measurement{data: telemetry.Unknown, value: math.NaN(), threshold: o.Threshold, goodRatio: math.NaN()}
 	if e.store == nil {
 		m.reason = "no telemetry store"
-		return m
+		return m, snap, false
 	}
-	snap, ok := e.store.Signal(endpoint, o.Signal, now, o.Window)
-	if !ok {
+	if snap, ok = e.store.Signal(endpoint, o.Signal, now, o.Window); !ok {
 		m.reason = "never observed"
-		return m
+		return m, snap, false
 	}
 	m.data, m.reason, m.source = snap.State, snap.Err, sourceKind(snap.Source)
+	return m, snap, true
+}
+
+func (e *Engine) measurePercentile(o *Objective, endpoint string, now time.Time) measurement {
+	m, snap, ok := e.signalMeasurement(o, endpoint, now)
+	if !ok {
+		return m
+	}
 	// Histogram quantiles are interpolated inside a bucket (slo.md §2).
 	m.approx = snap.Approx || m.source == "scrape" || m.source == "promql"
 	if v, n := e.store.Quantile(endpoint, o.Signal, o.Percentile, now, o.Window); n > 0 && !math.IsNaN(v) {
@@ -70,17 +80,11 @@ func (e *Engine) measurePercentile(o *Objective, endpoint string, now time.Time)
 }
 
 func (e *Engine) measureErrorRate(o *Objective, endpoint string, now time.Time) measurement {
-	m := measurement{data: telemetry.Unknown, value: math.NaN(), threshold: o.Threshold, goodRatio: math.NaN()}
-	if e.store == nil {
-		m.reason = "no telemetry store"
-		return m
-	}
-	snap, ok := e.store.Signal(endpoint, o.Signal, now, o.Window)
+	m, snap, ok := e.signalMeasurement(o, endpoint, now)
 	if !ok {
-		m.reason = "never observed"
 		return m
 	}
-	m.data, m.reason, m.source, m.approx = snap.State, snap.Err, sourceKind(snap.Source), snap.Approx
+	m.approx = snap.Approx
 	if snap.Value != nil {
 		// Snapshots are in display units (percent); objectives in ratios.
 		m.value, m.count = *snap.Value/o.Signal.Info().Scale, snap.Count
