@@ -83,6 +83,22 @@ func record(t testing.TB, name string, obs []telemetry.Observation, opts ...Writ
 	return path
 }
 
+// openReader opens a recording, closed (and its error reported) at
+// cleanup.
+func openReader(t testing.TB, path string) *Reader {
+	t.Helper()
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := r.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return r
+}
+
 // readAll reads every observation and the error that ended the read.
 func readAll(t testing.TB, path string) ([]telemetry.Observation, error) {
 	t.Helper()

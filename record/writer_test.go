@@ -85,15 +85,7 @@ func TestAlertsAndUTC(t *testing.T) {
 	if err := w.Close(); err == nil {
 		t.Error("second Close returned nil")
 	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := r.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
+	r := openReader(t, path)
 	e, err := r.NextEntry()
 	if err != nil || e.Observation.At != t0 || e.Observation.At.Location() != time.UTC {
 		t.Fatalf("first entry %+v %v: want the instant in UTC", e, err)
@@ -200,15 +192,7 @@ func TestWriteTransition(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := r.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
+	r := openReader(t, path)
 	e, err := r.NextEntry()
 	if err != nil {
 		t.Fatal(err)
