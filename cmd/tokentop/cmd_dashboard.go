@@ -104,25 +104,37 @@ func runDashboard(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // serve runs the monitor and its view until the user quits or ctx ends:
 // the TUI on a terminal, periodic summaries otherwise.
 func serve(ctx context.Context, m *monitor.Monitor, c *config.Config, vf viewFlags, stdout io.Writer) error {
+	return runMonitor(ctx, m, c, func(ctx context.Context) error {
+		if !isTerminal(stdout) || vf.json {
+			return report.Loop(ctx, stdout, m.Store, vf.refresh, vf.window, vf.json)
+		}
+		opts := tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
+			Bell: vf.bell, Thresholds: thresholds(m.SLO)}
+		if err := opts.Validate(); err != nil {
+			return err
+		}
+		return tui.Run(ctx, tui.New(m.Store, m.SLO, opts), nil, nil)
+	})
+}
+
+// runMonitor runs m's sources and notifications while view runs, then
+// stops them. The error is the view's, else the monitor's (closing a
+// recording can fail), else the notifier's, which gets 5 s to deliver
+// what is pending.
+func runMonitor(ctx context.Context, m *monitor.Monitor, c *config.Config, view func(context.Context) error) error {
 	stopNotify, err := m.AddNotifications(c.Notify)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
-
-	if isTerminal(stdout) && !vf.json {
-		opts := tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
-			Bell: vf.bell, Thresholds: thresholds(m.SLO)}
-		if err = opts.Validate(); err == nil {
-			err = tui.Run(ctx, tui.New(m.Store, m.SLO, opts), nil, nil)
-		}
-	} else {
-		err = report.Loop(ctx, stdout, m.Store, vf.refresh, vf.window, vf.json)
-	}
+	err = view(ctx)
 	cancel()
-	<-done
+	if merr := <-done; err == nil {
+		err = merr
+	}
 	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer scancel()
 	if nerr := stopNotify(sctx); err == nil {

@@ -41,22 +41,8 @@ func runExporter(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	exp := exporter.New(exporter.Options{Alerts: m.SLO})
 	m.AddSink(exp)
-	stopNotify, err := m.AddNotifications(c.Notify)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	fmt.Fprintf(stderr, "tokentop exporter: serving /metrics and /healthz on %s\n", *listen)
-	err = exp.Serve(ctx, *listen)
-	cancel()
-	if rerr := <-done; err == nil {
-		err = rerr
-	}
-	if nerr := stopNotify(context.Background()); err == nil {
-		err = nerr
-	}
-	return err
+	return runMonitor(ctx, m, c, func(ctx context.Context) error {
+		fmt.Fprintf(stderr, "tokentop exporter: serving /metrics and /healthz on %s\n", *listen)
+		return exp.Serve(ctx, *listen)
+	})
 }

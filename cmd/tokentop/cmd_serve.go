@@ -140,24 +140,7 @@ func serveMonitor(ctx context.Context, sf *sourceFlags, sv serveFlags, urls []st
 // serveSSH runs the monitor, its notifications and the SSH server until
 // ctx ends; the sessions are closed before the sources stop.
 func serveSSH(ctx context.Context, m *monitor.Monitor, c *config.Config, srv *sshserve.Server) error {
-	stopNotify, err := m.AddNotifications(c.Notify)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	err = srv.Serve(ctx)
-	cancel()
-	if merr := <-done; err == nil {
-		err = merr
-	}
-	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer scancel()
-	if nerr := stopNotify(sctx); err == nil {
-		err = nerr
-	}
-	return err
+	return runMonitor(ctx, m, c, srv.Serve)
 }
 
 func orDefault(v string, def func() string) string {
