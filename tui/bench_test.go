@@ -68,9 +68,7 @@ func BenchmarkApply200(b *testing.B) {
 
 // BenchmarkDetailView is a full rebuild of the detail screen at 160×50.
 func BenchmarkDetailView(b *testing.B) {
-	m := bench200(b)
-	press(m, "enter")
-	refresh(m)
+	m := benchDetail(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		m.a.detail.Invalidate()
@@ -79,13 +77,19 @@ func BenchmarkDetailView(b *testing.B) {
 	}
 }
 
-// BenchmarkDetailLive is one live-pane update on the detail screen (up to
-// 10 a second while a response streams).
-func BenchmarkDetailLive(b *testing.B) {
+// benchDetail is bench200 with the detail screen open and drawn once.
+func benchDetail(b *testing.B) Model {
 	m := bench200(b)
 	press(m, "enter")
 	refresh(m)
 	_ = m.View()
+	return m
+}
+
+// BenchmarkDetailLive is one live-pane update on the detail screen (up to
+// 10 a second while a response streams).
+func BenchmarkDetailLive(b *testing.B) {
+	m := benchDetail(b)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -99,10 +103,7 @@ func BenchmarkDetailLive(b *testing.B) {
 // BenchmarkDetailRefresh is a refresh of the detail screen whose figures
 // did not change, only the clock (header): cached sections are reused.
 func BenchmarkDetailRefresh(b *testing.B) {
-	m := bench200(b)
-	press(m, "enter")
-	refresh(m)
-	_ = m.View()
+	m := benchDetail(b)
 	m.a.inflight = false
 	msg := m.a.fetch()().(dataMsg)
 	b.ReportAllocs()
