@@ -21,13 +21,7 @@ func kvHeavyModel() ModelSpec {
 
 func dcgmScrape(t *testing.T, url string) map[string]float64 {
 	t.Helper()
-	resp, err := http.Get(url + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	fams := parseMetrics(t, b)
+	fams := scrape(t, url)
 	out := map[string]float64{}
 	for name, f := range fams {
 		out[name] = f.Metric[0].GetGauge().GetValue()
