@@ -89,15 +89,11 @@ func runDashboard(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := applyProcs(fs, *procs); err != nil {
 		return err
 	}
-	c, err := sf.load(urls)
+	m, c, err := sf.open(urls, stderr)
 	if err != nil {
 		return err
 	}
 	vf.merge(fs, c)
-	m, err := sf.build(c, stderr)
-	if err != nil {
-		return err
-	}
 	return serve(ctx, m, c, vf, stdout)
 }
 

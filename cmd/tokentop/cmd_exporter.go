@@ -31,11 +31,7 @@ func runExporter(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	// The exporter exports what its probes measure; engines' own metrics
 	// are better scraped by Prometheus directly.
 	sf.noScrape = true
-	c, err := sf.load(urls)
-	if err != nil {
-		return err
-	}
-	m, err := sf.build(c, stderr)
+	m, c, err := sf.open(urls, stderr)
 	if err != nil {
 		return err
 	}

@@ -118,11 +118,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func serveMonitor(ctx context.Context, sf *sourceFlags, sv serveFlags, urls []string, stderr io.Writer) (*monitor.Monitor, *config.Config, func(), error) {
 	noop := func() {}
 	if !sv.demo {
-		c, err := sf.load(urls)
-		if err != nil {
-			return nil, nil, noop, err
-		}
-		m, err := sf.build(c, stderr)
+		m, c, err := sf.open(urls, stderr)
 		return m, c, noop, err
 	}
 	s, m, c, err := startDemo(ctx, sv.seed)

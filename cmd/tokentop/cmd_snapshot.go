@@ -35,11 +35,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *duration <= 0 {
 		return fmt.Errorf("--duration must be positive")
 	}
-	c, err := sf.load(urls)
-	if err != nil {
-		return err
-	}
-	m, err := sf.build(c, stderr)
+	m, _, err := sf.open(urls, stderr)
 	if err != nil {
 		return err
 	}

@@ -144,6 +144,16 @@ func (f *sourceFlags) objectives(c *config.Config) ([]slo.Objective, error) {
 	return f.slo.Apply(base)
 }
 
+// open loads the configuration and builds its monitor.
+func (f *sourceFlags) open(urls []string, stderr io.Writer) (*monitor.Monitor, *config.Config, error) {
+	c, err := f.load(urls)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := f.build(c, stderr)
+	return m, c, err
+}
+
 // build returns a monitor with every configured source added.
 func (f *sourceFlags) build(c *config.Config, stderr io.Writer) (*monitor.Monitor, error) {
 	objs, err := f.objectives(c)
