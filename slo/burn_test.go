@@ -234,7 +234,7 @@ func TestCountersAreFixedSize(t *testing.T) {
 func TestScaledDemoFiresWithinAMinute(t *testing.T) {
 	e := New([]Objective{ttftRatio(28 * 24 * time.Hour)}, nil, Options{Scale: 4032})
 	o := e.Objectives()[0]
-	if o.Period != 10*time.Minute || o.BurnWindows[0].Short != 10*time.Second || o.BurnWindows[2].Long != time.Minute {
+	if o.Period != 10*time.Minute || o.BurnWindows[0].Short != 10*time.Second || o.BurnWindows[2].Long != 72*time.Hour/4032 {
 		t.Fatalf("scaled objective %+v", o)
 	}
 	start := epoch()

@@ -25,12 +25,18 @@ const (
 const workbookPeriod = 30 * 24 * time.Hour
 
 // WorkbookBurnWindows returns the SRE workbook's multiwindow,
-// multi-burn-rate rules (Table 5-8) with the windows scaled from 30 days to
-// period: 14.4× over 1 h and 5 m, 6× over 6 h and 30 m (page), 1× over 3 d
-// and 6 h (ticket). Factors are kept, so each pair still spends the same
-// share of the budget before it fires (2 %, 5 %, 10 %).
+// multi-burn-rate rules (Table 5-8): 14.4× over 1 h and 5 m, 6× over 6 h
+// and 30 m (page), 1× over 3 d and 6 h (ticket). The windows are the
+// workbook's own for any period of at least 3 days (28 d, 30 d, 90 d), so
+// alert and exporter labels read 5m, 30m, 1h, 6h, 3d as the rules people
+// copy do. Only a period shorter than the longest window gets the windows
+// scaled down from 30 days to fit (the factors stay, so each pair still
+// spends the same share of the budget before it fires).
 func WorkbookBurnWindows(period time.Duration) []BurnWindow {
-	f := float64(period) / float64(workbookPeriod)
+	f := 1.0
+	if period < 72*time.Hour {
+		f = float64(period) / float64(workbookPeriod)
+	}
 	scale := func(d time.Duration) time.Duration { return time.Duration(math.Round(float64(d) * f)) }
 	return []BurnWindow{
 		{Factor: 14.4, Long: scale(time.Hour), Short: scale(5 * time.Minute), Severity: "page"},
