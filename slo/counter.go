@@ -87,6 +87,7 @@ type counts struct {
 	windows []time.Duration
 	rings   []*ring
 
+	firstAt  time.Time // first event counted
 	lastAt   time.Time // last event or report of any kind
 	interval time.Duration
 	errAt    time.Time // last failure report (scrape, query)
@@ -107,6 +108,9 @@ func newCounts(windows []time.Duration) *counts {
 }
 
 func (c *counts) add(t time.Time, good, total float64) {
+	if c.firstAt.IsZero() || t.Before(c.firstAt) {
+		c.firstAt = t
+	}
 	for _, r := range c.rings {
 		r.add(t, good, total)
 	}

@@ -22,6 +22,7 @@ type measurement struct {
 	source           string
 	burn             []BurnRate
 	budget           *float64
+	budgetSpan       time.Duration
 	// goodRatio is the share of good events over the period (Ratio), for
 	// `tokentop check`; NaN when there were none.
 	goodRatio float64
@@ -148,6 +149,7 @@ func (e *Engine) measureRatio(o *Objective, pairs []BurnWindow, ev *events, now 
 		m.goodRatio, m.count = good/total, total
 		rem := 1 - (1-good/total)/budget
 		m.budget = &rem
+		m.budgetSpan = min(now.Sub(c.firstAt), o.Period)
 	}
 	if m.data == telemetry.Live && math.IsNaN(m.value) {
 		m.data, m.reason = telemetry.NoData, "no events in the burn windows"

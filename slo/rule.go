@@ -70,7 +70,7 @@ func (r *rule) record(now time.Time, m measurement) {
 	if !math.IsNaN(m.value) {
 		a.Value, a.Threshold, a.Count, a.Approx = m.value, m.threshold, m.count, m.approx
 	}
-	a.BurnRates, a.BudgetRemaining = m.burn, m.budget
+	a.BurnRates, a.BudgetRemaining, a.BudgetSpan = m.burn, m.budget, m.budgetSpan
 }
 
 func (r *rule) breaching(now time.Time, o *Objective, v float64) {

@@ -104,6 +104,10 @@ type Alert struct {
 	// BudgetRemaining (Ratio) is the share of the error budget left over
 	// the period: 1 untouched, 0 spent, negative when overspent.
 	BudgetRemaining *float64 `json:"budget_remaining,omitempty"`
+	// BudgetSpan is how much of the period the events behind
+	// BudgetRemaining cover (at most the period): a budget judged on 25 s
+	// of a 28-day period says little, and views must say so.
+	BudgetSpan time.Duration `json:"budget_span,omitempty"`
 
 	// Description says the objective in words ("TTFT p95 ≤ 5s over 5m").
 	Description string `json:"description,omitempty"`
