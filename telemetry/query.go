@@ -14,7 +14,7 @@ func (s *Store) Series(endpoint string, sig Signal, now time.Time, span time.Dur
 	if !ok {
 		return nanSlice(n)
 	}
-	t := s.preferred(ep, sig, now)
+	t := s.primaryTrack(ep, sig, now)
 	if t == nil {
 		return nanSlice(n)
 	}
@@ -89,7 +89,17 @@ func (s *Store) liveTrack(endpoint string, sig Signal, now time.Time) *track {
 	if !ok {
 		return nil
 	}
-	return s.preferred(ep, sig, now)
+	return s.primaryTrack(ep, sig, now)
+}
+
+// primaryTrack is the track behind primarySnapshot: a probed endpoint's
+// probe track of a client signal (nil before its first success), else the
+// preferred server track.
+func (s *Store) primaryTrack(ep *endpointState, sig Signal, now time.Time) *track {
+	if ep.probed() && ClientSignal(sig) {
+		return ep.tracks[trackKey{sig, "probe"}]
+	}
+	return s.preferred(ep, sig, Server, now)
 }
 
 func nanSlice(n int) []float64 {

@@ -16,9 +16,18 @@ type Snapshot struct {
 }
 
 // EndpointSnapshot is one endpoint and every signal known for it.
+//
+// Signals holds the figure a user reads first: for an endpoint tokentop
+// probes, the client's (probe) figures of the signals a probe measures,
+// in whatever state they are — a failing probe shows as an error, never
+// as the engine's value in its place; for everything else, the server's.
+// Server holds the engine's own figures (scrape, PromQL) of the signals
+// whose Signals entry is the client's, so both are there, each with its
+// source.
 type EndpointSnapshot struct {
 	Endpoint
 	Signals map[Signal]SignalSnapshot `json:"signals"`
+	Server  map[Signal]SignalSnapshot `json:"server,omitempty"`
 }
 
 // SignalSnapshot is one signal's figure over the window, with its
@@ -71,13 +80,51 @@ func (s *Store) Signal(endpoint string, sig Signal, now time.Time, window time.D
 	if !ok {
 		return SignalSnapshot{}, false
 	}
-	if t := s.preferred(ep, sig, now); t != nil {
+	return s.primarySnapshot(ep, sig, now, window)
+}
+
+// ServerSignal reads the engine's own figure of a signal (scrape, PromQL,
+// GPU sources), whatever the client's is; ok is false when unknown.
+func (s *Store) ServerSignal(endpoint string, sig Signal, now time.Time, window time.Duration) (SignalSnapshot, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ep, ok := s.endpoints[endpoint]
+	if !ok {
+		return SignalSnapshot{}, false
+	}
+	if t := s.preferred(ep, sig, Server, now); t != nil {
 		return s.signalSnapshot(t, now, window), true
 	}
-	if sig == ErrorRate {
-		return s.derivedErrorRate(ep, now, window)
+	return SignalSnapshot{}, false
+}
+
+// primarySnapshot is the figure of sig a view shows first (see
+// EndpointSnapshot): the client's on a probed endpoint, else the server's.
+func (s *Store) primarySnapshot(ep *endpointState, sig Signal, now time.Time, window time.Duration) (SignalSnapshot, bool) {
+	if ep.probed() && ClientSignal(sig) {
+		return s.clientSnapshot(ep, sig, now, window), true
+	}
+	if t := s.preferred(ep, sig, Server, now); t != nil {
+		return s.signalSnapshot(t, now, window), true
 	}
 	return SignalSnapshot{}, false
+}
+
+// clientSnapshot is a probed endpoint's client figure of sig. Before the
+// first successful probe there is no track: the figure is then the last
+// probe's failure, or unknown.
+func (s *Store) clientSnapshot(ep *endpointState, sig Signal, now time.Time, window time.Duration) SignalSnapshot {
+	if sig == ErrorRate {
+		return s.probeErrorRate(ep, now, window)
+	}
+	if t, ok := ep.tracks[trackKey{sig, "probe"}]; ok {
+		return s.signalSnapshot(t, now, window)
+	}
+	out := SignalSnapshot{Unit: sig.Info().Unit, Source: ep.probeSource, State: Unknown, ObservedAt: ep.probeAt}
+	if ep.probeErr != "" {
+		out.State, out.Err = Error, ep.probeErr
+	}
+	return out
 }
 
 func (s *Store) endpointSnapshot(ep *endpointState, now time.Time, window time.Duration) EndpointSnapshot {
@@ -85,9 +132,19 @@ func (s *Store) endpointSnapshot(ep *endpointState, now time.Time, window time.D
 	if es.Engine == "" {
 		es.Engine = EngineUnknown
 	}
+	probed := ep.probed()
 	for _, sig := range Signals {
-		if t := s.preferred(ep, sig, now); t != nil {
-			es.Signals[sig] = s.signalSnapshot(t, now, window)
+		if v, ok := s.primarySnapshot(ep, sig, now, window); ok {
+			es.Signals[sig] = v
+		}
+		if !probed || !ClientSignal(sig) {
+			continue
+		}
+		if t := s.preferred(ep, sig, Server, now); t != nil {
+			if es.Server == nil {
+				es.Server = map[Signal]SignalSnapshot{}
+			}
+			es.Server[sig] = s.signalSnapshot(t, now, window)
 		}
 	}
 	// Tracks of signals outside the standard list (e.g. GPU memory used).
@@ -98,17 +155,14 @@ func (s *Store) endpointSnapshot(ep *endpointState, now time.Time, window time.D
 			}
 		}
 	}
-	if _, ok := es.Signals[ErrorRate]; !ok {
-		if er, ok := s.derivedErrorRate(ep, now, window); ok {
-			es.Signals[ErrorRate] = er
-		}
-	}
 	return es
 }
 
-// preferred picks, among the tracks feeding sig, the first live one in the
-// configured source order, else the first with any data.
-func (s *Store) preferred(ep *endpointState, sig Signal, now time.Time) *track {
+// preferred picks, among the tracks of one side feeding sig, the first
+// live one in the configured source order, else the first with any data.
+// Sides never stand in for each other: a failing probe is not replaced by
+// the engine's figure.
+func (s *Store) preferred(ep *endpointState, sig Signal, side Side, now time.Time) *track {
 	var fallback *track
 	try := func(t *track) bool {
 		st := t.stateAt(now, s.cfg)
@@ -121,12 +175,15 @@ func (s *Store) preferred(ep *endpointState, sig Signal, now time.Time) *track {
 		return false
 	}
 	for _, kind := range s.cfg.Prefer {
+		if SideOf(kind) != side {
+			continue
+		}
 		if t, ok := ep.tracks[trackKey{sig, kind}]; ok && try(t) {
 			return t
 		}
 	}
 	for k, t := range ep.tracks {
-		if k.signal == sig && !s.preferredKind(k.sourceKind) && try(t) {
+		if k.signal == sig && SideOf(k.sourceKind) == side && !s.preferredKind(k.sourceKind) && try(t) {
 			return t
 		}
 	}
@@ -172,6 +229,16 @@ func (s *Store) signalSnapshot(t *track, now time.Time, window time.Duration) Si
 			out.P50, out.P90, out.P95, out.P99 = scale(q.p[0]), scale(q.p[1]), scale(q.p[2]), scale(q.p[3])
 			out.Count = q.count
 		}
+	case t.hist != nil:
+		// A failure-indicator histogram (see ErrorCounts): failed / all
+		// requests over the window, the same maths as rate(failed[w]) /
+		// rate(all[w]). A window without requests says so.
+		if _, failed, total := t.hist.totals(from, now); total > 0 {
+			r := min(failed/total, 1)
+			out.Value, out.Count = scale(r), total
+		} else if out.State == Live {
+			out.State, out.Err = NoData, "no requests in "+window.String()
+		}
 	case t.samples != nil:
 		vals := t.samples.since(from, now)
 		if len(vals) > 0 {
@@ -215,23 +282,24 @@ func (s *Store) quantilesLocked(t *track, from, to time.Time) quantiles {
 	return q
 }
 
-// derivedErrorRate is failed probes / all probes in the window, for
-// endpoints whose sources report no error rate of their own.
-func (s *Store) derivedErrorRate(ep *endpointState, now time.Time, window time.Duration) (SignalSnapshot, bool) {
+// probeErrorRate is failed probes / all probes in the window: the
+// client's error rate. A failed probe is data for it, not an error.
+func (s *Store) probeErrorRate(ep *endpointState, now time.Time, window time.Duration) SignalSnapshot {
+	out := SignalSnapshot{Unit: ErrorRate.Info().Unit, Source: ep.probeSource, State: Unknown}
 	t, ok := ep.tracks[trackKey{ProbeSuccess, "probe"}]
 	if !ok || t.samples == nil {
-		return SignalSnapshot{}, false
+		return out
+	}
+	out.Source, out.State, out.ObservedAt = t.source, t.stateAt(now, s.cfg), t.lastAt
+	if out.State == Error {
+		out.State = Live
 	}
 	vals := t.samples.since(now.Add(-window), now)
-	out := SignalSnapshot{Unit: ErrorRate.Info().Unit, Source: t.source, State: t.stateAt(now, s.cfg), ObservedAt: t.lastAt}
-	if out.State == Error {
-		out.State = Live // a failed probe is data for the error rate
-	}
 	if len(vals) == 0 {
 		if out.State == Live {
-			out.State = NoData
+			out.State, out.Err = NoData, "no probes in "+window.String()
 		}
-		return out, true
+		return out
 	}
 	failed := 0.0
 	for _, v := range vals {
@@ -241,7 +309,7 @@ func (s *Store) derivedErrorRate(ep *endpointState, now time.Time, window time.D
 	}
 	r := failed / float64(len(vals)) * ErrorRate.Info().Scale
 	out.Value, out.Count = &r, float64(len(vals))
-	return out, true
+	return out
 }
 
 func mean(v []float64) float64 {

@@ -54,7 +54,15 @@ type endpointState struct {
 	next   int
 	live   LiveText
 	liveAt time.Time
+	// The last probe's outcome: an endpoint with probe observations is
+	// probed, and its client figures are the probe's even before the
+	// first success.
+	probeSource string
+	probeAt     time.Time
+	probeErr    string
 }
+
+func (ep *endpointState) probed() bool { return ep.probeSource != "" }
 
 type trackKey struct {
 	signal     Signal
@@ -121,6 +129,9 @@ func (s *Store) Observe(o Observation) {
 		return
 	}
 	ep := s.endpoint(o.Endpoint, o.At)
+	if SideOf(sourceKindOf(o.Source)) == Client {
+		ep.noteProbe(o)
+	}
 	switch o.Kind {
 	case KindEndpoint:
 		if o.Info != nil {
@@ -169,6 +180,19 @@ func (s *Store) track(ep *endpointState, sig Signal, source string) *track {
 		ep.tracks[k] = t
 	}
 	return t
+}
+
+func (ep *endpointState) noteProbe(o Observation) {
+	ep.probeSource = o.Source
+	switch {
+	case o.Kind == KindFailure:
+		ep.probeAt, ep.probeErr = o.At, o.Err
+		if ep.probeErr == "" {
+			ep.probeErr = "probe failed"
+		}
+	case o.Kind == KindSample && o.Signal == ProbeSuccess && o.Value >= 0.5:
+		ep.probeAt, ep.probeErr = o.At, ""
+	}
 }
 
 func (ep *endpointState) addProbe(p ProbeAt, max int) {

@@ -33,8 +33,8 @@ func TestStoreProbeQuantilesAndStates(t *testing.T) {
 	if math.Abs(*ttft.P50-50.5) > 1e-3 || math.Abs(*ttft.P99-99.01) > 1e-3 {
 		t.Errorf("p50 %v p99 %v", *ttft.P50, *ttft.P99)
 	}
-	if _, ok := snap.Endpoints[0].Signals[TPOT]; ok {
-		t.Error("TPOT never observed must be absent, not zero")
+	if tpot := snap.Endpoints[0].Signals[TPOT]; tpot.State != Unknown || tpot.P50 != nil || tpot.Value != nil {
+		t.Errorf("TPOT never observed must be unknown without figures, not zero: %+v", tpot)
 	}
 	// 10 s later nothing new: stale, last figures kept with their age.
 	later := now.Add(10 * time.Second)
@@ -101,14 +101,76 @@ func TestHistogramWindowQuantile(t *testing.T) {
 	}
 }
 
-func TestPreferLiveSource(t *testing.T) {
+// A probed endpoint's client figures stay the probe's, stale or failing:
+// the engine's own figure is beside them (Server), never in their place.
+func TestClientFiguresNeverReplacedByServer(t *testing.T) {
 	s := NewStore(StoreConfig{})
 	s.Observe(sample("a", TTFT, 0.5, t0))
 	s.Observe(Observation{Kind: KindHistogram, Endpoint: "a", Signal: TTFT, Source: "scrape:u", Interval: time.Second,
 		Buckets: []Bucket{{0.1, 1}, {inf(), 1}}, At: t0.Add(30 * time.Second)})
-	got := s.Snapshot(t0.Add(30*time.Second), time.Minute).Endpoints[0].Signals[TTFT]
-	if !strings.HasPrefix(got.Source, "scrape:") || got.State != Live {
-		t.Errorf("stale probe should yield to live scrape: %+v", got)
+	ep := s.Snapshot(t0.Add(30*time.Second), time.Minute).Endpoints[0]
+	got, server := ep.Signals[TTFT], ep.Server[TTFT]
+	if !strings.HasPrefix(got.Source, "probe:") || got.State != Stale || got.P50 == nil || *got.P50 != 500 {
+		t.Errorf("stale probe must stay the client figure, stale: %+v", got)
+	}
+	if !strings.HasPrefix(server.Source, "scrape:") || server.State != Live || server.P50 == nil {
+		t.Errorf("server figure beside it: %+v", server)
+	}
+	// Every probe now fails: the client figures say so, with the reason.
+	s.Observe(Observation{Kind: KindSample, Endpoint: "a", Signal: ProbeSuccess, Value: 0, Source: "probe:http://x", At: t0.Add(31 * time.Second), Interval: time.Second})
+	s.Observe(Observation{Kind: KindFailure, Endpoint: "a", Source: "probe:http://x", Err: "http_5xx: 503", At: t0.Add(31 * time.Second), Interval: time.Second})
+	ep = s.Snapshot(t0.Add(31*time.Second), time.Minute).Endpoints[0]
+	if got := ep.Signals[TTFT]; got.State != Error || got.Err != "http_5xx: 503" || !strings.HasPrefix(got.Source, "probe:") {
+		t.Errorf("failing probe must show as an error: %+v", got)
+	}
+	if v, _ := s.Quantile("a", TTFT, 0.5, t0.Add(31*time.Second), time.Minute); v != 0.5 {
+		t.Errorf("quantile must read the probe's own samples, got %v", v)
+	}
+	if er := ep.Signals[ErrorRate]; er.State != Live || er.Value == nil || *er.Value != 100 || er.Count != 1 {
+		t.Errorf("probe error rate: a failed probe is data: %+v", er)
+	}
+}
+
+// An endpoint whose probes failed from the first one has no probe track:
+// its client figures show the failure, and the engine's are beside them.
+func TestProbedEndpointFailingFromStart(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	s.Observe(Observation{Kind: KindEndpoint, Endpoint: "a", Source: "probe:http://x", At: t0, Info: &Endpoint{Name: "a"}})
+	s.Observe(Observation{Kind: KindHistogram, Endpoint: "a", Signal: TPOT, Source: "scrape:u", Interval: time.Second,
+		Buckets: []Bucket{{0.01, 5}, {inf(), 5}}, At: t0})
+	ep := s.Snapshot(t0, time.Minute).Endpoints[0]
+	if got := ep.Signals[TPOT]; got.State != Unknown || got.P50 != nil {
+		t.Errorf("before the first probe: unknown, not the server's figure: %+v", got)
+	}
+	s.Observe(Observation{Kind: KindFailure, Endpoint: "a", Source: "probe:http://x", Err: "connection refused", At: t0.Add(time.Second)})
+	ep = s.Snapshot(t0.Add(time.Second), time.Minute).Endpoints[0]
+	if got := ep.Signals[TPOT]; got.State != Error || got.Err != "connection refused" || got.P50 != nil {
+		t.Errorf("failed first probe: %+v", got)
+	}
+	if got := ep.Server[TPOT]; got.State != Live || got.P50 == nil {
+		t.Errorf("server TPOT: %+v", got)
+	}
+}
+
+// Server error rate: failed / all requests over the window from counter
+// increments, steady when a scrape saw no requests.
+func TestServerErrorRateOverWindow(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	add := func(at time.Duration, failed, total float64) {
+		b, sum := ErrorCounts(failed, total)
+		s.Observe(Observation{Kind: KindHistogram, Endpoint: "a", Signal: ErrorRate, Source: "scrape:u", Interval: time.Second, Buckets: b, Value: sum, At: t0.Add(at)})
+	}
+	add(0, 1, 10)
+	add(10*time.Second, 0, 0) // idle scrape
+	add(20*time.Second, 3, 10)
+	got := s.Snapshot(t0.Add(20*time.Second), time.Minute).Endpoints[0].Signals[ErrorRate]
+	if got.State != Live || got.Value == nil || math.Abs(*got.Value-20) > 1e-9 || got.Count != 20 {
+		t.Errorf("4 of 20 failed = 20%%: %+v", got)
+	}
+	add(200*time.Second, 0, 0)
+	got = s.Snapshot(t0.Add(200*time.Second), time.Minute).Endpoints[0].Signals[ErrorRate]
+	if got.State != NoData || got.Value != nil {
+		t.Errorf("a window without requests is no data, not 0: %+v", got)
 	}
 }
 

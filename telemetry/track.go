@@ -28,9 +28,43 @@ type track struct {
 	approx     bool
 }
 
-func sourceKindOf(source string) string {
+// SourceKind is the kind part of an Observation.Source ("probe" of
+// "probe:http://…"): the one place that parses it.
+func SourceKind(source string) string {
 	kind, _, _ := strings.Cut(source, ":")
 	return kind
+}
+
+func sourceKindOf(source string) string { return SourceKind(source) }
+
+// Side says whose view a figure is.
+type Side string
+
+const (
+	// Client figures are what tokentop's own probes measured: network,
+	// gateway and engine included.
+	Client Side = "client"
+	// Server figures are the engine's own (scraped /metrics, PromQL, GPU
+	// exporters): they exclude the network and see every request.
+	Server Side = "server"
+)
+
+// SideOf tells the side of a source kind.
+func SideOf(kind string) Side {
+	if kind == "probe" {
+		return Client
+	}
+	return Server
+}
+
+// ClientSignal reports whether probes measure sig, so that a probed
+// endpoint shows the client's figure of it.
+func ClientSignal(sig Signal) bool {
+	switch sig {
+	case TTFT, TPOT, ITL, E2E, OutputTPS, ErrorRate, ProbeSuccess:
+		return true
+	}
+	return false
 }
 
 func (s *Store) newTrack(sig Signal, source string) *track {
@@ -69,6 +103,14 @@ func (t *track) observe(o Observation, cfg StoreConfig) {
 		}
 		t.hist.add(o.At, o.Buckets, o.Value)
 		t.state, t.err, t.approx = Live, "", o.Approx
+		if !t.signal.Info().Distribution {
+			// A counts histogram (ErrorCounts): chart the increment's ratio.
+			if total := lastCount(o.Buckets); total > 0 {
+				t.last, t.hasValue, t.lastGoodAt = min(o.Value/total, 1), true, o.At
+				t.chart.Add(o.At, t.last)
+			}
+			return
+		}
 		if q := HistogramQuantile(0.5, o.Buckets); !math.IsNaN(q) {
 			t.last, t.hasValue, t.lastGoodAt = q, true, o.At
 			t.chart.Add(o.At, q)
@@ -78,6 +120,27 @@ func (t *track) observe(o Observation, cfg StoreConfig) {
 	case KindFailure:
 		t.state, t.err = Error, o.Err
 	}
+}
+
+func lastCount(b []Bucket) float64 {
+	total := 0.0
+	for _, bk := range b {
+		if math.IsInf(bk.UpperBound, 1) {
+			total = bk.Count
+		}
+	}
+	return total
+}
+
+// ErrorCounts is the observation of an engine's request counters since
+// the previous read: failed of total requests, as a histogram of the
+// per-request failure indicator (0 ok, 1 failed): one bucket le=0 holding
+// the successes, +Inf all requests, and the sum the failures. The store
+// sums them over any window, so the error rate over 5 m is failed/all in
+// those 5 m, and a scrape without requests is no news rather than "no
+// data".
+func ErrorCounts(failed, total float64) (buckets []Bucket, sum float64) {
+	return []Bucket{{UpperBound: 0, Count: total - failed}, {UpperBound: math.Inf(1), Count: total}}, failed
 }
 
 // stateAt is the state a view must show at now.

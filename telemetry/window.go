@@ -120,6 +120,15 @@ func (h *histWindow) window(from, to time.Time) (buckets []Bucket, sum float64) 
 	return buckets, sum
 }
 
+// totals sums the window's observations: the sum and the total count.
+func (h *histWindow) totals(from, to time.Time) (buckets []Bucket, sum, total float64) {
+	b, sum := h.window(from, to)
+	if len(b) == 0 {
+		return nil, 0, 0
+	}
+	return b, sum, b[len(b)-1].Count
+}
+
 func sameBounds(bounds []float64, b []Bucket) bool {
 	if len(bounds) != len(b) {
 		return false

@@ -150,10 +150,10 @@ func TestGeneratedPage(t *testing.T) {
 	}
 	obs := c.Take()
 	ep := tg.host() + "/org/model-001"
-	for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.ITL, telemetry.TPOT, telemetry.E2E, "queue"} {
+	for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.ITL, telemetry.TPOT, telemetry.E2E, "queue", telemetry.ErrorRate} {
 		one(t, obs, telemetry.KindHistogram, ep, sig)
 	}
-	for _, sig := range []telemetry.Signal{telemetry.Running, telemetry.Waiting, telemetry.KVCache, telemetry.OutputTPS, telemetry.ErrorRate} {
+	for _, sig := range []telemetry.Signal{telemetry.Running, telemetry.Waiting, telemetry.KVCache, telemetry.OutputTPS} {
 		one(t, obs, telemetry.KindSample, ep, sig)
 	}
 }

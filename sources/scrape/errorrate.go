@@ -7,7 +7,7 @@ import (
 	"github.com/tokentop/tokentop/telemetry"
 )
 
-// errorRate emits Δfailed/Δall per model; no requests is no data.
+// errorRate emits Δfailed of Δall requests per model (telemetry.ErrorCounts).
 func (sc *scrape) errorRate() {
 	var ec *engines.ErrorCounters
 	for i := range sc.spec.Errors {
@@ -88,11 +88,11 @@ func (sc *scrape) errorRate() {
 			if c := failed[mv]; c != nil {
 				bad = c.delta
 			}
-			if all[mv].delta <= 0 {
-				sc.emit(mv, telemetry.Observation{Kind: telemetry.KindNoData, Signal: telemetry.ErrorRate})
-				continue
-			}
-			sc.emitValue(mv, telemetry.ErrorRate, math.Min(1, bad/all[mv].delta), false)
+			// Counts, not a ratio: the store sums them over its window, so
+			// a scrape without requests is no news rather than no data.
+			total := max(all[mv].delta, 0)
+			b, sum := telemetry.ErrorCounts(math.Min(bad, total), total)
+			sc.emit(mv, telemetry.Observation{Kind: telemetry.KindHistogram, Signal: telemetry.ErrorRate, Buckets: b, Value: sum})
 		}
 	}
 }

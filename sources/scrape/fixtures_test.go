@@ -36,6 +36,17 @@ func checkGauge(t *testing.T, obs []telemetry.Observation, ep string, sig teleme
 	}
 }
 
+// checkErrorCounts checks one error-rate observation of failed of total
+// requests since the previous scrape (telemetry.ErrorCounts).
+func checkErrorCounts(t *testing.T, obs []telemetry.Observation, ep string, failed, total float64) {
+	t.Helper()
+	o := one(t, obs, telemetry.KindHistogram, ep, telemetry.ErrorRate)
+	wantB, wantSum := telemetry.ErrorCounts(failed, total)
+	if o.Value != wantSum || len(o.Buckets) != 2 || o.Buckets[0] != wantB[0] || o.Buckets[1] != wantB[1] {
+		t.Errorf("%s error counts %v sum %v, want %d of %d", ep, o.Buckets, o.Value, int(failed), int(total))
+	}
+}
+
 // zeroHistogram checks an unchanged page gives an all-zero increment.
 func zeroHistogram(t *testing.T, obs []telemetry.Observation, ep string, sig telemetry.Signal, buckets int) {
 	t.Helper()
@@ -96,7 +107,7 @@ func TestFixtureVLLMv010(t *testing.T) {
 		t.Fatal("TPOT from a page without request_time_per_output_token_seconds")
 	}
 	checkGauge(t, second, ep, telemetry.OutputTPS, 0)
-	one(t, second, telemetry.KindNoData, ep, telemetry.ErrorRate) // 0/0 requests
+	checkErrorCounts(t, second, ep, 0, 0) // no requests between the scrapes
 	for _, o := range second {
 		if o.Interval != DefaultInterval || o.Source != "scrape:"+tg.URL+"/metrics" {
 			t.Fatalf("observation without interval/source: %+v", o)
@@ -144,7 +155,7 @@ func TestFixtureTGI(t *testing.T) {
 	checkGauge(t, first, ep, telemetry.Waiting, 0)
 	zeroHistogram(t, second, ep, telemetry.TPOT, 36) // 35 geometric bounds + Inf
 	zeroHistogram(t, second, ep, telemetry.E2E, 36)
-	one(t, second, telemetry.KindNoData, ep, telemetry.ErrorRate)
+	checkErrorCounts(t, second, ep, 0, 0)
 }
 
 func TestFixtureTriton(t *testing.T) {
@@ -156,7 +167,7 @@ func TestFixtureTriton(t *testing.T) {
 	ep := tg.host() + "/densenet_onnx"
 	checkGauge(t, first, ep, telemetry.Waiting, 0)          // nv_inference_pending_request_count
 	one(t, second, telemetry.KindNoData, ep, telemetry.E2E) // Δduration/Δsuccess = 0/0
-	one(t, second, telemetry.KindNoData, ep, telemetry.ErrorRate)
+	checkErrorCounts(t, second, ep, 0, 0)
 }
 
 func TestFixtureDCGMIsNotAnEngine(t *testing.T) {

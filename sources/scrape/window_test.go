@@ -177,11 +177,11 @@ func TestErrorRates(t *testing.T) {
 	}
 	for name, tc := range map[string]struct {
 		before, after string
-		want          float64
+		failed, total float64
 	}{
-		"vllm":   {vllm(10, 5, 0), vllm(18, 6, 1), 0.1}, // 1 abort of 10
-		"sglang": {sglang(1, 10), sglang(3, 30), 0.1},   // 2 of 20
-		"triton": {triton(0, 3), triton(1, 6), 0.25},    // 1 of 4
+		"vllm":   {vllm(10, 5, 0), vllm(18, 6, 1), 1, 10}, // 1 abort of 10
+		"sglang": {sglang(1, 10), sglang(3, 30), 2, 20},
+		"triton": {triton(0, 3), triton(1, 6), 1, 4},
 	} {
 		t.Run(name, func(t *testing.T) {
 			tg := newTarget(t, tc.before)
@@ -196,7 +196,7 @@ func TestErrorRates(t *testing.T) {
 				t.Fatal(err)
 			}
 			obs := c.Take()
-			checkGauge(t, obs, tg.host()+"/m", telemetry.ErrorRate, tc.want)
+			checkErrorCounts(t, obs, tg.host()+"/m", tc.failed, tc.total)
 			if name == "triton" {
 				// Mean request time: Δ600000 µs / Δ3 requests = 0.2 s, marked approximate.
 				o := one(t, obs, telemetry.KindSample, tg.host()+"/m", telemetry.E2E)
