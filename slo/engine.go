@@ -67,6 +67,9 @@ type Engine struct {
 	rules      []*rule
 	byEndpoint map[string][]*rule
 	dropped    int // endpoints without rules because MaxRules was reached
+	refused    map[string]bool
+	probed     map[string]bool // endpoints fed by a probe
+	retired    []Transition    // from retire, returned by the next Evaluate
 	history    []Alert
 	lastEval   time.Time
 }
@@ -77,7 +80,8 @@ type Engine struct {
 // ratio objectives are used.
 func New(objs []Objective, store *telemetry.Store, opts Options) *Engine {
 	opts = opts.withDefaults()
-	e := &Engine{store: store, opts: opts, byEndpoint: map[string][]*rule{}}
+	e := &Engine{store: store, opts: opts, byEndpoint: map[string][]*rule{},
+		refused: map[string]bool{}, probed: map[string]bool{}}
 	e.storeCfg = telemetry.DefaultStoreConfig()
 	if store != nil {
 		e.storeCfg = store.Config()
@@ -130,43 +134,66 @@ func (e *Engine) Warnings() []string {
 }
 
 // Observe counts the good and bad events of Ratio objectives; percentile
-// and error-rate objectives read the store instead.
+// and error-rate objectives read the store instead. A retired endpoint's
+// alerts end (see retire).
 func (e *Engine) Observe(o telemetry.Observation) {
 	if o.Endpoint == "" || o.Kind == telemetry.KindSource {
 		return
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for _, r := range e.ensure(o.Endpoint) {
+	if o.Kind == telemetry.KindRetire {
+		e.retire(o.Endpoint, o.At, o.Err)
+		return
+	}
+	probed := telemetry.SideOf(telemetry.SourceKind(o.Source)) == telemetry.Client
+	for _, r := range e.ensure(o.Endpoint, probed) {
 		if r.events != nil && r.feeds {
 			r.events.observe(o, e.objs[r.obj])
 		}
 	}
 }
 
-// ensure returns the endpoint's rules, creating them on first sight. Past
-// MaxRules an endpoint gets none (remembered, and counted once).
-func (e *Engine) ensure(endpoint string) []*rule {
-	if rs, ok := e.byEndpoint[endpoint]; ok {
+// applies reports whether objective i has a rule on the endpoint: it
+// matches the name, and probe-only objectives need a probed endpoint.
+func (e *Engine) applies(i int, endpoint string, probed bool) bool {
+	o := &e.objs[i]
+	return o.Matches(endpoint) && (o.Kind != Availability || probed)
+}
+
+// ensure returns the endpoint's rules, creating those that apply on first
+// sight (and a probe-only objective's once the endpoint is probed). Past
+// MaxRules an endpoint gets no new ones (remembered, and counted once).
+func (e *Engine) ensure(endpoint string, probed bool) []*rule {
+	rs, known := e.byEndpoint[endpoint]
+	if known && (!probed || e.probed[endpoint]) {
 		return rs
 	}
-	if len(e.byEndpoint) >= 2*e.opts.MaxRules {
+	if !known && len(e.byEndpoint) >= 2*e.opts.MaxRules {
 		return nil // names beyond even the remembered refusals: not counted
+	}
+	if known && rs == nil && e.refused[endpoint] {
+		return nil
+	}
+	if probed {
+		e.probed[endpoint] = true
 	}
 	var matching []int
 	n := 0
 	for i := range e.objs {
-		if e.objs[i].Matches(endpoint) {
+		if e.applies(i, endpoint, probed || e.probed[endpoint]) && !slices.ContainsFunc(rs, func(r *rule) bool { return r.obj == i }) {
 			matching = append(matching, i)
 			n += len(severityGroups(&e.objs[i]))
 		}
 	}
 	if len(e.rules)+n > e.opts.MaxRules {
-		e.byEndpoint[endpoint] = nil
-		e.dropped++
-		return nil
+		if !known {
+			e.byEndpoint[endpoint] = nil
+			e.refused[endpoint] = true
+			e.dropped++
+		}
+		return rs
 	}
-	rs := make([]*rule, 0, n)
 	for _, i := range matching {
 		o := &e.objs[i]
 		var ev *events
@@ -187,6 +214,37 @@ func (e *Engine) ensure(endpoint string) []*rule {
 	}
 	e.byEndpoint[endpoint] = rs
 	return rs
+}
+
+// retire ends an endpoint's alerts: the endpoint is gone (a placeholder
+// for a server whose models were not known yet, replaced by its models).
+// A firing alert resolves — the episode is over, with its reason — and the
+// rules are dropped; the transitions come with the next Evaluate.
+func (e *Engine) retire(endpoint string, at time.Time, reason string) {
+	rs := e.byEndpoint[endpoint]
+	delete(e.byEndpoint, endpoint)
+	delete(e.probed, endpoint)
+	if len(rs) == 0 {
+		return
+	}
+	e.rules = slices.DeleteFunc(e.rules, func(r *rule) bool { return slices.Contains(rs, r) })
+	for _, r := range rs {
+		a := r.alert
+		from := a.State
+		switch from {
+		case Firing:
+			a.State, a.ResolvedAt = Resolved, at
+		case Pending:
+			a.State = Inactive
+		default:
+			continue
+		}
+		a.Reason, a.UnknownSince, a.EvaluatedAt = reason, time.Time{}, at
+		if a.State == Resolved {
+			e.remember(a)
+		}
+		e.retired = append(e.retired, Transition{At: at, From: from, To: a.State, Alert: a})
+	}
 }
 
 type severityGroup struct {
@@ -224,7 +282,8 @@ func (e *Engine) Evaluate(now time.Time) []Transition {
 	defer e.mu.Unlock()
 	e.lastEval = now
 	e.discover()
-	var out []Transition
+	out := e.retired
+	e.retired = nil
 	for _, r := range e.rules {
 		o := &e.objs[r.obj]
 		tr, changed := r.step(now, o, e.measure(r, now))
@@ -246,7 +305,7 @@ func (e *Engine) discover() {
 		return
 	}
 	for _, name := range e.store.EndpointNames() {
-		e.ensure(name)
+		e.ensure(name, e.store.Probed(name))
 	}
 }
 

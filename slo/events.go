@@ -123,13 +123,23 @@ func (ev *events) count(kind string, o telemetry.Observation, good, total float6
 	}
 }
 
-// pick chooses the counter to judge by: the first live one in the store's
+// pick chooses the counter to judge by: on its side, the first live one in the store's
 // source preference, else the first with anything at all, so the figure
 // follows the same source as the percentile views.
 func (ev *events) pick(now time.Time, prefer []string, staleAfter func(time.Duration) time.Duration) (*counts, string) {
+	// Sides never stand in for each other: once probes count events, the
+	// objective judges the client's, as the store's views do.
+	side := telemetry.Server
+	for k := range ev.byKind {
+		if telemetry.SideOf(k) == telemetry.Client {
+			side = telemetry.Client
+		}
+	}
 	kinds := make([]string, 0, len(ev.byKind))
 	for k := range ev.byKind {
-		kinds = append(kinds, k)
+		if telemetry.SideOf(k) == side {
+			kinds = append(kinds, k)
+		}
 	}
 	rank := func(k string) int {
 		if i := slices.Index(prefer, k); i >= 0 {
@@ -170,7 +180,4 @@ func (c *counts) state(now time.Time, staleAfter time.Duration) telemetry.State 
 	return telemetry.Live
 }
 
-func sourceKind(source string) string {
-	kind, _, _ := strings.Cut(source, ":")
-	return kind
-}
+func sourceKind(source string) string { return telemetry.SourceKind(source) }

@@ -21,6 +21,8 @@ type Flags struct {
 	window, period       setValue[time.Duration]
 	forDur, keepFiring   setValue[time.Duration]
 	scale                setValue[float64]
+	availability         setValue[float64]
+	availabilityWindow   setValue[time.Duration]
 	defaultFor, defaultK time.Duration
 }
 
@@ -73,7 +75,9 @@ func BindFlags(fs *flag.FlagSet) *Flags {
 		scale: setValue[float64]{v: 1, parse: parseScale, show: func(v float64) string {
 			return strconv.FormatFloat(v, 'g', -1, 64)
 		}},
-		defaultFor: def[0].For, defaultK: def[0].KeepFiringFor,
+		availability:       setValue[float64]{v: DefaultAvailabilityTarget, parse: parseRatioOrZero, show: FormatRatio},
+		availabilityWindow: durationValue(DefaultAvailabilityWindow),
+		defaultFor:         def[0].For, defaultK: def[0].KeepFiringFor,
 	}
 	fs.Var(&f.ttft, "slo-ttft", "objective: TTFT percentile must stay at or below this (0 = no TTFT objective)")
 	fs.Var(&f.tpot, "slo-tpot", "objective: TPOT percentile must stay at or below this (0 = no TPOT objective)")
@@ -85,8 +89,18 @@ func BindFlags(fs *flag.FlagSet) *Flags {
 	fs.Var(&f.period, "slo-period", "period of the ratio objectives, e.g. 28d")
 	fs.Var(&f.forDur, "slo-for", "a breach must last this long before its alert fires")
 	fs.Var(&f.keepFiring, "slo-keep-firing-for", "keep a firing alert firing this long after the breach ends (against flapping)")
+	fs.Var(&f.availability, "slo-availability", "objective on every probed endpoint: at least this share of probes succeed over --slo-availability-window; a dead or failing endpoint fires (0 = none)")
+	fs.Var(&f.availabilityWindow, "slo-availability-window", "window of the availability objective")
 	fs.Var(&f.scale, "slo-scale", "divide ratio periods and burn windows by this factor, for demos (4032 turns 28d into 10m)")
 	return f
+}
+
+// parseRatioOrZero is ParseRatio that also takes 0 (off).
+func parseRatioOrZero(s string) (float64, error) {
+	if v, err := strconv.ParseFloat(s, 64); err == nil && v == 0 {
+		return 0, nil
+	}
+	return ParseRatio(s)
 }
 
 func parseScale(s string) (float64, error) {
@@ -108,7 +122,8 @@ func (f *Flags) Options() Options { return Options{Scale: f.scale.v} }
 // Changed reports whether any --slo-* flag was given.
 func (f *Flags) Changed() bool {
 	return f.ttft.set || f.tpot.set || f.e2e.set || f.errorRate.set || f.target.set || f.percentile.set ||
-		f.window.set || f.period.set || f.forDur.set || f.keepFiring.set || f.scale.set
+		f.window.set || f.period.set || f.forDur.set || f.keepFiring.set || f.scale.set ||
+		f.availability.set || f.availabilityWindow.set
 }
 
 // Apply returns base (objectives from a config file, or the defaults) with
@@ -140,6 +155,7 @@ func (f *Flags) Apply(base []Objective) ([]Objective, error) {
 	for i := range objs {
 		f.override(&objs[i])
 	}
+	objs = f.applyAvailability(objs)
 	out := make([]Objective, 0, len(objs))
 	for _, o := range objs {
 		o = o.WithDefaults()
@@ -152,6 +168,27 @@ func (f *Flags) Apply(base []Objective) ([]Objective, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// applyAvailability adds the availability objective unless one is
+// configured (whose target and window the flags then tune) or it is off.
+func (f *Flags) applyAvailability(objs []Objective) []Objective {
+	i := slices.IndexFunc(objs, func(o Objective) bool { return o.Kind == Availability })
+	if f.availability.v == 0 {
+		return slices.DeleteFunc(objs, func(o Objective) bool { return o.Kind == Availability })
+	}
+	if i < 0 {
+		o := AvailabilityObjective()
+		o.Target, o.Window = f.availability.v, f.availabilityWindow.v
+		return append(objs, o)
+	}
+	if f.availability.set {
+		objs[i].Target = f.availability.v
+	}
+	if f.availabilityWindow.set {
+		objs[i].Window = f.availabilityWindow.v
+	}
+	return objs
 }
 
 // override applies the flags that tune every objective of a kind.

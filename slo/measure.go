@@ -39,7 +39,7 @@ func (e *Engine) measure(r *rule, now time.Time) measurement {
 	switch o.Kind {
 	case Percentile:
 		return e.measurePercentile(o, r.endpoint, now)
-	case ErrorRate:
+	case ErrorRate, Availability:
 		return e.measureErrorRate(o, r.endpoint, now)
 	case Ratio:
 		return e.measureRatio(o, r.pairs, r.events, now)
@@ -56,7 +56,11 @@ func (e *Engine) signalMeasurement(o *Objective, endpoint string, now time.Time)
 		m.reason = "no telemetry store"
 		return m, snap, false
 	}
-	if snap, ok = e.store.Signal(endpoint, o.Signal, now, o.Window); !ok {
+	read := e.store.Signal
+	if o.Kind == Availability {
+		read = e.store.ClientSignal
+	}
+	if snap, ok = read(endpoint, o.Signal, now, o.Window); !ok {
 		m.reason = "never observed"
 		return m, snap, false
 	}

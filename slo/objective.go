@@ -18,6 +18,12 @@ const (
 	DefaultWindow     = 5 * time.Minute
 	DefaultPeriod     = 28 * 24 * time.Hour
 	DefaultSeverity   = "warning"
+	// An endpoint that fails more than half its probes over a minute is
+	// down: at any probe interval up to 30 s that is FIRING within 60 s of
+	// the first failure (2 s: 16 failures, 32 s; 10 s: 4, ~40 s; 15 s: 3,
+	// ~45 s), while a single failed probe among healthy ones is not.
+	DefaultAvailabilityTarget = 0.5
+	DefaultAvailabilityWindow = time.Minute
 )
 
 // workbookPeriod is the period the SRE workbook's burn windows were chosen
@@ -59,6 +65,13 @@ func DefaultObjectives() []Objective {
 	}
 }
 
+// AvailabilityObjective is the objective every probed endpoint gets unless
+// the user configures their own or turns it off.
+func AvailabilityObjective() Objective {
+	return Objective{Name: "availability", Kind: Availability, Target: DefaultAvailabilityTarget,
+		Window: DefaultAvailabilityWindow, Severity: "page"}
+}
+
 // WithDefaults returns o with its optional fields filled: percentile,
 // window, period, burn windows (scaled to the period), severity and a name
 // derived from what it promises.
@@ -78,6 +91,15 @@ func (o Objective) WithDefaults() Objective {
 		if o.Signal == "" {
 			o.Signal = telemetry.ErrorRate
 		}
+	case Availability:
+		if o.Window == 0 {
+			o.Window = DefaultAvailabilityWindow
+		}
+		if o.Target == 0 {
+			o.Target = DefaultAvailabilityTarget
+		}
+		// Judged as the probes' error rate against the failures allowed.
+		o.Signal, o.Threshold = telemetry.ErrorRate, budgetOf(o.Target)
 	case Ratio:
 		if o.Period == 0 {
 			o.Period = DefaultPeriod
@@ -114,6 +136,8 @@ func (o Objective) defaultName() string {
 		return fmt.Sprintf("%s-ratio-%s", o.Signal, trimFloat(o.Target*100))
 	case ErrorRate:
 		return "error-rate"
+	case Availability:
+		return "availability"
 	}
 	return string(o.Signal)
 }
@@ -151,6 +175,13 @@ func (o Objective) Validate() error {
 		if o.Window <= 0 {
 			bad("window must be positive")
 		}
+	case Availability:
+		if !(o.Target > 0 && o.Target < 1) {
+			bad("target %v must be within (0, 1): 0.5 is half the probes", o.Target)
+		}
+		if o.Window <= 0 {
+			bad("window must be positive")
+		}
 	case Ratio:
 		if !(o.Target > 0 && o.Target < 1) {
 			bad("target %v must be within (0, 1): 0.99 is 99%%", o.Target)
@@ -164,7 +195,7 @@ func (o Objective) Validate() error {
 			}
 		}
 	default:
-		bad("kind %q is not percentile, ratio or error_rate", o.Kind)
+		bad("kind %q is not percentile, ratio, error_rate or availability", o.Kind)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("objective %s: %w", o.Name, err)
@@ -240,6 +271,8 @@ func (o Objective) String() string {
 			FormatValue(o.Signal, o.Threshold), FormatDuration(o.Period))
 	case ErrorRate:
 		return fmt.Sprintf("error rate ≤ %s over %s", FormatRatio(o.Threshold), FormatDuration(o.Window))
+	case Availability:
+		return fmt.Sprintf("probe failures ≤ %s over %s", FormatRatio(budgetOf(o.Target)), FormatDuration(o.Window))
 	}
 	return o.Name
 }

@@ -23,6 +23,11 @@ const (
 	// ErrorRate: failed requests / all requests over Window stays below
 	// Threshold (a ratio 0–1).
 	ErrorRate Kind = "error_rate"
+	// Availability: at least Target of the endpoint's probes succeed over
+	// Window (failed probes / probes ≤ 1 − Target). Only probed endpoints
+	// have it: it judges tokentop's own requests, the one figure that
+	// still exists when the server is dead.
+	Availability Kind = "availability"
 )
 
 // Objective is one promise about one or more endpoints.

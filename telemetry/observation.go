@@ -28,6 +28,10 @@ const (
 	KindLiveText Kind = "live_text"
 	// KindSource reports a source's health (Observation.SourceStatus).
 	KindSource Kind = "source"
+	// KindRetire says the endpoint is gone (Err: why): a placeholder for a
+	// server whose models were unknown, now replaced by them. Views drop
+	// it; its alerts end.
+	KindRetire Kind = "retire"
 )
 
 // Observation is the one thing sources emit. Recording writes them as JSON

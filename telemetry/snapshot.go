@@ -98,6 +98,26 @@ func (s *Store) ServerSignal(endpoint string, sig Signal, now time.Time, window 
 	return SignalSnapshot{}, false
 }
 
+// ClientSignal reads the client's (probe) figure of a signal; ok is false
+// when the endpoint is not probed or probes do not measure sig.
+func (s *Store) ClientSignal(endpoint string, sig Signal, now time.Time, window time.Duration) (SignalSnapshot, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ep, ok := s.endpoints[endpoint]
+	if !ok || !ep.probed() || !ClientSignal(sig) {
+		return SignalSnapshot{}, false
+	}
+	return s.clientSnapshot(ep, sig, now, window), true
+}
+
+// Probed reports whether tokentop's own probes feed the endpoint.
+func (s *Store) Probed(endpoint string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ep, ok := s.endpoints[endpoint]
+	return ok && ep.probed()
+}
+
 // primarySnapshot is the figure of sig a view shows first (see
 // EndpointSnapshot): the client's on a probed endpoint, else the server's.
 func (s *Store) primarySnapshot(ep *endpointState, sig Signal, now time.Time, window time.Duration) (SignalSnapshot, bool) {

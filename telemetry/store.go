@@ -128,6 +128,10 @@ func (s *Store) Observe(o Observation) {
 	if o.Endpoint == "" {
 		return
 	}
+	if o.Kind == KindRetire {
+		delete(s.endpoints, o.Endpoint)
+		return
+	}
 	ep := s.endpoint(o.Endpoint, o.At)
 	if SideOf(sourceKindOf(o.Source)) == Client {
 		ep.noteProbe(o)

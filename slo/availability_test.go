@@ -1,0 +1,153 @@
+package slo
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// probeResult is what a probe runner emits for one result: probe_success
+// and, for a failure, a failure on every probe signal.
+func probeResult(sink telemetry.Sink, endpoint string, at time.Time, ok bool, interval time.Duration) {
+	src := "probe:http://" + endpoint
+	v := 0.0
+	if ok {
+		v = 1
+		sink.Observe(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: endpoint, Signal: telemetry.TTFT, Source: src, Value: 0.1, Interval: interval})
+	}
+	sink.Observe(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: endpoint, Signal: telemetry.ProbeSuccess, Source: src, Value: v, Interval: interval})
+	if !ok {
+		sink.Observe(telemetry.Observation{Kind: telemetry.KindFailure, At: at, Endpoint: endpoint, Source: src, Err: "connect: connection refused", Interval: interval})
+	}
+}
+
+func availabilityEngine(t *testing.T) (*telemetry.Store, *Engine, telemetry.Tee) {
+	t.Helper()
+	f, err := parseFlags(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := f.Objectives()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := telemetry.NewStore(telemetry.StoreConfig{})
+	e := New(objs, st, Options{})
+	return st, e, telemetry.Tee{st, e}
+}
+
+// A dead endpoint fires within 60 s of its death at the probe intervals
+// people use, with the default objectives, and resolves with an entry
+// once probes succeed again.
+func TestDeadEndpointFiresWithinAMinute(t *testing.T) {
+	for _, interval := range []time.Duration{2 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second} {
+		t.Run(interval.String(), func(t *testing.T) {
+			_, e, sink := availabilityEngine(t)
+			start := epoch()
+			death := start.Add(5 * time.Minute)
+			var firedAt, resolvedAt time.Time
+			for now := start; now.Before(death.Add(10 * time.Minute)); now = now.Add(time.Second) {
+				if now.Sub(start)%interval == 0 {
+					dead := !now.Before(death) && now.Before(death.Add(5*time.Minute))
+					probeResult(sink, "ep", now, !dead, interval)
+				}
+				for _, tr := range e.Evaluate(now) {
+					if tr.Alert.Objective != "availability" {
+						continue
+					}
+					switch tr.To {
+					case Firing:
+						firedAt = now
+						if now.Before(death) {
+							t.Fatalf("fired while healthy at %v", now.Sub(start))
+						}
+					case Resolved:
+						resolvedAt = now
+					}
+				}
+			}
+			if firedAt.IsZero() || firedAt.Sub(death) > time.Minute {
+				t.Fatalf("fired %v after the death, want within 1m", firedAt.Sub(death))
+			}
+			back := death.Add(5 * time.Minute)
+			if resolvedAt.Before(back) || resolvedAt.Sub(back) > time.Minute {
+				t.Errorf("resolved %v after recovery", resolvedAt.Sub(back))
+			}
+			h := e.History()
+			if len(h) != 1 || h[0].State != Resolved || h[0].Objective != "availability" {
+				t.Errorf("history %+v", h)
+			}
+			t.Logf("interval %v: firing %v after the death, resolved %v after recovery", interval, firedAt.Sub(death), resolvedAt.Sub(back))
+		})
+	}
+}
+
+// One failed probe among healthy ones is not an outage.
+func TestSingleFailedProbeDoesNotFire(t *testing.T) {
+	_, e, sink := availabilityEngine(t)
+	start := epoch()
+	for i := 0; i < 60; i++ {
+		now := start.Add(time.Duration(i) * 10 * time.Second)
+		probeResult(sink, "ep", now, i != 20, 10*time.Second)
+		for _, tr := range e.Evaluate(now) {
+			if tr.Alert.Objective == "availability" && tr.To != Inactive {
+				t.Fatalf("%v at probe %d", tr.To, i)
+			}
+		}
+	}
+}
+
+// An endpoint that only a scrape or PromQL feeds has no availability
+// rule: the objective judges tokentop's own probes.
+func TestAvailabilityOnlyForProbedEndpoints(t *testing.T) {
+	_, e, sink := availabilityEngine(t)
+	now := epoch()
+	sink.Observe(telemetry.Observation{Kind: telemetry.KindHistogram, At: now, Endpoint: "scraped", Signal: telemetry.TTFT,
+		Source: "scrape:http://x", Buckets: []telemetry.Bucket{{UpperBound: 1, Count: 1}, {UpperBound: inf(), Count: 1}}, Interval: time.Second})
+	probeResult(sink, "probed", now, false, time.Second)
+	e.Evaluate(now)
+	for _, a := range e.Current() {
+		if a.Objective == "availability" && a.Endpoint != "probed" {
+			t.Errorf("availability rule on %s", a.Endpoint)
+		}
+	}
+	if a := find(e.Current(), "availability", "probed"); a == nil || a.State != Firing {
+		t.Errorf("probed endpoint failing every probe: %+v", a)
+	}
+}
+
+// A retired endpoint's firing alert resolves, with its reason, and the
+// endpoint is gone from the store.
+func TestRetireResolvesFiringAlerts(t *testing.T) {
+	st, e, sink := availabilityEngine(t)
+	now := epoch()
+	probeResult(sink, "host:8000", now, false, time.Second)
+	if trs := e.Evaluate(now); len(trs) == 0 || find(e.Current(), "availability", "host:8000").State != Firing {
+		t.Fatalf("placeholder should fire: %+v", e.Current())
+	}
+	later := now.Add(3 * time.Second)
+	sink.Observe(telemetry.Observation{Kind: telemetry.KindRetire, At: later, Endpoint: "host:8000", Err: "reachable: probed per model"})
+	trs := e.Evaluate(later)
+	if len(trs) != 1 || trs[0].From != Firing || trs[0].To != Resolved || trs[0].Alert.Reason != "reachable: probed per model" {
+		t.Fatalf("transitions %+v", trs)
+	}
+	if len(e.Current()) != 0 || len(st.EndpointNames()) != 0 {
+		t.Errorf("retired endpoint still there: %+v %v", e.Current(), st.EndpointNames())
+	}
+	if h := e.History(); len(h) != 1 || h[0].ResolvedAt != later {
+		t.Errorf("history %+v", h)
+	}
+}
+
+func inf() float64 { return math.Inf(1) }
+
+func find(as []Alert, objective, endpoint string) *Alert {
+	for i := range as {
+		if as[i].Objective == objective && as[i].Endpoint == endpoint {
+			return &as[i]
+		}
+	}
+	return nil
+}
