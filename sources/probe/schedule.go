@@ -95,12 +95,16 @@ func (s *schedule) run(ctx context.Context, probe func(context.Context, int) *Re
 	}
 }
 
-// observe applies backoff: Retry-After when the server gave one, else
-// doubling from max(interval, 1 s) while 429s continue.
+// observe applies backoff to rate limiting only: a 429 waits for its
+// Retry-After, else doubles from max(interval, 1 s) while 429s continue
+// (the probe is the load being refused). Any other failure — a 503 with
+// Retry-After included — keeps the interval: an outage is what a monitor
+// must keep measuring, one probe per interval is no load, and every
+// attempt is data for the availability objective.
 func (s *schedule) observe(r *Result) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r.ErrorKind != ErrRateLimited && r.RetryAfter == 0 {
+	if r.ErrorKind != ErrRateLimited {
 		if r.OK {
 			s.streak = 0
 		}

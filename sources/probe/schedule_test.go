@@ -187,3 +187,24 @@ func TestScheduleCancel(t *testing.T) {
 		t.Errorf("%d goroutines before, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// TestOutageKeepsTheInterval: a 503 with Retry-After: 60 does not push
+// the next probe a minute away: during an outage every interval still
+// gets its attempt (the availability objective counts them).
+func TestOutageKeepsTheInterval(t *testing.T) {
+	s := testSchedule(Options{Interval: 50 * time.Millisecond, Jitter: 0.01}, 3)
+	var starts []time.Time
+	var mu sync.Mutex
+	s.run(context.Background(), func(context.Context, int) *Result {
+		mu.Lock()
+		starts = append(starts, time.Now())
+		mu.Unlock()
+		return &Result{ErrorKind: ErrHTTPStatus, Status: 503, RetryAfter: time.Minute}
+	}, func(*Result) {})
+	if len(starts) != 3 {
+		t.Fatalf("%d starts", len(starts))
+	}
+	if span := starts[2].Sub(starts[0]); span > 5*time.Second {
+		t.Errorf("3 probes at a 50 ms interval took %v: the 503's Retry-After held them back", span)
+	}
+}
