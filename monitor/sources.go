@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -14,8 +15,10 @@ import (
 
 // AddProbe probes one endpoint. With no model given, every model the
 // server lists on /v1/models gets its own probe (quick mode), named
-// "<prefix>/<model>" (prefix "" = host:port); a server that cannot be
-// reached yet is retried by the probe itself.
+// "<prefix>/<model>" (prefix "" = host:port). A server that cannot be
+// listed yet is an outage under its own name (prefix, or host:port):
+// failed probes every interval, so it alerts, until it lists its models;
+// then that placeholder retires and each model is probed.
 func (m *Monitor) AddProbe(o probe.Options, prefix string) error {
 	if _, err := probe.New(o); err != nil { // validate now: a clear error at start-up
 		return err
@@ -24,9 +27,12 @@ func (m *Monitor) AddProbe(o probe.Options, prefix string) error {
 		if o.Model != "" {
 			return m.runProbe(ctx, o)
 		}
-		models := m.discover(ctx, o)
+		models, ok := m.discover(ctx, o, prefix)
+		if !ok {
+			return nil
+		}
 		if len(models) == 0 {
-			return m.runProbe(ctx, o) // its own discovery retries and reports
+			return m.runProbe(ctx, o) // no list to follow: the probe's own discovery decides
 		}
 		done := make(chan error, len(models))
 		for _, model := range models {
@@ -45,29 +51,52 @@ func (m *Monitor) AddProbe(o probe.Options, prefix string) error {
 	return nil
 }
 
-// discover lists the server's models once; on failure it returns nil and
-// the probe's own discovery keeps retrying and reporting.
-func (m *Monitor) discover(ctx context.Context, o probe.Options) []string {
+// discover lists the server's models, retrying every probe interval until
+// it can; ok is false when ctx ended first. Each failed attempt is a failed
+// probe of the server's placeholder endpoint, retired once the list comes.
+func (m *Monitor) discover(ctx context.Context, o probe.Options, prefix string) (models []string, ok bool) {
 	p, err := probe.New(o)
 	if err != nil {
-		return nil
+		return nil, true
 	}
 	defer p.Close()
-	timeout := o.Timeout
-	if timeout <= 0 {
-		timeout = probe.DefaultTimeout
+	timeout, interval := cmp.Or(o.Timeout, probe.DefaultTimeout), cmp.Or(o.Interval, probe.DefaultInterval)
+	ep := telemetry.Endpoint{Name: cmp.Or(prefix, p.Host()), BaseURL: p.URL(), Labels: map[string]string{"api": string(p.API())}}
+	source := "probe:" + p.URL()
+	failures := 0
+	for {
+		dctx, cancel := context.WithTimeout(ctx, timeout)
+		listed, err := p.Discover(dctx)
+		cancel()
+		if ctx.Err() != nil {
+			return nil, false
+		}
+		if err == nil {
+			if failures > 0 {
+				m.Observe(telemetry.Observation{Kind: telemetry.KindRetire, At: time.Now(), Endpoint: ep.Name, Source: source,
+					Err: "reachable again: each model it lists is probed on its own"})
+			}
+			for _, md := range listed {
+				models = append(models, md.ID)
+			}
+			return models, true
+		}
+		failures++
+		now := time.Now()
+		for _, ob := range probe.DiscoveryFailure(err, ep, source, interval, now) {
+			m.Observe(ob)
+		}
+		m.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: now, Endpoint: ep.Name, Source: source, Interval: interval,
+			Status: &telemetry.SourceStatus{Name: ep.Name, Kind: "probe", URL: p.URL(), State: telemetry.Error,
+				Err: sanitize.Text(err.Error()), Failures: failures, Description: "listing the server's models"}})
+		t := time.NewTimer(interval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, false
+		case <-t.C:
+		}
 	}
-	dctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	listed, err := p.Discover(dctx)
-	if err != nil {
-		return nil
-	}
-	names := make([]string, 0, len(listed))
-	for _, md := range listed {
-		names = append(names, md.ID)
-	}
-	return names
 }
 
 func (m *Monitor) runProbe(ctx context.Context, o probe.Options) error {

@@ -130,6 +130,7 @@ func (s *Store) Observe(o Observation) {
 	}
 	if o.Kind == KindRetire {
 		delete(s.endpoints, o.Endpoint)
+		delete(s.sources, o.Endpoint)
 		return
 	}
 	ep := s.endpoint(o.Endpoint, o.At)

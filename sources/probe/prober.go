@@ -86,6 +86,12 @@ func (p *Prober) Discover(ctx context.Context) ([]Model, error) {
 		if p.model != "" || !p.proto.NeedsModel() {
 			return nil, nil
 		}
+		pe := classify(ctx, err, false)
+		switch pe.kind {
+		case ErrConnect, ErrDNS, ErrTLS, ErrTimeout:
+			// Nothing to do with the model: the server is not reachable.
+			return nil, &probeError{kind: pe.kind, msg: "cannot reach " + p.target.host + " to list its models: " + pe.msg}
+		}
 		return nil, fmt.Errorf("discovering the model (give one with --model): %w", err)
 	}
 	if p.model == "" {
@@ -103,6 +109,10 @@ func (p *Prober) Discover(ctx context.Context) ([]Model, error) {
 	}
 	return models, nil
 }
+
+// Host is the endpoint's host:port, the name of a server whose models are
+// not known yet.
+func (p *Prober) Host() string { return p.target.host }
 
 // Model is the model probed ("" until known).
 func (p *Prober) Model() string { return p.model }

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -90,6 +91,23 @@ func Observations(res *Result, endpoint, source string, interval time.Duration, 
 	p := obs(telemetry.KindProbe, "", 0)
 	p.Probe = &rec
 	return append(out, p)
+}
+
+// DiscoveryFailure is what a failed model discovery emits for the server
+// named endpoint (its models unknown, so it stands for all of them): the
+// endpoint, a failed probe (probe_success 0, the failure) and its record,
+// so a server that is dead from the start is an outage that alerts, not
+// silence.
+func DiscoveryFailure(err error, ep telemetry.Endpoint, source string, interval time.Duration, at time.Time) []telemetry.Observation {
+	kind, msg := ErrConnect, sanitize.Text(err.Error())
+	var pe *probeError
+	if errors.As(err, &pe) {
+		kind, msg = pe.kind, pe.msg
+	}
+	res := &Result{ErrorKind: kind, Err: msg}
+	info := ep
+	return append([]telemetry.Observation{{Kind: telemetry.KindEndpoint, At: at, Endpoint: ep.Name, Source: source,
+		Interval: interval, Info: &info}}, Observations(res, ep.Name, source, interval, at)...)
 }
 
 // Measure sends n requests to one endpoint, one after the other, and feeds

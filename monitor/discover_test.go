@@ -1,0 +1,97 @@
+package monitor
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/sim"
+	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/sources/probe"
+)
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > within {
+			t.Fatalf("not within %v: %s", within, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+// A server that is dead when tokentop starts is an outage under its own
+// name (it fires), not silence; once it lists its models the placeholder
+// retires with a RESOLVED entry and every model is probed.
+func TestDeadAtStartFiresThenRetires(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+
+	m := New(Options{Objectives: []slo.Objective{slo.AvailabilityObjective()}, EvalEvery: 50 * time.Millisecond})
+	if err := m.AddProbe(probe.Options{URL: "http://" + addr, Interval: 100 * time.Millisecond, Timeout: 2 * time.Second}, ""); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	firing := func(endpoint string) bool {
+		for _, a := range m.SLO.Current() {
+			if a.Endpoint == endpoint && a.Objective == "availability" && a.State == slo.Firing {
+				return true
+			}
+		}
+		return false
+	}
+	took := waitFor(t, 10*time.Second, "the dead server's availability alert firing", func() bool { return firing(addr) })
+	t.Logf("dead at start: FIRING after %v", took)
+	if p := m.Store.Probes(addr); len(p) == 0 || p[len(p)-1].OK || p[len(p)-1].ErrorKind != "connect" ||
+		!strings.Contains(p[len(p)-1].Error, "cannot reach "+addr) {
+		t.Errorf("probe records of the dead server: %+v", p)
+	}
+
+	cfg := sim.DemoConfig()
+	cfg.Scenario = sim.Scenario{}
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srvLn, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("port %s taken meanwhile: %v", addr, err)
+	}
+	srv := &http.Server{Handler: s.Handler()}
+	go func() { _ = srv.Serve(srvLn) }()
+	defer srv.Close()
+
+	waitFor(t, 10*time.Second, "the placeholder retired and the models probed", func() bool {
+		names := m.Store.EndpointNames()
+		for _, n := range names {
+			if n == addr {
+				return false
+			}
+		}
+		return len(names) == len(s.Models())
+	})
+	h := m.SLO.History()
+	if len(h) != 1 || h[0].Endpoint != addr || h[0].State != slo.Resolved || !strings.Contains(h[0].Reason, "reachable again") {
+		t.Errorf("history: %+v", h)
+	}
+	for _, a := range m.SLO.Current() {
+		if a.Endpoint == addr {
+			t.Errorf("retired endpoint still judged: %+v", a)
+		}
+	}
+}
