@@ -114,7 +114,7 @@ type Weights struct {
 type SLO struct {
 	Name          string   `yaml:"name"`
 	Endpoint      string   `yaml:"endpoint"`
-	Kind          string   `yaml:"kind"` // percentile, ratio, error_rate
+	Kind          string   `yaml:"kind"` // percentile, ratio, error_rate, availability
 	Signal        string   `yaml:"signal"`
 	Percentile    float64  `yaml:"percentile"`
 	Threshold     string   `yaml:"threshold"` // "5s", "50ms", "1%"

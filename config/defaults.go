@@ -147,11 +147,11 @@ func (c *Config) validate() error {
 	}
 	for i, s := range c.SLOs {
 		switch s.Kind {
-		case "", "percentile", "ratio", "error_rate":
+		case "", "percentile", "ratio", "error_rate", "availability":
 		default:
-			errs = append(errs, fmt.Sprintf("slos[%d] (%s): kind %q is not percentile, ratio or error_rate", i, s.Name, s.Kind))
+			errs = append(errs, fmt.Sprintf("slos[%d] (%s): kind %q is not percentile, ratio, error_rate or availability", i, s.Name, s.Kind))
 		}
-		if s.Threshold == "" {
+		if s.Threshold == "" && s.Kind != "availability" {
 			errs = append(errs, fmt.Sprintf("slos[%d] (%s): threshold is required", i, s.Name))
 		}
 	}

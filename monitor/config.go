@@ -217,6 +217,14 @@ func Objectives(in []config.SLO) ([]slo.Objective, error) {
 		if o.Target >= 1 && o.Target < 100 {
 			o.Target /= 100
 		}
+		if o.Kind == slo.Availability {
+			// Judged on the probes' error rate against 1 − target.
+			if s.Threshold != "" || s.Signal != "" {
+				return nil, fmt.Errorf("slos[%d] (%s): an availability objective takes a target and a window, not a signal or threshold", i, strings.TrimSpace(s.Name))
+			}
+			out = append(out, o)
+			continue
+		}
 		thr, err := slo.ParseThreshold(o.Signal, s.Threshold)
 		if err != nil {
 			return nil, fmt.Errorf("slos[%d] (%s): threshold: %w", i, strings.TrimSpace(s.Name), err)

@@ -39,6 +39,7 @@ func DemoObjectives() []slo.Objective {
 		{Name: "ttft-p95", Kind: slo.Percentile, Signal: telemetry.TTFT, Percentile: 0.95, Threshold: 5, Window: 30 * time.Second, For: 10 * time.Second, KeepFiringFor: 10 * time.Second},
 		{Name: "tpot-p95", Kind: slo.Percentile, Signal: telemetry.TPOT, Percentile: 0.95, Threshold: 0.050, Window: 30 * time.Second, For: 10 * time.Second, KeepFiringFor: 10 * time.Second},
 		{Name: "tpot-99pct", Kind: slo.Ratio, Signal: telemetry.TPOT, Threshold: 0.050, Target: 0.99, Period: 28 * 24 * time.Hour},
+		slo.AvailabilityObjective(),
 	}
 }
 

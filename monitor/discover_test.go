@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokentop/tokentop/config"
 	"github.com/tokentop/tokentop/sim"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/sources/probe"
@@ -93,5 +94,21 @@ func TestDeadAtStartFiresThenRetires(t *testing.T) {
 		if a.Endpoint == addr {
 			t.Errorf("retired endpoint still judged: %+v", a)
 		}
+	}
+}
+
+// An availability objective in the config takes a target and a window;
+// a threshold there is an error, not silently ignored.
+func TestConfigAvailabilityObjective(t *testing.T) {
+	objs, err := Objectives([]config.SLO{{Name: "up", Kind: "availability", Target: 90, Window: config.Duration(2 * time.Minute)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := objs[0].WithDefaults()
+	if o.Kind != slo.Availability || o.Target != 0.9 || o.Window != 2*time.Minute || o.Threshold != 0.1 || o.Validate() != nil {
+		t.Errorf("availability objective %+v", o)
+	}
+	if _, err := Objectives([]config.SLO{{Name: "up", Kind: "availability", Threshold: "5s"}}); err == nil {
+		t.Error("availability with a threshold accepted")
 	}
 }
