@@ -14,7 +14,22 @@ func (s *Store) Series(endpoint string, sig Signal, now time.Time, span time.Dur
 	if !ok {
 		return nanSlice(n)
 	}
-	t := s.primaryTrack(ep, sig, now)
+	return seriesOf(s.primaryTrack(ep, sig, now), sig, now, span, n)
+}
+
+// ServerSeries is Series of the engine's own figures (scrape, PromQL),
+// whatever the client's are.
+func (s *Store) ServerSeries(endpoint string, sig Signal, now time.Time, span time.Duration, n int) []float64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ep, ok := s.endpoints[endpoint]
+	if !ok {
+		return nanSlice(n)
+	}
+	return seriesOf(s.preferred(ep, sig, Server, now), sig, now, span, n)
+}
+
+func seriesOf(t *track, sig Signal, now time.Time, span time.Duration, n int) []float64 {
 	if t == nil {
 		return nanSlice(n)
 	}

@@ -46,6 +46,7 @@ type app struct {
 	screen, back  screen
 	alertsFocus   bool
 	frozen        bool
+	serverSide    bool // latency columns show the engine's figures (v)
 
 	table  table.Model
 	alertP alerts.Model

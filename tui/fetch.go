@@ -43,6 +43,13 @@ type fetchReq struct {
 	sparkN   int
 	detailEP string
 	chartN   int
+	server   bool // rows show the engine's own figures
+}
+
+// serverSeries is what a store offers beyond Data for the server view;
+// without it the sparklines stay the primary figures'.
+type serverSeries interface {
+	ServerSeries(endpoint string, sig telemetry.Signal, now time.Time, span time.Duration, n int) []float64
 }
 
 func (a *app) startTick() tea.Cmd {
@@ -59,7 +66,7 @@ func (a *app) fetch() tea.Cmd {
 	}
 	a.inflight = true
 	a.seq++
-	req := fetchReq{seq: a.seq, now: a.opts.Clock(), window: a.ctx.Window, sparkN: table.SparkWidth}
+	req := fetchReq{seq: a.seq, now: a.opts.Clock(), window: a.ctx.Window, sparkN: table.SparkWidth, server: a.serverSide}
 	if a.detailShown() {
 		req.detailEP, req.chartN = a.detail.Name(), a.detail.ChartPoints()
 	}
@@ -78,12 +85,16 @@ func read(data Data, al Alerts, thr Thresholds, req fetchReq) tea.Msg {
 	end := detail.Align(req.now, req.window, req.sparkN)
 	msg.rows = make([]table.Row, len(msg.snap.Endpoints))
 	for i, ep := range msg.snap.Endpoints {
-		r := table.Row{Endpoint: ep, Badge: slo.BadgeNone}
+		r := table.Row{Endpoint: ep, Badge: slo.BadgeNone, Server: req.server}
 		if al != nil {
 			r.Badge = al.Badge(ep.Name, req.now)
 		}
-		r.TTFT = data.Series(ep.Name, telemetry.TTFT, end, req.window, req.sparkN)
-		r.TPOT = data.Series(ep.Name, telemetry.TPOT, end, req.window, req.sparkN)
+		series := data.Series
+		if ss, ok := data.(serverSeries); ok && req.server && len(ep.Server) > 0 {
+			series = ss.ServerSeries
+		}
+		r.TTFT = series(ep.Name, telemetry.TTFT, end, req.window, req.sparkN)
+		r.TPOT = series(ep.Name, telemetry.TPOT, end, req.window, req.sparkN)
 		if v, ok := th(ep.Name, telemetry.TTFT); ok {
 			r.TTFTThr, r.HasTTFTThr = v*telemetry.TTFT.Info().Scale, true
 		}
@@ -216,27 +227,36 @@ func fingerprint(m *dataMsg) uint64 {
 	}
 	t := func(v time.Time) { f(float64(v.Unix())) }
 	// Clip: appending must copy, never write into telemetry.Signals.
-	sigs := append(slices.Clip(telemetry.Signals), detail.FBUsed)
+	shown := append(slices.Clip(telemetry.Signals), detail.FBUsed)
 	for _, r := range m.rows {
 		s(r.Endpoint.Name)
 		s(r.Endpoint.Model)
 		s(string(r.Endpoint.Engine))
 		s(r.Endpoint.BaseURL)
 		s(string(r.Badge))
-		for _, sig := range sigs {
-			sn, ok := r.Endpoint.Signals[sig]
-			if !ok {
-				f(-1)
-				continue
+		if r.Server {
+			f(1)
+		}
+		for _, sigs := range []map[telemetry.Signal]telemetry.SignalSnapshot{r.Endpoint.Signals, r.Endpoint.Server} {
+			for _, sig := range shown {
+				sn, ok := sigs[sig]
+				if !ok {
+					f(-1)
+					continue
+				}
+				f(float64(sn.State))
+				p(sn.P50)
+				p(sn.P90)
+				p(sn.P99)
+				p(sn.Value)
+				f(sn.Count)
+				s(sn.Err)
+				s(sn.Source)
+				if sn.Approx {
+					f(1)
+				}
+				t(sn.ObservedAt)
 			}
-			f(float64(sn.State))
-			p(sn.P50)
-			p(sn.P90)
-			p(sn.P99)
-			p(sn.Value)
-			f(sn.Count)
-			s(sn.Err)
-			t(sn.ObservedAt)
 		}
 		for _, v := range r.TTFT {
 			f(v)
@@ -254,6 +274,9 @@ func fingerprint(m *dataMsg) uint64 {
 		f(float64(src.Failures))
 		t(src.LastOK)
 		f(float64(src.Latency))
+		for _, w := range src.Warnings {
+			s(w)
+		}
 	}
 	for _, al := range m.alerts {
 		s(al.Objective)
@@ -266,6 +289,13 @@ func fingerprint(m *dataMsg) uint64 {
 		t(al.FiredAt)
 		t(al.ResolvedAt)
 		t(al.UnknownSince)
+		p(al.BudgetRemaining)
+		for _, br := range al.BurnRates {
+			f(br.Rate)
+		}
+		if al.Approx {
+			f(1)
+		}
 	}
 	if d := m.detail; d != nil {
 		s(d.Endpoint)

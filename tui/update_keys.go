@@ -39,6 +39,9 @@ func (a *app) onKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, km.Theme):
 		a.cycleTheme()
 		return nil
+	case key.Matches(k, km.Side):
+		a.serverSide, a.dirty = !a.serverSide, true
+		return a.refetch()
 	case key.Matches(k, km.Redraw):
 		a.dirty = true
 		return tea.ClearScreen

@@ -58,8 +58,8 @@ func (m *Model) summary(w int) string {
 	r := &ctx.Styles.Normal
 	type item struct{ label, text string }
 	var items []item
-	dist := func(sig telemetry.Signal) string {
-		s, ok := m.ep.Signals[sig]
+	dist := func(sigs map[telemetry.Signal]telemetry.SignalSnapshot, sig telemetry.Signal) string {
+		s, ok := sigs[sig]
 		text := ""
 		if ok && s.P50 != nil && s.P90 != nil && s.P99 != nil {
 			text = "p50 " + format.Value(*s.P50, s.Unit) + " p90 " + format.Value(*s.P90, s.Unit) +
@@ -68,8 +68,8 @@ func (m *Model) summary(w int) string {
 		c := format.Signal(s, ok, text, ctx.Now, 80, ctx.Glyphs.Unknown)
 		return ctx.Paint(r, c.Kind).S(c.Text)
 	}
-	scalar := func(sig telemetry.Signal) string {
-		s, ok := m.ep.Signals[sig]
+	scalar := func(sigs map[telemetry.Signal]telemetry.SignalSnapshot, sig telemetry.Signal) string {
+		s, ok := sigs[sig]
 		text := format.Scalar(s)
 		if sig == telemetry.MBU && text != "" {
 			s.Approx = true
@@ -77,11 +77,33 @@ func (m *Model) summary(w int) string {
 		c := format.Signal(s, ok, text, ctx.Now, 40, ctx.Glyphs.Unknown)
 		return ctx.Paint(r, c.Kind).S(c.Text)
 	}
-	for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.TPOT, telemetry.ITL, telemetry.E2E} {
-		items = append(items, item{sig.Info().Title, dist(sig)})
+	// Each figure says whose it is: the client's (probe) first, then the
+	// engine's own beside it, never one in place of the other.
+	label := func(sig telemetry.Signal, s telemetry.SignalSnapshot, server bool) string {
+		switch {
+		case server:
+			return sig.Info().Title + " (server)"
+		case telemetry.ClientSignal(sig) && telemetry.SourceKind(s.Source) == "probe":
+			return sig.Info().Title + " (probe)"
+		}
+		return sig.Info().Title
+	}
+	latency := []telemetry.Signal{telemetry.TTFT, telemetry.TPOT, telemetry.ITL, telemetry.E2E}
+	for _, sig := range latency {
+		items = append(items, item{label(sig, m.ep.Signals[sig], false), dist(m.ep.Signals, sig)})
 	}
 	for _, sig := range []telemetry.Signal{telemetry.OutputTPS, telemetry.ErrorRate, telemetry.Running, telemetry.Waiting, telemetry.KVCache} {
-		items = append(items, item{sig.Info().Title, scalar(sig)})
+		items = append(items, item{label(sig, m.ep.Signals[sig], false), scalar(m.ep.Signals, sig)})
+	}
+	for _, sig := range latency {
+		if _, ok := m.ep.Server[sig]; ok {
+			items = append(items, item{label(sig, telemetry.SignalSnapshot{}, true), dist(m.ep.Server, sig)})
+		}
+	}
+	for _, sig := range []telemetry.Signal{telemetry.OutputTPS, telemetry.ErrorRate} {
+		if _, ok := m.ep.Server[sig]; ok {
+			items = append(items, item{label(sig, telemetry.SignalSnapshot{}, true), scalar(m.ep.Server, sig)})
+		}
 	}
 	var lines []string
 	var cur strings.Builder

@@ -12,6 +12,9 @@ type Map struct {
 	Freeze, WindowUp, WindowDown            key.Binding
 	Faster, Slower                          key.Binding
 	Theme, Redraw, Help, Quit               key.Binding
+	// Side switches the latency columns between the client's figures
+	// (tokentop's probes) and the engine's own (scrape, PromQL).
+	Side key.Binding
 	// Replay controls: disabled (not matched, not in help) unless the
 	// map comes from WithReplay.
 	Pause, SeekBack, SeekFwd, SeekBackLong, SeekFwdLong key.Binding
@@ -50,6 +53,7 @@ func New(ascii bool) Map {
 		Faster:      b([]string{"["}, "[", "refresh faster"),
 		Slower:      b([]string{"]"}, "]", "refresh slower"),
 		Theme:       b([]string{"t"}, "t", "next theme"),
+		Side:        b([]string{"v"}, "v", "client (probe) / server (engine) figures"),
 		Redraw:      b([]string{"r", "ctrl+l"}, "r", "redraw"),
 		Help:        b([]string{"?"}, "?", "help"),
 		Quit:        b([]string{"q", "ctrl+c"}, "q", "quit"),
@@ -89,7 +93,7 @@ func (m Map) ShortHelp() []key.Binding {
 func (m Map) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.Up, m.Down, m.PageUp, m.PageDown, m.Top, m.Bottom},
-		{m.Enter, m.Back, m.Tab, m.Filter, m.Sort, m.SortReverse},
+		{m.Enter, m.Back, m.Tab, m.Filter, m.Sort, m.SortReverse, m.Side},
 		{m.Freeze, m.WindowUp, m.WindowDown, m.Faster, m.Slower},
 		{m.Theme, m.Redraw, m.Help, m.Quit},
 		{m.Pause, m.SeekBack, m.SeekFwd, m.SeekBackLong, m.SeekFwdLong, m.Speed1, m.Speed10, m.SpeedMax},

@@ -18,6 +18,7 @@ const (
 	ColTPOT
 	ColTPOTSpark
 	ColTPS
+	ColSource
 	ColRunWait
 	ColKV
 	ColDRAM
@@ -48,6 +49,9 @@ func defs() [numCols]colDef {
 		ColTPOT:      {title: "TPOT p50/p99", width: 13, prio: 2, right: true, sig: telemetry.TPOT},
 		ColTPOTSpark: {title: "tpot", width: SparkWidth, prio: 7, sig: telemetry.TPOT},
 		ColTPS:       {title: "TOK/S", width: 7, prio: 3, right: true, sig: telemetry.OutputTPS},
+		// Whose figures the latency columns are: the client's (probe) or
+		// the engine's own (server); never mixed in one row silently.
+		ColSource: {title: "SRC", width: 6, prio: 3},
 		ColRunWait:   {title: "RUN/WAIT", width: 9, prio: 5, right: true, sig: telemetry.Running},
 		ColKV:        {title: "KV%", width: 5, prio: 6, right: true, sig: telemetry.KVCache},
 		ColDRAM:      {title: "DRAM%", width: 6, prio: 9, right: true, sig: telemetry.GPUMemBW},

@@ -56,7 +56,11 @@ func (m *Model) Info() string {
 	if r.Endpoint.BaseURL != "" {
 		parts = append(parts, common.Safe(r.Endpoint.BaseURL))
 	}
-	return st.Faint.S(common.Fit(" "+strings.Join(parts, " "+dot+" ")+" "+dot+" enter for details", m.width, ctx.Glyphs.Ellipsis))
+	side := "v: server figures"
+	if r.Server {
+		side = "v: client figures"
+	}
+	return st.Faint.S(common.Fit(" "+strings.Join(parts, " "+dot+" ")+" "+dot+" enter for details "+dot+" "+side, m.width, ctx.Glyphs.Ellipsis))
 }
 
 func lastGood(s telemetry.SignalSnapshot) string {

@@ -18,13 +18,42 @@ type Row struct {
 	// SLO thresholds in display units, for colouring the sparklines.
 	TTFTThr, TPOTThr       float64
 	HasTTFTThr, HasTPOTThr bool
+	// Server: the row shows the engine's own figures (the v key), not the
+	// client's (probe) ones.
+	Server bool
 }
 
 // Name is the row's key.
 func (r *Row) Name() string { return r.Endpoint.Name }
 
-// Sig returns one signal snapshot of the row.
+// Sig returns one signal snapshot of the row, of the side it shows.
 func (r *Row) Sig(s telemetry.Signal) (telemetry.SignalSnapshot, bool) {
+	if r.Server {
+		if v, ok := r.Endpoint.Server[s]; ok {
+			return v, true
+		}
+	}
 	v, ok := r.Endpoint.Signals[s]
+	if ok && r.Server && telemetry.ClientSignal(s) && Side(v) == telemetry.Client {
+		return telemetry.SignalSnapshot{}, false // the engine has no figure of its own
+	}
 	return v, ok
+}
+
+// Side is whose figure s is.
+func Side(s telemetry.SignalSnapshot) telemetry.Side {
+	return telemetry.SideOf(telemetry.SourceKind(s.Source))
+}
+
+// SourceMark is the SRC cell: whose latency figures the row shows.
+func (r *Row) SourceMark() string {
+	for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.TPOT, telemetry.OutputTPS} {
+		if v, ok := r.Sig(sig); ok && v.Source != "" {
+			if Side(v) == telemetry.Client {
+				return "probe"
+			}
+			return "server"
+		}
+	}
+	return ""
 }

@@ -99,6 +99,12 @@ func (m *Model) row(r *Row, sel bool) string {
 			roles.Faint.To(&b, common.Fit(common.Safe(string(r.Endpoint.Engine)), p.width, g.Ellipsis))
 		case ColTTFTSpark, ColTPOTSpark:
 			b.WriteString(m.spark(r, p, roles))
+		case ColSource:
+			mark := r.SourceMark()
+			if mark == "" {
+				mark = g.Unknown
+			}
+			roles.Faint.To(&b, common.Fit(mark, p.width, g.Ellipsis))
 		case ColSLO:
 			badge := string(r.Badge)
 			if r.Badge == "" || badge == "—" {
