@@ -51,10 +51,10 @@ func defs() [numCols]colDef {
 		ColTPS:       {title: "TOK/S", width: 7, prio: 3, right: true, sig: telemetry.OutputTPS},
 		// Whose figures the latency columns are: the client's (probe) or
 		// the engine's own (server); never mixed in one row silently.
-		ColSource: {title: "SRC", width: 6, prio: 3},
-		ColRunWait:   {title: "RUN/WAIT", width: 9, prio: 5, right: true, sig: telemetry.Running},
-		ColKV:        {title: "KV%", width: 5, prio: 6, right: true, sig: telemetry.KVCache},
-		ColDRAM:      {title: "DRAM%", width: 6, prio: 9, right: true, sig: telemetry.GPUMemBW},
+		ColSource:  {title: "SRC", width: 6, prio: 3},
+		ColRunWait: {title: "RUN/WAIT", width: 9, prio: 5, right: true, sig: telemetry.Running},
+		ColKV:      {title: "KV%", width: 5, prio: 6, right: true, sig: telemetry.KVCache},
+		ColDRAM:    {title: "DRAM%", width: 6, prio: 9, right: true, sig: telemetry.GPUMemBW},
 		// MBU is an estimate: the "~" in the title and before the figure
 		// says so.
 		ColMBU: {title: "MBU~", width: 5, prio: 8, right: true, sig: telemetry.MBU},
