@@ -36,14 +36,13 @@ const (
 // AlertSource is what the SLO collector reads at scrape time; slo.Engine
 // satisfies it.
 type AlertSource interface {
-	Alerts() []slo.Alert
+	// Current returns every objective on every endpoint, inactive
+	// included, so healthy objectives have series too.
+	Current() []slo.Alert
+	// Objectives returns the objectives in use, completed and scaled:
+	// their burn windows decide when the error budget is exported.
+	Objectives() []slo.Objective
 }
-
-// AlertsFunc adapts a function to AlertSource.
-type AlertsFunc func() []slo.Alert
-
-// Alerts calls f.
-func (f AlertsFunc) Alerts() []slo.Alert { return f() }
 
 // Options configures an Exporter. The zero value is usable.
 type Options struct {
