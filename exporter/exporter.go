@@ -19,9 +19,10 @@ const (
 	// DefaultProbeInterval mirrors probe.DefaultInterval; it is only used
 	// by /healthz when neither Options nor the observations give one.
 	DefaultProbeInterval = 15 * time.Second
-	// DefaultMaxEndpoints caps the endpoint label. Each endpoint costs
-	// about 90 series (four histograms), so 1000 endpoints stay under
-	// 100k series, which one Prometheus handles without trouble.
+	// DefaultMaxEndpoints caps the endpoint label. Each endpoint costs 97
+	// probe series (four histograms) and 6 per SLO alert, so 1000
+	// endpoints with the default objectives are about 110k series, which
+	// one Prometheus handles without trouble.
 	DefaultMaxEndpoints = 1000
 	// DefaultMaxErrorKinds caps error_kind values; the probe's own error
 	// kinds are a short fixed list, so more means something is wrong.
