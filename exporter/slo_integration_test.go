@@ -97,8 +97,8 @@ func TestPrometheusSeesSLOSeries(t *testing.T) {
 	// One-hot: each alert's states sum to 1, over all six states.
 	for q, want := range map[string]float64{
 		`count(sum by (objective, endpoint, severity) (tokentop_slo_alert_state) == 1)`: wantAlerts,
-		`count(tokentop_slo_alert_state)`:                                                wantAlerts * float64(len(alertStates())),
-		`count(tokentop_slo_error_budget_span_seconds)`:                                  1,
+		`count(tokentop_slo_alert_state)`:                                               wantAlerts * float64(len(alertStates())),
+		`count(tokentop_slo_error_budget_span_seconds)`:                                 1,
 	} {
 		if v, ok := prom.scalar(t, q); !ok || v != want {
 			t.Errorf("%s = %g (found %v), want %g", q, v, ok, want)
