@@ -19,9 +19,10 @@ const (
 	// DefaultProbeInterval mirrors probe.DefaultInterval; it is only used
 	// by /healthz when neither Options nor the observations give one.
 	DefaultProbeInterval = 15 * time.Second
-	// DefaultMaxEndpoints caps the endpoint label. Each endpoint costs
-	// about 90 series (four histograms), so 1000 endpoints stay under
-	// 100k series, which one Prometheus handles without trouble.
+	// DefaultMaxEndpoints caps the endpoint label. Each endpoint costs 97
+	// probe series (four histograms) and 6 per SLO alert, so 1000
+	// endpoints with the default objectives are about 110k series, which
+	// one Prometheus handles without trouble.
 	DefaultMaxEndpoints = 1000
 	// DefaultMaxErrorKinds caps error_kind values; the probe's own error
 	// kinds are a short fixed list, so more means something is wrong.
@@ -36,14 +37,13 @@ const (
 // AlertSource is what the SLO collector reads at scrape time; slo.Engine
 // satisfies it.
 type AlertSource interface {
-	Alerts() []slo.Alert
+	// Current returns every objective on every endpoint, inactive
+	// included, so healthy objectives have series too.
+	Current() []slo.Alert
+	// Objectives returns the objectives in use, completed and scaled:
+	// their burn windows decide when the error budget is exported.
+	Objectives() []slo.Objective
 }
-
-// AlertsFunc adapts a function to AlertSource.
-type AlertsFunc func() []slo.Alert
-
-// Alerts calls f.
-func (f AlertsFunc) Alerts() []slo.Alert { return f() }
 
 // Options configures an Exporter. The zero value is usable.
 type Options struct {

@@ -270,57 +270,6 @@ func TestCardinalityCap(t *testing.T) {
 	}
 }
 
-func TestSLOMetricsReadAtScrape(t *testing.T) {
-	budget := 0.25
-	var mu sync.Mutex
-	state := slo.Pending
-	src := AlertsFunc(func() []slo.Alert {
-		mu.Lock()
-		defer mu.Unlock()
-		return []slo.Alert{{
-			Objective: "ttft-p95", Endpoint: "ep", State: state, BudgetRemaining: &budget,
-			BurnRates: []slo.BurnRate{
-				{Window: time.Hour, Rate: 15, Factor: 14.4}, {Window: 5 * time.Minute, Rate: 20, Factor: 14.4},
-				{Window: 6 * time.Hour, Rate: 7, Factor: 6}, {Window: 30 * time.Minute, Rate: 9, Factor: 6},
-				{Window: 3 * 24 * time.Hour, Rate: 1.5, Factor: 1}, {Window: 6 * time.Hour, Rate: 7, Factor: 1}, // 6h again
-				{Window: 24 * time.Hour, Rate: math.NaN()},
-			},
-		}}
-	})
-	e := New(Options{Alerts: src})
-	fams := scrape(t, e.Handler())
-	lbl := map[string]string{"objective": "ttft-p95", "endpoint": "ep"}
-	if v := mustFind(t, fams, "tokentop_slo_error_budget_remaining_ratio", lbl).GetGauge().GetValue(); v != 0.25 {
-		t.Errorf("budget = %g", v)
-	}
-	if n := len(fams["tokentop_slo_burn_rate"].GetMetric()); n != 5 {
-		t.Errorf("%d burn-rate series, want 5 (6h once, NaN absent)", n)
-	}
-	for w, want := range map[string]float64{"1h": 15, "5m": 20, "6h": 7, "30m": 9, "3d": 1.5} {
-		if v := mustFind(t, fams, "tokentop_slo_burn_rate", map[string]string{"window": w}).GetGauge().GetValue(); v != want {
-			t.Errorf("burn %s = %g, want %g", w, v, want)
-		}
-	}
-	checkState := func(want slo.State) {
-		t.Helper()
-		fams := scrape(t, e.Handler())
-		if n := len(fams["tokentop_slo_alert_state"].GetMetric()); n != len(alertStates()) {
-			t.Errorf("%d state series, want %d", n, len(alertStates()))
-		}
-		for _, st := range alertStates() {
-			v := mustFind(t, fams, "tokentop_slo_alert_state", map[string]string{"state": string(st)}).GetGauge().GetValue()
-			if (st == want) != (v == 1) {
-				t.Errorf("state %s = %g, current %s", st, v, want)
-			}
-		}
-	}
-	checkState(slo.Pending)
-	mu.Lock()
-	state = slo.Firing
-	mu.Unlock()
-	checkState(slo.Firing) // no SetAlerts call: read at scrape time
-}
-
 func TestHealthz(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
 	e := New(Options{Now: clk.Now})

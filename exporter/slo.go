@@ -21,23 +21,27 @@ func alertStates() []slo.State {
 // sloCollector reads the alerts at scrape time, so the values served are
 // the engine's current ones, never a copy taken at some earlier tick.
 type sloCollector struct {
-	src    AlertSource
-	burn   *prometheus.Desc
-	state  *prometheus.Desc
-	budget *prometheus.Desc
+	src        AlertSource
+	burn       *prometheus.Desc
+	state      *prometheus.Desc
+	budget     *prometheus.Desc
+	budgetSpan *prometheus.Desc
 }
 
 func newSLOCollector(src AlertSource) *sloCollector {
 	return &sloCollector{
 		src: src,
 		burn: prometheus.NewDesc("tokentop_slo_burn_rate",
-			"Error-budget burn rate of an objective on an endpoint over a window (1 = spending the budget exactly over the SLO period).",
+			"Error-budget burn rate of a ratio objective on an endpoint over a window (1 = spending the budget exactly over the SLO period); absent while the window holds no events.",
 			[]string{"objective", "endpoint", "window"}, nil),
 		state: prometheus.NewDesc("tokentop_slo_alert_state",
-			"1 for the alert's current state (inactive, pending, firing, resolved, no_data, unknown), 0 for the others.",
-			[]string{"objective", "endpoint", "state"}, nil),
+			"1 for the alert's current state (inactive, pending, firing, resolved, no_data, unknown), 0 for the others; a ratio objective has one alert per severity (page, ticket).",
+			[]string{"objective", "endpoint", "severity", "state"}, nil),
 		budget: prometheus.NewDesc("tokentop_slo_error_budget_remaining_ratio",
-			"Fraction of the objective's error budget left over its period (1 = untouched, 0 or less = spent).",
+			"Fraction of a ratio objective's error budget left over its period (1 = untouched, 0 or less = spent); absent until the events cover the objective's longest burn window.",
+			[]string{"objective", "endpoint"}, nil),
+		budgetSpan: prometheus.NewDesc("tokentop_slo_error_budget_span_seconds",
+			"How much of the SLO period the events behind the error budget cover (at most the period).",
 			[]string{"objective", "endpoint"}, nil),
 	}
 }
@@ -47,53 +51,88 @@ func (c *sloCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.burn
 	ch <- c.state
 	ch <- c.budget
+	ch <- c.budgetSpan
 }
 
-// Collect exports each (objective, endpoint) once and each burn window
-// once: the engine's window pairs share windows (6 h is the long window of
-// one pair and the short one of another), and a duplicate series would
-// fail the whole scrape.
+// Collect exports every evaluated objective × endpoint: one one-hot state
+// set per alert (a ratio objective's page and ticket alerts are told apart
+// by severity), the burn windows of all its alerts merged, and the budget.
+// Merging deduplicates windows shared by two pairs (6 h is the page's long
+// window and the ticket's short one, computed from the same events at the
+// same instant): a duplicate series would fail the whole metric family.
 func (c *sloCollector) Collect(ch chan<- prometheus.Metric) {
 	if c.src == nil {
 		return
 	}
-	type alertKey struct{ objective, endpoint string }
-	type burnKey struct {
-		alertKey
-		window time.Duration
+	longest := map[string]time.Duration{}
+	for _, o := range c.src.Objectives() {
+		for _, bw := range o.BurnWindows {
+			longest[o.Name] = max(longest[o.Name], bw.Long, bw.Short)
+		}
 	}
-	seen := map[alertKey]bool{}
+	type pairKey struct{ objective, endpoint string }
+	type stateKey struct {
+		pairKey
+		severity string
+	}
+	type burnKey struct {
+		pairKey
+		window string
+	}
+	seenState := map[stateKey]bool{}
 	seenBurn := map[burnKey]bool{}
-	for _, a := range c.src.Alerts() {
-		k := alertKey{cleanLabel(a.Objective), cleanLabel(a.Endpoint)}
-		if seen[k] {
+	seenBudget := map[pairKey]bool{}
+	for _, a := range c.src.Current() {
+		if a.EvaluatedAt.IsZero() {
+			// Never judged: "inactive" would claim a verdict nobody made.
 			continue
 		}
-		seen[k] = true
-		known := false
-		for _, st := range alertStates() {
-			v := 0.0
-			if a.State == st {
-				v, known = 1, true
-			}
-			ch <- constMetric(prometheus.NewConstMetric(c.state, prometheus.GaugeValue, v, k.objective, k.endpoint, string(st)))
-		}
-		if !known && a.State != "" {
-			// A state added to slo after this list: still shown, not lost.
-			ch <- constMetric(prometheus.NewConstMetric(c.state, prometheus.GaugeValue, 1, k.objective, k.endpoint, cleanLabel(string(a.State))))
-		}
-		if a.BudgetRemaining != nil && !math.IsNaN(*a.BudgetRemaining) {
-			ch <- constMetric(prometheus.NewConstMetric(c.budget, prometheus.GaugeValue, *a.BudgetRemaining, k.objective, k.endpoint))
+		pk := pairKey{cleanLabel(a.Objective), cleanLabel(a.Endpoint)}
+		if sk := (stateKey{pk, cleanLabel(a.Severity)}); !seenState[sk] {
+			seenState[sk] = true
+			c.collectState(ch, sk.objective, sk.endpoint, sk.severity, a.State)
 		}
 		for _, br := range a.BurnRates {
-			bk := burnKey{k, br.Window}
 			// Unknown rates are absent, never 0: 0 would read as "no
-			// budget spent" (slo.md §8: missing is not zero).
-			if seenBurn[bk] || br.Window <= 0 || math.IsNaN(br.Rate) || math.IsInf(br.Rate, 0) {
+			// budget spent" (missing is not zero).
+			if br.Window <= 0 || math.IsNaN(br.Rate) || math.IsInf(br.Rate, 0) {
+				continue
+			}
+			// Prometheus's duration notation, as in the rules' range
+			// selectors: 5m, 30m, 1h, 6h, 3d.
+			bk := burnKey{pk, model.Duration(br.Window).String()}
+			if seenBurn[bk] {
 				continue
 			}
 			seenBurn[bk] = true
-			ch <- constMetric(prometheus.NewConstMetric(c.burn, prometheus.GaugeValue, br.Rate, k.objective, k.endpoint, model.Duration(br.Window).String()))
+			ch <- constMetric(prometheus.NewConstMetric(c.burn, prometheus.GaugeValue, br.Rate, pk.objective, pk.endpoint, bk.window))
 		}
+		if seenBudget[pk] || a.BudgetRemaining == nil || math.IsNaN(*a.BudgetRemaining) {
+			continue
+		}
+		seenBudget[pk] = true
+		ch <- constMetric(prometheus.NewConstMetric(c.budgetSpan, prometheus.GaugeValue, a.BudgetSpan.Seconds(), pk.objective, pk.endpoint))
+		// A budget judged on less data than the alerts' longest window
+		// extrapolates a few events to the whole period (-99 after 25 s
+		// of failures): absent until the span means something.
+		if need, ok := longest[a.Objective]; ok && a.BudgetSpan >= need {
+			ch <- constMetric(prometheus.NewConstMetric(c.budget, prometheus.GaugeValue, *a.BudgetRemaining, pk.objective, pk.endpoint))
+		}
+	}
+}
+
+// collectState sends the one-hot state series of one alert.
+func (c *sloCollector) collectState(ch chan<- prometheus.Metric, objective, endpoint, severity string, current slo.State) {
+	known := false
+	for _, st := range alertStates() {
+		v := 0.0
+		if current == st {
+			v, known = 1, true
+		}
+		ch <- constMetric(prometheus.NewConstMetric(c.state, prometheus.GaugeValue, v, objective, endpoint, severity, string(st)))
+	}
+	if !known && current != "" {
+		// A state added to slo after this list: still shown, not lost.
+		ch <- constMetric(prometheus.NewConstMetric(c.state, prometheus.GaugeValue, 1, objective, endpoint, severity, cleanLabel(string(current))))
 	}
 }
