@@ -73,6 +73,26 @@ func Fit(s string, w int, ellipsis string) string {
 	return ansi.Truncate(s, w, ellipsis)
 }
 
+// FitMiddle fits plain text s in w cells, eliding the middle: names of
+// one server share their head (host:port/org/) and differ at the tail
+// (…-8B-Instruct vs …-70B-Instruct), so the tail is what must survive.
+// A third of the cells keep the head, the rest the tail.
+func FitMiddle(s string, w int, ellipsis string) string {
+	sw := Width(s)
+	ew := Width(ellipsis)
+	if sw <= w || w <= ew+2 {
+		return Fit(s, w, ellipsis)
+	}
+	head := (w - ew) / 3
+	tail := w - ew - head
+	rs := []rune(s)
+	// Names are sanitised single-width text; cut by runes from each end.
+	for Width(string(rs[len(rs)-tail:])) > tail {
+		tail--
+	}
+	return string(rs[:head]) + ellipsis + string(rs[len(rs)-tail:]) + spaces(w-head-ew-Width(string(rs[len(rs)-tail:])))
+}
+
 // FitRight right-aligns plain text s in w cells.
 func FitRight(s string, w int, ellipsis string) string {
 	if w <= 0 {

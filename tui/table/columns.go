@@ -41,7 +41,7 @@ const SparkWidth = 8
 
 func defs() [numCols]colDef {
 	return [numCols]colDef{
-		ColName:      {title: "ENDPOINT", width: 12, prio: 0},
+		ColName:      {title: "ENDPOINT", width: 16, prio: 0},
 		ColModel:     {title: "MODEL", width: 18, prio: 10},
 		ColEngine:    {title: "ENGINE", width: 8, prio: 11},
 		ColTTFT:      {title: "TTFT p50/p99", width: 13, prio: 1, right: true, sig: telemetry.TTFT},
@@ -71,14 +71,15 @@ type placed struct {
 // fit picks the columns that fit in width (one cell for the selection
 // marker, one space between columns), dropping by priority, and gives the
 // name column the rest (up to 32 cells; beyond that the model widens).
-func fit(width int) []placed {
+// Without model the MODEL column is left out: it would repeat the names.
+func fit(width int, model bool) []placed {
 	d := defs()
 	chosen := [numCols]bool{}
 	used := 1 + d[ColName].width
 	chosen[ColName] = true
 	for prio := 0; prio <= 11; prio++ {
 		for c := Col(0); c < numCols; c++ {
-			if chosen[c] || d[c].prio != prio {
+			if chosen[c] || d[c].prio != prio || (c == ColModel && !model) {
 				continue
 			}
 			if used+1+d[c].width <= width {
@@ -95,10 +96,8 @@ func fit(width int) []placed {
 	}
 	spare := width - used
 	for i := range out {
-		switch {
-		case spare <= 0:
-		case out[i].col == ColName:
-			add := min(spare, 32-out[i].width)
+		if out[i].col == ColName && spare > 0 {
+			add := min(spare, 48-out[i].width)
 			out[i].width += add
 			spare -= add
 		}

@@ -48,7 +48,7 @@ func sortValue(c Col, r *Row) (float64, bool) {
 func sortRows(rows []*Row, c Col, desc bool) {
 	slices.SortStableFunc(rows, func(a, b *Row) int {
 		if c == ColName {
-			r := strings.Compare(a.Name(), b.Name())
+			r := NaturalCompare(a.Name(), b.Name())
 			if desc {
 				r = -r
 			}
@@ -67,10 +67,45 @@ func sortRows(rows []*Row, c Col, desc bool) {
 			r = -r
 		}
 		if r == 0 {
-			r = strings.Compare(a.Name(), b.Name())
+			r = NaturalCompare(a.Name(), b.Name())
 		}
 		return r
 	})
+}
+
+// NaturalCompare orders names as people count: m2 before m10, gpu-9
+// before gpu-10; digit runs compare by value, the rest byte by byte.
+func NaturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if r := cmp.Compare(len(na), len(nb)); r != 0 {
+				return r
+			}
+			if r := strings.Compare(na, nb); r != 0 {
+				return r
+			}
+			if r := cmp.Compare(da, db); r != 0 { // 007 after 7: keep the order total
+				return r
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }
 
 // matches reports whether the row matches the filter (lower-cased):

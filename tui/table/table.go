@@ -14,6 +14,8 @@ type Model struct {
 
 	sortCol Col
 	desc    bool
+	model   bool   // MODEL adds something to the names (see modelAddsSomething)
+	shared  string // "host:port/" every row's name starts with, shown once in the header
 	filter  Filter
 
 	cursor   int    // index into rows
@@ -33,7 +35,48 @@ func New(ctx *common.Context) Model {
 // endpoint.
 func (m *Model) SetRows(rows []Row) {
 	m.all = rows
+	if model := modelAddsSomething(rows); model != m.model {
+		m.model = model
+		m.cols = fit(m.width, m.model)
+	}
+	m.shared = sharedServer(rows)
 	m.refresh()
+}
+
+// sharedServer is the "host:port/" prefix of every row's name when two or
+// more rows share one server: the header says it once and the rows show
+// what tells them apart.
+func sharedServer(rows []Row) string {
+	if len(rows) < 2 {
+		return ""
+	}
+	first := rows[0].Endpoint.Name
+	i := strings.IndexByte(first, '/')
+	if i <= 0 {
+		return ""
+	}
+	prefix := first[:i+1]
+	for j := range rows {
+		if n := rows[j].Endpoint.Name; !strings.HasPrefix(n, prefix) || len(n) == len(prefix) {
+			return ""
+		}
+	}
+	return prefix
+}
+
+// displayName is the row's name as the ENDPOINT column shows it.
+func (m *Model) displayName(r *Row) string { return strings.TrimPrefix(r.Name(), m.shared) }
+
+// modelAddsSomething: some endpoint's name does not already say its model
+// (a configured name like "llama-prod").
+func modelAddsSomething(rows []Row) bool {
+	for i := range rows {
+		ep := &rows[i].Endpoint
+		if ep.Model != "" && !strings.HasSuffix(ep.Name, ep.Model) {
+			return true
+		}
+	}
+	return false
 }
 
 // refresh re-derives the visible rows after data, sort or filter changed.
@@ -59,7 +102,7 @@ func (m *Model) refresh() {
 // SetSize sets the table's box; height includes the column header line.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = max(w, 0), max(h, 0)
-	m.cols = fit(m.width)
+	m.cols = fit(m.width, m.model)
 	m.clamp()
 }
 

@@ -50,6 +50,9 @@ func (m *Model) header() string {
 			b.WriteByte(' ')
 		}
 		t := d[p.col].title
+		if p.col == ColName && m.shared != "" {
+			t = common.Safe(m.shared) // the server every row is on, said once
+		}
 		if p.col == m.sortCol {
 			if m.desc {
 				t += g.Down
@@ -92,7 +95,7 @@ func (m *Model) row(r *Row, sel bool) string {
 		used += p.width
 		switch p.col {
 		case ColName:
-			roles.Text.To(&b, common.Fit(common.Safe(r.Name()), p.width, g.Ellipsis))
+			roles.Text.To(&b, common.FitMiddle(common.Safe(m.displayName(r)), p.width, g.Ellipsis))
 		case ColModel:
 			roles.Faint.To(&b, common.Fit(common.Safe(r.Endpoint.Model), p.width, g.Ellipsis))
 		case ColEngine:

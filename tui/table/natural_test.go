@@ -1,0 +1,50 @@
+package table
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/themes"
+	"github.com/tokentop/tokentop/tui/common"
+)
+
+func TestNaturalCompare(t *testing.T) {
+	in := []string{"m10", "m2", "m1", "m11", "h:8000/b", "gpu-10", "gpu-9", "m02", "h:800/a"}
+	slices.SortFunc(in, NaturalCompare)
+	want := []string{"gpu-9", "gpu-10", "h:800/a", "h:8000/b", "m1", "m2", "m02", "m10", "m11"}
+	if !slices.Equal(in, want) {
+		t.Errorf("got %v\nwant %v", in, want)
+	}
+}
+
+// At 80 columns, endpoints of one server with long, similar model names
+// stay distinguishable: names are elided in the middle, and MODEL (which
+// would repeat the names) is left out.
+func TestNamesDistinguishableAt80(t *testing.T) {
+	ctx := &common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(true), Now: time.Now()}
+	m := New(ctx)
+	m.SetSize(80, 10)
+	var rows []Row
+	for _, model := range []string{"meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.2-3B-Instruct"} {
+		rows = append(rows, Row{Endpoint: telemetry.EndpointSnapshot{Endpoint: telemetry.Endpoint{Name: "127.0.0.1:44431/" + model, Model: model}}})
+	}
+	m.SetRows(rows)
+	lines := strings.Split(ansi.Strip(m.View()), "\n")
+	t.Log("\n" + strings.Join(lines, "\n"))
+	if strings.Contains(lines[0], "MODEL") {
+		t.Errorf("MODEL repeats the names: %q", lines[0])
+	}
+	seen := map[string]bool{}
+	for _, l := range lines[1:4] {
+		name := strings.Fields(l)[0]
+		if seen[name] {
+			t.Errorf("two rows read %q:\n%s", name, strings.Join(lines, "\n"))
+		}
+		seen[name] = true
+	}
+}
