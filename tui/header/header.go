@@ -98,7 +98,7 @@ func appLine(ctx *common.Context, in Info, width int) string {
 	if in.NoSLO {
 		right = append(right, seg{"no SLOs", r.Faint})
 	} else {
-		right = append(right, alertSegs(in.Alerts, r)...)
+		right = append(right, alertSegs(in.Alerts, failing(in.Sources), r)...)
 	}
 	if in.Replay == nil { // a replay shows its time on the left
 		right = append(right, seg{common.Clock(ctx.Now) + " ", r.Text})
@@ -177,6 +177,9 @@ func (c *Cache) View(ctx *common.Context, in Info, width int) string {
 		h.Time(s.LastOK)
 		h.Int(s.Failures)
 		h.Int(int(s.Latency))
+		for _, w := range s.Warnings {
+			h.Str(w)
+		}
 	}
 	h.Int(len(in.Sources))
 	a := in.Alerts
@@ -199,7 +202,19 @@ func (c *Cache) View(ctx *common.Context, in Info, width int) string {
 	return c.memo.Get(h, func() string { return View(ctx, in, width) })
 }
 
-func alertSegs(c alerts.Counts, r *themes.Roles) []seg {
+func failing(srcs []telemetry.SourceStatus) int {
+	n := 0
+	for _, s := range srcs {
+		if s.State == telemetry.Error {
+			n++
+		}
+	}
+	return n
+}
+
+// alertSegs summarises the alerts; with nothing firing it is calm only
+// when no source fails: a failing source may be why nothing fires.
+func alertSegs(c alerts.Counts, failingSources int, r *themes.Roles) []seg {
 	var out []seg
 	if c.Firing > 0 {
 		out = append(out, seg{format.Number(float64(c.Firing)) + " FIRING", r.Bad})
@@ -210,7 +225,13 @@ func alertSegs(c alerts.Counts, r *themes.Roles) []seg {
 	if c.Pending > 0 {
 		out = append(out, seg{format.Number(float64(c.Pending)) + " pending", r.Warn})
 	}
-	if len(out) == 0 {
+	switch {
+	case len(out) > 0:
+	case failingSources == 1:
+		out = append(out, seg{"none firing, 1 source FAILING", r.Warn})
+	case failingSources > 1:
+		out = append(out, seg{"none firing, " + strconv.Itoa(failingSources) + " sources FAILING", r.Warn})
+	default:
 		out = append(out, seg{"alerts: none firing", r.OK})
 	}
 	return out
@@ -274,6 +295,10 @@ func sourceSeg(ctx *common.Context, s telemetry.SourceStatus) seg {
 		t := g.OKMark + " " + name + " ok"
 		if s.Latency > 0 {
 			t += " " + format.Millis(float64(s.Latency)/float64(time.Millisecond))
+		}
+		if len(s.Warnings) > 0 {
+			// "TLS NOT VERIFIED", "lagging 30s": an ok that needs a caveat.
+			return seg{t + " (" + common.Safe(strings.Join(s.Warnings, ", ")) + ")", r.Warn}
 		}
 		return seg{t, r.OK}
 	}

@@ -1,0 +1,39 @@
+package header
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/themes"
+	"github.com/tokentop/tokentop/tui/alerts"
+	"github.com/tokentop/tokentop/tui/common"
+)
+
+func ctx() *common.Context {
+	return &common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(true), Now: time.Unix(1e9, 0),
+		Window: 5 * time.Minute, Refresh: time.Second}
+}
+
+// With nothing firing the header is calm only when every source works: a
+// failing source may be why nothing fires. A working source's caveats
+// (TLS not verified, a lagging store) are shown with it.
+func TestHeaderNeverCalmWhileASourceFails(t *testing.T) {
+	ok := telemetry.SourceStatus{Name: "probe a", State: telemetry.Live}
+	bad := telemetry.SourceStatus{Name: "probe b", State: telemetry.Error, Err: "connect: connection refused"}
+	calm := ansi.Strip(View(ctx(), Info{Sources: []telemetry.SourceStatus{ok}, Alerts: alerts.Counts{}}, 160))
+	if !strings.Contains(calm, "alerts: none firing") {
+		t.Errorf("healthy header: %q", calm)
+	}
+	failing := ansi.Strip(View(ctx(), Info{Sources: []telemetry.SourceStatus{ok, bad}, Alerts: alerts.Counts{}}, 160))
+	if strings.Contains(failing, "alerts: none firing") || !strings.Contains(failing, "1 source FAILING") {
+		t.Errorf("header while a source fails: %q", failing)
+	}
+	warn := telemetry.SourceStatus{Name: "prom", State: telemetry.Live, Warnings: []string{"TLS NOT VERIFIED"}}
+	if got := ansi.Strip(View(ctx(), Info{Sources: []telemetry.SourceStatus{warn}}, 160)); !strings.Contains(got, "prom ok (TLS NOT VERIFIED)") {
+		t.Errorf("warnings not shown: %q", got)
+	}
+}
