@@ -23,8 +23,8 @@ func TestListOrderAndWording(t *testing.T) {
 		{Objective: "old", Endpoint: "a", State: slo.Resolved, ActiveAt: now.Add(-time.Hour), ResolvedAt: now.Add(-30 * time.Minute)},
 		{Objective: "p", Endpoint: "b", Kind: slo.Percentile, Signal: telemetry.TTFT, State: slo.Pending,
 			ActiveAt: now.Add(-10 * time.Second), Value: 0.31, Threshold: 0.3},
-		{Objective: "burn", Endpoint: "c", Kind: slo.Ratio, Signal: telemetry.TTFT, State: slo.Firing,
-			ActiveAt: now.Add(-2 * time.Minute), BudgetRemaining: &budget,
+		{Objective: "burn", Endpoint: "c", Kind: slo.Ratio, Signal: telemetry.TTFT, State: slo.Firing, Severity: "page",
+			ActiveAt: now.Add(-2 * time.Minute), BudgetRemaining: &budget, Value: 20, Threshold: 14.4,
 			BurnRates: []slo.BurnRate{{Window: time.Hour, Rate: 20, Factor: 14.4}, {Window: 5 * time.Minute, Rate: 30, Factor: 14.4}}},
 		{Objective: "gone", Endpoint: "d", State: slo.Inactive},
 	})
@@ -33,7 +33,8 @@ func TestListOrderAndWording(t *testing.T) {
 	}
 	out := ansi.Strip(m.View())
 	lines := strings.Split(out, "\n")
-	if !strings.HasPrefix(strings.TrimSpace(lines[1]), "FIRING") || !strings.Contains(lines[1], "burn 30x > 14.4x budget 62%") {
+	if !strings.HasPrefix(strings.TrimSpace(lines[1]), "FIRING") || !strings.Contains(lines[1], "burn page") ||
+		!strings.Contains(lines[1], "burn 20x > 14.4x over 1h/5m budget 62%") {
 		t.Errorf("firing burn-rate line: %q", lines[1])
 	}
 	if !strings.Contains(lines[2], "PENDING") || !strings.Contains(lines[2], "TTFT 310ms > 300ms") || !strings.Contains(lines[2], "10s") {

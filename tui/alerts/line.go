@@ -63,7 +63,7 @@ func (m *Model) line(a slo.Alert, sel bool) string {
 		paint themes.Paint
 	}{
 		{common.Safe(a.Endpoint), nameW, roles.Text},
-		{common.Safe(a.Objective), objW, roles.Faint},
+		{objectiveName(a), objW, roles.Faint},
 		{when, 14, roles.Faint},
 		{durText, 7, roles.Text},
 	}
@@ -86,24 +86,33 @@ func (m *Model) line(a slo.Alert, sel bool) string {
 	return out
 }
 
+// objectiveName is the objective, with the severity when one objective
+// has several alerts (a ratio objective's page and ticket).
+func objectiveName(a slo.Alert) string {
+	if a.Kind == slo.Ratio && a.Severity != "" {
+		return common.Safe(a.Objective + " " + a.Severity)
+	}
+	return common.Safe(a.Objective)
+}
+
 // valueVsObjective: "p 812ms > 500ms", "err 2.1% > 1%", or for burn-rate
 // objectives the worst burn against its factor and the budget left.
 func valueVsObjective(a slo.Alert, g themes.Glyphs) string {
 	info := a.Signal.Info()
 	if a.Kind == slo.Ratio {
+		// The deciding window pair (the alert's Value and Threshold): the
+		// one that fired, or the one closest to firing; its windows named.
 		var parts []string
-		worst, factor, best := 0.0, 0.0, math.Inf(-1)
-		for _, br := range a.BurnRates {
-			if br.Factor > 0 && br.Rate/br.Factor > best {
-				worst, factor, best = br.Rate, br.Factor, br.Rate/br.Factor
-			}
-		}
-		if factor > 0 {
+		if a.Threshold > 0 && !math.IsNaN(a.Value) && len(a.BurnRates) > 0 {
 			x := "×"
 			if g.ASCII {
 				x = "x"
 			}
-			parts = append(parts, "burn "+format.Number(worst)+x+cmpWord(worst, factor, g)+format.Number(factor)+x)
+			t := "burn " + format.Number(a.Value) + x + cmpWord(a.Value, a.Threshold, g) + format.Number(a.Threshold) + x
+			if w := pairWindows(a); w != "" {
+				t += " over " + w
+			}
+			parts = append(parts, t)
 		}
 		if a.BudgetRemaining != nil {
 			parts = append(parts, "budget "+format.Percent(*a.BudgetRemaining*100))
@@ -125,6 +134,21 @@ func valueVsObjective(a slo.Alert, g themes.Glyphs) string {
 		out += " peak " + format.Value(a.Peak*info.Scale, info.Unit)
 	}
 	return out
+}
+
+// pairWindows names the deciding pair's windows, "1h/5m": the burn rates
+// of a pair are listed long then short, with the pair's factor.
+func pairWindows(a slo.Alert) string {
+	var ws []string
+	for _, br := range a.BurnRates {
+		if br.Factor == a.Threshold {
+			ws = append(ws, slo.FormatDuration(br.Window))
+		}
+	}
+	if len(ws) != 2 {
+		return ""
+	}
+	return ws[0] + "/" + ws[1]
 }
 
 func cmpWord(v, thr float64, g themes.Glyphs) string {
