@@ -88,7 +88,7 @@ func (c *sloCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, br := range a.BurnRates {
 			bk := burnKey{k, br.Window}
 			// Unknown rates are absent, never 0: 0 would read as "no
-			// budget spent": missing is not zero.
+			// budget spent" (slo.md §8: missing is not zero).
 			if seenBurn[bk] || br.Window <= 0 || math.IsNaN(br.Rate) || math.IsInf(br.Rate, 0) {
 				continue
 			}
