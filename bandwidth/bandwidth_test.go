@@ -40,7 +40,7 @@ func TestLookup(t *testing.T) {
 	}
 }
 
-// The worked example of engines.md §13: Llama-3.1-8B BF16 on 1×H100 SXM,
+// The worked example of docs/engines.md: Llama-3.1-8B BF16 on 1×H100 SXM,
 // 16 requests × 2,048 tokens, mean ITL 9 ms → MBU 67.5 % (53.3 % without KV).
 func TestMBUWorkedExample(t *testing.T) {
 	m := Model{Parameters: 8.03e9, BytesPerParameter: 2, GPU: "NVIDIA H100 80GB HBM3",

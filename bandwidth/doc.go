@@ -11,7 +11,7 @@
 //
 //   - Estimated MBU (telemetry.MBU, always Approx): model bandwidth
 //     utilisation computed from the engine's own metrics and the model's
-//     configured size (Databricks, engines.md §13):
+//     configured size (Databricks' definition; docs/engines.md):
 //
 //     MBU = (weight bytes + live KV bytes) / decode step time / (peak × GPUs)
 //
@@ -23,6 +23,6 @@
 //     chunked prefill inflates the step time, so it is an estimate and
 //     only meaningful for decode-dominated intervals.
 //
-// Peak bandwidths are datasheet values in decimal bytes per second
-// (engines.md §12.3).
+// Peak bandwidths are vendor datasheet values in decimal bytes per second
+// (1 TB/s = 10^12 B/s).
 package bandwidth

@@ -12,8 +12,8 @@ type GPU struct {
 	Peak float64
 }
 
-// Table returns the known GPUs (engines.md §12.3; A10G is AWS's A10
-// variant with the same 600 GB/s).
+// Table returns the known GPUs with their datasheet peaks (A10G is AWS's
+// A10 variant with the same 600 GB/s).
 func Table() []GPU {
 	return []GPU{
 		{"A10", "24 GB GDDR6", 600e9},

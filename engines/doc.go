@@ -6,7 +6,8 @@
 //
 // It is pure data plus engine detection from metric names: the direct
 // scraper (sources/scrape) and a PromQL source can share it. Aliases are
-// listed in preference order; the first one present wins (engines.md §11).
+// listed in preference order, newest name first; the first one present
+// wins (docs/engines.md).
 //
 // Names are family names as the Prometheus text format exposes them:
 // counters with their "_total" suffix where the engine adds one (Python

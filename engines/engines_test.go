@@ -120,7 +120,7 @@ func TestDetectOtherEngines(t *testing.T) {
 	}
 }
 
-// The renames of engines.md §2.2 and §11, in preference order.
+// The engines' renames by version, newest name first (docs/engines.md).
 func TestRenames(t *testing.T) {
 	names := func(e telemetry.Engine, sig telemetry.Signal) string {
 		s, _ := Lookup(e)

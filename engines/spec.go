@@ -135,7 +135,7 @@ func CreatedName(family string, counter bool) string {
 }
 
 // Resolve returns the first alias of sig whose families all exist
-// according to has (engines.md §11: first present wins).
+// according to has: first present wins, so newer names beat old ones.
 func (s Spec) Resolve(sig telemetry.Signal, has func(name string) bool) (Alias, bool) {
 	for _, a := range s.Signals[sig] {
 		ok := true

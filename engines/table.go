@@ -27,7 +27,7 @@ func ratio(num, den string, scale float64, note string) Alias {
 	return Alias{Name: num, Type: CounterRatio, Per: den, Scale: scale, Note: note}
 }
 
-// vLLM V0 (≤0.7) and V1 (0.8+): engines.md §2.
+// vLLM V0 (≤0.7) and V1 (0.8+; adds the engine label and *_created gauges).
 func vllm() Spec {
 	const itlNote = "one observation per engine step per request (step time)"
 	return Spec{
@@ -58,7 +58,7 @@ func vllm() Spec {
 	}
 }
 
-// SGLang: engines.md §3.
+// SGLang: model_name, or name in its first versions.
 func sglang() Spec {
 	return Spec{
 		Engine:      telemetry.EngineSGLang,
@@ -84,7 +84,7 @@ func sglang() Spec {
 	}
 }
 
-// LMDeploy api_server: engines.md §8.
+// LMDeploy api_server: a vLLM V1 lookalike with its own ITL name.
 func lmdeploy() Spec {
 	return Spec{
 		Engine:      telemetry.EngineLMDeploy,
@@ -112,7 +112,7 @@ func lmdeploy() Spec {
 	}
 }
 
-// llama.cpp llama-server (--metrics): counters only, engines.md §7.
+// llama.cpp llama-server (--metrics): counters only, no labels.
 func llamaCpp() Spec {
 	return Spec{
 		Engine:    telemetry.EngineLlamaCpp,
@@ -131,7 +131,7 @@ func llamaCpp() Spec {
 	}
 }
 
-// Hugging Face TGI: no model label (GET /info), no _total, engines.md §4.
+// Hugging Face TGI: no model label (GET /info), no _total.
 func tgi() Spec {
 	return Spec{
 		Engine:    telemetry.EngineTGI,
@@ -152,7 +152,7 @@ func tgi() Spec {
 	}
 }
 
-// NVIDIA Triton: µs counters and an ms histogram, engines.md §5–6.
+// NVIDIA Triton: µs counters and an ms histogram.
 func triton() Spec {
 	return Spec{
 		Engine:      telemetry.EngineTriton,
@@ -179,7 +179,7 @@ func triton() Spec {
 	}
 }
 
-// NVIDIA NIM for LLMs: unprefixed vLLM names on /v1/metrics, engines.md §9.
+// NVIDIA NIM for LLMs: unprefixed vLLM names on /v1/metrics.
 func nim() Spec {
 	return Spec{
 		Engine:      telemetry.EngineNIM,
@@ -200,8 +200,8 @@ func nim() Spec {
 	}
 }
 
-// TensorRT-LLM trtllm-serve (unprefixed) and Dynamo (trtllm_ prefix),
-// engines.md §5.
+// TensorRT-LLM trtllm-serve (unprefixed vLLM names) and NVIDIA Dynamo
+// (trtllm_ prefix).
 func trtllm() Spec {
 	return Spec{
 		Engine:      telemetry.EngineTRTLLM,

@@ -1,7 +1,7 @@
 package exporter
 
-// Bucket upper bounds copied from vLLM V1 (engines.md §2.1,
-// vllm/v1/metrics/loggers.py): identical bounds let vLLM dashboards and
+// Bucket upper bounds copied from vLLM V1 (vllm/v1/metrics/loggers.py;
+// see docs/engines.md): identical bounds let vLLM dashboards and
 // recording rules apply unchanged, and keep vLLM's SLO thresholds exact.
 // They are functions returning fresh slices, not package variables, so no
 // caller can change the layout of another exporter.

@@ -144,7 +144,7 @@ func genProbe(w *Writer, rng *rand.Rand, at time.Time, ep, src string) {
 	w.Observe(st)
 }
 
-// vLLM's bucket bounds (engines.md §2.1).
+// vLLM V1's bucket bounds (docs/engines.md).
 func genBounds() (ttft, itl, e2e []float64) {
 	return []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0},
 		[]float64{0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0},

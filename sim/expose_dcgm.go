@@ -14,7 +14,7 @@ const driverVersion = "550.144.03"
 // GPU, from each engine's activity over the last second:
 //   - DCGM_FI_PROF_DRAM_ACTIVE = bytes moved / (peak bandwidth × 1 s), so it
 //     equals achieved/peak bandwidth and agrees with the MBU of the TPOT
-//     served (engines.md §13);
+//     served (docs/engines.md);
 //   - DCGM_FI_DEV_GPU_UTIL = % of time a step ran;
 //   - DCGM_FI_DEV_MEM_COPY_UTIL = % of time the memory path was the
 //     bottleneck (busy time, not bandwidth, as in DCGM);

@@ -7,7 +7,7 @@ import (
 )
 
 // GPU describes a simulated accelerator. Peak bandwidths are the datasheet
-// (decimal) figures of engines.md §12.3 so MBU computed by tokentop from the
+// (decimal) figures of bandwidth.Table so MBU computed by tokentop from the
 // simulator's numbers uses the same denominators as on real hardware.
 type GPU struct {
 	Name       string  // short key used in ModelSpec.GPU, e.g. "H100 SXM"

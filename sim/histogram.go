@@ -24,8 +24,9 @@ func (h *histogram) observe(v float64) {
 	h.count++
 }
 
-// Bucket boundaries copied from the engines (engines.md §2.1, §3 and the
-// fixtures) so dashboards and tokentop's quantile maths see real layouts.
+// Bucket boundaries copied from the engines (docs/engines.md and the
+// captures in internal/fixtures/testdata/metrics) so dashboards and
+// tokentop's quantile maths see real layouts.
 var (
 	vllmTTFTBuckets = []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75,
 		1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0}

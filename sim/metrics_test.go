@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/tokentop/tokentop/internal/fixtures"
 )
 
 func bounds(h *dto.Histogram) []float64 {
@@ -171,12 +172,8 @@ func TestExpositionMatchesFixtures(t *testing.T) {
 		{FormatSGLang, "sglang-metrics.txt", true},
 	} {
 		t.Run(tc.format, func(t *testing.T) {
-			raw, err := os.ReadFile("../../shared/fixtures/metrics/" + tc.fixture)
-			if err != nil {
-				t.Skip("fixture not available:", err)
-			}
 			// The vLLM capture lacks a final newline; expfmt wants one.
-			fixture := parseMetrics(t, append(raw, '\n'))
+			fixture := parseMetrics(t, []byte(fixtures.Read(t, "metrics", tc.fixture)+"\n"))
 			_, ts := newTestServer(t, Config{MetricsFormat: tc.format, Models: []ModelSpec{stepModel("m", time.Millisecond, 1e6)}})
 			streamRequest(t, context.Background(), ts.URL, "/v1/completions", `{"model":"m","stream":true,"max_tokens":3,"prompt":"hi"}`)
 			ours := scrape(t, ts.URL)

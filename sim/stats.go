@@ -18,7 +18,7 @@ type ModelStats struct {
 	BusyFraction    float64       // share of the last second with a step running
 	DRAMActive      float64       // DCGM_FI_PROF_DRAM_ACTIVE over the last second
 	AchievedBW      float64       // bytes/s over the last second, all GPUs
-	MBU             float64       // achieved bandwidth while busy / peak (engines.md §13)
+	MBU             float64       // achieved bandwidth while busy / peak (docs/engines.md)
 	TokensPerSec    float64       // output tokens/s over the last second
 	BandwidthFactor float64       // scenario multiplier on Efficiency (1 = healthy)
 	Outage          bool

@@ -73,7 +73,7 @@ func (e *Engine) measurePercentile(o *Objective, endpoint string, now time.Time)
 	if !ok {
 		return m
 	}
-	// Histogram quantiles are interpolated inside a bucket (slo.md §2).
+	// Histogram quantiles are interpolated inside a bucket: approximate.
 	m.approx = snap.Approx || m.source == "scrape" || m.source == "promql"
 	if v, n := e.store.Quantile(endpoint, o.Signal, o.Percentile, now, o.Window); n > 0 && !math.IsNaN(v) {
 		m.value, m.count = v, n

@@ -208,7 +208,7 @@ func (o Objective) Warnings() []string {
 	var w []string
 	if o.Kind == Ratio && o.Target > 0 && o.Target < 1 {
 		// A burn rate can never exceed 1/(1 − target): at 90 % the 14.4×
-		// page would need more than 100 % errors (slo.md §1).
+		// page would need more than 100 % errors.
 		maxBurn := 1 / budgetOf(o.Target)
 		for _, bw := range o.BurnWindows {
 			if bw.Factor >= maxBurn {
@@ -278,7 +278,8 @@ func (o Objective) String() string {
 }
 
 // budgetOf is the error budget 1 − target, rounded so that 1 − 0.999 is
-// 0.001 and not 0.0009999999999999432 (slo.md §1).
+// 0.001 and not 0.0009999999999999432, so burn rates at a threshold
+// compare exactly.
 func budgetOf(target float64) float64 {
 	return math.Round((1-target)*1e12) / 1e12
 }

@@ -37,7 +37,7 @@ type rule struct {
 }
 
 // step feeds one measurement to the alert state machine (Prometheus
-// semantics, slo.md §3): inactive → pending → firing (after For) →
+// semantics): inactive → pending → firing (after For) →
 // resolved; a pending alert drops as soon as the condition is false; a
 // firing one stays firing for KeepFiringFor. Data that is stale, failing or
 // absent never resolves anything: a pending or firing alert keeps its state
@@ -63,7 +63,8 @@ func (r *rule) step(now time.Time, o *Objective, m measurement) (Transition, boo
 // record copies the figures of m into the alert. Slices and pointers are
 // fresh per measurement and never mutated, so copies of the alert can
 // share them. Without a new figure the last one stays, marked by Data as
-// stale or failing (slo.md §8: show the last good value with its state).
+// stale or failing: the last good value is shown with its state, never
+// as fresh.
 func (r *rule) record(now time.Time, m measurement) {
 	a := &r.alert
 	a.EvaluatedAt, a.Data, a.Source = now, m.data, m.source

@@ -10,7 +10,8 @@ import (
 // text. Tables of 200 rows are painted cell by cell every frame; taking
 // the SGR prefix/suffix once avoids running lipgloss's layout machinery
 // (width, wrapping, padding) per cell, and keeps one SGR per run of text
-// rather than one per character (the ntcharts per-cell cost in tui.md §3).
+// rather than one per character (ntcharts writes an SGR and a reset per
+// cell, which makes a frame many times larger).
 type Paint struct{ pre, post string }
 
 func paintOf(st lipgloss.Style) Paint {

@@ -8,7 +8,8 @@ import (
 )
 
 // page renders a vLLM V1 page for one model and engine, about the size of
-// fixtures/metrics/vllm-v0.10-metrics.txt (~500 lines), at tick k.
+// the vllm-v0.10-metrics.txt capture in internal/fixtures/testdata/metrics
+// (~500 lines), at tick k.
 func page(model string, k int) string {
 	ttftBounds := []string{"0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08", "0.1", "0.25", "0.5", "0.75", "1.0", "2.5", "5.0", "7.5", "10.0", "20.0", "40.0", "80.0", "160.0", "640.0", "2560.0", "+Inf"}
 	itlBounds := []string{"0.01", "0.025", "0.05", "0.075", "0.1", "0.15", "0.2", "0.3", "0.4", "0.5", "0.75", "1.0", "2.5", "5.0", "7.5", "10.0", "20.0", "40.0", "80.0", "+Inf"}

@@ -25,7 +25,7 @@ const (
 )
 
 // dcgmSentinel: DCGM reports unsupported fields as int64 values near
-// 2^63; values at or above it mean "no value" (engines.md §14.6).
+// 2^63; values at or above it mean "no value".
 const dcgmSentinel = float64(0x7ffffffffffffff0)
 
 // DCGM scrapes one dcgm-exporter. Create it with New.

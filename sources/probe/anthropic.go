@@ -5,7 +5,7 @@ import (
 	"net/http"
 )
 
-// anthropicMessages is the Anthropic Messages stream (streams.md §1.4).
+// anthropicMessages is the Anthropic Messages stream (docs/definitions.md).
 // Output tokens are the cumulative message_delta.usage.output_tokens; the
 // output_tokens: 1 of message_start counts nothing that was sent.
 type anthropicMessages struct{}

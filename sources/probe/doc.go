@@ -1,7 +1,8 @@
 // Package probe measures an LLM endpoint from the outside: it sends real
 // streaming requests and times the events as they arrive, the way a user's
 // client sees them (TTFT, TPOT, ITL, E2E, decode tok/s), with the
-// definitions of streams.md §4 so figures compare with vLLM's `bench serve`.
+// definitions of docs/definitions.md, so figures compare with vLLM's
+// `bench serve`.
 //
 // One measurement core serves every wire format; a Protocol only builds the
 // request body and says what each event carries (text, token counts,

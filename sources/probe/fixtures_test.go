@@ -15,7 +15,9 @@ import (
 
 // fixtureSteps turns a capture into server writes, one event per write
 // with a small delay, framing .payloads.jsonl lines as the API frames them.
-func fixtureSteps(t *testing.T, path string, api API, delay time.Duration) []step {
+// lineFramed restores the blank line after each line of an excerpt printed
+// without them (the servers send one after every event).
+func fixtureSteps(t *testing.T, path string, api API, delay time.Duration, lineFramed bool) []step {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -50,6 +52,10 @@ func fixtureSteps(t *testing.T, path string, api API, delay time.Duration) []ste
 		}
 	case strings.HasSuffix(path, ".ndjson"):
 		pieces = strings.SplitAfter(string(raw), "\n")
+	case lineFramed:
+		for line := range strings.Lines(string(raw)) {
+			pieces = append(pieces, line+"\n")
+		}
 	default:
 		pieces = strings.SplitAfter(string(raw), "\n\n")
 	}
@@ -71,7 +77,12 @@ type fixtureCase struct {
 	src      TokenSource
 	perEvent []int  // nil = not checked
 	text     string // expected concatenated text prefix ("" = not checked)
+	suffix   string // expected concatenated text suffix ("" = not checked)
+	prompt   int    // prompt tokens the stream reports (0 = not checked)
 	warning  string // a warning that must be present
+	// lineFramed: the excerpt prints its events one per line without the
+	// blank lines between them; see TestFixtureExcerptsAsPrinted.
+	lineFramed bool
 }
 
 // TestFixtures replays every capture through its parser. Expected counts
@@ -84,6 +95,13 @@ func TestFixtures(t *testing.T) {
 			text: "Hello there!", warning: "not terminated"},
 		{file: "anthropic_messages_sonnet45_text.payloads.jsonl", api: Anthropic, events: 6, n: 30, src: TokensUsage,
 			text: "Hello! I'm doing well"},
+		// Thinking then text: the 4 thinking_delta and 6 text_delta events
+		// carry output text, the signature_delta does not; output_tokens
+		// 373 of message_delta includes the 62 thinking tokens.
+		{file: "anthropic_messages_sonnet5_thinking.payloads.jsonl", api: Anthropic, events: 10, n: 373, src: TokensUsage,
+			prompt: 47,
+			text:   "I'm working through the Euclidean algorithm to find the GCD of 1071 and 462, applying successive division until I reach a remainder of zero, which gives me 21 as the greatest common divisor.# Finding GCD(1071, 462) Using the Euclidean Algorithm\n\n## Step 1",
+			suffix: "**Verification:** \n- 1071 = 21 × 51 ✓\n- 462 = 21 × 22 ✓"},
 		{file: "anthropic_messages_sonnet4_tool_use.sse.txt", api: Anthropic, events: 6, n: 65, src: TokensUsage,
 			text: `I'll check the current weather in Paris for you.{"location": "Paris"}`},
 		{file: "centml_llama33_70b_chat.sse.txt", api: OpenAIChat, events: 7, n: 7, src: TokensEvents,
@@ -115,6 +133,11 @@ func TestFixtures(t *testing.T) {
 		{file: "openai_responses_error_insufficient_quota.payloads.jsonl", api: OpenAIResponses, kind: ErrStream},
 		{file: "openai_responses_gpt52_text.payloads.jsonl", api: OpenAIResponses, events: 8, n: 12, src: TokensUsage,
 			text: "`arm64` (Apple Silicon)."},
+		// gpt-oss reasoning only (max_tokens 200, all reasoning): SGLang's
+		// delta.reasoning_content, 4 reasoning chunks of the excerpt, then
+		// a separate finish chunk and usage 200.
+		{file: "sglang_gptoss120b_reasoning_content_excerpt.sse.txt", api: OpenAIChat, events: 4, n: 200, src: TokensUsage,
+			prompt: 2677, text: "We need to IDs", suffix: "We need to IDs", lineFramed: true},
 		{file: "tgi143_hfapi_zephyr_chat_noDONE.sse.txt", api: OpenAIChat, events: 20, n: 20, src: TokensEvents,
 			text: "Deep learning", warning: "without its terminal event"},
 		{file: "tgi301_hfinference_llama31_8b_chat.sse.txt", api: OpenAIChat, events: 34, n: 34, src: TokensEvents},
@@ -123,6 +146,10 @@ func TestFixtures(t *testing.T) {
 			perEvent: ones(20), text: "\n日本で一番高い山はなんですか?\nベストアンサー\n富士山です。"},
 		{file: "triton_trtllm_ensemble_generate_stream_head_excerpt.sse.txt", api: Triton, events: 5, n: 5,
 			src: TokensEvents, text: "**\nTo count to nine"},
+		// vLLM's delta.reasoning: 4 reasoning chunks of the excerpt, the
+		// last one also finishing (length), then usage 200.
+		{file: "vllm_gptoss120b_reasoning_field_excerpt.sse.txt", api: OpenAIChat, events: 4, n: 200, src: TokensUsage,
+			prompt: 2674, text: "We need toSTATE", suffix: "We need toSTATE", lineFramed: true},
 	}
 	// Every capture in the directory must have a case.
 	entries, err := os.ReadDir(dir)
@@ -141,7 +168,7 @@ func TestFixtures(t *testing.T) {
 		t.Run(c.file, func(t *testing.T) {
 			t.Parallel()
 			const delay = 2 * time.Millisecond
-			steps := fixtureSteps(t, filepath.Join(dir, c.file), c.api, delay)
+			steps := fixtureSteps(t, filepath.Join(dir, c.file), c.api, delay, c.lineFramed)
 			ct := "text/event-stream"
 			if c.api == OllamaGenerate {
 				ct = "application/x-ndjson"
@@ -182,6 +209,12 @@ func TestFixtures(t *testing.T) {
 			}
 			if c.text != "" && !strings.HasPrefix(text.String(), c.text) {
 				t.Errorf("text %q, want prefix %q", text.String(), c.text)
+			}
+			if c.suffix != "" && !strings.HasSuffix(text.String(), c.suffix) {
+				t.Errorf("text %q, want suffix %q", text.String(), c.suffix)
+			}
+			if c.prompt != 0 && r.PromptTokens != c.prompt {
+				t.Errorf("prompt tokens %d, want %d", r.PromptTokens, c.prompt)
 			}
 			if c.warning != "" && !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, c.warning) }) {
 				t.Errorf("warnings %q lack %q", r.Warnings, c.warning)
@@ -241,10 +274,34 @@ func TestFixtureServerTimings(t *testing.T) {
 		}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
-			srv := server(t, scripted("text/event-stream", fixtureSteps(t, filepath.Join(dir, c.file), c.api, 0)))
+			srv := server(t, scripted("text/event-stream", fixtureSteps(t, filepath.Join(dir, c.file), c.api, 0, false)))
 			r := probeOnce(t, Options{URL: srv.URL, API: c.api})
 			if !r.OK || !c.want(r) {
 				t.Errorf("ok=%v %s; ollama %+v llamacpp %+v prompt %d", r.OK, r.Err, r.Ollama, r.LlamaCpp, r.PromptTokens)
+			}
+		})
+	}
+}
+
+// TestFixtureExcerptsAsPrinted replays the excerpts printed without blank
+// lines byte for byte. Under the event-stream rules their data lines make
+// one event whose data is several JSON values joined by newlines: the
+// probe must reject it as an invalid event, not count it as one token.
+func TestFixtureExcerptsAsPrinted(t *testing.T) {
+	dir := fixtureDir(t)
+	for _, file := range []string{
+		"sglang_gptoss120b_reasoning_content_excerpt.sse.txt",
+		"vllm_gptoss120b_reasoning_field_excerpt.sse.txt",
+	} {
+		t.Run(file, func(t *testing.T) {
+			steps := fixtureSteps(t, filepath.Join(dir, file), OpenAIChat, 0, false)
+			if len(steps) != 1 {
+				t.Fatalf("%d writes, want the whole excerpt as one", len(steps))
+			}
+			srv := server(t, scripted("text/event-stream", steps))
+			r := probeOnce(t, Options{URL: srv.URL, API: OpenAIChat})
+			if r.OK || r.ErrorKind != ErrInvalidEvent || !strings.Contains(r.Err, "event 1:") || r.Events != 0 {
+				t.Errorf("ok=%v kind %q events %d err %q; want an invalid event 1", r.OK, r.ErrorKind, r.Events, r.Err)
 			}
 		})
 	}

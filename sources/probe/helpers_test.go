@@ -4,27 +4,19 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tokentop/tokentop/internal/fixtures"
 	"github.com/tokentop/tokentop/telemetry/telemetrytest"
 )
 
-// fixtureDir finds the shared stream captures; TOKENTOP_FIXTURES overrides.
+// fixtureDir is the repository's stream captures.
 func fixtureDir(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("TOKENTOP_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "fixtures", "streams")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "MANIFEST.md")); err != nil {
-		t.Skipf("stream fixtures not found at %s (set TOKENTOP_FIXTURES): %v", dir, err)
-	}
-	return dir
+	return fixtures.Dir(t, "streams")
 }
 
 // step is one write of a scripted server: wait, then write and flush.

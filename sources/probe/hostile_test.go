@@ -17,10 +17,11 @@ import (
 	"time"
 )
 
-// TestRoleChunkThenDelay is streams.md §3's first scenario: a role-only
-// chunk at once, the first text 200 ms later, then 10 tokens 20 ms apart,
-// a finish-only chunk and usage 10. vLLM reports TTFT ≈ 4 ms and TPOT
-// 42.9 ms here; §4 says TTFT ≈ 200 ms and TPOT ≈ 20 ms.
+// TestRoleChunkThenDelay is the acceptance scenario of docs/definitions.md:
+// a role-only chunk at once, the first text 200 ms later, then 10 tokens
+// 20 ms apart, a finish-only chunk and usage 10. vLLM reports TTFT ≈ 4 ms
+// and TPOT 42.9 ms here; tokentop's definitions give TTFT ≈ 200 ms and
+// TPOT ≈ 20 ms.
 func TestRoleChunkThenDelay(t *testing.T) {
 	steps := []step{{data: sseData(roleChunk)}, {wait: 200 * time.Millisecond, data: sseData(chatChunk("t0"))}}
 	for i := 1; i < 10; i++ {
@@ -49,8 +50,9 @@ func TestRoleChunkThenDelay(t *testing.T) {
 	}
 }
 
-// TestMultiTokenChunks is §3's second scenario with per-chunk cumulative
-// usage: 4 chunks × 5 tokens; tokens per event must say so.
+// TestMultiTokenChunks sends 4 chunks × 5 tokens, 100 ms apart after the
+// first at 200 ms, with per-chunk cumulative usage: tokens per event must
+// say so.
 func TestMultiTokenChunks(t *testing.T) {
 	chunk := func(text string, cum int) string {
 		return `{"choices":[{"index":0,"delta":{"content":"` + text + `"}}],"usage":{"prompt_tokens":3,"completion_tokens":` + itoa(cum) + `}}`
@@ -67,7 +69,7 @@ func TestMultiTokenChunks(t *testing.T) {
 	if !r.OK || r.OutputTokens != 20 || !slices.Equal(r.TokensPerEvent, []int{5, 5, 5, 5}) {
 		t.Fatalf("ok=%v %s n=%d tokens/event %v", r.OK, r.Err, r.OutputTokens, r.TokensPerEvent)
 	}
-	tpot, _ := r.TPOT() // (E2E−TTFT)/19 ≈ 300/19 ms: the k-token first chunk effect of §4
+	tpot, _ := r.TPOT() // (E2E−TTFT)/19 ≈ 300/19 ms: a 5-token first chunk makes it low by 15/19
 	near(t, "TPOT", tpot, 300*time.Millisecond/19, 8*time.Millisecond, 50*time.Millisecond)
 	if want := (r.E2E - r.TTFT) / 19; tpot != want {
 		t.Errorf("TPOT %v ≠ (E2E−TTFT)/19 = %v", tpot, want)

@@ -5,8 +5,8 @@ import (
 	"net/http"
 )
 
-// llamaCppCompletion is llama.cpp's native /completion stream (streams.md
-// §1.7): `content` per event, `tokens_predicted` as a running engine count,
+// llamaCppCompletion is llama.cpp's native /completion stream: `content`
+// per event, `tokens_predicted` as a running engine count,
 // a final stop: true event with `timings` (kept as server-side figures).
 // prompt_progress events come before any token and are not token-bearing.
 type llamaCppCompletion struct{}

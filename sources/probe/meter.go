@@ -11,7 +11,7 @@ import (
 )
 
 // meter is the measurement core shared by every protocol: it turns parsed
-// events into the figures of streams.md §4.
+// events into the figures of docs/definitions.md.
 type meter struct {
 	offsets       []time.Duration // token-bearing event arrivals
 	perEvent      []int

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// ollama is /api/generate or /api/chat (streams.md §1.6): NDJSON, final
+// ollama is /api/generate or /api/chat: NDJSON, final
 // line done: true with server-side durations in nanoseconds, kept next to
 // the client's own figures.
 type ollama struct{ chat bool }

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// openAIChat is /v1/chat/completions with stream: true (streams.md §1.1).
+// openAIChat is /v1/chat/completions with stream: true (docs/definitions.md).
 type openAIChat struct{}
 
 func (openAIChat) API() API                          { return OpenAIChat }
@@ -53,9 +53,9 @@ func (openAIChat) BuildRequest(s RequestSpec) ([]byte, error) {
 	return json.Marshal(body)
 }
 
-// openAIChunk covers chat and completions chunks and the variants of
-// §1.1: text and delta in one choice, usage on every chunk, llama.cpp
-// timings on the usage chunk, a top-level error object.
+// openAIChunk covers chat and completions chunks and the variants real
+// servers send: text and delta in one choice, usage on every chunk,
+// llama.cpp timings on the usage chunk, a top-level error object.
 type openAIChunk struct {
 	Model   *onceString `json:"model"`
 	Choices []struct {

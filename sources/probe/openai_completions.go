@@ -5,8 +5,8 @@ import (
 	"net/http"
 )
 
-// openAICompletions is /v1/completions with stream: true (streams.md
-// §1.2): text in choices[].text, no role chunk, usage chunk last.
+// openAICompletions is /v1/completions with stream: true: text in
+// choices[].text, no role chunk, usage chunk last.
 type openAICompletions struct{}
 
 func (openAICompletions) API() API                          { return OpenAICompletions }

@@ -5,7 +5,7 @@ import (
 	"net/http"
 )
 
-// openAIResponses is the Responses API stream (streams.md §1.3): typed
+// openAIResponses is the Responses API stream: typed
 // events, text in response.output_text.delta, usage in the terminal
 // response.completed, no [DONE].
 type openAIResponses struct{}

@@ -83,7 +83,7 @@ type Options struct {
 	StallTimeout time.Duration `json:"stall_timeout,omitempty"`
 	MaxLineBytes int           `json:"max_line_bytes,omitempty"`
 	// HTTP2 allows HTTP/2 over TLS. Off by default: one multiplexed
-	// connection shares flow control between streams (streams.md pitfall 12).
+	// connection shares flow control between streams, so probes slow each other.
 	HTTP2 bool `json:"http2,omitempty"`
 	// Prewarm opens connections with a cheap GET before probing, so
 	// connection setup does not land on measured requests.

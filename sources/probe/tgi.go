@@ -5,7 +5,7 @@ import (
 	"net/http"
 )
 
-// tgiGenerateStream is TGI's native /generate_stream (streams.md §1.5): one
+// tgiGenerateStream is TGI's native /generate_stream: one
 // event per token, the last with generated_text set, no [DONE]. details:
 // true makes the last event carry the engine's generated_tokens.
 type tgiGenerateStream struct{}

@@ -11,8 +11,8 @@ import (
 )
 
 // idleConnTimeout stays below uvicorn's 5 s keep-alive so the pool never
-// hands out a connection the server is about to close (streams.md
-// pitfall 7).
+// hands out a connection the server is about to close: reusing one fails
+// the request.
 const idleConnTimeout = 4 * time.Second
 
 // newClient builds the probe's HTTP client: HTTP/1.1 unless asked, no

@@ -6,9 +6,9 @@ import (
 	"net/url"
 )
 
-// tritonGenerateStream is Triton's generate_stream extension (streams.md
-// §1.8): text_output deltas and no terminal marker, so EOF ends the
-// stream and the token count is always an estimate.
+// tritonGenerateStream is Triton's generate_stream extension: text_output
+// deltas and no terminal marker, so EOF ends the stream and the token
+// count is always an estimate.
 type tritonGenerateStream struct{}
 
 func (tritonGenerateStream) API() API                          { return Triton }

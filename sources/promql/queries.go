@@ -35,8 +35,8 @@ type family struct {
 	fresh string
 }
 
-// families returns the metric families of the default queries (engines.md
-// §2.3, §3, §11).
+// families returns the metric families of the default queries, vLLM's
+// Grafana dashboard shapes for vLLM and SGLang (docs/engines.md).
 func families() []family {
 	return []family{
 		{
@@ -105,7 +105,7 @@ const dcgmQuery = `avg by ($GROUP) (DCGM_FI_PROF_DRAM_ACTIVE <= 1)`
 // number of series summed (tokentop_part="series"), for vLLM (with
 // old-name fallbacks), SGLang and tokentop's exporter; each family is
 // tagged with its name in label tokentop_engine. Gauges follow the vLLM
-// dashboard (engines.md §2.3).
+// Grafana dashboard (max by, then or for the old name).
 func DefaultQueries() map[telemetry.Signal]string {
 	parts := map[telemetry.Signal][]string{}
 	var order []telemetry.Signal

@@ -125,12 +125,6 @@ func (tg *target) set(body string) {
 
 func (tg *target) host() string { return strings.TrimPrefix(tg.URL, "http://") }
 
-// fixtureDir finds shared/fixtures/metrics.
-func fixtureDir(t testing.TB) string {
-	t.Helper()
-	return fixtures.Dir(t, "metrics")
-}
-
 func readFixture(t testing.TB, name string) string {
 	t.Helper()
 	return fixtures.Read(t, "metrics", name)

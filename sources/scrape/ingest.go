@@ -114,7 +114,7 @@ func (sc *scrape) run() {
 }
 
 // choose returns the first alias whose families are present with a
-// matching series (engines.md §11: first present wins).
+// matching series: first present wins, so newer names beat old ones.
 func (sc *scrape) choose(aliases []engines.Alias) (engines.Alias, bool) {
 	for _, a := range aliases {
 		f := sc.page.Families[a.Name]

@@ -9,7 +9,7 @@
 // (readable without colour) and the time labels are text drawn here.
 // Bars stay this package's own (no ntcharts chart asked for there).
 //
-// Around ntcharts' pitfalls (tui.md §3): every size is clamped to ≥ 1
+// Around ntcharts' pitfalls: every size is clamped to ≥ 1
 // cell before a chart is made (zero width panics); the scale is set from
 // the visible data each frame (its auto-range only grows); a NaN breaks
 // the line and leaves a sparkline cell blank, and every finite value

@@ -1,6 +1,6 @@
 // Package expo parses a Prometheus text (0.0.4) or OpenMetrics 1.0
 // exposition into families of series, fast enough to scrape many targets
-// every second, and validates what expfmt does not (slo.md §9): duplicate
+// every second, and validates what expfmt does not: duplicate
 // series, NaN, non-monotonic or unsorted buckets, missing +Inf.
 //
 // Why not expfmt: prometheus/common v0.73.1's TextParser needs ~190 ms and

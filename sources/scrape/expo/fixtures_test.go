@@ -6,12 +6,6 @@ import (
 	"github.com/tokentop/tokentop/internal/fixtures"
 )
 
-// fixtureDir finds shared/fixtures/metrics.
-func fixtureDir(t testing.TB) string {
-	t.Helper()
-	return fixtures.Dir(t, "metrics")
-}
-
 func readFixture(t testing.TB, name string) string {
 	t.Helper()
 	return fixtures.Read(t, "metrics", name)

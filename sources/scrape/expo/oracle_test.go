@@ -14,7 +14,7 @@ import (
 )
 
 // expfmtParse parses with the reference parser, turning a panic into an
-// error (slo.md §9).
+// error: expfmt versions before v0.69 panic on a line starting with "{".
 func expfmtParse(body string) (fams map[string]*dto.MetricFamily, err error) {
 	defer func() {
 		if r := recover(); r != nil {
