@@ -110,6 +110,9 @@ type Options struct {
 	// </>, 1/2/3) and the REPLAY header; Clock should then be the
 	// replay's clock. Pass a nil interface, not a typed nil pointer.
 	Replay ReplayControl
+	// Recording is the --record file, shown as a REC badge so nobody
+	// wonders whether this session is being kept.
+	Recording string
 	// MaxSpeed is the speed the replay's "3" key sets (default
 	// DefaultMaxSpeed); speeds from min(MaxSpeed, 1e9) up read "max".
 	MaxSpeed float64

@@ -41,7 +41,7 @@ func (a *app) render() string {
 	top := a.hdr.View(&a.ctx, header.Info{
 		Title: a.opts.Title, Sources: a.snap.Sources, Alerts: a.alertP.Counts(),
 		Frozen: a.frozen, Shown: shown, Total: total, Note: a.note, NoSLO: a.alerts == nil,
-		Replay: a.replayInfo(),
+		Replay: a.replayInfo(), Recording: a.opts.Recording,
 	}, a.width)
 	var body string
 	switch a.screen {

@@ -4,6 +4,7 @@
 package header
 
 import (
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,8 @@ type Info struct {
 	// "REPLAY 10× 03:12:44 (paused) 12:04/45:00" (speed, the replay's
 	// time, the position within the recording) instead of the clock.
 	Replay *Replay
+	// Recording is the file a --record run writes ("" = none): REC badge.
+	Recording string
 }
 
 // Replay is the playback state shown in the header.
@@ -82,6 +85,9 @@ func appLine(ctx *common.Context, in Info, width int) string {
 	}
 	if in.Replay != nil {
 		left = append(left, seg{replayText(ctx, in.Replay), r.Accent})
+	}
+	if in.Recording != "" {
+		left = append(left, seg{"REC " + common.Safe(filepath.Base(in.Recording)), r.Bad})
 	}
 	if in.Note != "" {
 		left = append(left, seg{in.Note, r.Accent})
@@ -168,6 +174,7 @@ func (c *Cache) View(ctx *common.Context, in Info, width int) string {
 	h.Int(int(ctx.Window))
 	h.Int(int(ctx.Refresh))
 	h.Str(in.Title)
+	h.Str(in.Recording)
 	for _, s := range in.Sources {
 		h.Str(s.Name)
 		h.Str(s.Kind)

@@ -37,3 +37,10 @@ func TestHeaderNeverCalmWhileASourceFails(t *testing.T) {
 		t.Errorf("warnings not shown: %q", got)
 	}
 }
+
+func TestRecBadge(t *testing.T) {
+	got := ansi.Strip(View(ctx(), Info{Title: "tokentop", Recording: "/var/tmp/incident.jsonl.gz"}, 120))
+	if !strings.Contains(got, "REC incident.jsonl.gz") {
+		t.Errorf("no REC badge: %q", got)
+	}
+}
