@@ -70,24 +70,24 @@ type Writer struct {
 	segment    time.Duration
 	level      int
 
-	mu      sync.Mutex
-	pending []byte
-	cuts    []cut // segment starts within pending
-	spare   []byte
-	lines   int64 // lines encoded so far
-	dlen    int64 // decompressed bytes encoded so far
-	obs     int64 // observations encoded so far
-	seq     int
-	segEnd  time.Time // the current segment ends here
+	mu       sync.Mutex
+	pending  []byte
+	cuts     []cut // segment starts within pending
+	spare    []byte
+	lines    int64 // lines encoded so far
+	dlen     int64 // decompressed bytes encoded so far
+	obs      int64 // observations encoded so far
+	seq      int
+	segEnd   time.Time // the current segment ends here
 	state    stateLines
 	settings Settings // as written so far
-	dropped int64
-	err     error // first write error: the recording stops
-	encErr  error // first observation that could not be encoded
-	closed  bool
-	kick    chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
+	dropped  int64
+	err      error // first write error: the recording stops
+	encErr   error // first observation that could not be encoded
+	closed   bool
+	kick     chan struct{}
+	stop     chan struct{}
+	done     chan struct{}
 
 	file *sink // owned by the flusher (and Close after it stopped)
 }
