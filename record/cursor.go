@@ -113,8 +113,11 @@ func deliver(e *Entry, sink telemetry.Sink, onAlert AlertFunc) {
 	sink.Observe(e.Observation)
 }
 
-// Bounds returns the time of the first and the last observation of a
-// recording (reading only its first and last segments when indexed).
+// Bounds returns the time of the first observation of a recording and of
+// its last observation or alert transition (reading only its first and
+// last segments when indexed). A recording that stops early (its writer
+// killed) or is damaged gives the bounds of what is readable, and the
+// *DamageError.
 func Bounds(path string) (first, last time.Time, err error) {
 	entries, err := loadIndex(path)
 	if err != nil {

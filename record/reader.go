@@ -27,7 +27,7 @@ type DamageError struct {
 	Line     int64     // number of the damaged line (1-based)
 	Offset   int64     // its byte offset; in .gz files, in the decompressed stream
 	Replayed int64     // observations before it
-	LastAt   time.Time // time of the last observation read before it
+	LastAt   time.Time // time of the last observation or alert read before it (Bounds' last)
 	Err      error
 }
 
@@ -230,6 +230,9 @@ func (r *Reader) accept(d *decoded) (Entry, bool) {
 	case KindAlert:
 		if l.State && (!r.preamble || r.cps != 1) {
 			return Entry{}, false
+		}
+		if !l.State && l.At.After(r.lastAt) {
+			r.lastAt = l.At
 		}
 		return Entry{Line: d.no, Observation: telemetry.Observation{Kind: KindAlert, At: l.At}, Alert: l.Alert, State: l.State}, true
 	}

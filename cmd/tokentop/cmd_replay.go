@@ -185,6 +185,7 @@ func replayJSON(path, at string, first, last time.Time, damage error, window tim
 		end := "ends"
 		if damage != nil {
 			end = "is readable up to"
+			fmt.Fprintf(stderr, "tokentop replay: %v\n", damage)
 		}
 		return exitError{code: 2, err: fmt.Errorf("--at %s: %s is outside the recording, which starts at %s and %s %s (%s long)",
 			at, t.UTC().Format(time.RFC3339Nano), first.UTC().Format(time.RFC3339Nano), end, last.UTC().Format(time.RFC3339Nano),

@@ -69,7 +69,7 @@ func TestRecordThenReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, js, errOut = runCmd(t, "replay", cut, "--json")
-	if code != 0 || !strings.Contains(errOut, "damaged at line") || !strings.Contains(js, `"endpoints"`) {
+	if code != 0 || !strings.Contains(errOut, "recording stops at line") || !strings.Contains(js, `"endpoints"`) {
 		t.Errorf("damaged replay: exit %d\nstderr %s", code, errOut)
 	}
 }
