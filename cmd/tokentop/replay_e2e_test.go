@@ -183,6 +183,32 @@ func TestRecordingSurvivesTheSessionEnding(t *testing.T) {
 		}
 	})
 
+	t.Run("stdout-closed", func(t *testing.T) {
+		// Headless output to an SSH session that dropped: writes to
+		// stdout fail. The run must end as for SIGHUP, not die of SIGPIPE.
+		rec := filepath.Join(t.TempDir(), "pipe.jsonl.gz")
+		cmd := exec.Command(bin, "demo", "--record", rec, "--refresh", "500ms")
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir())
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitRecorded(t, rec, 2*time.Second)
+		if err := stdout.Close(); err != nil {
+			t.Fatal(err)
+		}
+		waitExit(t, cmd, 10*time.Second)
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			t.Errorf("killed by %v", ws.Signal())
+		}
+		if err := gzipComplete(rec); err != nil {
+			t.Fatalf("after stdout closed the recording was not closed: %v", err)
+		}
+	})
+
 	t.Run("tmux-closed", func(t *testing.T) {
 		tmux, err := exec.LookPath("tmux")
 		if err != nil {
