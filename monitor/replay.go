@@ -188,6 +188,11 @@ type ReplayState struct {
 // error that stopped the read before t comes with the state before it.
 func ReplayAt(path string, t time.Time, window time.Duration, j Judging) (ReplayState, error) {
 	s := newReplaySink(j)
+	if s.step > 0 {
+		// Judging again: evaluate the last maxCatchUp before t, step by
+		// step (an hour of steps costs seconds for 50 endpoints).
+		s.next = t.Add(-maxCatchUp).Truncate(s.step)
+	}
 	err := record.Feed(path, t.Add(-replayLookback(s, window)), t, s)
 	s.evaluateUntil(t)
 	s.evaluateAt(t)

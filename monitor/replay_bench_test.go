@@ -91,6 +91,17 @@ func BenchmarkReplay(b *testing.B) {
 			}
 		}
 	})
+	// Judging again (no settings, or --slo-* flags): an evaluation every
+	// second of the hour read.
+	b.Run("at-end-judged-again", func(b *testing.B) {
+		again := j
+		again.AsRecorded = false
+		for b.Loop() {
+			if _, err := ReplayAt(path, last, 5*time.Minute, again); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	// What `--json --at` read before alerts: the store alone.
 	b.Run("snapshot-at-end-store-only", func(b *testing.B) {
 		for b.Loop() {
