@@ -12,6 +12,14 @@ import (
 // AlertFunc receives alert lines as a replay reaches them.
 type AlertFunc func(at time.Time, alert json.RawMessage)
 
+// AlertSink is a sink that also takes a recording's alert lines (the
+// transitions live showed), to rebuild the alert state from them. It gets
+// every alert line a replay reads, segment preambles included, in order.
+type AlertSink interface {
+	telemetry.Sink
+	ObserveAlert(at time.Time, alert json.RawMessage)
+}
+
 // cursor is a reader with one entry of lookahead: the first entry past
 // where feeding stopped.
 type cursor struct {
@@ -74,8 +82,9 @@ func (c *cursor) feedUntil(sink telemetry.Sink, t time.Time, onAlert AlertFunc) 
 	}
 }
 
-// feedLines feeds sink every entry up to line (alerts are not repeated:
-// this rebuilds history behind a playback that already showed them).
+// feedLines feeds sink every entry up to line (alerts go to the sink only,
+// not to an AlertFunc: this rebuilds history behind a playback that
+// already showed them).
 func (c *cursor) feedLines(sink telemetry.Sink, line int64) {
 	for e := c.peek(); e != nil && e.Line <= line; e = c.peek() {
 		deliver(e, sink, nil)
@@ -93,7 +102,10 @@ func (c *cursor) damage() error {
 
 func deliver(e *Entry, sink telemetry.Sink, onAlert AlertFunc) {
 	if e.Observation.Kind == KindAlert {
-		if onAlert != nil {
+		if as, ok := sink.(AlertSink); ok {
+			as.ObserveAlert(e.Observation.At, e.Alert)
+		}
+		if onAlert != nil && !e.State {
 			onAlert(e.Observation.At, e.Alert)
 		}
 		return
@@ -101,8 +113,11 @@ func deliver(e *Entry, sink telemetry.Sink, onAlert AlertFunc) {
 	sink.Observe(e.Observation)
 }
 
-// Bounds returns the time of the first and the last observation of a
-// recording (reading only its first and last segments when indexed).
+// Bounds returns the time of the first observation of a recording and of
+// its last observation or alert transition (reading only its first and
+// last segments when indexed). A recording that stops early (its writer
+// killed) or is damaged gives the bounds of what is readable, and the
+// *DamageError.
 func Bounds(path string) (first, last time.Time, err error) {
 	entries, err := loadIndex(path)
 	if err != nil {

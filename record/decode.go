@@ -103,7 +103,7 @@ func (s *scanner) lineMember(key []byte, l *line, in *interner) error {
 			l.Status = &telemetry.SourceStatus{}
 		}
 		err = s.status(l.Status)
-	case "info", "live", "alert":
+	case "info", "live", "alert", "settings":
 		// Rare lines: encoding/json on the member's bytes.
 		var raw []byte
 		if raw, err = s.value(); err != nil {
@@ -114,6 +114,8 @@ func (s *scanner) lineMember(key []byte, l *line, in *interner) error {
 			err = json.Unmarshal(raw, &l.Info)
 		case "live":
 			err = json.Unmarshal(raw, &l.Live)
+		case "settings":
+			err = json.Unmarshal(raw, &l.Settings) // copies, as alert
 		default:
 			err = json.Unmarshal(raw, &l.Alert) // copies: the line buffer is reused
 		}

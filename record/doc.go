@@ -6,9 +6,11 @@
 //
 // A recording is JSON lines, gzip-compressed when the name ends in ".gz":
 //
-//	{"kind":"header","at":…,"format":"tokentop-recording","version":1}
+//	{"kind":"header","at":…,"format":"tokentop-recording","version":2}
 //	{"kind":"checkpoint","at":"0001-01-01T00:00:00Z","line":2}
-//	{"kind":"checkpoint","at":…,"seq":1,"line":3}
+//	{"kind":"settings","at":…,"settings":{"slo":{"objectives":[…],…},"store":{…}}}
+//	{"kind":"settings","at":…,"settings":{"view":{"window":…,"refresh":…}}}
+//	{"kind":"checkpoint","at":…,"seq":1,"line":5}
 //	{"kind":"sample","at":…,"endpoint":…,"signal":"ttft","source":…,"value":0.123}
 //	{"kind":"alert","at":…,"alert":{…}}
 //	…
@@ -20,11 +22,16 @@
 // JSON cannot hold (NaN, ±Inf: a histogram's +Inf bucket, a 0/0 ratio) are
 // written as the strings "NaN", "+Inf" and "-Inf".
 //
+// Settings lines (format version 2; Settings) say how live judged and
+// showed the session; they come in segment 0, before any observation, so
+// a replay reads them first. Version-1 recordings have none.
+//
 // Times are UTC. The file is cut into segments of a minute of recording
-// time (segment 0 holds only the header). Each starts with a checkpoint
-// line and the state needed to read from there alone: the last endpoint
-// announcement, source status, value and status of every track seen so
-// far, in their original order (lines marked "state":true, which a
+// time (segment 0 holds only the header and settings). Each starts with a
+// checkpoint line and the state needed to read from there alone: the last
+// endpoint announcement, source status, value and status of every track
+// seen so far, the latest transition of every alert and the last resolved
+// ones, in their original order (lines marked "state":true, which a
 // sequential read skips since it has seen the originals). Probe records
 // and live text are history, not state: a seek shows the ones after the
 // segment it starts from. In a .gz file each segment is its

@@ -10,16 +10,20 @@ import (
 	"github.com/tokentop/tokentop/telemetry"
 )
 
-// Format identifies a recording in its header line.
+// Format identifies a recording in its header line. Version 2 added the
+// settings lines and alert lines in segment preambles; this build reads
+// versions 1 and 2. (A version-1 reader would count a settings line as an
+// observation and call the file damaged, so the version says it.)
 const (
 	FormatName    = "tokentop-recording"
-	FormatVersion = 1
+	FormatVersion = 2
 )
 
 // Line kinds that are not observations.
 const (
 	kindHeader     telemetry.Kind = "header"
 	kindCheckpoint telemetry.Kind = "checkpoint"
+	kindSettings   telemetry.Kind = "settings"
 	// KindAlert marks an alert transition line (Writer.WriteAlert).
 	KindAlert telemetry.Kind = "alert"
 )
@@ -37,7 +41,8 @@ type line struct {
 	// observation, fed only when reading starts at this segment.
 	State bool `json:"state,omitempty"`
 
-	Alert json.RawMessage `json:"alert,omitempty"`
+	Alert    json.RawMessage `json:"alert,omitempty"`
+	Settings json.RawMessage `json:"settings,omitempty"`
 
 	Format       string `json:"format,omitempty"`
 	Version      int    `json:"version,omitempty"`

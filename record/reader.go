@@ -27,16 +27,28 @@ type DamageError struct {
 	Line     int64     // number of the damaged line (1-based)
 	Offset   int64     // its byte offset; in .gz files, in the decompressed stream
 	Replayed int64     // observations before it
-	LastAt   time.Time // time of the last observation read before it
+	LastAt   time.Time // time of the last observation or alert read before it (Bounds' last)
 	Err      error
 }
 
 func (e *DamageError) Error() string {
 	up := ""
 	if !e.LastAt.IsZero() {
-		up = " up to " + e.LastAt.Local().Format("2006-01-02 15:04:05 MST")
+		up = " up to " + e.LastAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	}
+	if e.Unfinished() {
+		return fmt.Sprintf("recording stops at line %d (byte %d): %v; replayed %d observations%s: "+
+			"everything before is intact, the file was not closed (its writer was killed, or the disk filled)",
+			e.Line, e.Offset, e.Err, e.Replayed, up)
 	}
 	return fmt.Sprintf("recording damaged at line %d (byte %d): %v; replayed %d observations%s", e.Line, e.Offset, e.Err, e.Replayed, up)
+}
+
+// Unfinished reports whether the recording simply ends early (a gzip
+// stream without its end, a last line cut short), as a writer stopped
+// before Close leaves it, rather than holding bytes that are wrong.
+func (e *DamageError) Unfinished() bool {
+	return errors.Is(e.Err, io.ErrUnexpectedEOF) || errors.Is(e.Err, errCutLine)
 }
 
 func (e *DamageError) Unwrap() error { return e.Err }
@@ -67,6 +79,10 @@ type Reader struct {
 	cur      []decoded // decoded lines not yet consumed
 	tail     error     // what ended reading after cur
 	in       interner
+
+	settings    Settings // merged from the settings lines read so far
+	hasSettings bool
+	settingsErr error // a settings line that did not decode
 }
 
 // Open opens a recording (plain or gzip, told by its first bytes) at its
@@ -188,7 +204,7 @@ func (r *Reader) accept(d *decoded) (Entry, bool) {
 	l := &d.l
 	switch l.Kind {
 	case kindHeader:
-		if l.Format != FormatName || l.Version > FormatVersion {
+		if l.Format != FormatName || l.Version < 1 || l.Version > FormatVersion {
 			r.err = fmt.Errorf("record: not a tokentop recording of a version this build reads (format %q, version %d)", l.Format, l.Version)
 		}
 		return Entry{}, false
@@ -200,8 +216,25 @@ func (r *Reader) accept(d *decoded) (Entry, bool) {
 		}
 		r.cps++
 		return Entry{}, false
+	case kindSettings:
+		var st Settings
+		if err := json.Unmarshal(l.Settings, &st); err != nil {
+			if r.settingsErr == nil {
+				r.settingsErr = fmt.Errorf("record: settings at line %d: %w", d.no, err)
+			}
+			return Entry{}, false
+		}
+		r.settings.merge(st)
+		r.hasSettings = true
+		return Entry{}, false
 	case KindAlert:
-		return Entry{Line: d.no, Observation: telemetry.Observation{Kind: KindAlert, At: l.At}, Alert: l.Alert}, true
+		if l.State && (!r.preamble || r.cps != 1) {
+			return Entry{}, false
+		}
+		if !l.State && l.At.After(r.lastAt) {
+			r.lastAt = l.At
+		}
+		return Entry{Line: d.no, Observation: telemetry.Observation{Kind: KindAlert, At: l.At}, Alert: l.Alert, State: l.State}, true
 	}
 	if l.State {
 		if !r.preamble || r.cps != 1 {
@@ -226,6 +259,9 @@ func (r *Reader) fill(err error) error {
 	}
 	return err
 }
+
+// errCutLine: the file ends inside a line.
+var errCutLine = errors.New("unexpected end of file in the middle of a line")
 
 // lineSource splits the decompressed stream into lines, counting line
 // numbers and offsets. Its errors are io.EOF or a *DamageError (without
@@ -274,7 +310,7 @@ func (s *lineSource) next() (b []byte, no, off int64, err error) {
 				s.err = io.EOF
 				return s.buf, s.line, off, nil
 			}
-			s.err = s.damage(s.line, s.off, errors.New("unexpected end of file in the middle of a line"))
+			s.err = s.damage(s.line, s.off, errCutLine)
 			return nil, 0, 0, s.err
 		default:
 			// gzip: io.ErrUnexpectedEOF (cut file), checksum or header

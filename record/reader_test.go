@@ -58,10 +58,15 @@ func expectDamage(t *testing.T, path string, lines [][]byte, line int64, offset 
 		t.Fatalf("damage at line %d byte %d after %d (%d read), want line %d byte %d after %d: %v",
 			d.Line, d.Offset, d.Replayed, len(got), line, offset, want, err)
 	}
-	msg := fmt.Sprintf(`^recording damaged at line %d \(byte %d\): .+; replayed %d observations( up to \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+)?$`, line, offset, want)
-	if want > 0 {
-		msg = strings.TrimSuffix(msg, "?$") + "$"
+	upTo := `( up to \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)`
+	if want == 0 {
+		upTo += "?"
 	}
+	verb, tail := "damaged", ""
+	if d.Unfinished() {
+		verb, tail = "stops", ": everything before is intact, .+"
+	}
+	msg := fmt.Sprintf(`^recording %s at line %d \(byte %d\): .+; replayed %d observations%s%s$`, verb, line, offset, want, upTo, tail)
 	if !regexp.MustCompile(msg).MatchString(err.Error()) {
 		t.Errorf("message %q does not match %s", err, msg)
 	}
@@ -90,6 +95,9 @@ func TestTruncatedPlain(t *testing.T) {
 			t.Fatal(err)
 		}
 		expectDamage(t, p, lines, line, offsetOf(lines, line))
+		if _, err := readAll(t, p); !unfinished(err) {
+			t.Errorf("a cut line is an unfinished recording, not damage: %v", err)
+		}
 	}
 	// A last line complete but for its newline is not damage.
 	raw, err := os.ReadFile(path)
@@ -121,6 +129,14 @@ func TestGarbageLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	expectDamage(t, path, lines, bad, offsetOf(lines, bad))
+	if _, err := readAll(t, path); unfinished(err) {
+		t.Errorf("garbage is damage, not an unfinished recording: %v", err)
+	}
+}
+
+func unfinished(err error) bool {
+	var d *DamageError
+	return errors.As(err, &d) && d.Unfinished()
 }
 
 func TestTruncatedGzip(t *testing.T) {
@@ -149,8 +165,8 @@ func TestTruncatedGzip(t *testing.T) {
 		}
 		expectDamage(t, p, lines, line, offsetOf(lines, line))
 		_, err = readAll(t, p)
-		if !strings.Contains(err.Error(), "unexpected EOF") {
-			t.Errorf("message %q lacks the cause", err)
+		if !strings.Contains(err.Error(), "unexpected EOF") || !unfinished(err) {
+			t.Errorf("message %q lacks the cause, or calls a cut file damaged", err)
 		}
 	}
 	// Garbage after a complete recording: everything, then damage.

@@ -19,29 +19,44 @@ func SnapshotAt(path string, t time.Time, window time.Duration) (telemetry.Snaps
 }
 
 func snapshotAt(path string, t time.Time, window time.Duration, cfg telemetry.StoreConfig) (telemetry.Snapshot, error) {
-	entries, err := loadIndex(path)
-	if err != nil {
-		return telemetry.Snapshot{}, err
-	}
 	var damage error
 	if t.IsZero() {
-		_, t, damage = bounds(path, &entries)
+		_, t, damage = Bounds(path)
 		if t.IsZero() {
 			return telemetry.Snapshot{}, damage
 		}
 	}
 	store := telemetry.NewStore(cfg)
-	lookback := max(window, store.Config().MaxWindow)
-	c, err := openCursor(path, &entries, t.Add(-lookback))
-	if err != nil {
+	err := Feed(path, t.Add(-max(window, store.Config().MaxWindow)), t, store)
+	if damage == nil {
+		damage = err
+	}
+	if err != nil && !isDamage(err) {
 		return telemetry.Snapshot{}, err
 	}
-	c.feedUntil(store, t, nil)
-	if c.peek() == nil && damage == nil {
+	return store.Snapshot(t, window), damage
+}
+
+// Feed feeds sink the recording from the segment holding from (its
+// preamble first: the state before it, alert state included for an
+// AlertSink) through t. It returns the *DamageError that stopped reading
+// before t, if any, after feeding everything before the damage.
+func Feed(path string, from, t time.Time, sink telemetry.Sink) error {
+	entries, err := loadIndex(path)
+	if err != nil {
+		return err
+	}
+	c, err := openCursor(path, &entries, from)
+	if err != nil {
+		return err
+	}
+	c.feedUntil(sink, t, nil)
+	var damage error
+	if c.peek() == nil {
 		damage = c.damage()
 	}
 	if err := c.close(); err != nil && damage == nil {
 		damage = err
 	}
-	return store.Snapshot(t, window), damage
+	return damage
 }

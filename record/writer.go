@@ -70,23 +70,24 @@ type Writer struct {
 	segment    time.Duration
 	level      int
 
-	mu      sync.Mutex
-	pending []byte
-	cuts    []cut // segment starts within pending
-	spare   []byte
-	lines   int64 // lines encoded so far
-	dlen    int64 // decompressed bytes encoded so far
-	obs     int64 // observations encoded so far
-	seq     int
-	segEnd  time.Time // the current segment ends here
-	state   stateLines
-	dropped int64
-	err     error // first write error: the recording stops
-	encErr  error // first observation that could not be encoded
-	closed  bool
-	kick    chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
+	mu       sync.Mutex
+	pending  []byte
+	cuts     []cut // segment starts within pending
+	spare    []byte
+	lines    int64 // lines encoded so far
+	dlen     int64 // decompressed bytes encoded so far
+	obs      int64 // observations encoded so far
+	seq      int
+	segEnd   time.Time // the current segment ends here
+	state    stateLines
+	settings Settings // as written so far
+	dropped  int64
+	err      error // first write error: the recording stops
+	encErr   error // first observation that could not be encoded
+	closed   bool
+	kick     chan struct{}
+	stop     chan struct{}
+	done     chan struct{}
 
 	file *sink // owned by the flusher (and Close after it stopped)
 }
@@ -111,6 +112,7 @@ func NewWriter(path string, opts ...WriterOption) (*Writer, error) {
 		return nil, err
 	}
 	w.file = f
+	w.state.resolvedMax = alertHistoryOf(Settings{})
 	now := time.Now().UTC()
 	w.mu.Lock()
 	w.startSegment(now, true)
@@ -159,8 +161,19 @@ func (w *Writer) Observe(o telemetry.Observation) {
 }
 
 // WriteAlert records an alert transition (an slo.Transition, or anything
-// JSON-encodable) at its time as {"kind":"alert","at":…,"alert":…}.
+// JSON-encodable) at its time as {"kind":"alert","at":…,"alert":…}. Only
+// WriteTransition's lines are repeated in segment preambles.
 func (w *Writer) WriteAlert(at time.Time, transition any) error {
+	return w.writeAlert(at, transition, nil)
+}
+
+// WriteTransition records an SLO alert transition at its time. Each
+// segment's preamble repeats the latest transition of every alert and the
+// last resolved ones, so a replay starting there has the alert state and
+// history live had.
+func (w *Writer) WriteTransition(tr slo.Transition) error { return w.writeAlert(tr.At, tr, &tr) }
+
+func (w *Writer) writeAlert(at time.Time, transition any, tr *slo.Transition) error {
 	raw, err := json.Marshal(transition)
 	if err != nil {
 		return fmt.Errorf("record: encode alert: %w", err)
@@ -175,13 +188,14 @@ func (w *Writer) WriteAlert(at time.Time, transition any) error {
 		return errors.New("record: writer closed")
 	}
 	w.maybeSegment(at)
+	start := len(w.pending)
 	w.appendLine(line{Observation: telemetry.Observation{Kind: KindAlert, At: at}, Alert: raw})
+	if tr != nil && w.err == nil {
+		w.state.updateAlert(tr.Alert.Objective, tr.Alert.Endpoint, tr.Alert.Severity, tr.To == slo.Resolved, w.pending[start:])
+	}
 	w.maybeKick()
 	return w.err
 }
-
-// WriteTransition records an SLO alert transition at its time.
-func (w *Writer) WriteTransition(tr slo.Transition) error { return w.WriteAlert(tr.At, tr) }
 
 // accepting reports whether lines may be added, counting a drop if the
 // buffer is full. Call with w.mu held.

@@ -100,6 +100,9 @@ func runDashboard(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // serve runs the monitor and its view until the user quits or ctx ends:
 // the TUI on a terminal, periodic summaries otherwise.
 func serve(ctx context.Context, m *monitor.Monitor, c *config.Config, vf viewFlags, stdout io.Writer) error {
+	if err := m.RecordView(vf.window, vf.refresh); err != nil { // a --record'ed replay shows this window
+		return err
+	}
 	return runMonitor(ctx, m, c, func(ctx context.Context) error {
 		if !isTerminal(stdout) || vf.json {
 			return report.Loop(ctx, stdout, m.Store, vf.refresh, vf.window, vf.json)

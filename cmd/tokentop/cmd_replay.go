@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -24,12 +26,18 @@ const replayUsage = `tokentop replay FILE [--speed 1|10|max] [flags]
        tokentop replay FILE --json [--at TIME] [--window 5m]
 
 Plays a recording (from --record) into the dashboard as it looked live:
-the clock shows the recorded times and the SLOs are judged again on the
-same observations. In the dashboard, space pauses and resumes, left and
-right seek 30 s (shift+arrows or < and >: 5 min), and 1, 2, 3 play at
-1x, 10x and max speed. --json prints the snapshot at --at (RFC 3339, or
-an offset from the start such as 10m; default the end). A damaged
-recording plays up to the damage and says where it stopped.`
+the clock shows the recorded times, the objectives, window and refresh are
+the recorded ones, and every alert's state and the alert history are what
+live showed (the recorded transitions), at any seek point. --slo-*,
+--window and --refresh flags given explicitly override the recording; with
+--slo-* flags the SLOs are judged again and the alerts are the replay's.
+In the dashboard, space pauses and resumes, left and right seek 30 s
+(shift+arrows or < and >: 5 min), and 1, 2, 3 play at 1x, 10x and max
+speed. --json prints the snapshot and the alerts at --at (RFC 3339, or an
+offset from the start such as 10m; default the end); a time outside the
+recording exits 2. A damaged or unfinished recording (the recorder was
+killed or lost its terminal, the disk filled) plays up to its last
+complete line and says on stderr where it stopped.`
 
 func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("replay", replayUsage, stderr)
@@ -47,33 +55,48 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return errors.New("replay: give exactly one recording file")
 	}
 	path := rest[0]
-	if vf.json {
-		t, err := replayTime(path, *at)
-		if err != nil {
-			return err
-		}
-		snap, err := record.SnapshotAt(path, t, vf.window)
-		var damage *record.DamageError
-		if err != nil && !errors.As(err, &damage) {
-			return err
-		}
-		if jerr := report.JSON(stdout, snap); jerr != nil {
-			return jerr
-		}
-		if damage != nil {
-			fmt.Fprintf(stderr, "tokentop replay: %v\n", damage)
-		}
-		return nil
-	}
 	sp, err := parseSpeed(*speed)
 	if err != nil {
 		return err
 	}
-	objs, err := sloFlags.Objectives()
+	settings, hasSettings, err := record.ReadSettings(path)
 	if err != nil {
 		return err
 	}
-	r, err := monitor.NewReplay(path, sp, objs, sloFlags.Options())
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if hasSettings && settings.View != nil {
+		if v := settings.View.Window; v > 0 && !given["window"] {
+			vf.window = v
+		}
+		if v := settings.View.Refresh; v > 0 && !given["refresh"] {
+			vf.refresh = v
+		}
+	}
+	judging, note, err := replayJudging(settings, hasSettings, sloFlags)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintf(stderr, "tokentop replay: %s\n", note)
+	}
+	first, last, damage := record.Bounds(path)
+	if first.IsZero() {
+		if damage != nil {
+			return damage
+		}
+		return fmt.Errorf("replay: %s holds no observation", path)
+	}
+	if damage != nil && !isDamage(damage) {
+		return damage
+	}
+	if vf.json {
+		return replayJSON(path, *at, first, last, damage, vf.window, judging, stdout, stderr)
+	}
+	if damage != nil {
+		fmt.Fprintf(stderr, "tokentop replay: %v\n", damage)
+	}
+	r, err := monitor.NewReplay(path, sp, judging)
 	if err != nil {
 		return err
 	}
@@ -84,7 +107,8 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	go func() { done <- r.Run(ctx) }()
 	if isTerminal(stdout) {
 		opts := tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
-			Clock: r.Clock, Replay: r.Player(), MaxSpeed: record.Fastest} // the header says REPLAY
+			Clock: r.Clock, Replay: r.Player(), MaxSpeed: record.Fastest, // the header says REPLAY
+			Thresholds: objectiveThresholds(judging.Objectives)}
 		if err = opts.Validate(); err == nil {
 			err = tui.Run(ctx, tui.New(r, r, opts), nil, nil)
 		}
@@ -92,13 +116,129 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		err = report.Loop(ctx, stdout, clockedReader{r}, vf.refresh, vf.window, false)
 	}
 	cancel()
-	var damage *record.DamageError
-	if rerr := <-done; errors.As(rerr, &damage) {
-		fmt.Fprintf(stderr, "tokentop replay: %v\n", damage)
+	if rerr := <-done; isDamage(rerr) {
+		fmt.Fprintf(stderr, "tokentop replay: %v\n", rerr)
 	} else if err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
 		err = rerr
 	}
+	if damage != nil {
+		// Said again: the dashboard covered the first notice.
+		fmt.Fprintf(stderr, "tokentop replay: %v\n", damage)
+	}
 	return err
+}
+
+// replayJudging decides how the replay judges the recording, and what to
+// tell the user about it: as recorded when the recording says how live
+// judged it and no --slo-* flag overrides that; otherwise again, with the
+// flags over the recorded objectives (or the defaults).
+func replayJudging(s record.Settings, has bool, f *slo.Flags) (monitor.Judging, string, error) {
+	if has && s.SLO != nil {
+		j := monitor.RecordedJudging(s)
+		if !f.Changed() {
+			return j, "", nil
+		}
+		objs, err := f.Apply(j.Objectives)
+		if err != nil {
+			return monitor.Judging{}, "", err
+		}
+		j.Objectives, j.SLO.Scale, j.AsRecorded = objs, f.Options().Scale, false
+		return j, "judging the SLOs again with the --slo-* flags over the recorded objectives: the alerts are this replay's, not what live showed", nil
+	}
+	objs, err := f.Objectives()
+	if err != nil {
+		return monitor.Judging{}, "", err
+	}
+	j := monitor.Judging{Objectives: objs, SLO: f.Options()}
+	if s.Store != nil {
+		j.Store = *s.Store
+	}
+	what := "the default objectives"
+	if f.Changed() {
+		what = "the objectives of the --slo-* flags"
+	}
+	return j, "the recording has no settings (made by a tokentop before recording format 2): judging the SLOs again with " +
+		what + " and the window of --window; the alerts are this replay's, not what live showed", nil
+}
+
+// replayDoc is `replay --json`: the snapshot, then every objective ×
+// endpoint with its state at that time, and the alert history.
+type replayDoc struct {
+	telemetry.Snapshot
+	// Judged is "as recorded" (the alert states are the recorded
+	// transitions) or "again" (this replay's judgement).
+	Judged       string          `json:"judged"`
+	Objectives   []slo.Objective `json:"objectives"`
+	Alerts       []slo.Alert     `json:"alerts"`
+	AlertHistory []slo.Alert     `json:"alert_history"`
+}
+
+func replayJSON(path, at string, first, last time.Time, damage error, window time.Duration, j monitor.Judging, stdout, stderr io.Writer) error {
+	t := last
+	if at != "" {
+		var err error
+		if t, err = parseReplayTime(at, first); err != nil {
+			return exitError{code: 2, err: err}
+		}
+	}
+	if t.Before(first) || t.After(last) {
+		end := "ends"
+		if damage != nil {
+			end = "is readable up to"
+			fmt.Fprintf(stderr, "tokentop replay: %v\n", damage)
+		}
+		return exitError{code: 2, err: fmt.Errorf("--at %s: %s is outside the recording, which starts at %s and %s %s (%s long)",
+			at, t.UTC().Format(time.RFC3339Nano), first.UTC().Format(time.RFC3339Nano), end, last.UTC().Format(time.RFC3339Nano),
+			slo.FormatDuration(last.Sub(first).Round(time.Millisecond)))}
+	}
+	st, err := monitor.ReplayAt(path, t, window, j)
+	var d *record.DamageError
+	if errors.As(err, &d) && d.LastAt.Before(t) {
+		// Reading stopped before t: a damaged stretch, not the end.
+		return exitError{code: 2, err: fmt.Errorf("--at %s: the recording cannot be read up to that time: %w", at, d)}
+	}
+	if err != nil && d == nil {
+		return err
+	}
+	doc := replayDoc{Snapshot: st.Snapshot, Judged: "again", Objectives: j.Objectives, Alerts: st.Alerts, AlertHistory: st.History}
+	if j.AsRecorded {
+		doc.Judged = "as recorded"
+	}
+	for _, s := range []*[]slo.Alert{&doc.Alerts, &doc.AlertHistory} {
+		if *s == nil {
+			*s = []slo.Alert{} // none, not unknown
+		}
+	}
+	if doc.Objectives == nil {
+		doc.Objectives = []slo.Objective{}
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	if damage != nil {
+		fmt.Fprintf(stderr, "tokentop replay: %v\n", damage)
+	}
+	return nil
+}
+
+func isDamage(err error) bool {
+	var d *record.DamageError
+	return errors.As(err, &d)
+}
+
+// objectiveThresholds draws each endpoint's percentile objective on its
+// charts, as the live dashboard does.
+func objectiveThresholds(objs []slo.Objective) tui.Thresholds {
+	return tui.ThresholdFunc(func(endpoint string, sig telemetry.Signal) (float64, bool) {
+		for _, o := range objs {
+			if o.Kind == slo.Percentile && o.Signal == sig && o.Matches(endpoint) {
+				return o.Threshold, true
+			}
+		}
+		return 0, false
+	})
 }
 
 // The player is the dashboard's replay control (pause, seek, speed).
@@ -123,21 +263,15 @@ func parseSpeed(s string) (float64, error) {
 	return 0, fmt.Errorf("--speed %q: want 1, 10 or max", s)
 }
 
-// replayTime reads --at: RFC 3339, or an offset from the recording's start.
-func replayTime(path, at string) (time.Time, error) {
-	if at == "" {
-		return time.Time{}, nil
-	}
+// parseReplayTime reads --at: RFC 3339, or an offset from the recording's
+// first observation.
+func parseReplayTime(at string, first time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, at); err == nil {
 		return t, nil
 	}
 	d, err := time.ParseDuration(at)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("--at %q: want RFC 3339 or an offset such as 10m", at)
-	}
-	first, _, err := record.Bounds(path)
-	if err != nil {
-		return time.Time{}, err
 	}
 	return first.Add(d), nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -69,8 +70,40 @@ func TestRecordThenReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, js, errOut = runCmd(t, "replay", cut, "--json")
-	if code != 0 || !strings.Contains(errOut, "damaged at line") || !strings.Contains(js, `"endpoints"`) {
+	if code != 0 || !strings.Contains(errOut, "recording stops at line") || !strings.Contains(js, `"endpoints"`) {
 		t.Errorf("damaged replay: exit %d\nstderr %s", code, errOut)
+	}
+}
+
+// TestReplayWithoutSettings: a recording from before settings lines
+// replays as before (judged again with the defaults) and says so.
+func TestReplayWithoutSettings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v1.jsonl")
+	at := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	var b strings.Builder
+	fmt.Fprintf(&b, "{\"kind\":\"header\",\"at\":%q,\"format\":\"tokentop-recording\",\"version\":1}\n", at.Format(time.RFC3339Nano))
+	b.WriteString("{\"kind\":\"checkpoint\",\"at\":\"0001-01-01T00:00:00Z\",\"line\":2}\n")
+	fmt.Fprintf(&b, "{\"kind\":\"checkpoint\",\"at\":%q,\"seq\":1,\"line\":3}\n", at.Format(time.RFC3339Nano))
+	for i := range 20 {
+		fmt.Fprintf(&b, "{\"kind\":\"sample\",\"at\":%q,\"endpoint\":\"e\",\"signal\":\"ttft\",\"source\":\"probe:x\",\"value\":0.5,\"interval\":1000000000}\n",
+			at.Add(time.Duration(i)*time.Second).Format(time.RFC3339Nano))
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCmd(t, "replay", path, "--json", "--at", "10s")
+	if code != 0 || !strings.Contains(stderr, "the recording has no settings") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var doc struct {
+		Judged string
+		Alerts []struct{ Objective, State string }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Judged != "again" || len(doc.Alerts) != 2 { // the two default objectives on e
+		t.Errorf("judged %q, alerts %+v", doc.Judged, doc.Alerts)
 	}
 }
 

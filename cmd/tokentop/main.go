@@ -43,9 +43,21 @@ func (e exitError) Error() string {
 func (e exitError) Unwrap() error { return e.err }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Every way a session ends cancels the run, so a recording is flushed
+	// and closed, the terminal restored and queued notifications get their
+	// deadline: Ctrl-C, kill, and SIGHUP when the terminal or the SSH
+	// session goes away.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// A write to a closed stdout (headless output to an SSH session that
+	// dropped, a closed pipe) must fail with EPIPE, which ends the view
+	// and so the run, rather than kill the process with its recording
+	// unfinished. Notified rather than ignored, so commands run for
+	// alerts still get the default SIGPIPE.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	signal.Stop(sigpipe)
 	os.Exit(code)
 }
 
