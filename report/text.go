@@ -38,7 +38,11 @@ func Text(w io.Writer, snap telemetry.Snapshot) error {
 			Value(s[telemetry.MBU], snap.At), Value(s[telemetry.ErrorRate], snap.At))
 	}
 	for _, src := range snap.Sources {
-		line := fmt.Sprintf("source %s %s: %s", src.Kind, src.URL, src.State)
+		label := src.Name // "probe http://…", "webhook http://…"
+		if label == "" {
+			label = src.Kind + " " + src.URL
+		}
+		line := fmt.Sprintf("source %s: %s", label, src.State)
 		if src.Err != "" {
 			line += " — " + src.Err
 		}

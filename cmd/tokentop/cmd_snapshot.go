@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -40,9 +41,13 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	duration := fs.Duration("duration", 15*time.Second, "how long to collect before printing")
 	window := fs.Duration("window", 5*time.Minute, "quantile window of the read-out")
 	text := fs.Bool("text", false, "print plain-text tables instead of JSON")
+	fs.Bool("json", true, "print one JSON document (the default)")
 	urls, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
+	}
+	if *text && flagSet(fs, "json") {
+		return errors.New("snapshot: --text and --json exclude each other")
 	}
 	if *duration <= 0 {
 		return fmt.Errorf("--duration must be positive")
@@ -68,4 +73,11 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		err = report.WriteJSON(stdout, doc)
 	}
 	return errors.Join(err, stopNotifications(nt))
+}
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
