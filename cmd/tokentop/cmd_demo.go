@@ -21,7 +21,8 @@ Starts the engine simulator on loopback with three models (one healthy, one
 that degrades into an SLO breach about 30 s in and recovers, one bursty) and
 a simulated dcgm-exporter, then probes, scrapes and shows them. --webhook,
 --on-alert and --bell notify as the dashboard does, so a receiver or hook
-can be tried against the degrading model's alert (fires about 45 s in).`
+can be tried against the degrading model's alerts (the first fires about
+40 s in).`
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", demoUsage, stderr)
