@@ -27,8 +27,9 @@ type NotifyOptions struct {
 	Retries int
 	Backoff time.Duration
 	// ResendTick is how often firing alerts are offered to webhooks for
-	// their periodic re-send (default 10 s), also when no alert changes.
-	ResendTick time.Duration
+	// their periodic re-send (default 10 s), also when no alert changes;
+	// ResendEvery is the re-send period (default 1 m; tests shorten both).
+	ResendTick, ResendEvery time.Duration
 }
 
 // deliverer is what every notifier offers besides Notify.
@@ -64,7 +65,7 @@ func StartNotifications(n config.Notify, sink telemetry.Sink, opts NotifyOptions
 	}
 	if w := n.Webhook; w != nil && w.URL != "" {
 		cfg := HTTPConfig(w.Auth)
-		wh, err := notify.NewWebhook(w.URL, notify.WebhookOptions{Timeout: w.Timeout.D(), Retries: opts.Retries, Backoff: opts.Backoff,
+		wh, err := notify.NewWebhook(w.URL, notify.WebhookOptions{Timeout: w.Timeout.D(), Retries: opts.Retries, Backoff: opts.Backoff, ResendEvery: opts.ResendEvery,
 			Report: report, Authorize: func(r *http.Request) error { return authorize(r, cfg) }})
 		if err != nil {
 			return nil, errors.Join(err, nt.Shutdown(context.Background()))
