@@ -193,7 +193,7 @@ func testAlertmanager(t *testing.T, bin string) {
 	recv := newReceiver(t, http.StatusOK) // Alertmanager's own webhook receiver
 	am := startAlertmanager(t, recv.srv.URL+"/am")
 	flaky := newSwitchableSim(t)
-	args := append(fastArgs(flaky.url), "--refresh", "1s", "--slo-window", "4s", "--webhook", am+"/api/v2/alerts")
+	args := append(fastArgs(flaky.url), "--refresh", "1s", "--json", "--slo-window", "4s", "--webhook", am+"/api/v2/alerts")
 	p := startTokentop(t, bin, args...)
 	endpoint := strings.TrimPrefix(flaky.url, "http://") + "/" + sim.DemoDegrading
 	start := time.Now()
@@ -230,6 +230,26 @@ func testAlertmanager(t *testing.T, bin string) {
 		fired.Sub(start).Round(100*time.Millisecond), healed.Sub(fired).Round(100*time.Millisecond))
 	if code := p.stop(t); code != 0 || strings.Contains(p.stderr.String(), "failing") {
 		t.Errorf("exit %d\n%s", code, p.stderr.String())
+	}
+	// The --json lines said it too: firing, then resolved.
+	states := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(p.stdout.String()), "\n") {
+		var doc struct {
+			SLO struct {
+				Alerts []struct{ Objective, Endpoint, State string }
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &doc); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		for _, a := range doc.SLO.Alerts {
+			if a.Objective == "tpot-p95" && a.Endpoint == endpoint {
+				states[a.State] = true
+			}
+		}
+	}
+	if !states["firing"] || !states["resolved"] {
+		t.Errorf("alert states in the --json lines: %v", states)
 	}
 }
 
