@@ -38,6 +38,7 @@ type Monitor struct {
 	runners     []runner
 	transitions []func([]slo.Transition)
 	closers     []func() error // run when Run returns (recorders)
+	recordings  []string       // files AddRecorder writes
 	running     bool
 }
 

@@ -39,8 +39,20 @@ func (m *Monitor) AddRecorder(path string) error {
 	})
 	m.mu.Lock()
 	m.closers = append(m.closers, w.Close)
+	m.recordings = append(m.recordings, path)
 	m.mu.Unlock()
 	return nil
+}
+
+// Recording names the file the monitor records to ("" = none), for the
+// views' REC badge.
+func (m *Monitor) Recording() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.recordings) == 0 {
+		return ""
+	}
+	return m.recordings[0]
 }
 
 // RecordView adds the view's window and refresh to the recordings'

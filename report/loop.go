@@ -19,6 +19,12 @@ type Reader interface {
 // one JSON document per line when asJSON is set (for log pipelines). It is
 // what the dashboard does when stdout is not a terminal.
 func Loop(ctx context.Context, w io.Writer, r Reader, every, window time.Duration, asJSON bool) error {
+	return LoopWithAlerts(ctx, w, r, nil, every, window, asJSON)
+}
+
+// LoopWithAlerts is Loop with the SLO state in every summary: each
+// objective's state and value, and the alert episodes (alerts nil: none).
+func LoopWithAlerts(ctx context.Context, w io.Writer, r Reader, alerts AlertReader, every, window time.Duration, asJSON bool) error {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -26,12 +32,12 @@ func Loop(ctx context.Context, w io.Writer, r Reader, every, window time.Duratio
 		case <-ctx.Done():
 			return nil
 		case now := <-t.C:
-			snap := r.Snapshot(now, window)
+			doc := Build(r.Snapshot(now, window), alerts)
 			var err error
 			if asJSON {
-				err = json.NewEncoder(w).Encode(snap)
+				err = json.NewEncoder(w).Encode(doc)
 			} else {
-				if err = Text(w, snap); err == nil {
+				if err = WriteText(w, doc); err == nil {
 					_, err = fmt.Fprintln(w)
 				}
 			}

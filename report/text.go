@@ -38,7 +38,11 @@ func Text(w io.Writer, snap telemetry.Snapshot) error {
 			Value(s[telemetry.MBU], snap.At), Value(s[telemetry.ErrorRate], snap.At))
 	}
 	for _, src := range snap.Sources {
-		line := fmt.Sprintf("source %s %s: %s", src.Kind, src.URL, src.State)
+		where := src.URL
+		if where == "" {
+			where = src.Name // a notifier: "webhook http://…"
+		}
+		line := fmt.Sprintf("source %s %s: %s", src.Kind, where, src.State)
 		if src.Err != "" {
 			line += " — " + src.Err
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,10 +26,21 @@ func init() {
 const checkUsage = `tokentop check URL [URL...] [flags]
        tokentop check --config FILE [flags]
 
-Sends -n streaming requests to each endpoint, then judges every objective
-once (no 'for' wait) on what was measured. Exit status: 0 every objective
-passed; 1 at least one failed; 2 something could not be measured (and
-nothing failed), or the arguments were wrong`
+Sends -n streaming requests to each endpoint (without --model, to every
+model the server lists on /v1/models, one after the other), then judges
+every objective once (no 'for' wait) on what was measured, and prints one
+line per model and objective.
+
+Exit status: 0 every objective passed on every model; 1 at least one
+failed; 2 nothing failed but something could not be measured, or the
+arguments were wrong. A failure beats not measured (1 over 2): a known
+breach is the stronger news, and whatever was not measured is still
+listed (N/A) and said on stderr.
+
+--webhook and --on-alert are told of each objective that failed, as a
+firing alert (a webhook's ends 4 minutes later unless re-sent); delivery
+gets 5 s, retries included, and failures are said on stderr. They never
+change the exit status: a check notifies only when it already exits 1.`
 
 // measurer runs one measurement and feeds what it sees into sink. It
 // returns an error only when it could not measure at all (the endpoint
@@ -65,6 +77,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&po.Auth.TokenEnv, "api-key-env", "", "read the API key from this environment variable")
 	fs.StringVar(&po.Auth.TokenFile, "api-key-file", "", "read the API key from this file (re-read per request)")
 	fs.StringVar(&po.Auth.CAFile, "ca-file", "", "PEM CA bundle to trust in addition to the system roots")
+	var nf notifyFlags
+	nf.bind(fs)
 
 	urls, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -84,16 +98,19 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		targets = append(targets, checkTarget{label: u, measure: probeMeasurer(o, "", *n)})
 	}
 	base := slo.DefaultObjectives()
+	var notifyCfg config.Notify
 	if *configPath != "" {
-		cfgTargets, cfgObjs, err := checkConfig(*configPath, *n)
+		cfg, err := checkConfig(*configPath, *n)
 		if err != nil {
 			return exitError{code: 2, err: err}
 		}
-		targets = append(targets, cfgTargets...)
-		if len(cfgObjs) > 0 {
-			base = cfgObjs
+		targets = append(targets, cfg.targets...)
+		if len(cfg.objectives) > 0 {
+			base = cfg.objectives
 		}
+		notifyCfg = cfg.notify
 	}
+	nf.apply(&notifyCfg)
 	if len(targets) == 0 {
 		fs.Usage()
 		return exitError{code: 2, err: errors.New("check: give at least one URL or --config FILE")}
@@ -102,7 +119,17 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return exitError{code: 2, err: err}
 	}
+	// Started before measuring, so a hook that does not exist fails now.
+	nt, err := monitor.StartNotifications(notifyCfg, nil, monitor.NotifyOptions{Log: stderr})
+	if err != nil {
+		return exitError{code: 2, err: err}
+	}
 	rep := check(ctx, targets, objs, sloFlags.Options())
+	now := time.Now()
+	nt.Notify(now, failedTransitions(rep.Results, objs, now))
+	if err := stopNotifications(nt); err != nil {
+		fmt.Fprintf(stderr, "tokentop check: %v\n", err)
+	}
 	if *jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -279,30 +306,110 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// probeMeasurer sends n requests, one after the other, to one endpoint;
-// prefix is the config's name ("<name>/<model>", as the dashboard keys it).
+// probeMeasurer sends n requests, one after the other, to one endpoint:
+// to its model, or without one to every model the server lists, in turn.
+// prefix is the config's name ("<name>/<model>", as the dashboard keys
+// it).
 func probeMeasurer(opts probe.Options, prefix string, n int) measurer {
 	return func(ctx context.Context, sink telemetry.Sink) error {
-		return probe.Measure(ctx, opts, prefix, n, sink)
+		models := listModels(ctx, opts)
+		if len(models) <= 1 {
+			return probe.Measure(ctx, opts, prefix, n, sink)
+		}
+		var errs []error
+		for _, model := range models {
+			o := opts
+			o.Model = model
+			if err := probe.Measure(ctx, o, prefix, n, sink); err != nil {
+				errs = append(errs, fmt.Errorf("model %s: %w", model, err))
+			}
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		return errors.Join(errs...)
 	}
 }
 
-// checkConfig is the --config hook: endpoints to probe and objectives from
-// the config file. Probe settings and auth come from each endpoint's probe
-// section (secrets by env var or file only).
-func checkConfig(path string, n int) ([]checkTarget, []slo.Objective, error) {
+// listModels is what the server lists on /v1/models when no model is
+// given; nil when a model is given or the listing fails (probe.Measure
+// then discovers again and says why it cannot measure).
+func listModels(ctx context.Context, opts probe.Options) []string {
+	if opts.Model != "" {
+		return nil
+	}
+	p, err := probe.New(opts)
+	if err != nil {
+		return nil
+	}
+	defer p.Close()
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = probe.DefaultTimeout
+	}
+	dctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	listed, err := p.Discover(dctx)
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(listed))
+	for _, m := range listed {
+		names = append(names, m.ID)
+	}
+	return names
+}
+
+// failedTransitions are the failed results as alerts that start firing
+// now, for the notifiers. A ratio objective's figure becomes its burn
+// rate over the check (threshold 1×: the budget spent exactly as fast as
+// the period allows).
+func failedTransitions(results []slo.Result, objs []slo.Objective, now time.Time) []slo.Transition {
+	severity := map[string]string{}
+	for _, o := range objs {
+		severity[o.Name] = cmp.Or(o.Severity, slo.DefaultSeverity)
+	}
+	var trs []slo.Transition
+	for _, r := range results {
+		if !r.Measured || r.Pass {
+			continue
+		}
+		a := slo.Alert{Objective: r.Objective, Endpoint: r.Endpoint, Kind: r.Kind, Signal: r.Signal, State: slo.Firing,
+			ActiveAt: now, FiredAt: now, Value: *r.Value, Threshold: r.Threshold, Peak: *r.Value, Approx: r.Approx,
+			Description: r.Description, Severity: severity[r.Objective], Data: r.Data, Count: r.Count, Source: r.Source,
+			EvaluatedAt: now}
+		if r.Kind == slo.Ratio && r.Threshold < 1 {
+			a.Value = (1 - *r.Value) / (1 - r.Threshold)
+			a.Threshold, a.Peak = 1, a.Value
+		}
+		trs = append(trs, slo.Transition{At: now, From: slo.Inactive, To: slo.Firing, Alert: a})
+	}
+	return trs
+}
+
+// checkConfigured is what a check takes from a config file.
+type checkConfigured struct {
+	targets    []checkTarget
+	objectives []slo.Objective
+	notify     config.Notify
+}
+
+// checkConfig is the --config hook: endpoints to probe, objectives and
+// notifications from the config file. Probe settings and auth come from
+// each endpoint's probe section (secrets by env var or file only).
+func checkConfig(path string, n int) (checkConfigured, error) {
 	c, err := config.Load(path)
 	if err != nil {
-		return nil, nil, err
+		return checkConfigured{}, err
 	}
-	var targets []checkTarget
+	out := checkConfigured{notify: c.Notify}
 	for _, ep := range c.Endpoints {
 		o, err := monitor.ProbeOptions(ep)
 		if err != nil {
-			return nil, nil, err
+			return checkConfigured{}, err
 		}
-		targets = append(targets, checkTarget{label: ep.Prefix(), measure: probeMeasurer(o, ep.Name, n)})
+		out.targets = append(out.targets, checkTarget{label: ep.Prefix(), measure: probeMeasurer(o, ep.Name, n)})
 	}
-	objs, err := monitor.Objectives(c.SLOs)
-	return targets, objs, err
+	out.objectives, err = monitor.Objectives(c.SLOs)
+	return out, err
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"time"
@@ -27,7 +29,10 @@ const dashboardUsage = `tokentop [dashboard] URL [URL...] [flags]
 Probes each URL (every model it lists on /v1/models), scrapes the engine's
 /metrics on the same host, and shows them live. A URL may be the server root
 (http://host:8000), the /v1 base, or a full endpoint path. When stdout is not
-a terminal it prints a plain-text summary every refresh (--json: JSON lines).`
+a terminal it prints a plain-text summary every refresh (--json: JSON lines),
+each with every objective's state and value and the alert episodes; then
+notification failures are also said on stderr (on a terminal: the header's
+sources line). Notifications never delivered make the exit status 1.`
 
 // viewFlags are the display flags of the dashboard and the demo.
 type viewFlags struct {
@@ -47,7 +52,7 @@ func (v *viewFlags) bind(fs *flag.FlagSet) {
 	fs.IntVar(&v.fps, "fps", config.DefaultFPS, "maximum frames per second written to the terminal")
 	fs.DurationVar(&v.refresh, "refresh", config.DefaultRefresh, "how often the view reads the data")
 	fs.DurationVar(&v.window, "window", config.DefaultWindow, "quantile window: 1m, 5m, 15m, 1h")
-	fs.BoolVar(&v.json, "json", false, "headless: print one JSON snapshot per refresh instead of the dashboard")
+	fs.BoolVar(&v.json, "json", false, "headless: print one JSON snapshot (endpoints, sources, SLO objectives and alerts) per refresh instead of the dashboard")
 	fs.BoolVar(&v.bell, "bell", false, "ring the terminal bell when an alert starts firing")
 }
 
@@ -94,21 +99,27 @@ func runDashboard(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	vf.merge(fs, c)
-	return serve(ctx, m, c, vf, stdout)
+	return serve(ctx, m, c, vf, stdout, stderr)
 }
 
 // serve runs the monitor and its view until the user quits or ctx ends:
-// the TUI on a terminal, periodic summaries otherwise.
-func serve(ctx context.Context, m *monitor.Monitor, c *config.Config, vf viewFlags, stdout io.Writer) error {
+// the TUI on a terminal, periodic summaries otherwise (headless: then
+// notification trouble is also said on stderr, which no header shows).
+func serve(ctx context.Context, m *monitor.Monitor, c *config.Config, vf viewFlags, stdout, stderr io.Writer) error {
 	if err := m.RecordView(vf.window, vf.refresh); err != nil { // a --record'ed replay shows this window
 		return err
 	}
-	return runMonitor(ctx, m, c, func(ctx context.Context) error {
-		if !isTerminal(stdout) || vf.json {
-			return report.Loop(ctx, stdout, m.Store, vf.refresh, vf.window, vf.json)
+	headless := !isTerminal(stdout) || vf.json
+	var log io.Writer
+	if headless {
+		log = stderr
+	}
+	return runMonitor(ctx, m, c.Notify, log, func(ctx context.Context) error {
+		if headless {
+			return report.LoopWithAlerts(ctx, stdout, m.Store, m.SLO, vf.refresh, vf.window, vf.json)
 		}
 		opts := tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
-			Bell: vf.bell, Thresholds: thresholds(m.SLO)}
+			Bell: vf.bell, Thresholds: thresholds(m.SLO), Recording: m.Recording()}
 		if err := opts.Validate(); err != nil {
 			return err
 		}
@@ -116,12 +127,17 @@ func serve(ctx context.Context, m *monitor.Monitor, c *config.Config, vf viewFla
 	})
 }
 
+// notifyDrain is how long notifications queued at exit get to arrive.
+const notifyDrain = 5 * time.Second
+
 // runMonitor runs m's sources and notifications while view runs, then
-// stops them. The error is the view's, else the monitor's (closing a
-// recording can fail), else the notifier's, which gets 5 s to deliver
-// what is pending.
-func runMonitor(ctx context.Context, m *monitor.Monitor, c *config.Config, view func(context.Context) error) error {
-	stopNotify, err := m.AddNotifications(c.Notify)
+// stops them; log (nil for a TUI) gets notification trouble as it
+// happens. The error joins the view's, the monitor's (closing a recording
+// can fail) and the notifications': those still queued get notifyDrain to
+// arrive, and any never delivered make it an error, so a run that lost
+// an alert exits non-zero and says so.
+func runMonitor(ctx context.Context, m *monitor.Monitor, n config.Notify, log io.Writer, view func(context.Context) error) error {
+	nt, err := m.AddNotifications(n, monitor.NotifyOptions{Log: log})
 	if err != nil {
 		return err
 	}
@@ -134,12 +150,18 @@ func runMonitor(ctx context.Context, m *monitor.Monitor, c *config.Config, view 
 	if merr := <-done; err == nil {
 		err = merr
 	}
-	sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer scancel()
-	if nerr := stopNotify(sctx); err == nil {
-		err = nerr
+	return errors.Join(err, stopNotifications(nt))
+}
+
+// stopNotifications drains nt for notifyDrain; the error says what was
+// never delivered.
+func stopNotifications(nt *monitor.Notifications) error {
+	ctx, cancel := context.WithTimeout(context.Background(), notifyDrain)
+	defer cancel()
+	if err := nt.Shutdown(ctx); err != nil {
+		return fmt.Errorf("notifications: %w", err)
 	}
-	return err
+	return nil
 }
 
 // thresholds draws each endpoint's percentile objective on its charts.

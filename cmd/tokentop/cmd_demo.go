@@ -19,12 +19,17 @@ const demoUsage = `tokentop demo [flags]
 
 Starts the engine simulator on loopback with three models (one healthy, one
 that degrades into an SLO breach about 30 s in and recovers, one bursty) and
-a simulated dcgm-exporter, then probes, scrapes and shows them.`
+a simulated dcgm-exporter, then probes, scrapes and shows them. --webhook,
+--on-alert and --bell notify as the dashboard does, so a receiver or hook
+can be tried against the degrading model's alerts (the first fires about
+40 s in).`
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", demoUsage, stderr)
 	var vf viewFlags
+	var nf notifyFlags
 	vf.bind(fs)
+	nf.bind(fs)
 	seed := fs.Int64("seed", 1, "simulator seed")
 	procs := bindProcs(fs)
 	var recordPath string
@@ -44,6 +49,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer s.Close()
 	vf.merge(fs, c)
+	nf.apply(&c.Notify)
 	if recordPath != "" {
 		if err := m.AddRecorder(recordPath); err != nil {
 			return err
@@ -52,7 +58,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if !isTerminal(stdout) {
 		fmt.Fprintf(stdout, "tokentop demo: simulator on %s (metrics %s/metrics, dcgm %s)\n", s.URL(), s.URL(), s.DCGMURL())
 	}
-	return serve(ctx, m, c, vf, stdout)
+	return serve(ctx, m, c, vf, stdout, stderr)
 }
 
 // startDemo starts the demo simulator on loopback and a monitor that

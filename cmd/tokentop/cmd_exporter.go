@@ -17,7 +17,8 @@ const exporterUsage = `tokentop exporter URL [URL...] [--listen :9464] [flags]
 
 Probes the endpoints continuously and serves /metrics (tokentop_probe_*
 histograms with vLLM-compatible buckets, request counters, success, and
-the SLO burn rates and alert states) and /healthz.`
+the SLO burn rates and alert states) and /healthz. With --webhook or
+--on-alert it also notifies; delivery failures are said on stderr.`
 
 func runExporter(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("exporter", exporterUsage, stderr)
@@ -37,7 +38,7 @@ func runExporter(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	exp := exporter.New(exporter.Options{Alerts: m.SLO})
 	m.AddSink(exp)
-	return runMonitor(ctx, m, c, func(ctx context.Context) error {
+	return runMonitor(ctx, m, c.Notify, stderr, func(ctx context.Context) error {
 		fmt.Fprintf(stderr, "tokentop exporter: serving /metrics and /healthz on %s\n", *listen)
 		return exp.Serve(ctx, *listen)
 	})

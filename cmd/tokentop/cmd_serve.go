@@ -29,7 +29,9 @@ its own view (sorting, selection, theme, size); all share the same data.
 
 Public-key authentication only, from --authorized-keys (re-read when it
 changes). No shell, no commands, no forwarding; sessions need a terminal.
-The host key is created on first start and kept in --host-key.`
+The host key is created on first start and kept in --host-key.
+--webhook and --on-alert notify once for the server (not per session);
+delivery failures are said on stderr; --bell rings in every session.`
 
 // serveFlags are the SSH server's own flags.
 type serveFlags struct {
@@ -110,7 +112,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fmt.Fprintf(stdout, "tokentop: serving the dashboard over SSH on %s (host key %s)\n", srv.Addr(), srv.HostKeyFingerprint())
-	return serveSSH(ctx, m, c, srv)
+	return serveSSH(ctx, m, c, srv, stderr)
 }
 
 // serveMonitor builds the monitor: the demo simulator's (as `tokentop
@@ -125,6 +127,7 @@ func serveMonitor(ctx context.Context, sf *sourceFlags, sv serveFlags, urls []st
 	if err != nil {
 		return nil, nil, noop, err
 	}
+	sf.notify.apply(&c.Notify)
 	stop := func() {
 		if err := s.Close(); err != nil {
 			fmt.Fprintf(stderr, "tokentop: demo simulator: %v\n", err)
@@ -134,9 +137,10 @@ func serveMonitor(ctx context.Context, sf *sourceFlags, sv serveFlags, urls []st
 }
 
 // serveSSH runs the monitor, its notifications and the SSH server until
-// ctx ends; the sessions are closed before the sources stop.
-func serveSSH(ctx context.Context, m *monitor.Monitor, c *config.Config, srv *sshserve.Server) error {
-	return runMonitor(ctx, m, c, srv.Serve)
+// ctx ends; the sessions are closed before the sources stop. The server's
+// own terminal shows no dashboard: notification trouble goes to stderr.
+func serveSSH(ctx context.Context, m *monitor.Monitor, c *config.Config, srv *sshserve.Server, stderr io.Writer) error {
+	return runMonitor(ctx, m, c.Notify, stderr, srv.Serve)
 }
 
 func orDefault(v string, def func() string) string {

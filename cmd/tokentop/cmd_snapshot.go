@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/tokentop/tokentop/monitor"
 	"github.com/tokentop/tokentop/report"
 )
 
@@ -15,11 +18,21 @@ func init() {
 
 const snapshotUsage = `tokentop snapshot [URL...] [--scrape URL] [--prometheus URL] [--dcgm URL] [--config FILE] [flags]
 
-Runs the configured sources for --duration, then prints one JSON document:
-{"endpoints": [...], "sources": [...]}. Each endpoint has name, model,
+Runs the configured sources for --duration, judges the objectives, then
+prints one JSON document: {"endpoints": [...], "sources": [...], "slo":
+{"objectives": [...], "alerts": [...]}}. Each endpoint has name, model,
 engine and signals (ttft, tpot, itl, e2e, output_tps, running, waiting,
 kv_cache, gpu_mem_bw, mbu, error_rate; absent when not known), each with
-unit, p50/p90/p95/p99 or value, source, state and observed_at.`
+unit, p50/p90/p95/p99 or value, source, state and observed_at. Each
+objective (one per objective and endpoint) has its state (inactive,
+pending, firing, no_data, unknown), value (base units; null until
+measured), threshold and data state; alerts are the episodes that fired.
+--text prints the same as tables.
+
+--webhook and --on-alert are notified of alerts that fire or resolve
+during the run; notifications still queued at the end get 5 s. Delivery
+failures are said on stderr as they happen, and any notification never
+delivered makes the exit status 1.`
 
 func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("snapshot", snapshotUsage, stderr)
@@ -27,27 +40,44 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	sf.bind(fs)
 	duration := fs.Duration("duration", 15*time.Second, "how long to collect before printing")
 	window := fs.Duration("window", 5*time.Minute, "quantile window of the read-out")
-	text := fs.Bool("text", false, "print a plain-text table instead of JSON")
+	text := fs.Bool("text", false, "print plain-text tables instead of JSON")
+	fs.Bool("json", true, "print one JSON document (the default)")
 	urls, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
+	if *text && flagSet(fs, "json") {
+		return errors.New("snapshot: --text and --json exclude each other")
+	}
 	if *duration <= 0 {
 		return fmt.Errorf("--duration must be positive")
 	}
-	m, _, err := sf.open(urls, stderr)
+	m, c, err := sf.open(urls, stderr)
+	if err != nil {
+		return err
+	}
+	nt, err := m.AddNotifications(c.Notify, monitor.NotifyOptions{Log: stderr})
 	if err != nil {
 		return err
 	}
 	runCtx, cancel := context.WithTimeout(ctx, *duration)
 	defer cancel()
 	if err := m.Run(runCtx); err != nil {
-		return err
+		return errors.Join(err, stopNotifications(nt))
 	}
 	m.EvaluateNow()
-	snap := m.Store.Snapshot(time.Now(), *window)
+	doc := report.Build(m.Store.Snapshot(time.Now(), *window), m.SLO)
 	if *text {
-		return report.Text(stdout, snap)
+		err = report.WriteText(stdout, doc)
+	} else {
+		err = report.WriteJSON(stdout, doc)
 	}
-	return report.JSON(stdout, snap)
+	return errors.Join(err, stopNotifications(nt))
+}
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -32,8 +32,7 @@ type sourceFlags struct {
 	insecure    bool
 	headers     listFlag
 	noProbe     bool
-	onAlert     string
-	webhook     string
+	notify      notifyFlags
 	slo         *slo.Flags
 	noSLO       bool
 	noScrape    bool
@@ -57,8 +56,7 @@ func (f *sourceFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.insecure, "insecure", false, "DANGEROUS: skip TLS certificate verification")
 	fs.Var(&f.headers, "header", "extra request header 'Name: value' (repeatable)")
 	fs.BoolVar(&f.noProbe, "no-probe", false, "scrape the URLs' /metrics only; send no requests")
-	fs.StringVar(&f.onAlert, "on-alert", "", "command (and arguments) to run with each alert as JSON on stdin; never run through a shell")
-	fs.StringVar(&f.webhook, "webhook", "", "POST Alertmanager-compatible alerts to this URL")
+	f.notify.bind(fs)
 	fs.BoolVar(&f.noSLO, "no-slo", false, "evaluate no objectives")
 	fs.BoolVar(&f.noScrape, "no-scrape", false, "probe the URLs only; do not scrape their /metrics")
 	bindRecord(fs, &f.record)
@@ -116,12 +114,7 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 		c.DCGM = append(c.DCGM, config.DCGM{URL: u})
 	}
 	c.NvidiaSMI = c.NvidiaSMI || f.nvidiaSMI
-	if f.onAlert != "" {
-		c.Notify.OnAlert = strings.Fields(f.onAlert)
-	}
-	if f.webhook != "" {
-		c.Notify.Webhook = &config.Webhook{URL: f.webhook}
-	}
+	f.notify.apply(&c.Notify)
 	if err := c.Complete(); err != nil {
 		return nil, err
 	}
@@ -178,6 +171,29 @@ func (f *sourceFlags) build(c *config.Config, stderr io.Writer) (*monitor.Monito
 		}
 	}
 	return m, nil
+}
+
+// notifyFlags are the notification flags of every command that judges
+// SLOs: dashboard, demo, snapshot, serve, exporter and check. (--bell,
+// where a terminal exists, is a view flag.)
+type notifyFlags struct {
+	onAlert string
+	webhook string
+}
+
+func (n *notifyFlags) bind(fs *flag.FlagSet) {
+	fs.StringVar(&n.onAlert, "on-alert", "", "command (and arguments) to run with each alert that fires or resolves, as JSON on stdin; never run through a shell; a non-zero exit is retried (3 times, backoff 1 s doubling)")
+	fs.StringVar(&n.webhook, "webhook", "", "POST Alertmanager-compatible alerts (firing, re-sent each minute, and resolved) to this URL, e.g. http://am:9093/api/v2/alerts; failures are retried (3 times, backoff 1 s doubling), shown as a source, and said on stderr when headless")
+}
+
+// apply lets the flags replace the config file's notifications.
+func (n notifyFlags) apply(c *config.Notify) {
+	if n.onAlert != "" {
+		c.OnAlert = strings.Fields(n.onAlert)
+	}
+	if n.webhook != "" {
+		c.Webhook = &config.Webhook{URL: n.webhook}
+	}
 }
 
 // bindRecord adds --record, which every monitoring mode accepts.

@@ -20,6 +20,13 @@ import (
 type ExecOptions struct {
 	Timeout   time.Duration // per run, default 10 s; the command is killed after it
 	QueueSize int           // default DefaultQueueSize
+	// Retries after a run that fails (exits non-zero, or is killed at
+	// Timeout): default DefaultRetries, negative = none; the same event is
+	// passed again, after Backoff (default DefaultBackoff) doubling.
+	Retries int
+	Backoff time.Duration
+	// Report, when set, receives the delivery health after each run.
+	Report func(Health)
 }
 
 // Exec runs a command for each alert that fires or resolves (--on-alert),
@@ -28,6 +35,7 @@ type ExecOptions struct {
 // the network) only ever travels as data on stdin and in environment
 // variables, never through a shell or into the argument list.
 type Exec struct {
+	name    string
 	argv    []string
 	timeout time.Duration
 	q       *queue[execJob]
@@ -48,13 +56,17 @@ func NewExec(argv []string, opts ExecOptions) (*Exec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("on-alert: %w", err)
 	}
-	x := &Exec{argv: append([]string{path}, argv[1:]...), timeout: opts.Timeout}
+	x := &Exec{name: "on-alert " + sanitize.Text(argv[0]), argv: append([]string{path}, argv[1:]...), timeout: opts.Timeout}
 	if x.timeout <= 0 {
 		x.timeout = 10 * time.Second
 	}
-	x.q = newQueue(opts.QueueSize, x.run)
+	x.q = newQueue(queueOptions{name: x.name, size: opts.QueueSize, retry: newRetryPolicy(opts.Retries, opts.Backoff),
+		report: opts.Report}, x.run)
 	return x, nil
 }
+
+// Name says which notifier this is: "on-alert ./hook.sh".
+func (x *Exec) Name() string { return x.name }
 
 // Notify queues one run per notable transition; it never blocks.
 func (x *Exec) Notify(_ time.Time, trs []slo.Transition) {
@@ -93,14 +105,14 @@ func (x *Exec) run(ctx context.Context, job execJob) error {
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if msg != "" {
-			return fmt.Errorf("on-alert %s: %w: %s", x.argv[0], err, sanitize.Capped(msg, 256))
+			return fmt.Errorf("%w: %s", err, sanitize.Capped(msg, 256))
 		}
-		return fmt.Errorf("on-alert %s: %w", x.argv[0], err)
+		return err
 	}
 	return nil
 }
 
-// Stats reports runs done, failed and dropped.
+// Stats reports runs done, failed (after retries), retried and dropped.
 func (x *Exec) Stats() Stats { return x.q.stats() }
 
 // Shutdown stops taking alerts, finishes queued runs until ctx ends, then

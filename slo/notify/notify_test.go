@@ -127,7 +127,7 @@ func TestExecFailureAndTimeout(t *testing.T) {
 		t.Error("missing program accepted")
 	}
 	hook := script(t, "printf 'boom\\033[2J\\r' >&2; exit 3\n")
-	x, err := NewExec([]string{hook}, ExecOptions{})
+	x, err := NewExec([]string{hook}, ExecOptions{Retries: 1, Backoff: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,12 +135,12 @@ func TestExecFailureAndTimeout(t *testing.T) {
 	x.Notify(tr.At, []slo.Transition{tr})
 	shutdown(t, x)
 	s := x.Stats()
-	if s.Failed != 1 || !strings.Contains(s.LastError, "exit status 3") || !strings.Contains(s.LastError, `boom\x1b[2J`) || strings.ContainsRune(s.LastError, 0x1b) {
+	if s.Failed != 1 || s.Retried != 1 || !strings.Contains(s.LastError, "exit status 3") || !strings.Contains(s.LastError, `boom\x1b[2J`) || strings.ContainsRune(s.LastError, 0x1b) {
 		t.Errorf("stats %+v: want the failure with its stderr escaped", s)
 	}
 
 	slow := script(t, "exec sleep 30\n")
-	x, err = NewExec([]string{slow}, ExecOptions{Timeout: 200 * time.Millisecond})
+	x, err = NewExec([]string{slow}, ExecOptions{Timeout: 200 * time.Millisecond, Retries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,5 +323,115 @@ func TestWebhookRefusesCredentialsInURL(t *testing.T) {
 	}
 	if _, err := NewWebhook("ftp://x", WebhookOptions{}); err == nil {
 		t.Error("ftp accepted")
+	}
+}
+
+// healthLog collects Health reports from a notifier's worker.
+type healthLog struct {
+	mu sync.Mutex
+	hs []Health
+}
+
+func (l *healthLog) add(h Health) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.hs = append(l.hs, h)
+}
+
+func (l *healthLog) all() []Health {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Health(nil), l.hs...)
+}
+
+func TestWebhookReportsFailuresAndRecovery(t *testing.T) {
+	// A reverse proxy in front of Alertmanager answering 405 during a
+	// deploy: retried (not a payload rejection), reported at each attempt.
+	srv := &server{fail: 3, status: http.StatusMethodNotAllowed}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	var log healthLog
+	w, err := NewWebhook(ts.URL+"/api/v2/alerts?token=s3cret", WebhookOptions{Backoff: time.Millisecond, Retries: 1, Report: log.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Name() != "webhook "+ts.URL+"/api/v2/alerts" {
+		t.Errorf("name %q: want the URL without its query", w.Name())
+	}
+	tr := firing("a", "ep")
+	w.Notify(tr.At, []slo.Transition{tr}) // attempts 1, 2: both 405, given up
+	w.Notify(tr.At, []slo.Transition{tr}) // attempt 3: 405, attempt 4: delivered
+	shutdown(t, w)
+	hs := log.all()
+	var got []string
+	for _, h := range hs {
+		got = append(got, string(h.Outcome))
+	}
+	if strings.Join(got, " ") != "retrying gave_up retrying recovered" {
+		t.Fatalf("outcomes %v", got)
+	}
+	first, gaveUp := hs[0], hs[1]
+	if first.Notifier != w.Name() || first.Attempt != 1 || first.MaxAttempts != 2 || first.ConsecutiveFailures != 1 ||
+		first.Detail() != "HTTP 405 Method Not Allowed: <html>upstream down</html> (attempt 1 of 2, retrying in 1ms)" {
+		t.Errorf("first report %+v: %s", first, first.Detail())
+	}
+	if !gaveUp.Failing() || gaveUp.Stats.Failed != 1 || gaveUp.Detail() != "HTTP 405 Method Not Allowed: <html>upstream down</html> (gave up after 2 attempts; 1 undelivered)" {
+		t.Errorf("give-up report %+v: %s", gaveUp, gaveUp.Detail())
+	}
+	if last := hs[3]; last.Failing() || last.LastOK.IsZero() || last.ConsecutiveFailures != 0 || last.Stats.Sent != 1 || hs[2].ConsecutiveFailures != 3 {
+		t.Errorf("recovery %+v, before it %+v", last, hs[2])
+	}
+	if s := w.Stats(); s.Sent != 1 || s.Failed != 1 || s.Retried != 2 || s.Undelivered() != 1 {
+		t.Errorf("stats %+v", s)
+	}
+}
+
+func TestWebhookRefusedIsRetriedWithBackoff(t *testing.T) {
+	ts := httptest.NewServer(http.NotFoundHandler())
+	url := ts.URL
+	ts.Close() // nothing listens there now: connection refused
+	var log healthLog
+	w, err := NewWebhook(url, WebhookOptions{Backoff: 20 * time.Millisecond, Retries: 2, Report: log.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := firing("a", "ep")
+	start := time.Now()
+	w.Notify(tr.At, []slo.Transition{tr})
+	shutdown(t, w)
+	hs := log.all()
+	if len(hs) != 3 || hs[0].RetryIn != 20*time.Millisecond || hs[1].RetryIn != 40*time.Millisecond || hs[2].Outcome != GaveUp {
+		t.Fatalf("reports %+v", hs)
+	}
+	if !strings.Contains(hs[0].Err, "connection refused") {
+		t.Errorf("error %q", hs[0].Err)
+	}
+	if d := time.Since(start); d < 60*time.Millisecond {
+		t.Errorf("3 attempts in %v: the backoff was not waited", d)
+	}
+}
+
+func TestExecRetriesAFailedRun(t *testing.T) {
+	dir := t.TempDir()
+	// Fails the first time (no marker yet), succeeds the second.
+	hook := script(t, `if [ -e "$1/tried" ]; then cat > "$1/delivered"; exit 0; fi
+touch "$1/tried"; exit 1
+`)
+	var log healthLog
+	x, err := NewExec([]string{hook, dir}, ExecOptions{Backoff: time.Millisecond, Report: log.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := firing("a", "ep")
+	x.Notify(tr.At, []slo.Transition{tr})
+	shutdown(t, x)
+	if s := x.Stats(); s.Sent != 1 || s.Retried != 1 || s.Failed != 0 {
+		t.Errorf("stats %+v", s)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "delivered")); err != nil {
+		t.Errorf("second run did not get the event: %v", err)
+	}
+	if hs := log.all(); len(hs) != 2 || hs[0].Outcome != Retrying || hs[1].Outcome != Recovered || hs[0].Notifier != "on-alert "+hook {
+		t.Errorf("reports %+v", hs)
 	}
 }

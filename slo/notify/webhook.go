@@ -20,8 +20,9 @@ import (
 // WebhookOptions tune a webhook notifier; zero values take defaults.
 type WebhookOptions struct {
 	Timeout time.Duration // per attempt, default 5 s
-	// Retries after the first attempt (default 3; negative = none), with
-	// exponential backoff from Backoff (default 500 ms), capped at 30 s.
+	// Retries after the first attempt (default DefaultRetries; negative =
+	// none), with exponential backoff from Backoff (default
+	// DefaultBackoff), capped at DefaultMaxBackoff.
 	Retries int
 	Backoff time.Duration
 	// ResendEvery re-sends firing alerts, as Alertmanager's clients must
@@ -36,12 +37,15 @@ type WebhookOptions struct {
 	// Authorize, when set, adds credentials to each attempt (re-reading a
 	// token file each time, so rotated secrets work).
 	Authorize func(*http.Request) error
+	// Report, when set, receives the delivery health after each attempt.
+	Report func(Health)
 }
 
 // Webhook posts Alertmanager-compatible alerts (a JSON array for
 // /api/v2/alerts) when alerts fire or resolve, and re-sends firing ones.
 type Webhook struct {
 	url      *url.URL
+	name     string
 	opts     WebhookOptions
 	q        *queue[[]AMAlert]
 	mu       sync.Mutex
@@ -65,22 +69,26 @@ func NewWebhook(rawURL string, opts WebhookOptions) (*Webhook, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Second
 	}
-	if opts.Retries == 0 {
-		opts.Retries = 3
-	}
-	if opts.Backoff <= 0 {
-		opts.Backoff = 500 * time.Millisecond
-	}
 	if opts.ResendEvery == 0 {
 		opts.ResendEvery = time.Minute
 	}
 	if opts.Client == nil {
 		opts.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
-	w := &Webhook{url: u, opts: opts, firing: map[alertKey]slo.Alert{}}
-	w.q = newQueue(opts.QueueSize, w.post)
+	w := &Webhook{url: u, name: "webhook " + displayURL(u), opts: opts, firing: map[alertKey]slo.Alert{}}
+	w.q = newQueue(queueOptions{name: w.name, size: opts.QueueSize, retry: newRetryPolicy(opts.Retries, opts.Backoff),
+		report: opts.Report}, w.post)
 	return w, nil
 }
+
+// displayURL is the URL as shown and logged: scheme, host and path only,
+// since a query string may carry a token.
+func displayURL(u *url.URL) string {
+	return sanitize.Text((&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String())
+}
+
+// Name says which notifier this is: "webhook http://host:9093/api/v2/alerts".
+func (w *Webhook) Name() string { return w.name }
 
 // Notify queues one POST with the alerts that fired or resolved, plus the
 // firing ones due for a re-send; it never blocks.
@@ -116,33 +124,13 @@ func (w *Webhook) Notify(now time.Time, trs []slo.Transition) {
 	}
 }
 
-// errPermanent marks a failure a retry cannot fix (a 4xx answer).
-var errPermanent = errors.New("not retried")
-
+// post is one delivery attempt; the queue retries it.
 func (w *Webhook) post(ctx context.Context, alerts []AMAlert) error {
 	body, err := json.Marshal(alerts)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrPermanent, err)
 	}
-	wait := w.opts.Backoff
-	for attempt := 0; ; attempt++ {
-		err = w.attempt(ctx, body)
-		if err == nil || errors.Is(err, errPermanent) || attempt >= w.opts.Retries || ctx.Err() != nil {
-			break
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("webhook %s: %w (after %v)", w.url.Redacted(), ctx.Err(), err)
-		case <-t.C:
-		}
-		wait = min(2*wait, 30*time.Second)
-	}
-	if err != nil {
-		return fmt.Errorf("webhook %s: %w", w.url.Redacted(), err)
-	}
-	return nil
+	return w.attempt(ctx, body)
 }
 
 func (w *Webhook) attempt(ctx context.Context, body []byte) error {
@@ -150,7 +138,7 @@ func (w *Webhook) attempt(ctx context.Context, body []byte) error {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url.String(), bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("%w: %w", errPermanent, err)
+		return fmt.Errorf("%w: %w", ErrPermanent, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "tokentop")
@@ -163,7 +151,7 @@ func (w *Webhook) attempt(ctx context.Context, body []byte) error {
 	if err != nil {
 		var uerr *url.Error
 		if errors.As(err, &uerr) {
-			err = uerr.Err // the URL is named once, redacted, by post
+			err = uerr.Err // the notifier's name says the URL, redacted
 		}
 		return err
 	}
@@ -172,18 +160,26 @@ func (w *Webhook) attempt(ctx context.Context, body []byte) error {
 	if resp.StatusCode/100 == 2 {
 		return nil
 	}
-	msg := strings.TrimSpace(sanitize.Capped(string(snippet), 200))
+	msg := sanitize.Capped(strings.TrimSpace(string(snippet)), 200)
 	if rerr != nil {
 		msg = rerr.Error()
 	}
-	err = fmt.Errorf("HTTP %d: %s", resp.StatusCode, msg)
-	if resp.StatusCode/100 == 4 && resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusRequestTimeout {
-		return fmt.Errorf("%w: %w", errPermanent, err)
+	text := http.StatusText(resp.StatusCode)
+	if msg != "" && !strings.EqualFold(msg, text) {
+		text += ": " + msg
+	}
+	err = fmt.Errorf("HTTP %d %s", resp.StatusCode, text)
+	// The receiver rejected the payload itself: the same body would be
+	// rejected again. Anything else (a wrong path during a deploy, expired
+	// credentials about to be rotated, overload) may pass next time.
+	switch resp.StatusCode {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
+		return fmt.Errorf("%w: %w", ErrPermanent, err)
 	}
 	return err
 }
 
-// Stats reports POSTs delivered, failed (after retries) and dropped.
+// Stats reports POSTs delivered, failed (after retries), retried and dropped.
 func (w *Webhook) Stats() Stats { return w.q.stats() }
 
 // Shutdown stops taking alerts and delivers what is queued until ctx ends.
