@@ -279,6 +279,10 @@ func sourceSeg(ctx *common.Context, s telemetry.SourceStatus) seg {
 	}
 	switch s.State {
 	case telemetry.Error:
+		if s.Kind == "notify" {
+			// A notifier's Err carries its attempts: "webhook … failing: 405 …".
+			return seg{g.BadMark + " " + name + " failing: " + common.Safe(s.Err), r.Bad}
+		}
 		t := g.BadMark + " " + name + " ERROR"
 		if s.Err != "" {
 			t += ": " + common.Safe(s.Err)

@@ -44,3 +44,13 @@ func TestRecBadge(t *testing.T) {
 		t.Errorf("no REC badge: %q", got)
 	}
 }
+
+func TestNotifierFailingSaid(t *testing.T) {
+	n := telemetry.SourceStatus{Name: "webhook http://am:9093/api/v2/alerts", Kind: "notify", State: telemetry.Error,
+		Err: "HTTP 405 Method Not Allowed (attempt 2 of 4, retrying in 2s)", Failures: 2}
+	got := ansi.Strip(View(ctx(), Info{Sources: []telemetry.SourceStatus{n}}, 200))
+	if !strings.Contains(got, "webhook http://am:9093/api/v2/alerts failing: HTTP 405 Method Not Allowed (attempt 2 of 4") ||
+		!strings.Contains(got, "1 source FAILING") {
+		t.Errorf("header: %q", got)
+	}
+}
