@@ -74,7 +74,8 @@ func TestCheckHealthyPasses(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	if !hasRow(out, "PASS", "ttft-p95") || !hasRow(out, "PASS", "tpot-p95") || !hasRow(out, "2", "passed,", "0", "failed,", "0", "not", "measured") ||
+	if !hasRow(out, "PASS", "ttft-p95") || !hasRow(out, "PASS", "tpot-p95") || !hasRow(out, "PASS", "availability") ||
+		!hasRow(out, "3", "passed,", "0", "failed,", "0", "not", "measured") ||
 		!strings.Contains(out, "(3 samples)") {
 		t.Errorf("output:\n%s", out)
 	}
@@ -119,9 +120,14 @@ func TestCheckUnreachableCannotMeasure(t *testing.T) {
 		t.Errorf("exit %d, want 2\n%s\n%s", code, out, errs)
 	}
 	// With the model named, requests are sent and fail: latency cannot be
-	// measured (2), but an error-rate objective fails outright (1).
+	// measured, and the availability objective fails outright (1 beats 2).
 	code, out, errs = runCmd(t, "check", "http://"+addr, "--model", "m", "-n", "2", "--timeout", "5s")
-	if code != 2 || !hasRow(out, "N/A", "ttft-p95") || !strings.Contains(out, "every request failed (connect") {
+	if code != 1 || !hasRow(out, "N/A", "ttft-p95") || !hasRow(out, "FAIL", "availability") || !strings.Contains(out, "every request failed (connect") {
+		t.Errorf("exit %d, want 1\n%s\n%s", code, out, errs)
+	}
+	// Without the availability objective nothing can be judged: 2.
+	code, out, errs = runCmd(t, "check", "http://"+addr, "--model", "m", "-n", "2", "--timeout", "5s", "--slo-availability", "0")
+	if code != 2 || !hasRow(out, "N/A", "ttft-p95") || hasRow(out, "FAIL", "availability") {
 		t.Errorf("exit %d, want 2\n%s\n%s", code, out, errs)
 	}
 	code, out, errs = runCmd(t, "check", "http://"+addr, "--model", "m", "-n", "2", "--slo-error-rate", "1%")

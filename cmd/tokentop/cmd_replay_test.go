@@ -102,7 +102,7 @@ func TestReplayWithoutSettings(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Judged != "again" || len(doc.Alerts) != 2 { // the two default objectives on e
+	if doc.Judged != "again" || len(doc.Alerts) != 3 { // the default objectives on e, probed: TTFT, TPOT, availability
 		t.Errorf("judged %q, alerts %+v", doc.Judged, doc.Alerts)
 	}
 }

@@ -155,7 +155,7 @@ func testCheckTwoModels(t *testing.T, bin string) {
 	out := p.stdout.String()
 	host := strings.TrimPrefix(s.URL(), "http://")
 	if code != 1 || !hasRow(out, "PASS", "tpot-p95", host+"/"+healthy.Name) || !hasRow(out, "FAIL", "tpot-p95", host+"/"+slow.Name) ||
-		!hasRow(out, "PASS", "ttft-p95", host+"/"+slow.Name) || !hasRow(out, "3", "passed,", "1", "failed,", "0", "not", "measured") {
+		!hasRow(out, "PASS", "ttft-p95", host+"/"+slow.Name) || !hasRow(out, "5", "passed,", "1", "failed,", "0", "not", "measured") {
 		t.Errorf("exit %d, want 1 with both models judged:\n%s\n%s", code, out, p.stderr.String())
 	}
 	posts := recv.all()
