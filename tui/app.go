@@ -16,6 +16,7 @@ import (
 	"github.com/tokentop/tokentop/tui/header"
 	"github.com/tokentop/tokentop/tui/help"
 	"github.com/tokentop/tokentop/tui/keys"
+	"github.com/tokentop/tokentop/tui/problems"
 	"github.com/tokentop/tokentop/tui/table"
 )
 
@@ -25,6 +26,7 @@ const (
 	screenMain screen = iota
 	screenDetail
 	screenHelp
+	screenProblems
 )
 
 // app is the root state (glow's commonModel + state enum); panes are
@@ -47,12 +49,14 @@ type app struct {
 	alertsFocus   bool
 	frozen        bool
 	serverSide    bool // latency columns show the engine's figures (v)
+	mouseOff      bool // mouse capture off (m), so text can be selected
 
-	table  table.Model
-	alertP alerts.Model
-	detail detail.Model
-	help   help.Model
-	footer bhelp.Model
+	table    table.Model
+	alertP   alerts.Model
+	detail   detail.Model
+	help     help.Model
+	problems problems.Model
+	footer   bhelp.Model
 
 	// Refresh bookkeeping: one tick chain and one live chain, each with
 	// an id so a superseded chain dies (bubbles#661: two chains double
@@ -113,6 +117,7 @@ func newApp(data Data, al Alerts, o Options) *app {
 	a.alertP = alerts.New(&a.ctx)
 	a.detail = detail.New(&a.ctx)
 	a.help = help.New(&a.ctx, a.keys)
+	a.problems = problems.New(&a.ctx)
 	a.footer = help.Bubbles(&a.ctx)
 	a.table.Filter().SetStyles(a.ctx.Styles.Lip.Desc)
 	a.firing = map[string]bool{}

@@ -316,3 +316,26 @@ func TestLiveReadsBetweenRefreshes(t *testing.T) {
 		t.Fatal("reads must go on when a refresh is late")
 	}
 }
+
+// e shows every failing source and figure in full with a hint; m turns
+// mouse capture off so the text can be copied; esc goes back.
+func TestProblemsScreenAndMouseCapture(t *testing.T) {
+	m := newSync(t, testOptions(), 100, 40)
+	press(m, "e")
+	out := plain(m)
+	if m.a.screen != screenProblems || !strings.Contains(out, "connect: connection refused") ||
+		!strings.Contains(out, "hint: nothing listens there") {
+		t.Fatalf("problems screen:\n%s", out)
+	}
+	if v := m.a.view(); v.MouseMode != tea.MouseModeCellMotion {
+		t.Fatalf("mouse mode %v before m", v.MouseMode)
+	}
+	press(m, "m")
+	if v := m.a.view(); v.MouseMode != tea.MouseModeNone {
+		t.Errorf("m must turn mouse capture off, mode %v", v.MouseMode)
+	}
+	press(m, "esc")
+	if m.a.screen != screenMain {
+		t.Errorf("esc: screen %v", m.a.screen)
+	}
+}

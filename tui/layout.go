@@ -25,6 +25,7 @@ func (a *app) layout() {
 	body := max(h-header.Height-1, 0) // header above, footer below
 	a.detail.SetSize(w, body)
 	a.help.SetSize(w, body)
+	a.problems.SetSize(w, body)
 	alertsH := 1
 	if n := a.alertP.Len(); h >= 16 && n > 0 {
 		alertsH = min(1+n, max(3, h/4))

@@ -71,6 +71,7 @@ func (a *app) onData(msg dataMsg) tea.Cmd {
 	if msg.fp != a.fp || !a.haveData {
 		a.fp, a.haveData, a.dirty = msg.fp, true, true
 		a.snap, a.alertList = msg.snap, msg.alerts
+		a.problems.SetData(msg.snap)
 		a.table.SetRows(msg.rows)
 		a.alertP.SetAlerts(msg.alerts)
 		bell = a.checkBell(msg.alerts)

@@ -39,6 +39,17 @@ func (a *app) onKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, km.Theme):
 		a.cycleTheme()
 		return nil
+	case key.Matches(k, km.Problems):
+		a.toggleProblems()
+		return nil
+	case key.Matches(k, km.Mouse):
+		a.mouseOff, a.dirty = !a.mouseOff, true
+		if a.mouseOff {
+			a.flash("mouse capture off: select text with the mouse; m turns it back on")
+		} else {
+			a.flash("mouse capture on")
+		}
+		return nil
 	case key.Matches(k, km.Side):
 		a.serverSide, a.dirty = !a.serverSide, true
 		return a.refetch()
@@ -52,6 +63,12 @@ func (a *app) onKey(k tea.KeyPressMsg) tea.Cmd {
 	switch a.screen {
 	case screenHelp:
 		a.scrollKeys(k, &a.help)
+	case screenProblems:
+		if key.Matches(k, km.Back) {
+			a.toggleProblems()
+			return nil
+		}
+		a.scrollKeys(k, &a.problems)
 	case screenDetail:
 		if key.Matches(k, km.Back) {
 			return a.closeDetail()
@@ -174,6 +191,17 @@ func (a *app) closeDetail() tea.Cmd {
 	a.screen, a.dirty, a.liveOn = screenMain, true, false
 	a.layout()
 	return nil
+}
+
+func (a *app) toggleProblems() {
+	if a.screen == screenProblems {
+		a.screen = a.back
+	} else {
+		a.back, a.screen = a.screen, screenProblems
+		a.problems.Home()
+	}
+	a.dirty = true
+	a.layout()
 }
 
 func (a *app) toggleHelp() {

@@ -42,6 +42,8 @@ func (a *app) onWheel(m tea.Mouse) {
 	switch a.screen {
 	case screenHelp:
 		a.help.Scroll(d)
+	case screenProblems:
+		a.problems.Scroll(d)
 	case screenDetail:
 		a.detail.Scroll(d)
 	default:

@@ -25,6 +25,9 @@ func (a *app) view() tea.View {
 	v := tea.NewView(a.frame)
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
+	if a.mouseOff {
+		v.MouseMode = tea.MouseModeNone
+	}
 	// WindowTitle stays empty: never set the terminal title (it would
 	// echo endpoint names from the network).
 	return v
@@ -49,6 +52,8 @@ func (a *app) render() string {
 		body = a.detail.View()
 	case screenHelp:
 		body = a.help.View()
+	case screenProblems:
+		body = a.problems.View()
 	default:
 		body = a.table.View() + "\n" + a.table.Info() + "\n" + a.alertP.View()
 	}
@@ -62,6 +67,8 @@ func (a *app) footerView() string {
 	switch a.screen {
 	case screenHelp:
 		return a.shortHelp([]key.Binding{km.Back, km.Up, km.Down, km.Quit})
+	case screenProblems:
+		return a.shortHelp([]key.Binding{km.Back, km.Up, km.Down, km.Mouse, km.Quit})
 	case screenDetail:
 		return a.shortHelp([]key.Binding{km.Back, km.Pause, km.SeekBack, km.SeekFwd, km.Up, km.Down, km.Freeze,
 			km.WindowUp, km.WindowDown, km.Help, km.Quit})

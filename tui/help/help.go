@@ -100,6 +100,27 @@ func (m *Model) render() string {
 	} {
 		out = append(out, " "+r.Accent.S(common.Fit(s[0], 11, ""))+" "+r.Text.S(s[1]))
 	}
+	out = append(out, "", st.Title.S(" terms"))
+	for _, s := range [][2]string{
+		{"SRC probe", "the row's latency figures are the client's: tokentop's own requests, network included"},
+		{"SRC server", "the engine's own figures (scraped /metrics or PromQL); v switches a probed row to them"},
+		{"availability", "objective on every probed endpoint: more than half the probes of the last minute failed → FIRING"},
+		{"burn 20× > 14.4× over 1h/5m", "error budget spent 20 times as fast as the SLO allows, over both windows of the pair that decides; the pair fires above its factor"},
+		{"budget 62%", "share of the error budget left over the objective's period"},
+		{"page / ticket", "an alert's severity: page wakes someone, ticket can wait"},
+		{"ok 42ms", "in the sources line: the source answered, and how long its last request took"},
+		{"unknown since", "the data behind a pending or firing alert is stale or failing: the alert keeps its state, never resolves on missing data"},
+		{"REC file", "this session is being recorded (--record)"},
+	} {
+		def := ansi.Wordwrap(s[1], max(w-32, 20), " ")
+		for i, l := range strings.Split(def, "\n") {
+			lbl := ""
+			if i == 0 {
+				lbl = s[0]
+			}
+			out = append(out, " "+r.Accent.S(common.Fit(lbl, 29, ""))+" "+r.Text.S(l))
+		}
+	}
 	out = append(out, "", st.Title.S(" metrics"))
 	for _, sig := range telemetry.Signals {
 		info := sig.Info()

@@ -15,6 +15,9 @@ type Map struct {
 	// Side switches the latency columns between the client's figures
 	// (tokentop's probes) and the engine's own (scrape, PromQL).
 	Side key.Binding
+	// Problems opens the full messages of failing sources and figures;
+	// Mouse turns mouse capture off and on, so they can be copied.
+	Problems, Mouse key.Binding
 	// Replay controls: disabled (not matched, not in help) unless the
 	// map comes from WithReplay.
 	Pause, SeekBack, SeekFwd, SeekBackLong, SeekFwdLong key.Binding
@@ -53,7 +56,9 @@ func New(ascii bool) Map {
 		Faster:      b([]string{"["}, "[", "refresh faster"),
 		Slower:      b([]string{"]"}, "]", "refresh slower"),
 		Theme:       b([]string{"t"}, "t", "next theme"),
-		Side:        b([]string{"v"}, "v", "client (probe) / server (engine) figures"),
+		Side:        b([]string{"v"}, "v", "client/server figures"),
+		Problems:    b([]string{"e"}, "e", "errors in full"),
+		Mouse:       b([]string{"m"}, "m", "mouse capture on/off"),
 		Redraw:      b([]string{"r", "ctrl+l"}, "r", "redraw"),
 		Help:        b([]string{"?"}, "?", "help"),
 		Quit:        b([]string{"q", "ctrl+c"}, "q", "quit"),
@@ -85,7 +90,7 @@ func (m Map) Replay() bool { return m.Pause.Enabled() }
 
 // ShortHelp is the footer line.
 func (m Map) ShortHelp() []key.Binding {
-	return []key.Binding{m.Help, m.Pause, m.SeekBack, m.SeekFwd, m.Enter, m.Filter, m.Sort, m.Freeze,
+	return []key.Binding{m.Help, m.Pause, m.SeekBack, m.SeekFwd, m.Enter, m.Problems, m.Filter, m.Sort, m.Freeze,
 		m.WindowUp, m.WindowDown, m.Tab, m.Quit}
 }
 
@@ -95,7 +100,7 @@ func (m Map) FullHelp() [][]key.Binding {
 		{m.Up, m.Down, m.PageUp, m.PageDown, m.Top, m.Bottom},
 		{m.Enter, m.Back, m.Tab, m.Filter, m.Sort, m.SortReverse, m.Side},
 		{m.Freeze, m.WindowUp, m.WindowDown, m.Faster, m.Slower},
-		{m.Theme, m.Redraw, m.Help, m.Quit},
+		{m.Problems, m.Mouse, m.Theme, m.Redraw, m.Help, m.Quit},
 		{m.Pause, m.SeekBack, m.SeekFwd, m.SeekBackLong, m.SeekFwdLong, m.Speed1, m.Speed10, m.SpeedMax},
 	}
 }

@@ -1,0 +1,188 @@
+// Package problems is the `e` screen: every failing or lagging source and
+// every failing figure with its full message, wrapped (a table cell only
+// has room for "ERROR", the header line for the start of a reason), and a
+// hint that matches the failure. Mouse capture can be turned off (`m`) so
+// the text can be selected and copied.
+package problems
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/format"
+)
+
+// Model is the problems screen.
+type Model struct {
+	ctx    *common.Context
+	snap   telemetry.Snapshot
+	scroll common.Scroller
+	width  int
+	height int
+}
+
+// New returns the screen.
+func New(ctx *common.Context) Model { return Model{ctx: ctx} }
+
+// SetSize sets the box.
+func (m *Model) SetSize(w, h int) { m.width, m.height = max(w, 0), max(h, 0) }
+
+// SetData gives the latest snapshot.
+func (m *Model) SetData(s telemetry.Snapshot) { m.snap = s }
+
+// Count is how many problems there are (for the footer and header).
+func (m *Model) Count() int { return len(sourceProblems(m.snap)) + len(figureProblems(m.snap)) }
+
+// Scroll moves the view by d lines.
+func (m *Model) Scroll(d int) { m.scroll.Scroll(d) }
+
+// Page scrolls a screenful.
+func (m *Model) Page(dir int) { m.scroll.Page(dir) }
+
+// Home scrolls to the top.
+func (m *Model) Home() { m.scroll.Home() }
+
+// End scrolls to the bottom.
+func (m *Model) End() { m.scroll.End() }
+
+// View renders exactly height lines.
+func (m *Model) View() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	m.scroll.SetLines(common.Lines(m.render(), m.width))
+	m.scroll.SetHeight(m.height)
+	return m.scroll.View(m.width, m.ctx.Styles.Normal.Faint)
+}
+
+func (m *Model) render() string {
+	st := m.ctx.Styles
+	r := &st.Normal
+	w := max(m.width-4, 20)
+	var out []string
+	para := func(paint func(string) string, s string) {
+		for _, l := range strings.Split(ansi.Wordwrap(s, w, " /"), "\n") {
+			out = append(out, "    "+paint(l))
+		}
+	}
+	srcs := sourceProblems(m.snap)
+	out = append(out, st.Title.S(" sources"))
+	if len(srcs) == 0 {
+		out = append(out, r.OK.S("  every source answers"))
+	}
+	for _, s := range srcs {
+		name := common.Safe(s.Name)
+		if name == "" {
+			name = common.Safe(s.Kind + " " + s.URL)
+		}
+		head := "  " + name + " " + strings.ToUpper(s.State.String())
+		if s.Failures > 0 {
+			head += " · " + format.Number(float64(s.Failures)) + " failures in a row"
+		}
+		if !s.LastOK.IsZero() {
+			head += " · last ok " + format.Age(m.ctx.Now.Sub(s.LastOK)) + " ago"
+		}
+		out = append(out, r.Bad.S(head))
+		if s.Err != "" {
+			para(r.Text.S, common.Safe(s.Err))
+		}
+		for _, warn := range s.Warnings {
+			para(r.Warn.S, common.Safe(warn))
+		}
+		if h := Hint(s.Err, s.URL); h != "" {
+			para(r.Accent.S, "hint: "+h)
+		}
+	}
+	figs := figureProblems(m.snap)
+	out = append(out, "", st.Title.S(" failing figures"))
+	if len(figs) == 0 {
+		out = append(out, r.OK.S("  none"))
+	}
+	for _, f := range figs {
+		out = append(out, r.Bad.S("  "+common.Safe(f.endpoint)+" "+f.signal.Info().Title+" ERROR")+r.Faint.S(" · "+common.Safe(f.snap.Source)))
+		para(r.Text.S, common.Safe(f.snap.Err))
+		if h := Hint(f.snap.Err, f.url); h != "" {
+			para(r.Accent.S, "hint: "+h)
+		}
+	}
+	out = append(out, "", r.Faint.S(" m toggles mouse capture, so this text can be selected and copied · esc back"))
+	return strings.Join(out, "\n")
+}
+
+// sourceProblems are the sources that fail, are stale or carry warnings.
+func sourceProblems(s telemetry.Snapshot) []telemetry.SourceStatus {
+	var out []telemetry.SourceStatus
+	for _, src := range s.Sources {
+		if src.State == telemetry.Error || src.State == telemetry.Stale || len(src.Warnings) > 0 {
+			out = append(out, src)
+		}
+	}
+	return out
+}
+
+type figure struct {
+	endpoint, url string
+	signal        telemetry.Signal
+	snap          telemetry.SignalSnapshot
+}
+
+// figureProblems are the failing figures, one per endpoint and message
+// (a failed probe fails every probe figure with one reason).
+func figureProblems(s telemetry.Snapshot) []figure {
+	var out []figure
+	for _, ep := range s.Endpoints {
+		seen := map[string]bool{}
+		for _, sig := range telemetry.Signals {
+			v, ok := ep.Signals[sig]
+			if !ok || v.State != telemetry.Error || seen[v.Source+"\x00"+v.Err] {
+				continue
+			}
+			seen[v.Source+"\x00"+v.Err] = true
+			out = append(out, figure{endpoint: ep.Name, url: ep.BaseURL, signal: sig, snap: v})
+		}
+	}
+	return out
+}
+
+// Hint says what a failure usually means and what to try, from the
+// message's words; "" when there is nothing better than the message.
+func Hint(msg, target string) string {
+	host := target
+	if u, err := url.Parse(target); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	m := strings.ToLower(msg)
+	where := ""
+	if host != "" {
+		where = " on " + host
+	}
+	switch {
+	case strings.Contains(m, "connection refused"):
+		return "nothing listens there: is the server running" + where + ", on that port?"
+	case strings.Contains(m, "no such host"), strings.Contains(m, "server misbehaving"):
+		return "the host name does not resolve: check the URL's host"
+	case strings.Contains(m, "x509"), strings.Contains(m, "certificate"):
+		return "TLS verification failed: give the server's CA with --ca-file (--insecure skips verification, and says so)"
+	case strings.Contains(m, "401"), strings.Contains(m, "403"), strings.Contains(m, "unauthorized"), strings.Contains(m, "forbidden"):
+		return "authentication refused: check --api-key-env / --api-key-file (or the config's bearer_token_*)"
+	case strings.Contains(m, "405"):
+		return "the URL does not take this method: an Alertmanager webhook is POSTed to /api/v2/alerts"
+	case strings.Contains(m, "404"):
+		return "no such path: check the URL's path, or name the protocol with --api"
+	case strings.Contains(m, "429"), strings.Contains(m, "rate limit"):
+		return "rate limited: probe less often (--interval) or raise the server's limit"
+	case strings.Contains(m, "503"), strings.Contains(m, "unavailable"):
+		return "the server says it is unavailable: overloaded, starting, or in an outage"
+	case strings.Contains(m, "stall"):
+		return "the stream stopped mid-answer: the engine may be stuck or preempting"
+	case strings.Contains(m, "timeout"), strings.Contains(m, "deadline"):
+		return "no answer in time: the server may be stalled or overloaded (--timeout sets the limit)"
+	case strings.Contains(m, "lagging"):
+		return "the store answers late: figures arrive with its ingestion delay"
+	}
+	return ""
+}
