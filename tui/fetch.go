@@ -46,6 +46,11 @@ type fetchReq struct {
 	server   bool // rows show the engine's own figures
 }
 
+// currentAlerts is what an SLO engine offers beyond Alerts: every
+// objective on every endpoint, inactive ones included (the detail view
+// lists them all).
+type currentAlerts interface{ Current() []slo.Alert }
+
 // serverSeries is what a store offers beyond Data for the server view;
 // without it the sparklines stay the primary figures'.
 type serverSeries interface {
@@ -105,6 +110,14 @@ func read(data Data, al Alerts, thr Thresholds, req fetchReq) tea.Msg {
 	}
 	if req.detailEP != "" {
 		d := detail.Fetch(data, detail.ThresholdFunc(th), req.detailEP, req.now, req.window, req.chartN)
+		if cur, ok := al.(currentAlerts); ok {
+			d.HasObjectives = true
+			for _, a := range cur.Current() {
+				if a.Endpoint == req.detailEP {
+					d.Objectives = append(d.Objectives, a)
+				}
+			}
+		}
 		msg.detail = &d
 	}
 	msg.fp = fingerprint(&msg)
@@ -313,6 +326,11 @@ func fingerprint(m *dataMsg) uint64 {
 		}
 		s(d.Live.Text)
 		f(float64(d.Live.Tokens))
+		for _, a := range d.Objectives {
+			s(a.Objective)
+			s(string(a.State))
+			f(a.Value)
+		}
 	}
 	return uint64(h)
 }

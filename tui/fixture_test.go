@@ -126,6 +126,10 @@ type fakeAlerts struct {
 
 func (f *fakeAlerts) Alerts() []slo.Alert { return f.list }
 
+// Current lists the scripted alerts (a real engine lists every objective
+// on every endpoint, inactive ones included).
+func (f *fakeAlerts) Current() []slo.Alert { return f.list }
+
 func (f *fakeAlerts) Badge(ep string, _ time.Time) slo.Badge {
 	if b, ok := f.badges[ep]; ok {
 		return b

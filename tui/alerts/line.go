@@ -86,6 +86,17 @@ func (m *Model) line(a slo.Alert, sel bool) string {
 	return out
 }
 
+// Describe is one alert in words for other views (the detail view's
+// objectives): its state word and kind, and "objective: value vs
+// threshold".
+func Describe(a slo.Alert, g themes.Glyphs) (word string, kind format.Kind, text string) {
+	word, kind = stateWord(a)
+	if a.State == slo.Inactive {
+		word, kind = "OK", format.OK
+	}
+	return word, kind, objectiveName(a) + ": " + valueVsObjective(a, g)
+}
+
 // objectiveName is the objective, with the severity when one objective
 // has several alerts (a ratio objective's page and ticket).
 func objectiveName(a slo.Alert) string {

@@ -18,6 +18,7 @@ package detail
 import (
 	"time"
 
+	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
@@ -51,6 +52,10 @@ type Data struct {
 	Probes                            []telemetry.ProbeAt
 	Live                              telemetry.LiveText
 	LiveAt                            time.Time
+	// Objectives are every objective judged on the endpoint, with state;
+	// HasObjectives says the SLO engine could list them.
+	Objectives    []slo.Alert
+	HasObjectives bool
 }
 
 // ITLBounds are the ITL histogram's upper bounds in seconds: decode steps

@@ -121,7 +121,7 @@ func (m *Model) render() []string {
 	w := m.width
 	pw, lw := m.bottomWidths()
 	if m.dirty {
-		head := strings.Join([]string{m.title(w), m.summary(w), "", m.chartsView(w), "", m.panelsView(w), ""}, "\n")
+		head := strings.Join([]string{m.title(w), m.summary(w), m.objectives(w), "", m.chartsView(w), "", m.panelsView(w), ""}, "\n")
 		if head != m.head || m.headLines == nil {
 			m.head, m.headLines = head, common.Lines(head, w)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/tui/alerts"
 	"github.com/tokentop/tokentop/tui/chart"
 	"github.com/tokentop/tokentop/tui/common"
 	"github.com/tokentop/tokentop/tui/format"
@@ -129,6 +130,29 @@ func (m *Model) summary(w int) string {
 	}
 	if curW > 0 {
 		lines = append(lines, cur.String())
+	}
+	return strings.Join(lines, "\n")
+}
+
+// objectives lists every objective judged on the endpoint with its state
+// and figure, what fires first.
+func (m *Model) objectives(w int) string {
+	ctx := m.ctx
+	r := &ctx.Styles.Normal
+	if !m.data.HasObjectives {
+		return ""
+	}
+	if len(m.data.Objectives) == 0 {
+		return r.Faint.S("  objectives: none apply")
+	}
+	lines := []string{r.Faint.S("  objectives")}
+	for _, a := range m.data.Objectives {
+		word, kind, text := alerts.Describe(a, ctx.Glyphs)
+		line := "    " + ctx.Paint(r, kind).S(common.Fit(word, 8, "")) + " " + r.Text.S(text)
+		if a.Description != "" {
+			line += r.Faint.S(" " + ctx.Glyphs.Dot + " " + common.Safe(a.Description))
+		}
+		lines = append(lines, common.Cut(line, w))
 	}
 	return strings.Join(lines, "\n")
 }
