@@ -27,6 +27,8 @@ func TestViewerSeesLiveFrames(t *testing.T) {
 	basic := f.openViewer(nil, "xterm")
 	v.waitText("llama-test", "123ms")
 	basic.waitText("llama-test", "123ms")
+	v.waitText("READ-ONLY") // said to every viewer, with their count
+	basic.waitText("2 viewers")
 	if out := v.out.String(); !strings.Contains(out, "\x1b[38;5;") {
 		t.Errorf("TERM=xterm-256color: want 256-colour output")
 	}

@@ -40,6 +40,7 @@ func newViewer(s *Server) *viewer {
 func (v *viewer) program(sess ssh.Session) *tea.Program {
 	opts := v.s.opts.View
 	opts.Getenv = sessionEnv(sess.Environ())
+	opts.Viewers = v.s.Viewers // the READ-ONLY · n viewers badge
 	p := tea.NewProgram(v.s.newModel(v.s.data, v.s.alerts, opts), v.s.programOptions(sess, v)...)
 	v.mu.Lock()
 	v.p = p

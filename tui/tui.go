@@ -110,6 +110,9 @@ type Options struct {
 	// </>, 1/2/3) and the REPLAY header; Clock should then be the
 	// replay's clock. Pass a nil interface, not a typed nil pointer.
 	Replay ReplayControl
+	// Viewers, when set, marks a shared read-only session (SSH): the
+	// header shows READ-ONLY and how many are watching.
+	Viewers func() int
 	// Recording is the --record file, shown as a REC badge so nobody
 	// wonders whether this session is being kept.
 	Recording string

@@ -44,7 +44,7 @@ func (a *app) render() string {
 	top := a.hdr.View(&a.ctx, header.Info{
 		Title: a.opts.Title, Sources: a.snap.Sources, Alerts: a.alertP.Counts(),
 		Frozen: a.frozen, Shown: shown, Total: total, Note: a.note, NoSLO: a.alerts == nil,
-		Replay: a.replayInfo(), Recording: a.opts.Recording,
+		Replay: a.replayInfo(), Recording: a.opts.Recording, Viewers: a.viewers(),
 	}, a.width)
 	var body string
 	switch a.screen {
@@ -158,4 +158,11 @@ func (a *app) tooSmallView() string {
 func asciiFold() *strings.Replacer {
 	return strings.NewReplacer("·", "|", "—", "-", "–", "-", "−", "-", "×", "x", "…", ".", "≤", "<", "≥", ">",
 		"▲", "^", "▼", "v", "●", "+", "✖", "x", "◌", "~", "▸", ">")
+}
+
+func (a *app) viewers() int {
+	if a.opts.Viewers == nil {
+		return 0
+	}
+	return max(a.opts.Viewers(), 1)
 }

@@ -34,6 +34,8 @@ type Info struct {
 	Replay *Replay
 	// Recording is the file a --record run writes ("" = none): REC badge.
 	Recording string
+	// Viewers > 0: a shared read-only session watched by that many.
+	Viewers int
 }
 
 // Replay is the playback state shown in the header.
@@ -85,6 +87,13 @@ func appLine(ctx *common.Context, in Info, width int) string {
 	}
 	if in.Replay != nil {
 		left = append(left, seg{replayText(ctx, in.Replay), r.Accent})
+	}
+	if in.Viewers > 0 {
+		v := "READ-ONLY · " + strconv.Itoa(in.Viewers) + " viewer"
+		if in.Viewers > 1 {
+			v += "s"
+		}
+		left = append(left, seg{v, r.Accent})
 	}
 	if in.Recording != "" {
 		left = append(left, seg{"REC " + common.Safe(filepath.Base(in.Recording)), r.Bad})
@@ -175,6 +184,7 @@ func (c *Cache) View(ctx *common.Context, in Info, width int) string {
 	h.Int(int(ctx.Refresh))
 	h.Str(in.Title)
 	h.Str(in.Recording)
+	h.Int(in.Viewers)
 	for _, s := range in.Sources {
 		h.Str(s.Name)
 		h.Str(s.Kind)

@@ -54,3 +54,10 @@ func TestNotifierFailingSaid(t *testing.T) {
 		t.Errorf("header: %q", got)
 	}
 }
+
+func TestReadOnlyBadge(t *testing.T) {
+	got := ansi.Strip(View(ctx(), Info{Title: "tokentop", Viewers: 3}, 120))
+	if !strings.Contains(got, "READ-ONLY · 3 viewers") {
+		t.Errorf("no read-only badge: %q", got)
+	}
+}
