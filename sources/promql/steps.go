@@ -13,22 +13,43 @@ import "time"
 // endpoint is kept between refreshes as the next baseline, so data that
 // arrives late counts once, in a later window. Missed steps (after a failure
 // or a stall) are caught up, up to Backfill.
+//
+// Lagging stores (docs/promql-lag.md). A step's value is final only once the
+// store holds a sample at or after it: before that, a store with an
+// ingestion or query delay (VictoriaMetrics' -search.latencyOffset, Thanos,
+// Mimir) answers nothing, or repeats an older value. So steps are fetched
+// only up to the newest sample the store shows (freshness query), each
+// endpoint's points only up to its own newest sample, and the steps an
+// endpoint has not yet filled are fetched again on later refreshes, until
+// they are MaxLag old: then an empty step is no data.
 
-// stepPlan returns the evaluation times to fetch, or ok=false when no step
-// has ended. serverNow is the server's clock, last the last step fetched
-// (zero at start: the range then begins Backfill earlier, its first point a
-// baseline).
-func stepPlan(serverNow, last time.Time, step, delay, backfill time.Duration) (start, end time.Time, ok bool) {
-	end = alignDown(serverNow.Add(-delay), step)
+// settledEnd returns the newest step to fetch: Delay behind the server's
+// clock, not after the store's newest sample (when known), and never more
+// than maxLag behind.
+func settledEnd(serverNow, newest time.Time, delay, maxLag, step time.Duration) time.Time {
+	limit := serverNow.Add(-delay)
+	if !newest.IsZero() && newest.Before(limit) {
+		limit = newest
+	}
+	if floor := serverNow.Add(-maxLag); limit.Before(floor) {
+		limit = floor
+	}
+	return alignDown(limit, step)
+}
+
+// stepPlan returns the first step to fetch up to end, or ok=false when no
+// step has ended since last, the last step fetched (zero at start: the
+// range then begins Backfill earlier, its first point a baseline).
+func stepPlan(end, last time.Time, step, backfill time.Duration) (start time.Time, ok bool) {
 	if !end.After(last) {
-		return time.Time{}, time.Time{}, false
+		return time.Time{}, false
 	}
 	earliest := end.Add(-backfill)
 	start = last.Add(step)
 	if last.IsZero() || start.Before(earliest) {
 		start = earliest
 	}
-	return start, end, true
+	return start, true
 }
 
 // alignDown rounds t down to a multiple of step since the Unix epoch.
