@@ -99,7 +99,7 @@ func (rd *round) histogram(a answer) bool {
 		}
 		st.judged[key] = judge
 		rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: rd.s.localEval(judge),
-			Endpoint: e.info.Name, Signal: sig, Interval: R + rd.lagAllowance()})
+			Endpoint: e.info.Name, Signal: sig, Interval: R + rd.lagAllowance(e)})
 	}
 	return true
 }
@@ -110,7 +110,7 @@ func (rd *round) histogram(a answer) bool {
 func (rd *round) step(e *endpointState, sig telemetry.Signal, p *cumPoint) {
 	at := rd.s.localEval(p.t)
 	R := rd.s.cfg.HistogramStep
-	interval := R + rd.lagAllowance()
+	interval := R + rd.lagAllowance(e)
 	key := cumKey{e.info.Name, sig}
 	if len(p.buckets) == 0 {
 		if !p.hasPlain || math.IsInf(p.plain, 0) {

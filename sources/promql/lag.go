@@ -39,14 +39,23 @@ func (rd *round) measureLag(serverNow time.Time) {
 	}
 }
 
-// lagAllowance is added to the Interval of observations while the store
-// lags: their newest values are that much older, and must not turn stale
-// for it.
-func (rd *round) lagAllowance() time.Duration {
-	if !rd.lag.lagging {
+// lagAllowance is added to the Interval of e's observations while the
+// store (or e) lags: their newest values are that much older, and must not
+// turn stale for it.
+func (rd *round) lagAllowance(e *endpointState) time.Duration {
+	cfg, v := rd.s.cfg, rd.lag
+	newest := e.newest
+	if newest.IsZero() {
+		newest = v.newest
+	}
+	if newest.IsZero() {
 		return 0
 	}
-	return min(rd.lag.lag, rd.s.cfg.MaxLag)
+	lag := v.serverNow.Sub(newest)
+	if lag <= cfg.ScrapeInterval+cfg.Delay {
+		return 0
+	}
+	return min(lag, cfg.MaxLag)
 }
 
 // waitsFor reports whether e's missing steps may still fill: false when the

@@ -84,9 +84,10 @@ func (s *Source) refresh(ctx context.Context) error {
 }
 
 // histogramJob plans sig's range query up to the round's end: from the
-// step after the newest one fetched, or earlier, from the oldest step an
-// endpoint still waits for that has since become final. ok is false when
-// there is nothing to fetch.
+// step after the newest one fetched or, earlier, from the oldest step an
+// endpoint still needs that has since become final (for an endpoint seen
+// for the first time, Backfill before its newest final step). ok is false
+// when there is nothing to fetch.
 func (rd *round) histogramJob(sig telemetry.Signal) (job, bool) {
 	s, st := rd.s, &rd.s.state
 	R := s.cfg.HistogramStep
@@ -95,13 +96,26 @@ func (rd *round) histogramJob(sig telemetry.Signal) (job, bool) {
 		start = rd.lag.end.Add(R)
 	}
 	for _, e := range rd.reg.all() {
-		p, tracked := st.cum[cumKey{e.info.Name, sig}]
-		if !tracked || p.t.Before(rd.lag.horizon) || !rd.waitsFor(e) {
+		key := cumKey{e.info.Name, sig}
+		p, tracked := st.cum[key]
+		if !(tracked || rd.reg.applies(e, sig)) || !rd.waitsFor(e) {
 			continue
 		}
-		if next := p.t.Add(R); next.Before(start) && !next.After(rd.finalAt(e)) {
+		final := alignDown(rd.finalAt(e), R)
+		frontier := st.judged[key]
+		if tracked && p.t.After(frontier) {
+			frontier = p.t
+		}
+		next := frontier.Add(R)
+		if frontier.IsZero() || frontier.Before(rd.lag.horizon) {
+			next = final.Add(-s.cfg.Backfill) // a baseline, then Backfill of windows
+		}
+		if next.Before(start) && !next.After(final) {
 			start = next
 		}
+	}
+	if earliest := rd.lag.end.Add(-maxBackfillSteps * R); start.Before(earliest) {
+		start = earliest
 	}
 	if start.After(rd.lag.end) {
 		return job{}, false

@@ -174,7 +174,7 @@ func (rd *round) gauge(a answer) {
 		return
 	}
 	got := map[*endpointState]bool{}
-	interval := max(rd.s.cfg.Refresh, rd.s.cfg.ScrapeInterval) + rd.lagAllowance()
+	interval := max(rd.s.cfg.Refresh, rd.s.cfg.ScrapeInterval)
 	for _, smp := range vec {
 		eval := rd.s.localEval(smp.Timestamp.Time())
 		for _, e := range rd.reg.resolve(smp.Metric) {
@@ -189,16 +189,16 @@ func (rd *round) gauge(a answer) {
 			}
 			v := float64(smp.Value)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: at, Endpoint: e.info.Name, Signal: sig, Interval: interval})
+				rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: at, Endpoint: e.info.Name, Signal: sig, Interval: interval + rd.lagAllowance(e)})
 				continue
 			}
 			e.seen[sig] = true
-			rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: v, Interval: interval})
+			rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: v, Interval: interval + rd.lagAllowance(e)})
 		}
 	}
 	for _, e := range rd.reg.all() {
 		if !got[e] && rd.reg.applies(e, sig) {
-			rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: rd.began, Endpoint: e.info.Name, Signal: sig, Interval: interval})
+			rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: rd.began, Endpoint: e.info.Name, Signal: sig, Interval: interval + rd.lagAllowance(e)})
 		}
 	}
 }
