@@ -134,3 +134,24 @@ func TestEmptyStoreIsNoData(t *testing.T) {
 		t.Errorf("status %+v, want no data with a warning", st)
 	}
 }
+
+// VictoriaMetrics dates instant answers in whole seconds: up to a second
+// before the request was even sent. That is not clock skew.
+func TestClockOffsetAllowsWholeSecondTimestamps(t *testing.T) {
+	sent := time.Unix(1_000_000, 830_000_000)
+	received := sent.Add(20 * time.Millisecond)
+	var c clockOffset
+	c.observe(time.Unix(1_000_000, 0), sent, received)
+	if c.d != 0 {
+		t.Errorf("whole-second timestamp 0.83s before the request: offset %s, want 0", c.d)
+	}
+	// The same gap with millisecond precision is a real offset.
+	c.observe(time.Unix(1_000_000, 1_000_000), sent, received)
+	if c.d > -800*time.Millisecond || c.d < -850*time.Millisecond {
+		t.Errorf("millisecond timestamp 0.83s before the request: offset %s, want about -0.84s", c.d)
+	}
+	c.observe(time.Unix(1_003_600, 0), sent, received)
+	if c.d < time.Hour-2*time.Second || c.d > time.Hour {
+		t.Errorf("server an hour ahead: offset %s", c.d)
+	}
+}

@@ -38,7 +38,7 @@ func (s *Source) refresh(ctx context.Context) error {
 	ans1 := s.runJobs(ctx, phase1)
 	for _, a := range ans1 {
 		if t, ok := evalTime(a.value); ok && a.err == nil {
-			st.offset.observe(t, a.localMid)
+			st.offset.observe(t, a.sent, a.received)
 			break
 		}
 	}

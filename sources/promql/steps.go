@@ -63,20 +63,30 @@ func alignDown(t time.Time, step time.Duration) time.Time {
 }
 
 // clockOffset is server time − local time, estimated from the evaluation
-// timestamp of an instant query against the local midpoint of the request.
-// Offsets under skewDeadband are request jitter on synchronised clocks and
-// count as zero, so window ends stay exact multiples of the step.
+// timestamp of an instant query, which the server took between the local
+// times the request was sent and answered. VictoriaMetrics gives whole
+// seconds (the true time is then within a second of it), Prometheus
+// milliseconds. When the clocks can agree within that uncertainty plus
+// skewDeadband (request jitter), the offset is zero, so window ends stay
+// exact multiples of the step; otherwise it is the middle of the possible
+// range.
 type clockOffset struct {
 	d time.Duration
 }
 
 const skewDeadband = 500 * time.Millisecond
 
-func (c *clockOffset) observe(server, localMid time.Time) {
-	c.d = server.Sub(localMid)
-	if c.d > -skewDeadband && c.d < skewDeadband {
-		c.d = 0
+func (c *clockOffset) observe(server, sent, received time.Time) {
+	var res time.Duration
+	if server.UnixMilli()%1000 == 0 {
+		res = time.Second
 	}
+	lo, hi := server.Add(-res).Sub(received), server.Add(res).Sub(sent)
+	if lo-skewDeadband <= 0 && hi+skewDeadband >= 0 {
+		c.d = 0
+		return
+	}
+	c.d = lo + (hi-lo)/2
 }
 
 func (c clockOffset) toServer(local time.Time) time.Time { return local.Add(c.d) }
