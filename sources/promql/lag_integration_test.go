@@ -39,14 +39,18 @@ func newStoreReader(t *testing.T, name, url string, cfg Config) *storeReader {
 	return r
 }
 
-// missing lists the distribution figures the dashboard would not show as
-// live at now, over window.
+// missing lists the figures the dashboard would not show as live at now,
+// over window: the latency percentiles, and two gauges.
 func (r *storeReader) missing(models []sim.ModelSpec, now time.Time, window time.Duration) []string {
 	var out []string
 	for _, m := range models {
-		for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.TPOT, telemetry.ITL, telemetry.E2E} {
+		for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.TPOT, telemetry.ITL, telemetry.E2E, telemetry.Running, telemetry.OutputTPS} {
 			v, ok := r.store.Signal(m.Name, sig, now, window)
-			if !ok || v.P50 == nil || v.State != telemetry.Live {
+			shown := v.P50 != nil
+			if !sig.Info().Distribution {
+				shown = v.Value != nil
+			}
+			if !ok || !shown || v.State != telemetry.Live {
 				out = append(out, fmt.Sprintf("%s %s (%s)", m.Name, sig, v.State))
 			}
 		}
