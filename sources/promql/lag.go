@@ -91,10 +91,13 @@ func (rd *round) lagWarnings() []string {
 		out = append(out, fmt.Sprintf("data delayed: lagging %s behind: the store's newest samples are %s old (ingestion or query delay, e.g. VictoriaMetrics -search.latencyOffset); figures trail by that much, and histogram steps are fetched once the store has them (waiting up to max_lag %s)",
 			roundLag(v.lag), roundLag(v.lag), promDuration(cfg.MaxLag)))
 	}
+	// Behind: further behind the freshest endpoint than scrape phases and
+	// Delay explain.
 	var behind int
 	var worst *endpointState
+	cut := v.newest.Add(-(cfg.ScrapeInterval + cfg.Delay))
 	for _, e := range rd.reg.all() {
-		if !e.newest.IsZero() && e.newest.Before(v.end) {
+		if !e.newest.IsZero() && e.newest.Before(cut) {
 			behind++
 			if worst == nil || e.newest.Before(worst.newest) {
 				worst = e
