@@ -148,6 +148,8 @@ func TestIntegrationLaggingVictoriaMetrics(t *testing.T) {
 		}
 		<-tick.C
 	}
+	t.Logf("figures checked every second for %s after warm-up: %d checks; missing from VictoriaMetrics in %d, from Prometheus in %d",
+		soak, checks, len(gaps[vmRead.name]), len(gaps[promRead.name]))
 	for name, g := range gaps {
 		t.Errorf("%s: figures missing in %d of %d checks after warm-up, first: %v", name, len(g), checks, g[:min(len(g), 5)])
 	}
