@@ -43,6 +43,7 @@ type Target struct {
 type Server struct {
 	// URL is the HTTP API root, http://127.0.0.1:<port>.
 	URL    string
+	name   string // prometheus, victoria-metrics
 	cmd    *exec.Cmd
 	log    *syncbuf.Buffer
 	client *http.Client
@@ -58,18 +59,25 @@ const BinaryEnv = "PROMETHEUS_BINARY"
 
 // Binary returns the path of the prometheus binary: $PROMETHEUS_BINARY,
 // else prometheus on $PATH, else /usr/bin/prometheus; "" when there is none.
-func Binary() string {
-	if p, ok := os.LookupEnv(BinaryEnv); ok {
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+func Binary() string { return findBinary(BinaryEnv, "prometheus") }
+
+// findBinary returns $env when set (or "" when that is not an executable),
+// else name on $PATH, else /usr/bin/name; "" when there is none.
+func findBinary(env, name string) string {
+	executable := func(p string) bool {
+		fi, err := os.Stat(p)
+		return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+	}
+	if p, ok := os.LookupEnv(env); ok {
+		if executable(p) {
 			return p
 		}
 		return ""
 	}
-	if p, err := exec.LookPath("prometheus"); err == nil {
+	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
-	const debian = "/usr/bin/prometheus"
-	if fi, err := os.Stat(debian); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+	if debian := "/usr/bin/" + name; executable(debian) {
 		return debian
 	}
 	return ""
@@ -83,23 +91,44 @@ func Start(t testing.TB, targets ...Target) *Server {
 	if bin == "" {
 		t.Skip("prometheus binary not found: " + InstallHint)
 	}
-	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "prometheus.yml")
 	cfg, err := config(targets)
 	if err != nil {
 		t.Fatalf("promtest: %v", err)
 	}
+	return launch(t, "prometheus", cfg, prometheusCommand(bin))
+}
+
+// prometheusCommand runs bin with a config, a TSDB and a listen address.
+func prometheusCommand(bin string) func(addr, data, cfgPath string) *exec.Cmd {
+	return func(addr, data, cfgPath string) *exec.Cmd {
+		return exec.Command(bin,
+			"--config.file="+cfgPath,
+			"--storage.tsdb.path="+data,
+			"--storage.tsdb.retention.time=1h",
+			"--web.listen-address="+addr,
+			"--log.level=warn",
+		)
+	}
+}
+
+// launch writes cfg to a temporary directory and starts the server that
+// command builds for a free loopback address, a fresh data directory and
+// the config path; it stops the server when the test ends.
+func launch(t testing.TB, name, cfg string, command func(addr, data, cfgPath string) *exec.Cmd) *Server {
+	t.Helper()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, name+".yml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
 		t.Fatalf("promtest: writing config: %v", err)
 	}
 	// A free port can be taken between probing and binding: retry.
 	var lastErr error
 	for range 3 {
-		s, err := start(bin, dir, cfgPath)
+		s, err := start(name, dir, cfgPath, command)
 		if err == nil {
 			t.Cleanup(func() {
 				if err := s.stop(); err != nil {
-					t.Errorf("promtest: stopping prometheus: %v", err)
+					t.Errorf("promtest: stopping %s: %v", name, err)
 				}
 			})
 			if err = s.waitReady(60 * time.Second); err == nil {
@@ -108,34 +137,28 @@ func Start(t testing.TB, targets ...Target) *Server {
 		}
 		lastErr = err
 	}
-	t.Fatalf("promtest: prometheus did not start: %v", lastErr)
+	t.Fatalf("promtest: %s did not start: %v", name, lastErr)
 	return nil
 }
 
-func start(bin, dir, cfgPath string) (*Server, error) {
+func start(name, dir, cfgPath string, command func(addr, data, cfgPath string) *exec.Cmd) (*Server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	data, err := os.MkdirTemp(dir, "tsdb-")
+	data, err := os.MkdirTemp(dir, "data-")
 	if err != nil {
 		return nil, err
 	}
 	log := &syncbuf.Buffer{}
-	cmd := exec.Command(bin,
-		"--config.file="+cfgPath,
-		"--storage.tsdb.path="+data,
-		"--storage.tsdb.retention.time=1h",
-		"--web.listen-address="+addr,
-		"--log.level=warn",
-	)
+	cmd := command(addr, data, cfgPath)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.Dir = dir
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", bin, err)
+		return nil, fmt.Errorf("starting %s: %w", cmd.Path, err)
 	}
-	s := &Server{URL: "http://" + addr, cmd: cmd, log: log,
+	s := &Server{URL: "http://" + addr, name: name, cmd: cmd, log: log,
 		client: &http.Client{Timeout: 5 * time.Second}, exited: make(chan struct{})}
 	go func() {
 		s.waitErr = cmd.Wait()
@@ -183,7 +206,7 @@ func freePort() (int, error) {
 	return port, l.Close()
 }
 
-// Log returns what Prometheus wrote so far.
+// Log returns what the server wrote so far.
 func (s *Server) Log() string { return s.log.String() }
 
 // stop terminates the process (SIGTERM, then SIGKILL after 10s) and
@@ -204,6 +227,6 @@ func (s *Server) stop() error {
 			return err
 		}
 		<-s.exited
-		return errors.New("prometheus ignored SIGTERM for 10s; killed")
+		return fmt.Errorf("%s ignored SIGTERM for 10s; killed", s.name)
 	}
 }

@@ -59,3 +59,29 @@ func TestSkipsWithoutBinary(t *testing.T) {
 		t.Error("Start did not skip")
 	}
 }
+
+func TestScrapeConfigForVictoriaMetrics(t *testing.T) {
+	got, err := scrapeConfig([]Target{{Job: "sim", URL: "http://127.0.0.1:99/metrics"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(got, "evaluation_interval") || !strings.Contains(got, "scrape_interval: 1s") || !strings.Contains(got, `job_name: "sim"`) {
+		t.Errorf("VictoriaMetrics scrape config:\n%s", got)
+	}
+}
+
+func TestStartVictoriaMetricsScrapesAndKill(t *testing.T) {
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		if _, err := fmt.Fprint(w, "# TYPE promtest_up gauge\npromtest_up 1\n"); err != nil {
+			t.Errorf("writing metrics: %v", err)
+		}
+	}))
+	defer target.Close()
+	vm := StartVictoriaMetrics(t, Target{URL: target.URL + "/metrics"})
+	vm.WaitTargetsUp(t, 30*time.Second)
+	vm.Kill(t)
+	if resp, err := vm.client.Get(vm.URL + "/-/ready"); err == nil {
+		t.Errorf("victoria-metrics still answers after Kill (close: %v)", resp.Body.Close())
+	}
+}

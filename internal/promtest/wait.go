@@ -21,7 +21,7 @@ func (s *Server) waitReady(timeout time.Duration) error {
 	for {
 		select {
 		case <-s.exited:
-			return fmt.Errorf("prometheus exited (%v): %s", s.waitErr, s.Log())
+			return fmt.Errorf("%s exited (%v): %s", s.name, s.waitErr, s.Log())
 		default:
 		}
 		resp, err := s.client.Get(s.URL + "/-/ready")
@@ -89,7 +89,7 @@ func (s *Server) waitFor(t testing.TB, timeout time.Duration, what string, cond 
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("promtest: waited %s for %s (last error: %v); prometheus log:\n%s", timeout, what, err, s.Log())
+			t.Fatalf("promtest: waited %s for %s (last error: %v); %s log:\n%s", timeout, what, err, s.name, s.Log())
 		}
 		time.Sleep(pollEvery)
 	}

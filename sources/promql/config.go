@@ -38,6 +38,13 @@ type Config struct {
 	// that the scrapes before a step have been ingested (later data is not
 	// lost: it counts in the next window).
 	Delay time.Duration `json:"delay,omitempty" yaml:"delay,omitempty"`
+	// MaxLag bounds how far behind the server's clock the store may be
+	// (ingestion or query delay: VictoriaMetrics' -search.latencyOffset,
+	// Thanos, Mimir). Histogram steps newer than the store's newest sample,
+	// or that came back empty, are fetched again on later refreshes until
+	// they are MaxLag old; only then is an empty step no data. The lag the
+	// store shows is learned each refresh and shown in the source status.
+	MaxLag time.Duration `json:"max_lag,omitempty" yaml:"max_lag,omitempty"`
 	// Backfill is how much histogram history is loaded at start (and the
 	// most that is caught up after failures). Zero means max(Window, R).
 	Backfill time.Duration `json:"backfill,omitempty" yaml:"backfill,omitempty"`
@@ -80,6 +87,7 @@ func DefaultConfig() Config {
 		Window:            5 * time.Minute,
 		ScrapeInterval:    15 * time.Second,
 		Delay:             5 * time.Second,
+		MaxLag:            5 * time.Minute,
 		DiscoveryInterval: time.Minute,
 		Quantile:          0.99,
 		Concurrency:       4,
@@ -111,6 +119,7 @@ func (c Config) withDefaults() Config {
 	setDur(&c.Window, d.Window)
 	setDur(&c.ScrapeInterval, d.ScrapeInterval)
 	setDur(&c.Delay, d.Delay)
+	setDur(&c.MaxLag, d.MaxLag)
 	setDur(&c.HTTP.Timeout, d.HTTP.Timeout)
 	c.HTTP = c.HTTP.WithDefaults()
 	setDur(&c.DiscoveryInterval, d.DiscoveryInterval)
@@ -151,7 +160,7 @@ func (c Config) validate() (*url.URL, error) {
 	}{
 		{"refresh", c.Refresh}, {"window", c.Window}, {"scrape interval", c.ScrapeInterval},
 		{"histogram step", c.HistogramStep}, {"timeout", c.HTTP.Timeout},
-		{"discovery interval", c.DiscoveryInterval}, {"backfill", c.Backfill},
+		{"discovery interval", c.DiscoveryInterval}, {"backfill", c.Backfill}, {"max lag", c.MaxLag},
 	} {
 		if d.v <= 0 {
 			errs = append(errs, fmt.Errorf("%s must be positive, got %s", d.name, d.v))
@@ -165,6 +174,9 @@ func (c Config) validate() (*url.URL, error) {
 	}
 	if c.Backfill < c.HistogramStep || c.Backfill > maxBackfillSteps*c.HistogramStep {
 		errs = append(errs, fmt.Errorf("backfill %s must be between 1 and %d histogram steps (%s)", c.Backfill, maxBackfillSteps, c.HistogramStep))
+	}
+	if c.MaxLag < c.HistogramStep || c.MaxLag < c.Delay || c.MaxLag > maxBackfillSteps*c.HistogramStep {
+		errs = append(errs, fmt.Errorf("max lag %s must be at least the histogram step and the delay, and at most %d histogram steps (%s)", c.MaxLag, maxBackfillSteps, c.HistogramStep))
 	}
 	if math.IsNaN(c.Quantile) || c.Quantile <= 0 || c.Quantile >= 1 {
 		errs = append(errs, fmt.Errorf("quantile must be in (0, 1), got %v", c.Quantile))

@@ -118,21 +118,34 @@ func TestDescribeError(t *testing.T) {
 
 func TestStepPlan(t *testing.T) {
 	at := func(s int64) time.Time { return time.Unix(s, 0) }
-	step, delay, back := 30*time.Second, 5*time.Second, 5*time.Minute
-	start, end, ok := stepPlan(at(1000), time.Time{}, step, delay, back)
+	step, delay, back, maxLag := 30*time.Second, 5*time.Second, 5*time.Minute, 5*time.Minute
+	end := settledEnd(at(1000), time.Time{}, delay, maxLag, step)
+	start, ok := stepPlan(end, time.Time{}, step, back)
 	if !ok || !end.Equal(at(990)) || !start.Equal(at(690)) {
 		t.Errorf("first plan %v..%v %v, want 690..990 (a baseline and 10 windows)", start.Unix(), end.Unix(), ok)
 	}
-	if _, _, ok := stepPlan(at(1010), at(990), step, delay, back); ok {
+	if _, ok := stepPlan(settledEnd(at(1010), time.Time{}, delay, maxLag, step), at(990), step, back); ok {
 		t.Error("no window has ended since 990")
 	}
-	start, end, ok = stepPlan(at(1030), at(990), step, delay, back)
+	end = settledEnd(at(1030), time.Time{}, delay, maxLag, step)
+	start, ok = stepPlan(end, at(990), step, back)
 	if !ok || !start.Equal(at(1020)) || !end.Equal(at(1020)) {
 		t.Errorf("next plan %v..%v", start.Unix(), end.Unix())
 	}
 	// After a long stall the catch-up is bounded by the backfill.
-	start, _, _ = stepPlan(at(100000), at(990), step, delay, back)
+	start, _ = stepPlan(settledEnd(at(100000), time.Time{}, delay, maxLag, step), at(990), step, back)
 	if !start.Equal(at(99990 - 300)) {
 		t.Errorf("catch-up starts at %v, want %v", start.Unix(), 99990-300)
+	}
+	// A lagging store: no step after its newest sample, but no more than
+	// maxLag behind.
+	if end := settledEnd(at(1030), at(995), delay, maxLag, step); !end.Equal(at(990)) {
+		t.Errorf("end %v with the newest sample at 995, want 990", end.Unix())
+	}
+	if end := settledEnd(at(1030), at(1029), delay, maxLag, step); !end.Equal(at(1020)) {
+		t.Errorf("end %v with a fresh store, want 1020 (the delay rules)", end.Unix())
+	}
+	if end := settledEnd(at(2000), at(100), delay, maxLag, step); !end.Equal(at(1680)) {
+		t.Errorf("end %v with the store 31m behind, want 1680 (max lag 5m)", end.Unix())
 	}
 }

@@ -55,6 +55,9 @@ type endpointState struct {
 	seen   map[telemetry.Signal]bool
 	// dataAt is the local time of its newest sample (freshness query).
 	dataAt time.Time
+	// newest is the server time of its newest sample in this refresh's
+	// freshness answer; zero when the answer did not include it.
+	newest time.Time
 }
 
 // registry maps result series to endpoints with stable names.

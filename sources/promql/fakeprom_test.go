@@ -55,6 +55,14 @@ type fakeProm struct {
 	forms []map[string][]string
 	// clock is the server's clock.
 	clock func() time.Time
+	// lag delays what queries see, as a lagging store does: a model's
+	// newest sample is lag (lags[model] when set) + 2s old, and range
+	// points newer than now − lag are dropped, or, with fillLagged, carry
+	// the value of the last older point (VictoriaMetrics'
+	// -search.latencyOffset).
+	lag        time.Duration
+	lags       map[string]time.Duration
+	fillLagged bool
 }
 
 func newFakeProm(t *testing.T, models ...string) *fakeProm {
@@ -94,6 +102,20 @@ func (f *fakeProm) serve(w http.ResponseWriter, r *http.Request) {
 	now := f.clock()
 	hook, models := f.hook, append([]string(nil), f.models...)
 	warnings, infos := f.warnings, f.infos
+	lagOf, fill := func(string) time.Duration { return 0 }, f.fillLagged
+	if f.lag != 0 || len(f.lags) != 0 {
+		lags := map[string]time.Duration{}
+		for k, v := range f.lags {
+			lags[k] = v
+		}
+		lag := f.lag
+		lagOf = func(m string) time.Duration {
+			if d, ok := lags[m]; ok {
+				return d
+			}
+			return lag
+		}
+	}
 	values := map[string]float64{}
 	for k, v := range f.values {
 		values[k] = v
@@ -105,10 +127,11 @@ func (f *fakeProm) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/api/v1/query"):
-		writeVector(w, now, instantAnswer(q, models, now, values), warnings, infos)
+		writeVector(w, now, instantAnswer(q, models, now, values, lagOf), warnings, infos)
 	case strings.HasSuffix(r.URL.Path, "/api/v1/query_range"):
 		start, end, step := parseRange(r)
-		writeMatrix(w, rangeAnswer(q, models), start, end, step, warnings, infos)
+		cutoff := func(m map[string]string) time.Time { return now.Add(-lagOf(m["model_name"])) }
+		writeLaggedMatrix(w, rangeAnswer(q, models), start, end, step, cutoff, fill, warnings, infos)
 	case strings.Contains(r.URL.Path, "/api/v1/label/"):
 		writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": []string{"vllm:num_requests_running", "vllm:time_to_first_token_seconds_bucket"}})
 	default:
@@ -117,7 +140,7 @@ func (f *fakeProm) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // instantAnswer answers the default instant queries with vLLM series.
-func instantAnswer(q string, models []string, now time.Time, values map[string]float64) []fakeSeries {
+func instantAnswer(q string, models []string, now time.Time, values map[string]float64, lagOf func(string) time.Duration) []fakeSeries {
 	var metric string
 	switch {
 	case strings.Contains(q, "timestamp("):
@@ -139,7 +162,7 @@ func instantAnswer(q string, models []string, now time.Time, values map[string]f
 	for i, m := range models {
 		v := map[string]float64{"running": 3, "waiting": 1, "kv": 0.25, "tps": 120.5, "err": 0.01}[metric] + float64(i)
 		if metric == "timestamp" {
-			v = float64(now.Add(-2*time.Second).UnixMilli()) / 1000
+			v = float64(now.Add(-lagOf(m)-2*time.Second).UnixMilli()) / 1000
 		}
 		if o, ok := values[metric]; ok {
 			v = o
@@ -205,17 +228,34 @@ func writeVector(w http.ResponseWriter, at time.Time, ss []fakeSeries, warnings,
 }
 
 func writeMatrix(w http.ResponseWriter, ss []fakeSeries, start, end time.Time, step time.Duration, warnings, infos []string) {
+	writeLaggedMatrix(w, ss, start, end, step, nil, false, warnings, infos)
+}
+
+// writeLaggedMatrix writes a range answer; with cutoff, points after a
+// series' cutoff are dropped or, with fill, repeat the last earlier point.
+func writeLaggedMatrix(w http.ResponseWriter, ss []fakeSeries, start, end time.Time, step time.Duration,
+	cutoff func(labels map[string]string) time.Time, fill bool, warnings, infos []string) {
 	res := []map[string]any{}
 	for _, s := range ss {
 		var vals [][]any
+		var last []any
 		for t, i := start, 0; !t.After(end) && step > 0; t, i = t.Add(step), i+1 {
 			v := s.at(t)
 			if s.seq != nil {
 				v = s.seq[i%len(s.seq)]
 			}
-			vals = append(vals, []any{promTime(t), promValue(v)})
+			if cutoff != nil && t.After(cutoff(s.labels)) {
+				if fill && last != nil {
+					vals = append(vals, []any{promTime(t), last[1]})
+				}
+				continue
+			}
+			last = []any{promTime(t), promValue(v)}
+			vals = append(vals, last)
 		}
-		res = append(res, map[string]any{"metric": s.labels, "values": vals})
+		if len(vals) > 0 {
+			res = append(res, map[string]any{"metric": s.labels, "values": vals})
+		}
 	}
 	writeSuccess(w, "matrix", res, warnings, infos)
 }

@@ -34,7 +34,9 @@ type cumKey struct {
 // consecutive steps are differenced into a KindHistogram (cumulative
 // buckets of the window, Value = its _sum increase), so tokentop's store
 // computes quantiles and SLO ratios over its own windows with the same
-// maths as for a direct scrape. It returns true when the steps were fetched.
+// maths as for a direct scrape. Points after the endpoint's final time
+// (finalAt) wait for a later refresh; points before its frontier were
+// handled already. It returns true when the steps were fetched.
 func (rd *round) histogram(a answer) bool {
 	sig := a.signal
 	if !rd.outcome(a, string(sig)) {
@@ -71,57 +73,73 @@ func (rd *round) histogram(a answer) bool {
 			}
 		}
 	}
-	end := model.TimeFromUnixNano(a.rng.End.UnixNano())
+	st := &rd.s.state
+	R := rd.s.cfg.HistogramStep
 	for _, e := range rd.reg.all() {
-		present := false
+		key := cumKey{e.info.Name, sig}
+		final := rd.finalAt(e)
 		for _, t := range sortedTimes(points[e]) {
-			if rd.step(e, sig, points[e][t]) && t == end {
-				present = true
+			p := points[e][t]
+			if p.t.After(final) {
+				break // the store may not hold this step yet: fetched again later
 			}
+			if prev, ok := st.cum[key]; ok && !p.t.After(prev.t) {
+				continue // fetched before, for an endpoint that lagged
+			}
+			rd.step(e, sig, p)
 		}
-		if !present && rd.reg.applies(e, sig) {
-			rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: rd.s.localEval(a.rng.End),
-				Endpoint: e.info.Name, Signal: sig, Interval: rd.s.cfg.HistogramStep})
+		// No data only for a final step within this range, once: a step that
+		// may still fill is not judged.
+		judge := alignDown(final, R)
+		if !rd.reg.applies(e, sig) || judge.Before(a.rng.Start) || !judge.After(st.judged[key]) {
+			continue
 		}
+		if prev, ok := st.cum[key]; ok && !prev.t.Before(judge) {
+			continue
+		}
+		st.judged[key] = judge
+		rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: rd.s.localEval(judge),
+			Endpoint: e.info.Name, Signal: sig, Interval: R + rd.lagAllowance(e)})
 	}
 	return true
 }
 
 // step handles one endpoint's point: a plain value is emitted as is; a
-// histogram is differenced against the previous step's point, which it then
-// replaces. It returns false when the point held nothing usable.
-func (rd *round) step(e *endpointState, sig telemetry.Signal, p *cumPoint) bool {
+// histogram is differenced against the previous step's point. Either way the
+// point becomes the endpoint's frontier, unless it held nothing usable.
+func (rd *round) step(e *endpointState, sig telemetry.Signal, p *cumPoint) {
 	at := rd.s.localEval(p.t)
 	R := rd.s.cfg.HistogramStep
+	interval := R + rd.lagAllowance(e)
+	key := cumKey{e.info.Name, sig}
 	if len(p.buckets) == 0 {
 		if !p.hasPlain || math.IsInf(p.plain, 0) {
-			return false
+			return
 		}
 		e.seen[sig] = true
-		rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: p.plain, Interval: R})
-		return true
+		rd.s.state.cum[key] = *p
+		rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: p.plain, Interval: interval})
+		return
 	}
-	key := cumKey{e.info.Name, sig}
 	sort.Slice(p.buckets, func(i, j int) bool { return p.buckets[i].UpperBound < p.buckets[j].UpperBound })
 	if !math.IsInf(p.buckets[len(p.buckets)-1].UpperBound, 1) {
 		rd.warn(fmt.Sprintf("%s: histogram of %s has no +Inf bucket; skipped", sig, e.info.Name))
 		delete(rd.s.state.cum, key)
-		return false
+		return
 	}
 	prev, ok := rd.s.state.cum[key]
 	rd.s.state.cum[key] = *p
-	if !ok || !prev.t.Equal(p.t.Add(-R)) {
-		return true // a baseline: the first point, or one after a gap
+	if !ok || len(prev.buckets) == 0 || !prev.t.Equal(p.t.Add(-R)) {
+		return // a baseline: the first point, or one after a gap
 	}
 	buckets, sum, why := diff(prev, *p)
 	if why != "" {
 		rd.warn(fmt.Sprintf("%s: %s for %s; one window skipped", sig, why, e.info.Name))
-		return true
+		return
 	}
 	e.seen[sig] = true
 	rd.add(telemetry.Observation{Kind: telemetry.KindHistogram, At: at, Endpoint: e.info.Name, Signal: sig,
-		Value: sum, Interval: R, Buckets: buckets})
-	return true
+		Value: sum, Interval: interval, Buckets: buckets})
 }
 
 // diff returns the observations between two cumulative points, or why it

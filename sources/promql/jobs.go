@@ -37,7 +37,9 @@ type answer struct {
 	warnings []string
 	infos    []string
 	err      error
-	localMid time.Time // local midpoint of the request, to date evaluation
+	// sent and received bound, on the local clock, when the server
+	// evaluated the query: they date its evaluation timestamp.
+	sent, received time.Time
 }
 
 // runJobs runs jobs with at most Config.Concurrency in flight and returns
@@ -75,7 +77,7 @@ func (s *Source) do(ctx context.Context, j job) answer {
 	case namesJob:
 		a.names, w, inf, a.err = s.api.LabelValues(qctx, model.MetricNameLabel, []string{j.query}, j.rng.Start, j.rng.End)
 	}
-	a.localMid = t0.Add(s.now().Sub(t0) / 2)
+	a.sent, a.received = t0, s.now()
 	for _, x := range w {
 		a.warnings = append(a.warnings, sanitize.Text(x))
 	}

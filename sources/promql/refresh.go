@@ -16,9 +16,10 @@ const discoveryMatch = `{__name__=~"vllm:.+|sglang:.+|tokentop_probe_.+|DCGM_FI_
 
 // refresh runs one refresh. Phase 1 runs the instant queries (freshness,
 // gauges) and, when due, the metric-name listing; their evaluation
-// timestamps give the server's clock. Phase 2 fetches the histogram windows
-// that have ended on that clock. The number of requests depends on the
-// number of signals, never on the number of endpoints.
+// timestamps give the server's clock, and the freshness answer the store's
+// newest samples. Phase 2 fetches the histogram windows that have ended on
+// that clock and that the store has ingested. The number of requests
+// depends on the number of signals, never on the number of endpoints.
 func (s *Source) refresh(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -37,25 +38,13 @@ func (s *Source) refresh(ctx context.Context) error {
 	ans1 := s.runJobs(ctx, phase1)
 	for _, a := range ans1 {
 		if t, ok := evalTime(a.value); ok && a.err == nil {
-			st.offset.observe(t, a.localMid)
+			st.offset.observe(t, a.sent, a.received)
 			break
 		}
 	}
 
-	var phase2 []job
-	serverNow := st.offset.toServer(s.now())
-	for _, sig := range s.signals(true) {
-		start, end, ok := stepPlan(serverNow, st.lastEnd[sig], s.cfg.HistogramStep, s.cfg.Delay, s.cfg.Backfill)
-		if ok {
-			phase2 = append(phase2, job{kind: rangeJob, signal: sig, query: s.expand.expand(s.queries[sig]),
-				rng: v1.Range{Start: start, End: end, Step: s.cfg.HistogramStep}})
-		}
-	}
-	ans2 := s.runJobs(ctx, phase2)
-	if ctx.Err() != nil {
-		return ctx.Err() // shutting down: nothing to report
-	}
-
+	// The freshness answer is read first: it says how far the store has
+	// ingested, which bounds the histogram steps worth fetching.
 	rd := newRound(s, began)
 	if s.cfg.HTTP.InsecureSkipVerify {
 		rd.warn("TLS NOT VERIFIED: certificate verification is off")
@@ -69,17 +58,70 @@ func (s *Source) refresh(ctx context.Context) error {
 			rd.freshness(a)
 		}
 	}
+	rd.measureLag(st.offset.toServer(s.now()))
 	for _, a := range ans1 {
 		if a.kind == instantJob && a.signal != "" {
 			rd.gauge(a)
 		}
 	}
+
+	var phase2 []job
+	for _, sig := range s.signals(true) {
+		if j, ok := rd.histogramJob(sig); ok {
+			phase2 = append(phase2, j)
+		}
+	}
+	ans2 := s.runJobs(ctx, phase2)
+	if ctx.Err() != nil {
+		return ctx.Err() // shutting down: nothing to report
+	}
 	for _, a := range ans2 {
-		if rd.histogram(a) {
+		if rd.histogram(a) && a.rng.End.After(st.lastEnd[a.signal]) {
 			st.lastEnd[a.signal] = a.rng.End
 		}
 	}
 	return rd.emit(len(phase1) + len(phase2))
+}
+
+// histogramJob plans sig's range query up to the round's end: from the
+// step after the newest one fetched or, earlier, from the oldest step an
+// endpoint still needs that has since become final (for an endpoint seen
+// for the first time, Backfill before its newest final step). ok is false
+// when there is nothing to fetch.
+func (rd *round) histogramJob(sig telemetry.Signal) (job, bool) {
+	s, st := rd.s, &rd.s.state
+	R := s.cfg.HistogramStep
+	start, ok := stepPlan(rd.lag.end, st.lastEnd[sig], R, s.cfg.Backfill)
+	if !ok {
+		start = rd.lag.end.Add(R)
+	}
+	for _, e := range rd.reg.all() {
+		key := cumKey{e.info.Name, sig}
+		p, tracked := st.cum[key]
+		if !(tracked || rd.reg.applies(e, sig)) || !rd.waitsFor(e) {
+			continue
+		}
+		final := alignDown(rd.finalAt(e), R)
+		frontier := st.judged[key]
+		if tracked && p.t.After(frontier) {
+			frontier = p.t
+		}
+		next := frontier.Add(R)
+		if frontier.IsZero() || frontier.Before(rd.lag.horizon) {
+			next = final.Add(-s.cfg.Backfill) // a baseline, then Backfill of windows
+		}
+		if next.Before(start) && !next.After(final) {
+			start = next
+		}
+	}
+	if earliest := rd.lag.end.Add(-maxBackfillSteps * R); start.Before(earliest) {
+		start = earliest
+	}
+	if start.After(rd.lag.end) {
+		return job{}, false
+	}
+	return job{kind: rangeJob, signal: sig, query: s.expand.expand(s.queries[sig]),
+		rng: v1.Range{Start: start, End: rd.lag.end, Step: R}}, true
 }
 
 // signals returns the configured signals of one kind (distribution or

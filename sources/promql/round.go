@@ -23,9 +23,14 @@ type round struct {
 	failed    []string
 	failedSig map[telemetry.Signal]string
 	ran       int // queries that ran
+	values    int // samples and histogram windows emitted
+	lag       lagView
 }
 
 func newRound(s *Source, began time.Time) *round {
+	for _, e := range s.state.reg.all() {
+		e.newest = time.Time{} // until this refresh's freshness answer says
+	}
 	return &round{s: s, reg: s.state.reg, began: began, failedSig: map[telemetry.Signal]string{}}
 }
 
@@ -60,6 +65,9 @@ func (rd *round) outcome(a answer, label string) bool {
 }
 
 func (rd *round) add(o telemetry.Observation) {
+	if o.Kind == telemetry.KindSample || o.Kind == telemetry.KindHistogram {
+		rd.values++
+	}
 	o.Source = rd.s.id
 	rd.obs = append(rd.obs, o)
 }
@@ -100,8 +108,8 @@ func (rd *round) names(a answer) {
 	rd.s.state.recognised = rec
 }
 
-// freshness dates each endpoint's newest sample; it also discovers
-// endpoints.
+// freshness dates each endpoint's newest sample, which also says how far
+// the store has ingested; it discovers endpoints.
 func (rd *round) freshness(a answer) {
 	if !rd.outcome(a, "freshness") {
 		return
@@ -110,17 +118,25 @@ func (rd *round) freshness(a answer) {
 	if !ok {
 		return
 	}
+	rd.lag.freshAnswered = true
 	for _, smp := range vec {
 		v := float64(smp.Value)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			continue
 		}
 		// timestamp() gives seconds with millisecond resolution.
-		at := rd.s.localEval(time.UnixMilli(int64(math.Round(v * 1000))))
+		newest := time.UnixMilli(int64(math.Round(v * 1000)))
+		at := rd.s.localEval(newest)
 		for _, e := range rd.reg.resolve(smp.Metric) {
 			if at.After(e.dataAt) {
 				e.dataAt = at
 			}
+			if newest.After(e.newest) {
+				e.newest = newest
+			}
+		}
+		if newest.After(rd.lag.newest) {
+			rd.lag.newest = newest
 		}
 	}
 }
@@ -173,16 +189,16 @@ func (rd *round) gauge(a answer) {
 			}
 			v := float64(smp.Value)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: at, Endpoint: e.info.Name, Signal: sig, Interval: interval})
+				rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: at, Endpoint: e.info.Name, Signal: sig, Interval: interval + rd.lagAllowance(e)})
 				continue
 			}
 			e.seen[sig] = true
-			rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: v, Interval: interval})
+			rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: v, Interval: interval + rd.lagAllowance(e)})
 		}
 	}
 	for _, e := range rd.reg.all() {
 		if !got[e] && rd.reg.applies(e, sig) {
-			rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: rd.began, Endpoint: e.info.Name, Signal: sig, Interval: interval})
+			rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: rd.began, Endpoint: e.info.Name, Signal: sig, Interval: interval + rd.lagAllowance(e)})
 		}
 	}
 }

@@ -32,8 +32,9 @@ type Source struct {
 // state is what persists between refreshes.
 type state struct {
 	reg        *registry
-	lastEnd    map[telemetry.Signal]time.Time // last histogram step fetched
-	cum        map[cumKey]cumPoint            // last cumulative point per endpoint and signal
+	lastEnd    map[telemetry.Signal]time.Time // newest histogram step fetched
+	cum        map[cumKey]cumPoint            // last point per endpoint and signal: its frontier
+	judged     map[cumKey]time.Time           // newest step reported as no data
 	offset     clockOffset
 	failures   int
 	lastOK     time.Time
@@ -84,6 +85,7 @@ func New(cfg Config, sink telemetry.Sink) (*Source, error) {
 			reg:     newRegistry(cfg.MaxEndpoints, cfg.GroupBy, newFamilySet()),
 			lastEnd: map[telemetry.Signal]time.Time{},
 			cum:     map[cumKey]cumPoint{},
+			judged:  map[cumKey]time.Time{},
 		},
 	}
 	s.id = "promql:" + s.url

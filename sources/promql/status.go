@@ -46,8 +46,14 @@ func (rd *round) emit(queries int) error {
 		st.failures = 0
 		st.lastOK = rd.began
 	}
+	warnings := append(rd.lagWarnings(), rd.warnings...)
+	if status.State == telemetry.Live && rd.lag.freshAnswered && rd.lag.newest.IsZero() && rd.values == 0 {
+		// The store answers, but holds nothing recent: not "ok".
+		status.State = telemetry.NoData
+		warnings = append([]string{"no recent samples: the store answered, but with no series of any endpoint (targets not scraped, or ingestion delayed)"}, warnings...)
+	}
 	status.LastOK, status.Failures = st.lastOK, st.failures
-	status.Warnings = rd.warnings[:min(len(rd.warnings), maxWarnings)]
+	status.Warnings = warnings[:min(len(warnings), maxWarnings)]
 	status.Description = rd.describe(queries)
 	s.sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: rd.began, Source: s.id,
 		Interval: s.cfg.Refresh, Err: status.Err, Status: &status})
@@ -87,6 +93,11 @@ func (rd *round) describe(queries int) string {
 	s := rd.s
 	d := fmt.Sprintf("%d endpoints; %d queries this refresh; rate window %s, histogram step %s",
 		len(rd.reg.byName), queries, promDuration(s.cfg.Window), promDuration(s.cfg.HistogramStep))
+	if v := rd.lag; v.lagging {
+		d = fmt.Sprintf("lagging %s behind: data delayed; ", roundLag(v.lag)) + d
+	} else if v.lagKnown {
+		d += "; store lag " + roundLag(v.lag)
+	}
 	if len(s.cfg.GroupBy) > 0 {
 		d += "; grouped by " + strings.Join(s.cfg.GroupBy, ", ")
 	}

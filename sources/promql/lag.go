@@ -1,0 +1,120 @@
+package promql
+
+import (
+	"fmt"
+	"time"
+)
+
+// What the round learned about how far the store has ingested, and what
+// follows for the histogram steps (see steps.go and docs/promql-lag.md).
+type lagView struct {
+	serverNow time.Time
+	// newest is the server time of the newest sample of any endpoint in the
+	// freshness answer; zero when it failed or was empty.
+	newest time.Time
+	// freshAnswered is true when the freshness query succeeded.
+	freshAnswered bool
+	// end is the newest step to fetch; horizon the newest step that is
+	// MaxLag old: from there back, an empty step is no data.
+	end, horizon time.Time
+	// lag is serverNow − newest, when newest is known.
+	lag      time.Duration
+	lagKnown bool
+	// lagging is true when the lag exceeds what the scrape interval and
+	// Delay explain: figures are delayed and the status says so.
+	lagging bool
+}
+
+// measureLag fixes the round's view of the store's progress, once the
+// freshness answer has been read.
+func (rd *round) measureLag(serverNow time.Time) {
+	cfg := rd.s.cfg
+	v := &rd.lag
+	v.serverNow = serverNow
+	v.end = settledEnd(serverNow, v.newest, cfg.Delay, cfg.MaxLag, cfg.HistogramStep)
+	v.horizon = alignDown(serverNow.Add(-cfg.MaxLag), cfg.HistogramStep)
+	if !v.newest.IsZero() {
+		v.lag, v.lagKnown = max(serverNow.Sub(v.newest), 0), true
+		v.lagging = v.lag > cfg.ScrapeInterval+cfg.Delay
+	}
+}
+
+// lagAllowance is added to the Interval of e's observations while the
+// store (or e) lags: their newest values are that much older, and must not
+// turn stale for it.
+func (rd *round) lagAllowance(e *endpointState) time.Duration {
+	cfg, v := rd.s.cfg, rd.lag
+	newest := e.newest
+	if newest.IsZero() {
+		newest = v.newest
+	}
+	if newest.IsZero() {
+		return 0
+	}
+	lag := v.serverNow.Sub(newest)
+	if lag <= cfg.ScrapeInterval+cfg.Delay {
+		return 0
+	}
+	return min(lag, cfg.MaxLag)
+}
+
+// waitsFor reports whether e's missing steps may still fill: false when the
+// store answered the freshness query with other endpoints but not e (e has
+// no recent samples at all, so its empty steps are no data).
+func (rd *round) waitsFor(e *endpointState) bool {
+	return rd.lag.newest.IsZero() || !e.newest.IsZero()
+}
+
+// finalAt returns the newest server time up to which e's histogram points
+// are final: the round's end, not after e's own newest sample, and never
+// before the horizon.
+func (rd *round) finalAt(e *endpointState) time.Time {
+	f := rd.lag.end
+	if !e.newest.IsZero() && e.newest.Before(f) {
+		f = e.newest
+	}
+	if f.Before(rd.lag.horizon) {
+		f = rd.lag.horizon
+	}
+	return f
+}
+
+// lagWarnings returns what the status must say about delayed data.
+func (rd *round) lagWarnings() []string {
+	cfg, v := rd.s.cfg, rd.lag
+	var out []string
+	switch {
+	case v.lagKnown && v.lag > cfg.MaxLag:
+		out = append(out, fmt.Sprintf("data delayed: the store's newest samples are %s old, more than max_lag %s; histogram steps older than that which came back empty are given up as no data",
+			roundLag(v.lag), promDuration(cfg.MaxLag)))
+	case v.lagging:
+		out = append(out, fmt.Sprintf("data delayed: lagging %s behind: the store's newest samples are %s old (ingestion or query delay, e.g. VictoriaMetrics -search.latencyOffset); figures trail by that much, and histogram steps are fetched once the store has them (waiting up to max_lag %s)",
+			roundLag(v.lag), roundLag(v.lag), promDuration(cfg.MaxLag)))
+	}
+	// Behind: further behind the freshest endpoint than scrape phases and
+	// Delay explain.
+	var behind int
+	var worst *endpointState
+	cut := v.newest.Add(-(cfg.ScrapeInterval + cfg.Delay))
+	for _, e := range rd.reg.all() {
+		if !e.newest.IsZero() && e.newest.Before(cut) {
+			behind++
+			if worst == nil || e.newest.Before(worst.newest) {
+				worst = e
+			}
+		}
+	}
+	if behind > 0 {
+		out = append(out, fmt.Sprintf("%d endpoints behind the others: the newest sample of %s is %s old; their histogram steps wait (up to max_lag %s)",
+			behind, worst.info.Name, roundLag(v.serverNow.Sub(worst.newest)), promDuration(cfg.MaxLag)))
+	}
+	return out
+}
+
+// roundLag formats a lag to the second (to 0.1s under 10s).
+func roundLag(d time.Duration) string {
+	if d < 10*time.Second {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
