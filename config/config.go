@@ -75,13 +75,16 @@ type Probe struct {
 
 // Prometheus is one PromQL source for a fleet.
 type Prometheus struct {
-	URL      string            `yaml:"url"`
-	GroupBy  []string          `yaml:"group_by"`
-	Window   Duration          `yaml:"window"`
-	Interval Duration          `yaml:"interval"`
-	Timeout  Duration          `yaml:"timeout"`
-	Queries  map[string]string `yaml:"queries"`
-	Auth     `yaml:",inline"`
+	URL      string   `yaml:"url"`
+	GroupBy  []string `yaml:"group_by"`
+	Window   Duration `yaml:"window"`
+	Interval Duration `yaml:"interval"`
+	Timeout  Duration `yaml:"timeout"`
+	// MaxLag bounds how long a step that came back empty is asked for
+	// again while the store catches up (ingestion delay); default 5m.
+	MaxLag  Duration          `yaml:"max_lag"`
+	Queries map[string]string `yaml:"queries"`
+	Auth    `yaml:",inline"`
 }
 
 // DCGM is one dcgm-exporter to scrape directly.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -45,6 +46,9 @@ func Text(w io.Writer, snap telemetry.Snapshot) error {
 		line := fmt.Sprintf("source %s %s: %s", src.Kind, where, src.State)
 		if src.Err != "" {
 			line += " — " + src.Err
+		}
+		if len(src.Warnings) > 0 { // "data delayed: lagging 30s behind", "TLS NOT VERIFIED"
+			line += " (" + strings.Join(src.Warnings, "; ") + ")"
 		}
 		fmt.Fprintln(tw, line)
 	}
