@@ -166,3 +166,45 @@ func TestSparkEverySizeAndShape(t *testing.T) {
 		}
 	}
 }
+
+// Sparse points are joined; a hole far wider than their spacing is not.
+func TestJoinGap(t *testing.T) {
+	nan := math.NaN()
+	sparse := []float64{1, nan, nan, nan, 2, nan, nan, nan, 3, nan, nan, nan, 2}
+	if g := JoinGap(sparse); g != 8 {
+		t.Errorf("points every 4: join gap %d, want 8", g)
+	}
+	if g := JoinGap([]float64{1, 2, 3, nan, nan, nan, nan, nan, nan, 4}); g != 2 {
+		t.Errorf("dense points with a hole: join gap %d, want 2 (the hole stays)", g)
+	}
+	if g := JoinGap([]float64{nan, 1, nan}); g != 1 {
+		t.Errorf("one point: %d", g)
+	}
+}
+
+// A probe every 4 points: the chart draws a line through them (no empty
+// cell between two points), where it used to leave isolated dots.
+func TestSparseLineIsJoined(t *testing.T) {
+	vals := make([]float64, 40)
+	for i := range vals {
+		vals[i] = math.NaN()
+		if i%4 == 0 {
+			vals[i] = 50
+		}
+	}
+	g := themes.NewGlyphs(true)
+	c := Line{Values: vals, Unit: "ms", Span: time.Minute, Width: 48, Height: 6}
+	out := strings.Split(ansi.Strip(c.Render(g, monoStyles())), "\n")
+	row := ""
+	for _, r := range out[:4] {
+		if strings.Contains(r, "*") {
+			row = r
+		}
+	}
+	cells := []rune(row)
+	for x := 8; x < 8+36; x++ {
+		if cells[x] == ' ' {
+			t.Fatalf("hole at col %d between sparse points:\n%s", x, strings.Join(out, "\n"))
+		}
+	}
+}

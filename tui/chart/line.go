@@ -2,6 +2,7 @@ package chart
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -176,12 +177,15 @@ func (c Line) plot(vals []float64, pw, ph, perCell int, hi float64, ascii bool) 
 		return canvas.Float64Point{X: float64(x), Y: min(max(v, 0), hi)}
 	}
 	var prev canvas.Float64Point
-	havePrev := false
+	havePrev, prevX, gap := false, 0, JoinGap(vals)
 	for x, v := range vals {
 		if !finite(v) {
-			havePrev = false
 			continue
 		}
+		if havePrev && x-prevX > gap {
+			havePrev = false // a real gap: the data stopped, and it shows
+		}
+		prevX = x
 		if c.HasThreshold && v > c.Threshold {
 			breached[min(x/perCell, pw-1)] = true
 		}
@@ -222,6 +226,30 @@ func (c Line) plot(vals []float64, pw, ph, perCell int, hi float64, ascii bool) 
 		threshRow = min(max(threshRow, 0), ph-1)
 	}
 	return lc, threshRow, breached
+}
+
+// JoinGap is how far apart (in points) two values may be and still be
+// joined by a line: sparse data (a probe every 8 s on 1 s bins) is a line
+// through its points, not scattered dots, while a hole several times the
+// usual spacing (probes failing, a source down) stays a visible gap. It
+// is twice the median spacing of the finite points, at least 1.
+func JoinGap(vals []float64) int {
+	var gaps []int
+	last := -1
+	for x, v := range vals {
+		if !finite(v) {
+			continue
+		}
+		if last >= 0 {
+			gaps = append(gaps, x-last)
+		}
+		last = x
+	}
+	if len(gaps) == 0 {
+		return 1
+	}
+	slices.Sort(gaps)
+	return max(2*gaps[len(gaps)/2], 1)
 }
 
 // lineCharts pools linecharts by size: a new one allocates a canvas of
