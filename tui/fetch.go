@@ -71,7 +71,7 @@ func (a *app) fetch() tea.Cmd {
 	}
 	a.inflight = true
 	a.seq++
-	req := fetchReq{seq: a.seq, now: a.opts.Clock(), window: a.ctx.Window, sparkN: table.SparkWidth, server: a.serverSide}
+	req := fetchReq{seq: a.seq, now: a.opts.Clock(), window: a.ctx.Window, sparkN: a.table.SeriesPoints(), server: a.serverSide}
 	if a.detailShown() {
 		req.detailEP, req.chartN = a.detail.Name(), a.detail.ChartPoints()
 	}

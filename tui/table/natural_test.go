@@ -2,6 +2,7 @@ package table
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -46,5 +47,36 @@ func TestNamesDistinguishableAt80(t *testing.T) {
 			t.Errorf("two rows read %q:\n%s", name, strings.Join(lines, "\n"))
 		}
 		seen[name] = true
+	}
+}
+
+// Few endpoints: each row gets its TTFT and TPOT charts; many: compact
+// rows, one line each.
+func TestRowsGrowWithTheTerminal(t *testing.T) {
+	ctx := &common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(true), Now: time.Now(), Window: time.Minute}
+	mk := func(n int) []Row {
+		var rows []Row
+		for i := range n {
+			vals := make([]float64, 64)
+			for j := range vals {
+				vals[j] = float64(10 + j%5)
+			}
+			rows = append(rows, Row{Endpoint: telemetry.EndpointSnapshot{Endpoint: telemetry.Endpoint{Name: "m" + strconv.Itoa(i)}},
+				TTFT: vals, TPOT: vals})
+		}
+		return rows
+	}
+	m := New(ctx)
+	m.SetSize(160, 45)
+	m.SetRows(mk(3))
+	if m.SeriesPoints() <= SparkWidth || !strings.Contains(ansi.Strip(m.View()), "now") {
+		t.Errorf("3 endpoints at 160×45: want charts (%d points)\n%s", m.SeriesPoints(), ansi.Strip(m.View()))
+	}
+	if got := strings.Count(m.View(), "\n") + 1; got != 45 {
+		t.Errorf("%d lines, want 45", got)
+	}
+	m.SetRows(mk(30))
+	if m.SeriesPoints() != SparkWidth || strings.Contains(ansi.Strip(m.View()), "now") {
+		t.Errorf("30 endpoints: want compact rows")
 	}
 }

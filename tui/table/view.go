@@ -3,6 +3,7 @@ package table
 import (
 	"strings"
 
+	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/themes"
 	"github.com/tokentop/tokentop/tui/chart"
 	"github.com/tokentop/tokentop/tui/common"
@@ -19,10 +20,16 @@ func (m *Model) View() string {
 	b.WriteString(m.header())
 	end := min(m.offset+m.pageSize(), len(m.rows))
 	lines := 1
+	ch := m.chartHeight()
 	for i := m.offset; i < end && lines < m.height; i++ {
 		b.WriteByte('\n')
 		b.WriteString(m.row(m.rows[i], i == m.cursor))
 		lines++
+		if ch > 0 && lines+ch <= m.height {
+			b.WriteByte('\n')
+			b.WriteString(m.charts(m.rows[i], ch))
+			lines += ch
+		}
 	}
 	if len(m.rows) == 0 && m.height > 1 {
 		msg := "no endpoints yet: waiting for the first observation"
@@ -101,6 +108,10 @@ func (m *Model) row(r *Row, sel bool) string {
 		case ColEngine:
 			roles.Faint.To(&b, common.Fit(common.Safe(string(r.Endpoint.Engine)), p.width, g.Ellipsis))
 		case ColTTFTSpark, ColTPOTSpark:
+			if m.chartHeight() > 0 { // the charts under the row say it better
+				roles.Text.To(&b, common.Spaces(p.width))
+				break
+			}
 			b.WriteString(m.spark(r, p, roles))
 		case ColSource:
 			mark := r.SourceMark()
@@ -133,6 +144,58 @@ func (m *Model) row(r *Row, sel bool) string {
 		return common.Cut(b.String(), m.width)
 	}
 	return b.String()
+}
+
+// chartHeight is the height of the TTFT and TPOT charts under each row
+// when every row fits with them (few endpoints: the terminal's space goes
+// to graphs, as btop's and nvitop's panels do); 0 = compact rows.
+func (m *Model) chartHeight() int {
+	n := len(m.rows)
+	if n == 0 || m.width < 60 {
+		return 0
+	}
+	per := (m.height-1)/n - 1
+	if per < 4 {
+		return 0
+	}
+	return min(per, maxChartHeight)
+}
+
+// maxChartHeight caps the per-row charts: every line of braille repaints
+// when the chart scrolls a bin, and SSH viewers pay for each.
+const maxChartHeight = 6
+
+func (m *Model) chartWidth() int { return max((m.width-3)/2, 1) }
+
+// SeriesPoints is how many chart points a row's TTFT and TPOT series
+// should carry for the current layout.
+func (m *Model) SeriesPoints() int {
+	if m.chartHeight() == 0 {
+		return SparkWidth
+	}
+	return chart.Points(m.chartWidth(), m.ctx.Glyphs.ASCII)
+}
+
+// charts draws a row's TTFT and TPOT side by side, with their SLO lines.
+func (m *Model) charts(r *Row, h int) string {
+	cw := m.chartWidth()
+	unit := telemetry.TTFT.Info().Unit
+	ttft := chart.Line{Values: r.TTFT, Unit: unit, Threshold: r.TTFTThr, HasThreshold: r.HasTTFTThr, Span: m.ctx.Window, Width: cw, Height: h}
+	tpot := chart.Line{Values: r.TPOT, Unit: unit, Threshold: r.TPOTThr, HasThreshold: r.HasTPOTThr, Span: m.ctx.Window, Width: cw, Height: h}
+	left := strings.Split(ttft.Render(m.ctx.Glyphs, m.ctx.Styles), "\n")
+	right := strings.Split(tpot.Render(m.ctx.Glyphs, m.ctx.Styles), "\n")
+	out := make([]string, h)
+	for i := range out {
+		l, rt := "", ""
+		if i < len(left) {
+			l = left[i]
+		}
+		if i < len(right) {
+			rt = right[i]
+		}
+		out[i] = common.Cut(" "+common.PadTo(l, cw)+" "+common.PadTo(rt, cw), m.width)
+	}
+	return strings.Join(out, "\n")
 }
 
 func (m *Model) spark(r *Row, p placed, roles *themes.Roles) string {
