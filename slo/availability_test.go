@@ -151,3 +151,28 @@ func find(as []Alert, objective, endpoint string) *Alert {
 	}
 	return nil
 }
+
+// A resolved alert is listed as resolved for ResolvedFor, then inactive
+// again; the episode stays in the history.
+func TestResolvedBecomesInactiveAgain(t *testing.T) {
+	_, e, sink := availabilityEngine(t)
+	start := epoch()
+	var resolvedAt time.Time
+	for now := start; now.Before(start.Add(20 * time.Minute)); now = now.Add(time.Second) {
+		probeResult(sink, "ep", now, now.Sub(start) >= time.Minute, time.Second) // dead for the first minute
+		for _, tr := range e.Evaluate(now) {
+			if tr.To == Resolved {
+				resolvedAt = now
+			}
+		}
+		if a := find(e.Current(), "availability", "ep"); !resolvedAt.IsZero() && now.Sub(resolvedAt) < 15*time.Minute && a.State != Resolved {
+			t.Fatalf("%v after resolving: %s, want resolved", now.Sub(resolvedAt), a.State)
+		}
+	}
+	if a := find(e.Current(), "availability", "ep"); resolvedAt.IsZero() || a.State != Inactive {
+		t.Errorf("20 min later: %+v", a)
+	}
+	if h := e.History(); len(h) != 1 || h[0].State != Resolved {
+		t.Errorf("history %+v", h)
+	}
+}

@@ -201,7 +201,7 @@ func (e *Engine) ensure(endpoint string, probed bool) []*rule {
 			ev = newEvents(*o) // shared by the objective's severities
 		}
 		for k, g := range severityGroups(o) {
-			r := &rule{obj: i, endpoint: endpoint, pairs: g.pairs, events: ev, feeds: k == 0, alert: Alert{
+			r := &rule{obj: i, endpoint: endpoint, pairs: g.pairs, events: ev, feeds: k == 0, resolvedFor: e.opts.ResolvedFor, alert: Alert{
 				Objective: o.Name, Endpoint: endpoint, Kind: o.Kind, Signal: o.Signal, State: Inactive,
 				Threshold: o.Threshold, Description: o.String(), Severity: g.severity,
 			}}

@@ -34,6 +34,9 @@ type rule struct {
 	pairs  []BurnWindow
 	events *events
 	feeds  bool
+	// resolvedFor is how long a resolved alert stays resolved before it
+	// is inactive again (Options.ResolvedFor).
+	resolvedFor time.Duration
 }
 
 // step feeds one measurement to the alert state machine (Prometheus
@@ -107,6 +110,12 @@ func (r *rule) clear(now time.Time, o *Objective) {
 		a.State, a.ResolvedAt, a.Reason, r.keepSince = Resolved, now, "", time.Time{}
 	case Resolved:
 		a.Reason = ""
+		// Listed as resolved for resolvedFor (as Prometheus keeps resolved
+		// alerts), then inactive again: the one-hot exporter state and the
+		// alerts pane read "inactive", the episode stays in history.
+		if r.resolvedFor > 0 && now.Sub(a.ResolvedAt) >= r.resolvedFor {
+			a.State, a.ActiveAt, a.FiredAt, a.Peak = Inactive, time.Time{}, time.Time{}, 0
+		}
 	default:
 		a.State, a.ActiveAt, a.Peak, a.Reason = Inactive, time.Time{}, 0, ""
 	}
