@@ -155,6 +155,7 @@ func (a *app) setTheme(t themes.Theme) {
 	a.footer = help.Bubbles(&a.ctx)
 	a.table.Filter().SetStyles(a.ctx.Styles.Lip.Desc)
 	a.detail.Invalidate()
+	a.table.Invalidate()
 	a.help.Invalidate()
 	a.dirty = true
 }

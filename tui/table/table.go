@@ -24,7 +24,13 @@ type Model struct {
 
 	width, height int
 	cols          []placed
+	// chartMemo caches each row's charts under a hash of what they show:
+	// they change once a bin, not every frame.
+	chartMemo map[string]*common.Memo
 }
+
+// Invalidate drops cached drawings (theme change).
+func (m *Model) Invalidate() { clear(m.chartMemo) }
 
 // New returns an empty table.
 func New(ctx *common.Context) Model {

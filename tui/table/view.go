@@ -176,8 +176,37 @@ func (m *Model) SeriesPoints() int {
 	return chart.Points(m.chartWidth(), m.ctx.Glyphs.ASCII)
 }
 
-// charts draws a row's TTFT and TPOT side by side, with their SLO lines.
+// charts draws a row's TTFT and TPOT side by side, with their SLO lines,
+// from the cache while nothing they show changed.
 func (m *Model) charts(r *Row, h int) string {
+	k := common.NewHash()
+	k.Str(m.ctx.Styles.Theme.Name)
+	k.Bool(m.ctx.Glyphs.ASCII)
+	k.Int(m.width)
+	k.Int(h)
+	k.Int(int(m.ctx.Window))
+	k.Floats(r.TTFT)
+	k.Floats(r.TPOT)
+	for _, v := range []float64{r.TTFTThr, r.TPOTThr} {
+		k.F64(v)
+	}
+	k.Bool(r.HasTTFTThr)
+	k.Bool(r.HasTPOTThr)
+	if m.chartMemo == nil {
+		m.chartMemo = map[string]*common.Memo{}
+	}
+	memo, ok := m.chartMemo[r.Name()]
+	if !ok {
+		if len(m.chartMemo) > 64 { // rows come and go: never grow without bound
+			clear(m.chartMemo)
+		}
+		memo = &common.Memo{}
+		m.chartMemo[r.Name()] = memo
+	}
+	return memo.Get(k, func() string { return m.drawCharts(r, h) })
+}
+
+func (m *Model) drawCharts(r *Row, h int) string {
 	cw := m.chartWidth()
 	unit := telemetry.TTFT.Info().Unit
 	ttft := chart.Line{Values: r.TTFT, Unit: unit, Threshold: r.TTFTThr, HasThreshold: r.HasTTFTThr, Span: m.ctx.Window, Width: cw, Height: h}
