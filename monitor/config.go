@@ -70,12 +70,18 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 		}
 	}
 	for _, d := range c.DCGM {
-		m.AddDCGM(gpu.Config{URL: d.URL, Interval: d.Interval.D(), HTTP: HTTPConfig(d.Auth), Targets: targets, EmitUnmapped: len(targets) == 0})
+		m.AddDCGM(DCGMConfig(d, targets))
 	}
 	if c.NvidiaSMI {
 		m.AddNvidiaSMI(gpu.SMIConfig{Targets: targets, EmitUnmapped: len(targets) == 0})
 	}
 	return nil
+}
+
+// DCGMConfig converts a config dcgm entry; the endpoints' GPU maps are its
+// targets, and with none every GPU is reported under its host.
+func DCGMConfig(d config.DCGM, targets []gpu.Target) gpu.Config {
+	return gpu.Config{URL: d.URL, Interval: d.Interval.D(), HTTP: HTTPConfig(d.Auth), Targets: targets, EmitUnmapped: len(targets) == 0}
 }
 
 // ProbeOptions converts a config endpoint into probe options.
