@@ -176,7 +176,7 @@ func (e *Exporter) Observe(o telemetry.Observation) {
 // isProbeSource reports whether the observation comes from tokentop's own
 // probe ("probe:<url>"); PromQL or scrape sources describe other clients'
 // requests and must not be re-exported as tokentop's measurements.
-func isProbeSource(source string) bool { return strings.HasPrefix(source, "probe:") }
+func isProbeSource(source string) bool { return telemetry.SourceKind(source) == "probe" }
 
 // observeProbe takes latencies from the finished-probe record rather than
 // from the per-signal samples the probe also emits for the TUI: one record
