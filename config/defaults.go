@@ -7,11 +7,17 @@ import (
 	"time"
 )
 
-// Defaults, in one place.
+// Defaults, in one place: the probe and the exporter read theirs from
+// here too, so a probe run from flags, a config file or the library waits
+// the same. The request timeout is generous because a cold model load
+// (Ollama) or a long prefill legitimately delays the first token by tens
+// of seconds.
 const (
-	DefaultTheme        = "dark"
-	DefaultRefresh      = time.Second
-	DefaultWindow       = 5 * time.Minute
+	DefaultTheme   = "dark"
+	DefaultRefresh = time.Second
+	DefaultWindow  = 5 * time.Minute
+	// DefaultFPS caps the frames written to a terminal (and the SSH
+	// viewers' links).
 	DefaultFPS          = 10
 	DefaultProbeEvery   = 10 * time.Second
 	DefaultConcurrency  = 1

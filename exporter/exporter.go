@@ -10,15 +10,17 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/tokentop/tokentop/config"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
 // Defaults for Options.
 const (
-	// DefaultProbeInterval mirrors probe.DefaultInterval; it is only used
-	// by /healthz when neither Options nor the observations give one.
-	DefaultProbeInterval = 15 * time.Second
+	// DefaultProbeInterval is the probes' default (config's table); it is
+	// only used by /healthz when neither Options nor the observations give
+	// one.
+	DefaultProbeInterval = config.DefaultProbeEvery
 	// DefaultMaxEndpoints caps the endpoint label. Each endpoint costs 97
 	// probe series (four histograms) and 6 per SLO alert, so 1000
 	// endpoints with the default objectives are about 110k series, which
