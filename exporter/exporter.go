@@ -5,12 +5,12 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/tokentop/tokentop/config"
+	"github.com/tokentop/tokentop/sanitize"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -272,14 +272,7 @@ func (e *Exporter) errorKind(kind string) string {
 // invalid UTF-8 at scrape time, which would fail every scrape.
 func cleanLabel(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) <= maxLabelBytes {
-		return s
-	}
-	cut := maxLabelBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
+	return sanitize.Head(s, maxLabelBytes)
 }
 
 // hist is a fixed-bucket histogram kept as plain counts under the
