@@ -161,3 +161,22 @@ func TestIgnoredKeysAreRefused(t *testing.T) {
 		t.Errorf("prometheus basic auth refused: %v", err)
 	}
 }
+
+// An entry added after loading (from flags) has no line in the file: its
+// error names none rather than a wrong one.
+func TestAddedEntryErrorNamesNoLine(t *testing.T) {
+	c, err := Parse(strings.NewReader("theme: dark\nendpoints:\n  - url: http://a:8000\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Endpoints = append(c.Endpoints, Endpoint{URL: "ftp://b"})
+	err = c.Complete()
+	if err == nil || !strings.HasPrefix(err.Error(), "endpoints[1] (b): url:") {
+		t.Errorf("err = %v, want the flag's endpoint without a file line", err)
+	}
+	c.Endpoints[1].URL = "http://b:8000"
+	c.Endpoints[0].Labels = map[string]string{"x": "y"}
+	if err := c.Complete(); err == nil || !strings.HasPrefix(err.Error(), "line 3: endpoints[0]") {
+		t.Errorf("err = %v, want the file's endpoint on line 3", err)
+	}
+}

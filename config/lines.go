@@ -7,8 +7,10 @@ import (
 )
 
 // keyLine is the line of the key (or list item) at path in doc, a string
-// per mapping key and an int per list index; when only part of the path
-// exists, the line of the deepest part found; 0 without a document.
+// per mapping key and an int per list index. A missing key (a value
+// inherited from a default) gives the line of the deepest part found; a
+// missing list item (an entry added from flags, not the file) gives 0, as
+// does a config without a document.
 func keyLine(doc *yaml.Node, path ...any) int {
 	if doc == nil {
 		return 0
@@ -31,10 +33,11 @@ func keyLine(doc *yaml.Node, path ...any) int {
 				}
 			}
 		case int:
-			if n.Kind == yaml.SequenceNode && k >= 0 && k < len(n.Content) {
-				next = n.Content[k]
-				line = next.Line
+			if n.Kind != yaml.SequenceNode || k < 0 || k >= len(n.Content) {
+				return 0
 			}
+			next = n.Content[k]
+			line = next.Line
 		}
 		if next == nil {
 			return line
