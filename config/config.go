@@ -29,6 +29,8 @@ type Config struct {
 	Probe      Probe        `yaml:"probe"` // defaults for every endpoint's probe
 	SLOs       []SLO        `yaml:"slos"`
 	Notify     Notify       `yaml:"notify"`
+
+	doc *yaml.Node // the file as parsed, for the line numbers of errors
 }
 
 // Endpoint is one server to probe and scrape.
@@ -39,7 +41,9 @@ type Endpoint struct {
 	Model string `yaml:"model"` // empty: discovered from /v1/models
 	API   string `yaml:"api"`   // empty: detected from the URL
 	// Metrics is the /metrics path or URL; "off" disables scraping.
-	Metrics string            `yaml:"metrics"`
+	Metrics string `yaml:"metrics"`
+	// Labels are refused: nothing attaches them to the endpoint yet, and
+	// a key that is silently ignored misleads.
 	Labels  map[string]string `yaml:"labels"`
 	Probe   *Probe            `yaml:"probe"` // overrides the top-level probe defaults
 	GPU     *GPUMap           `yaml:"gpu"`
@@ -49,14 +53,16 @@ type Endpoint struct {
 // Auth holds credentials by reference only: an env var name or a file
 // (re-read per request). Never the secret itself.
 type Auth struct {
-	BearerTokenEnv  string            `yaml:"bearer_token_env"`
-	BearerTokenFile string            `yaml:"bearer_token_file"`
-	Username        string            `yaml:"username"`
-	PasswordEnv     string            `yaml:"password_env"`
-	PasswordFile    string            `yaml:"password_file"`
-	Headers         map[string]string `yaml:"headers"`
-	CAFile          string            `yaml:"ca_file"`
-	Insecure        bool              `yaml:"insecure"`
+	BearerTokenEnv  string `yaml:"bearer_token_env"`
+	BearerTokenFile string `yaml:"bearer_token_file"`
+	// Username and the password are basic auth, which only the
+	// prometheus entries send; elsewhere they are refused.
+	Username     string            `yaml:"username"`
+	PasswordEnv  string            `yaml:"password_env"`
+	PasswordFile string            `yaml:"password_file"`
+	Headers      map[string]string `yaml:"headers"`
+	CAFile       string            `yaml:"ca_file"`
+	Insecure     bool              `yaml:"insecure"`
 }
 
 // Probe configures synthetic streaming requests.
@@ -115,17 +121,17 @@ type Weights struct {
 
 // SLO is one objective; see package slo for the semantics.
 type SLO struct {
-	Name          string   `yaml:"name"`
-	Endpoint      string   `yaml:"endpoint"`
-	Kind          string   `yaml:"kind"` // percentile, ratio, error_rate, availability
-	Signal        string   `yaml:"signal"`
-	Percentile    float64  `yaml:"percentile"`
-	Threshold     string   `yaml:"threshold"` // "5s", "50ms", "1%"
-	Window        Duration `yaml:"window"`
-	For           Duration `yaml:"for"`
-	KeepFiringFor Duration `yaml:"keep_firing_for"`
-	Target        float64  `yaml:"target"`
-	Period        Duration `yaml:"period"`
+	Name          string     `yaml:"name"`
+	Endpoint      string     `yaml:"endpoint"`
+	Kind          string     `yaml:"kind"` // percentile, ratio, error_rate, availability
+	Signal        string     `yaml:"signal"`
+	Percentile    Percentile `yaml:"percentile"` // 95, "p99", 0.95
+	Threshold     string     `yaml:"threshold"`  // "5s", "50ms", "1%"
+	Window        Duration   `yaml:"window"`
+	For           Duration   `yaml:"for"`
+	KeepFiringFor Duration   `yaml:"keep_firing_for"`
+	Target        Ratio      `yaml:"target"` // "99%" or 0.99
+	Period        Duration   `yaml:"period"`
 }
 
 // Notify configures alert notifications.
@@ -169,6 +175,11 @@ func Parse(r io.Reader) (*Config, error) {
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
 		return nil, cleanYAMLError(err)
 	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, cleanYAMLError(err)
+	}
+	c.doc = &doc
 	if err := c.Complete(); err != nil {
 		return nil, err
 	}

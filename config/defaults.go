@@ -7,11 +7,17 @@ import (
 	"time"
 )
 
-// Defaults, in one place.
+// Defaults, in one place: the probe and the exporter read theirs from
+// here too, so a probe run from flags, a config file or the library waits
+// the same. The request timeout is generous because a cold model load
+// (Ollama) or a long prefill legitimately delays the first token by tens
+// of seconds.
 const (
-	DefaultTheme        = "dark"
-	DefaultRefresh      = time.Second
-	DefaultWindow       = 5 * time.Minute
+	DefaultTheme   = "dark"
+	DefaultRefresh = time.Second
+	DefaultWindow  = 5 * time.Minute
+	// DefaultFPS caps the frames written to a terminal (and the SSH
+	// viewers' links).
 	DefaultFPS          = 10
 	DefaultProbeEvery   = 10 * time.Second
 	DefaultConcurrency  = 1
@@ -118,50 +124,84 @@ func (e Endpoint) Prefix() string {
 
 func (c *Config) validate() error {
 	var errs []string
+	bad := func(msg string, path ...any) { errs = append(errs, c.at(msg, path...)) }
 	seen := map[string]bool{}
+	if c.Probe.hasBasicAuth() {
+		// Endpoints without a probe block inherit it: one error is enough.
+		bad("probe: "+basicAuthRefused, "probe", c.Probe.basicAuthKey())
+	}
 	for i, e := range c.Endpoints {
 		if err := checkURL(e.URL); err != nil {
-			errs = append(errs, fmt.Sprintf("endpoints[%d] (%s): url: %v", i, e.Prefix(), err))
+			bad(fmt.Sprintf("endpoints[%d] (%s): url: %v", i, e.Prefix(), err), "endpoints", i, "url")
 		}
 		key := e.Prefix() + "/" + e.Model
 		if seen[key] {
-			errs = append(errs, fmt.Sprintf("endpoints[%d]: duplicate endpoint %q", i, key))
+			bad(fmt.Sprintf("endpoints[%d]: duplicate endpoint %q", i, key), "endpoints", i)
 		}
 		seen[key] = true
+		if e.Labels != nil {
+			bad(fmt.Sprintf("endpoints[%d] (%s): labels are not supported: nothing would attach them to the endpoint; remove them", i, e.Prefix()),
+				"endpoints", i, "labels")
+		}
 		if e.Probe.Concurrency < 0 || e.Probe.MaxTokens < 0 {
-			errs = append(errs, fmt.Sprintf("endpoints[%d] (%s): probe concurrency and max_tokens must be positive", i, e.Prefix()))
+			bad(fmt.Sprintf("endpoints[%d] (%s): probe concurrency and max_tokens must be positive", i, e.Prefix()), "endpoints", i, "probe")
 		}
 		if e.Probe.Interval.D() < 100*time.Millisecond {
-			errs = append(errs, fmt.Sprintf("endpoints[%d] (%s): probe interval %v is below the 100ms floor", i, e.Prefix(), e.Probe.Interval.D()))
+			bad(fmt.Sprintf("endpoints[%d] (%s): probe interval %v is below the 100ms floor", i, e.Prefix(), e.Probe.Interval.D()),
+				"endpoints", i, "probe", "interval")
+		}
+		if e.Probe.hasBasicAuth() && !c.Probe.hasBasicAuth() {
+			bad(fmt.Sprintf("endpoints[%d] (%s): probe: %s", i, e.Prefix(), basicAuthRefused), "endpoints", i, "probe", e.Probe.basicAuthKey())
 		}
 	}
 	for i, p := range c.Prometheus {
 		if err := checkURL(p.URL); err != nil {
-			errs = append(errs, fmt.Sprintf("prometheus[%d]: url: %v", i, err))
+			bad(fmt.Sprintf("prometheus[%d]: url: %v", i, err), "prometheus", i, "url")
 		}
 	}
 	for i, d := range c.DCGM {
 		if err := checkURL(d.URL); err != nil {
-			errs = append(errs, fmt.Sprintf("dcgm[%d]: url: %v", i, err))
+			bad(fmt.Sprintf("dcgm[%d]: url: %v", i, err), "dcgm", i, "url")
+		}
+		if d.hasBasicAuth() {
+			bad(fmt.Sprintf("dcgm[%d]: %s", i, basicAuthRefused), "dcgm", i, d.basicAuthKey())
 		}
 	}
+	if w := c.Notify.Webhook; w != nil && w.hasBasicAuth() {
+		bad("notify: webhook: "+basicAuthRefused, "notify", "webhook", w.basicAuthKey())
+	}
 	for i, s := range c.SLOs {
-		switch s.Kind {
-		case "", "percentile", "ratio", "error_rate", "availability":
-		default:
-			errs = append(errs, fmt.Sprintf("slos[%d] (%s): kind %q is not percentile, ratio, error_rate or availability", i, s.Name, s.Kind))
-		}
-		if s.Threshold == "" && s.Kind != "availability" {
-			errs = append(errs, fmt.Sprintf("slos[%d] (%s): threshold is required", i, s.Name))
+		if _, err := s.Objective(); err != nil {
+			bad(fmt.Sprintf("slos[%d] (%s): %v", i, strings.TrimSpace(s.Name), strings.ReplaceAll(err.Error(), "\n", "; ")), "slos", i)
 		}
 	}
 	if c.FPS < 1 || c.FPS > 60 {
-		errs = append(errs, fmt.Sprintf("fps %d is outside 1–60", c.FPS))
+		bad(fmt.Sprintf("fps %d is outside 1–60", c.FPS), "fps")
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// basicAuthRefused explains a username or password where only bearer
+// tokens and headers are sent.
+const basicAuthRefused = "username, password_env and password_file (basic auth) are only sent to prometheus servers; " +
+	"use bearer_token_env, bearer_token_file or headers here"
+
+func (a Auth) hasBasicAuth() bool {
+	return a.Username != "" || a.PasswordEnv != "" || a.PasswordFile != ""
+}
+
+// basicAuthKey is the basic-auth key set, to find its line.
+func (a Auth) basicAuthKey() string {
+	switch {
+	case a.Username != "":
+		return "username"
+	case a.PasswordEnv != "":
+		return "password_env"
+	}
+	return "password_file"
 }
 
 func checkURL(raw string) error {

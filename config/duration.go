@@ -2,45 +2,27 @@ package config
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/tokentop/tokentop/slo"
 )
 
-// Duration is a time.Duration written as Go durations ("500ms", "5m") plus
-// days ("28d"), which SLO periods need.
+// The value types below read their YAML with slo's parsers, the same ones
+// the --slo-* flags use, so a value means the same in a file and on the
+// command line.
+
+// Duration is a time.Duration written as "500ms", "5m", "28d" or "2w"
+// (slo.ParseDuration; negative durations are refused).
 type Duration time.Duration
 
 // D returns the time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
-// ParseDuration reads "28d", "1d12h" or any time.ParseDuration string.
-func ParseDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	var days time.Duration
-	if i := strings.IndexByte(s, 'd'); i > 0 {
-		n, err := strconv.ParseFloat(s[:i], 64)
-		if err != nil {
-			return 0, fmt.Errorf("invalid duration %q", s)
-		}
-		days = time.Duration(n * float64(24*time.Hour))
-		s = s[i+1:]
-		if s == "" {
-			return days, nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("invalid duration %q (use e.g. 500ms, 5m, 28d)", s)
-	}
-	return days + d, nil
-}
-
 // UnmarshalYAML decodes a duration string.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	v, err := ParseDuration(n.Value)
+	v, err := slo.ParseDuration(n.Value)
 	if err != nil {
 		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
@@ -50,3 +32,31 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 
 // MarshalYAML writes the duration as a string.
 func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// Ratio is a share written as "99%" or a fraction below 1 ("0.99"); a bare
+// 1 or more is refused as ambiguous (slo.ParseRatio).
+type Ratio float64
+
+// UnmarshalYAML decodes a ratio.
+func (r *Ratio) UnmarshalYAML(n *yaml.Node) error {
+	v, err := slo.ParseRatio(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*r = Ratio(v)
+	return nil
+}
+
+// Percentile is a quantile written as 95, "p99", "99.9" or 0.95
+// (slo.ParsePercentile); it holds the fraction, 0.95.
+type Percentile float64
+
+// UnmarshalYAML decodes a percentile.
+func (p *Percentile) UnmarshalYAML(n *yaml.Node) error {
+	v, err := slo.ParsePercentile(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*p = Percentile(v)
+	return nil
+}

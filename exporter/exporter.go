@@ -5,20 +5,22 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/tokentop/tokentop/config"
+	"github.com/tokentop/tokentop/sanitize"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
 // Defaults for Options.
 const (
-	// DefaultProbeInterval mirrors probe.DefaultInterval; it is only used
-	// by /healthz when neither Options nor the observations give one.
-	DefaultProbeInterval = 15 * time.Second
+	// DefaultProbeInterval is the probes' default (config's table); it is
+	// only used by /healthz when neither Options nor the observations give
+	// one.
+	DefaultProbeInterval = config.DefaultProbeEvery
 	// DefaultMaxEndpoints caps the endpoint label. Each endpoint costs 97
 	// probe series (four histograms) and 6 per SLO alert, so 1000
 	// endpoints with the default objectives are about 110k series, which
@@ -176,7 +178,7 @@ func (e *Exporter) Observe(o telemetry.Observation) {
 // isProbeSource reports whether the observation comes from tokentop's own
 // probe ("probe:<url>"); PromQL or scrape sources describe other clients'
 // requests and must not be re-exported as tokentop's measurements.
-func isProbeSource(source string) bool { return strings.HasPrefix(source, "probe:") }
+func isProbeSource(source string) bool { return telemetry.SourceKind(source) == "probe" }
 
 // observeProbe takes latencies from the finished-probe record rather than
 // from the per-signal samples the probe also emits for the TUI: one record
@@ -270,14 +272,7 @@ func (e *Exporter) errorKind(kind string) string {
 // invalid UTF-8 at scrape time, which would fail every scrape.
 func cleanLabel(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) <= maxLabelBytes {
-		return s
-	}
-	cut := maxLabelBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
+	return sanitize.Head(s, maxLabelBytes)
 }
 
 // hist is a fixed-bucket histogram kept as plain counts under the

@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -291,10 +292,10 @@ func TestHealthz(t *testing.T) {
 		}
 	}
 	expect(200, "starting")
-	clk.Add(45 * time.Second) // 3 × the default 15 s: still starting
+	clk.Add(3 * DefaultProbeInterval) // 3 × the default interval: still starting
 	expect(200, "starting")
 	clk.Add(time.Second)
-	expect(503, "no probe result since start 46s ago")
+	expect(503, fmt.Sprintf("no probe result since start %s ago", (3*DefaultProbeInterval+time.Second).String()))
 	// A probe result with a 5 s interval: the limit becomes 15 s.
 	e.Observe(probeObs("ep", clk.Now(), telemetry.ProbeRecord{OK: false, ErrorKind: "timeout"}))
 	expect(200, "ok") // a failed probe is still a probe result

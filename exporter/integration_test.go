@@ -92,7 +92,11 @@ func TestPrometheusScrapesRealProbe(t *testing.T) {
 		return ok && v == 0
 	})
 	close(gate)
-	time.Sleep(6 * time.Second)
+	waitFor(t, ctx, "20 probe results", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(records) >= 20
+	})
 	stopProbe()
 	if err := <-probed; err != nil {
 		t.Fatal(err)

@@ -70,12 +70,18 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 		}
 	}
 	for _, d := range c.DCGM {
-		m.AddDCGM(gpu.Config{URL: d.URL, Interval: d.Interval.D(), HTTP: HTTPConfig(d.Auth), Targets: targets, EmitUnmapped: len(targets) == 0})
+		m.AddDCGM(DCGMConfig(d, targets))
 	}
 	if c.NvidiaSMI {
 		m.AddNvidiaSMI(gpu.SMIConfig{Targets: targets, EmitUnmapped: len(targets) == 0})
 	}
 	return nil
+}
+
+// DCGMConfig converts a config dcgm entry; the endpoints' GPU maps are its
+// targets, and with none every GPU is reported under its host.
+func DCGMConfig(d config.DCGM, targets []gpu.Target) gpu.Config {
+	return gpu.Config{URL: d.URL, Interval: d.Interval.D(), HTTP: HTTPConfig(d.Auth), Targets: targets, EmitUnmapped: len(targets) == 0}
 }
 
 // ProbeOptions converts a config endpoint into probe options.
@@ -197,40 +203,6 @@ func PromQLConfig(p config.Prometheus) promql.Config {
 	return c
 }
 
-// Objectives converts the config file's SLOs.
-func Objectives(in []config.SLO) ([]slo.Objective, error) {
-	var out []slo.Objective
-	for i, s := range in {
-		o := slo.Objective{Name: s.Name, Endpoint: s.Endpoint, Kind: slo.Kind(s.Kind), Signal: telemetry.Signal(s.Signal),
-			Percentile: s.Percentile, Window: s.Window.D(), For: s.For.D(), KeepFiringFor: s.KeepFiringFor.D(),
-			Target: s.Target, Period: s.Period.D()}
-		if o.Kind == "" {
-			o.Kind = slo.Percentile
-		}
-		if o.Kind == slo.ErrorRate && o.Signal == "" {
-			o.Signal = telemetry.ErrorRate
-		}
-		// Accept "percentile: 95" and "target: 99" as well as fractions.
-		if o.Percentile >= 1 && o.Percentile < 100 {
-			o.Percentile /= 100
-		}
-		if o.Target >= 1 && o.Target < 100 {
-			o.Target /= 100
-		}
-		if o.Kind == slo.Availability {
-			// Judged on the probes' error rate against 1 − target.
-			if s.Threshold != "" || s.Signal != "" {
-				return nil, fmt.Errorf("slos[%d] (%s): an availability objective takes a target and a window, not a signal or threshold", i, strings.TrimSpace(s.Name))
-			}
-			out = append(out, o)
-			continue
-		}
-		thr, err := slo.ParseThreshold(o.Signal, s.Threshold)
-		if err != nil {
-			return nil, fmt.Errorf("slos[%d] (%s): threshold: %w", i, strings.TrimSpace(s.Name), err)
-		}
-		o.Threshold = thr
-		out = append(out, o)
-	}
-	return out, nil
-}
+// Objectives converts the config file's SLOs (config.Objectives: the
+// rules Parse already checked).
+func Objectives(in []config.SLO) ([]slo.Objective, error) { return config.Objectives(in) }

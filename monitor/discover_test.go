@@ -89,7 +89,7 @@ func TestDeadAtStartFiresThenRetires(t *testing.T) {
 // An availability objective in the config takes a target and a window;
 // a threshold there is an error, not silently ignored.
 func TestConfigAvailabilityObjective(t *testing.T) {
-	objs, err := Objectives([]config.SLO{{Name: "up", Kind: "availability", Target: 90, Window: config.Duration(2 * time.Minute)}})
+	objs, err := Objectives([]config.SLO{{Name: "up", Kind: "availability", Target: 0.9, Window: config.Duration(2 * time.Minute)}})
 	if err != nil {
 		t.Fatal(err)
 	}

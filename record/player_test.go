@@ -9,57 +9,13 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tokentop/tokentop/telemetry"
 )
 
 func errorsAs(err error, d **DamageError) bool { return errors.As(err, d) }
-
-// fakeClock drives the player's pacing in tests.
-type fakeClock struct {
-	mu      sync.Mutex
-	now     time.Time
-	waiters []fakeWaiter
-}
-
-type fakeWaiter struct {
-	at time.Time
-	ch chan time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) After(d time.Duration) <-chan time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ch := make(chan time.Time, 1)
-	if d <= 0 {
-		ch <- c.now
-		return ch
-	}
-	c.waiters = append(c.waiters, fakeWaiter{c.now.Add(d), ch})
-	return ch
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-	keep := c.waiters[:0]
-	for _, w := range c.waiters {
-		if w.at.After(c.now) {
-			keep = append(keep, w)
-			continue
-		}
-		w.ch <- c.now
-	}
-	c.waiters = keep
-}
 
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -82,71 +38,84 @@ func seconds(n int) []telemetry.Observation {
 	return out
 }
 
+// The player paces on synctest's clock: time.Sleep advances it once
+// every goroutine waits, and synctest.Wait returns when the player has
+// done all it can at that instant, so each step is exact and a pause is
+// seen to deliver nothing without waiting for wall time.
 func TestPlayerSpeedPauseSeek(t *testing.T) {
 	path := record(t, "p.jsonl.gz", seconds(21))
-	clk := &fakeClock{now: time.Unix(1_000_000, 0)}
-	var alerts []time.Time
-	p, err := newPlayer(path, PlayerOptions{NewSink: func() telemetry.Sink { return &countSink{} }, Speed: 10,
-		OnAlert: func(at time.Time, _ json.RawMessage) { alerts = append(alerts, at) }}, clk.Now, clk.After)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if first, last := p.Bounds(); !first.Equal(t0) || !last.Equal(t0.Add(20*time.Second)) {
-		t.Fatalf("bounds %v %v", first, last)
-	}
-	count := func() int { return p.Sink().(*countSink).count() }
-	waiting := func() bool { clk.mu.Lock(); defer clk.mu.Unlock(); return len(clk.waiters) > 0 }
-	if count() != 1 || !p.Clock().Equal(t0) {
-		t.Fatalf("at start: %d delivered, clock %v", count(), p.Clock())
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
+	synctest.Test(t, func(t *testing.T) {
+		var alerts []time.Time
+		p, err := NewPlayer(path, PlayerOptions{NewSink: func() telemetry.Sink { return &countSink{} }, Speed: 10,
+			OnAlert: func(at time.Time, _ json.RawMessage) { alerts = append(alerts, at) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first, last := p.Bounds(); !first.Equal(t0) || !last.Equal(t0.Add(20*time.Second)) {
+			t.Fatalf("bounds %v %v", first, last)
+		}
+		count := func() int { return p.Sink().(*countSink).count() }
+		if count() != 1 || !p.Clock().Equal(t0) {
+			t.Fatalf("at start: %d delivered, clock %v", count(), p.Clock())
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- p.Run(ctx) }()
+		advance := func(d time.Duration) {
+			time.Sleep(d)
+			synctest.Wait()
+		}
 
-	// 10×: half a second of wall time is five seconds of recording.
-	eventually(t, "the player to wait", waiting)
-	clk.Advance(500 * time.Millisecond)
-	eventually(t, "six deliveries", func() bool { return count() == 6 && waiting() })
-	if c := p.Clock(); !c.Equal(t0.Add(5 * time.Second)) {
-		t.Errorf("clock at 10× after 0.5 s = %v, want t0+5s", c.Sub(t0))
-	}
-	clk.Advance(50 * time.Millisecond) // between two observations the clock runs
-	if c := p.Clock(); !c.Equal(t0.Add(5500 * time.Millisecond)) {
-		t.Errorf("clock between observations = %v, want t0+5.5s", c.Sub(t0))
-	}
+		// 10×: half a second of wall time is five seconds of recording.
+		advance(500 * time.Millisecond)
+		if n, c := count(), p.Clock(); n != 6 || !c.Equal(t0.Add(5*time.Second)) {
+			t.Errorf("at 10× after 0.5 s: %d delivered, clock t0+%v; want 6 and t0+5s", n, c.Sub(t0))
+		}
+		advance(50 * time.Millisecond) // between two observations the clock runs
+		if c := p.Clock(); !c.Equal(t0.Add(5500 * time.Millisecond)) {
+			t.Errorf("clock between observations = %v, want t0+5.5s", c.Sub(t0))
+		}
 
-	p.Pause()
-	clk.Advance(10 * time.Second)
-	time.Sleep(20 * time.Millisecond)
-	if count() != 6 || !p.Clock().Equal(t0.Add(5500*time.Millisecond)) {
-		t.Errorf("paused: %d delivered, clock %v", count(), p.Clock().Sub(t0))
-	}
-	p.Resume()
-	p.SetSpeed(1)
-	eventually(t, "the player to wait again", waiting)
-	clk.Advance(500 * time.Millisecond) // 1×: t0+6s is due now
-	eventually(t, "the seventh delivery", func() bool { return count() == 7 })
+		p.Pause()
+		advance(10 * time.Second)
+		if count() != 6 || !p.Clock().Equal(t0.Add(5500*time.Millisecond)) {
+			t.Errorf("paused: %d delivered, clock %v", count(), p.Clock().Sub(t0))
+		}
+		p.Resume()
+		p.SetSpeed(1)
+		advance(499 * time.Millisecond)
+		if count() != 6 {
+			t.Error("1×: t0+6s delivered before it was due")
+		}
+		advance(time.Millisecond) // 1×: t0+6s is due now
+		if count() != 7 {
+			t.Errorf("1×: %d delivered at t0+6s, want 7", count())
+		}
 
-	p.SetSpeed(Fastest)
-	eventually(t, "the end", func() bool { return count() == 21 })
-	if c := p.Clock(); !c.Equal(t0.Add(20 * time.Second)) {
-		t.Errorf("clock at the end = %v", c.Sub(t0))
-	}
+		p.SetSpeed(Fastest)
+		synctest.Wait()
+		if n, c := count(), p.Clock(); n != 21 || !c.Equal(t0.Add(20*time.Second)) {
+			t.Errorf("at the end: %d delivered, clock t0+%v", n, c.Sub(t0))
+		}
 
-	if err := p.Seek(t0.Add(3 * time.Second)); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "replay after the seek", func() bool { return count() == 21 }) // 4 fed by the seek, 17 played
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("Run: %v", err)
-	}
-	if err := p.Close(); err != nil {
-		t.Error(err)
-	}
-	if len(alerts) != 0 {
-		t.Errorf("alerts %v from a recording without any", alerts)
-	}
+		if err := p.Seek(t0.Add(3 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if n := count(); n != 21 { // 4 fed by the seek, 17 played
+			t.Errorf("after the seek: %d delivered, want 21", n)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		if err := p.Close(); err != nil {
+			t.Error(err)
+		}
+		if len(alerts) != 0 {
+			t.Errorf("alerts %v from a recording without any", alerts)
+		}
+	})
 }
 
 func TestPlayerStopAtEndAndDamage(t *testing.T) {

@@ -2,7 +2,6 @@ package record
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -56,9 +55,9 @@ func (s *stateLines) update(o telemetry.Observation, encoded []byte) {
 		if o.Signal == "" {
 			return
 		}
-		k = stateKey{role: 'v', endpoint: o.Endpoint, signal: o.Signal, source: sourceKind(o.Source)}
+		k = stateKey{role: 'v', endpoint: o.Endpoint, signal: o.Signal, source: telemetry.SourceKind(o.Source)}
 	case telemetry.KindNoData, telemetry.KindFailure:
-		k = stateKey{role: 'f', endpoint: o.Endpoint, signal: o.Signal, source: sourceKind(o.Source)}
+		k = stateKey{role: 'f', endpoint: o.Endpoint, signal: o.Signal, source: telemetry.SourceKind(o.Source)}
 	default:
 		return // probes, live text: history, not state
 	}
@@ -132,10 +131,4 @@ func (s *stateLines) lines() [][]byte {
 		out = append(out, e.line)
 	}
 	return out
-}
-
-// sourceKind is telemetry's track key: "probe" of "probe:http://…".
-func sourceKind(source string) string {
-	kind, _, _ := strings.Cut(source, ":")
-	return kind
 }

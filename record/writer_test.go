@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tokentop/tokentop/slo"
@@ -114,34 +115,40 @@ func TestRefusesOverwrite(t *testing.T) {
 // was observed more than a flush interval ago must be there.
 func TestCrashSafety(t *testing.T) {
 	for _, name := range []string{"open.jsonl", "open.jsonl.gz"} {
+		// The flusher's ticker runs on synctest's clock: one flush interval
+		// passes once every goroutine waits, so the flush has happened
+		// (no wall-clock margin to guess).
 		t.Run(name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), name)
-			w, err := NewWriter(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer func() {
-				if err := w.Close(); err != nil {
-					t.Error(err)
+			synctest.Test(t, func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), name)
+				w, err := NewWriter(path)
+				if err != nil {
+					t.Fatal(err)
 				}
-			}()
-			obs := withoutLive(mixed(200, time.Second))
-			for _, o := range obs {
-				w.Observe(o)
-			}
-			time.Sleep(1500 * time.Millisecond) // one flush interval, with margin
-			got, err := readAll(t, path)
-			var d *DamageError
-			if strings.HasSuffix(name, ".gz") {
-				// The gzip stream is not finished: everything flushed is
-				// readable, then the stream ends early.
-				if !errors.As(err, &d) || d.Replayed != int64(len(obs)) {
-					t.Errorf("open gzip recording: %v", err)
+				defer func() {
+					if err := w.Close(); err != nil {
+						t.Error(err)
+					}
+				}()
+				obs := withoutLive(mixed(200, time.Second))
+				for _, o := range obs {
+					w.Observe(o)
 				}
-			} else if err != nil {
-				t.Errorf("open plain recording: %v", err)
-			}
-			checkSame(t, got, obs)
+				time.Sleep(DefaultFlushInterval)
+				synctest.Wait()
+				got, err := readAll(t, path)
+				var d *DamageError
+				if strings.HasSuffix(name, ".gz") {
+					// The gzip stream is not finished: everything flushed is
+					// readable, then the stream ends early.
+					if !errors.As(err, &d) || d.Replayed != int64(len(obs)) {
+						t.Errorf("open gzip recording: %v", err)
+					}
+				} else if err != nil {
+					t.Errorf("open plain recording: %v", err)
+				}
+				checkSame(t, got, obs)
+			})
 		})
 	}
 }

@@ -80,12 +80,31 @@ func escape(r rune) string {
 // truncate cuts s to at most maxBytes bytes on a rune boundary, marking the cut.
 func truncate(s string, maxBytes int) string {
 	const mark = "…"
-	limit := maxBytes - len(mark)
-	if limit < 0 {
-		limit = 0
+	return Head(s, maxBytes-len(mark)) + mark
+}
+
+// Head is the longest prefix of s of at most maxBytes bytes that ends on a
+// rune boundary, so a cut never splits a UTF-8 sequence.
+func Head(s string, maxBytes int) string {
+	if len(s) <= maxBytes {
+		return s
 	}
-	for limit > 0 && !utf8.RuneStart(s[limit]) {
-		limit--
+	cut := max(maxBytes, 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
 	}
-	return s[:limit] + mark
+	return s[:cut]
+}
+
+// Tail is the longest suffix of s of at most maxBytes bytes that starts on
+// a rune boundary.
+func Tail(s string, maxBytes int) string {
+	if len(s) <= maxBytes {
+		return s
+	}
+	cut := len(s) - max(maxBytes, 0)
+	for cut < len(s) && !utf8.RuneStart(s[cut]) {
+		cut++
+	}
+	return s[cut:]
 }

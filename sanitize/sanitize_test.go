@@ -3,6 +3,7 @@ package sanitize
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestText(t *testing.T) {
@@ -39,5 +40,26 @@ func TestMultilineKeepsNewlines(t *testing.T) {
 	got := Multiline("line1\nline\x1b[31m2\r", 0)
 	if want := "line1\nline\\x1b[31m2\\x0d"; got != want {
 		t.Fatalf("Multiline = %q, want %q", got, want)
+	}
+}
+
+// Head and Tail cut at rune boundaries: never a split UTF-8 sequence, and
+// as much as fits.
+func TestHeadAndTailCutOnRuneBoundaries(t *testing.T) {
+	s := "ab€cd€" // € is 3 bytes: a b [€] c d [€] = 10 bytes
+	for n, want := range map[int]string{0: "", 1: "a", 2: "ab", 3: "ab", 4: "ab", 5: "ab€", 9: "ab€cd", 10: s, 99: s, -1: ""} {
+		if got := Head(s, n); got != want {
+			t.Errorf("Head(%q, %d) = %q, want %q", s, n, got, want)
+		}
+	}
+	for n, want := range map[int]string{0: "", 2: "", 3: "€", 4: "d€", 6: "cd€", 7: "cd€", 8: "€cd€", 10: s, 99: s, -1: ""} {
+		if got := Tail(s, n); got != want {
+			t.Errorf("Tail(%q, %d) = %q, want %q", s, n, got, want)
+		}
+	}
+	for n := -1; n <= len(s)+1; n++ {
+		if h, tl := Head(s, n), Tail(s, n); !utf8.ValidString(h) || !utf8.ValidString(tl) || len(h) > max(n, 0) || len(tl) > max(n, 0) {
+			t.Errorf("n=%d: Head %q, Tail %q", n, h, tl)
+		}
 	}
 }

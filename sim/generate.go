@@ -54,9 +54,6 @@ func (s *Server) Generate(ctx context.Context, req Request) (*Stream, error) {
 	return st, nil
 }
 
-// PromptTokens is the prompt length the engine accounted.
-func (st *Stream) PromptTokens() int { return st.s.prompt }
-
 // Recv blocks until the engine produced tokens and returns all pending
 // ones; finish is set ("stop", "length") with the last batch. After the
 // end it returns ErrAborted; on failure ErrOutage, ErrClosed or ErrAborted

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tokentop/tokentop/bandwidth"
 )
 
 // kvHeavyModel has a 10 ms step at batch 1 and KV traffic that doubles
@@ -130,3 +132,30 @@ func TestDCGMLabels(t *testing.T) {
 }
 
 func itoa(i int) string { return strings.TrimSuffix(pyFloat(float64(i)), ".0") }
+
+// The simulator's GPUs are bandwidth.Table's: every one it plays is in the
+// table with the table's peak, and the name its dcgm-exporter reports maps
+// back to the same entry, so tokentop's MBU of the simulator divides by
+// the peak the simulator used.
+func TestGPUsAreBandwidthTableEntries(t *testing.T) {
+	names := GPUNames()
+	if len(names) != len(simulatedGPUs()) {
+		t.Fatalf("simulated GPUs %v, but the table only has %v of them", simulatedGPUs(), names)
+	}
+	for _, name := range names {
+		g, err := LookupGPU(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, ok := bandwidth.Lookup(g.DCGMName)
+		if !ok || b.Name != g.Name || b.Peak != g.PeakBW {
+			t.Errorf("%s reports itself as %q, which the bandwidth table reads as %+v (ok %v)", g.Name, g.DCGMName, b, ok)
+		}
+	}
+	// Names as GPUs report them, and the short A100 name, find the entry.
+	for in, want := range map[string]string{"A100 80GB": "A100 80GB SXM", "NVIDIA H100 80GB HBM3": "H100 SXM", "h100-sxm": "H100 SXM"} {
+		if g, err := LookupGPU(in); err != nil || g.Name != want {
+			t.Errorf("LookupGPU(%q) = %q, %v; want %q", in, g.Name, err, want)
+		}
+	}
+}

@@ -1,19 +1,35 @@
 package slo
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/prometheus/common/model"
+
 	"github.com/tokentop/tokentop/telemetry"
 )
 
-// ParseDuration reads Go durations plus days and weeks ("28d", "1d12h",
-// "2w"), which SLO periods need.
+// ParseDuration is the one duration parser of tokentop: flags, config
+// files and thresholds all read durations with it. It takes Prometheus's
+// forms ("2w", "28d", "1d12h", "5m", "1y": prometheus/common's
+// model.ParseDuration) and Go's ("1.5s", "250us"), and fractional days or
+// weeks ("1.5d"). A negative duration is an error: no window, period or
+// threshold can be one.
 func ParseDuration(s string) (time.Duration, error) {
 	in := strings.TrimSpace(s)
+	if in == "" {
+		return 0, errors.New("empty duration")
+	}
+	if strings.HasPrefix(in, "-") {
+		return 0, fmt.Errorf("negative duration %q: a duration is 0 or more", in)
+	}
+	if d, err := model.ParseDuration(in); err == nil {
+		return time.Duration(d), nil
+	}
 	rest := in
 	var total time.Duration
 	for _, u := range []struct {
@@ -25,20 +41,17 @@ func ParseDuration(s string) (time.Duration, error) {
 			continue
 		}
 		n, err := strconv.ParseFloat(rest[:i], 64)
-		if err != nil || n < 0 || math.IsInf(n, 0) {
+		if err != nil || n < 0 || math.IsInf(n, 0) || math.IsNaN(n) {
 			return 0, fmt.Errorf("invalid duration %q (use e.g. 50ms, 5s, 5m, 28d)", in)
 		}
 		total += time.Duration(n * float64(u.d))
 		rest = rest[i+1:]
 	}
 	if rest == "" {
-		if in == "" {
-			return 0, fmt.Errorf("empty duration")
-		}
 		return total, nil
 	}
 	d, err := time.ParseDuration(rest)
-	if err != nil {
+	if err != nil || d < 0 {
 		return 0, fmt.Errorf("invalid duration %q (use e.g. 50ms, 5s, 5m, 28d)", in)
 	}
 	return total + d, nil

@@ -164,7 +164,8 @@ func TestReplaySeeksCoalesce(t *testing.T) {
 	f := newFakeReplay()
 	m := newSync(t, replayOptions(f), 120, 40)
 	first := pressCmd(m, "right")
-	if pressCmd(m, "right") != nil || pressCmd(m, "right") != nil {
+	second, third := pressCmd(m, "right"), pressCmd(m, "right")
+	if second != nil || third != nil {
 		t.Fatal("keys pressed during a seek must not start more seeks")
 	}
 	run(m, first)

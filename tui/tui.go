@@ -26,6 +26,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/tokentop/tokentop/config"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/themes"
@@ -90,7 +91,8 @@ type Options struct {
 	Theme string
 	// ASCII draws charts and borders with plain ASCII (no braille/box).
 	ASCII bool
-	// FPS caps how often the renderer writes (default 20, max 120).
+	// FPS caps how often the renderer writes (default config.DefaultFPS,
+	// max 120).
 	FPS int
 	// Refresh is how often data is read (default 1s); `[`/`]` change it.
 	Refresh time.Duration
@@ -135,14 +137,14 @@ func (o Options) Validate() error {
 
 func (o Options) withDefaults() Options {
 	if o.FPS <= 0 {
-		o.FPS = 20
+		o.FPS = config.DefaultFPS
 	}
 	o.FPS = min(o.FPS, 120)
 	if o.Refresh <= 0 {
-		o.Refresh = time.Second
+		o.Refresh = config.DefaultRefresh
 	}
 	if o.Window <= 0 {
-		o.Window = 5 * time.Minute
+		o.Window = config.DefaultWindow
 	}
 	if o.Clock == nil {
 		o.Clock = time.Now

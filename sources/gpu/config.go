@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/tokentop/tokentop/sources/internal/loop"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
@@ -13,10 +14,10 @@ const FBUsedMiB telemetry.Signal = "gpu_fb_used_mib"
 
 // Defaults, in one place.
 const (
-	DefaultInterval = time.Second
-	DefaultJitter   = 0.1
-	DefaultTimeout  = 3 * time.Second
-	DefaultPath     = "/metrics"
+	DefaultInterval = loop.DefaultInterval
+	DefaultJitter   = loop.DefaultJitter
+	DefaultTimeout  = loop.DefaultTimeout
+	DefaultPath     = loop.DefaultPath
 	DefaultSMI      = "nvidia-smi"
 	// SMIRetry is how long to wait before looking for or restarting
 	// nvidia-smi again.
@@ -62,24 +63,11 @@ type Config struct {
 	Now func() time.Time `json:"-" yaml:"-"`
 }
 
-// WithDefaults returns c with unset fields at their defaults.
+// WithDefaults returns c with unset fields at their defaults (the rules
+// every polled page shares: loop.Target).
 func (c Config) WithDefaults() Config {
-	if c.Path == "" {
-		c.Path = DefaultPath
-	}
-	if c.Interval <= 0 {
-		c.Interval = DefaultInterval
-	}
-	if c.Jitter <= 0 {
-		c.Jitter = DefaultJitter
-	}
-	if c.HTTP.Timeout <= 0 {
-		c.HTTP.Timeout = DefaultTimeout
-	}
-	c.HTTP = c.HTTP.WithDefaults()
-	if c.Now == nil {
-		c.Now = time.Now
-	}
+	t := loop.Target{URL: c.URL, Path: c.Path, Interval: c.Interval, Jitter: c.Jitter, HTTP: c.HTTP, Now: c.Now}.WithDefaults()
+	c.URL, c.Path, c.Interval, c.Jitter, c.HTTP, c.Now = t.URL, t.Path, t.Interval, t.Jitter, t.HTTP, t.Now
 	return c
 }
 

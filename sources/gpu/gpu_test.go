@@ -337,3 +337,28 @@ func TestSMIFailingBinary(t *testing.T) {
 		t.Fatalf("failure %+v", o)
 	}
 }
+
+// A dcgm URL may be the exporter's base or its /metrics page (as
+// examples/tokentop.yaml writes it): both reach /metrics, never
+// /metrics/metrics.
+func TestDCGMURLWithOrWithoutMetricsPath(t *testing.T) {
+	body := fixture(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	for _, u := range []string{srv.URL, srv.URL + "/", srv.URL + "/metrics", srv.URL + "/metrics/"} {
+		c := &collector{}
+		if err := New(Config{URL: u, EmitUnmapped: true}, c).ScrapeOnce(context.Background()); err != nil {
+			t.Errorf("url %s: %v", u, err)
+			continue
+		}
+		if st := statusOf(t, c.Take()); st.State != telemetry.Live || st.URL != srv.URL+"/metrics" {
+			t.Errorf("url %s: status %s at %s, want live at %s/metrics", u, st.State, st.URL, srv.URL)
+		}
+	}
+}

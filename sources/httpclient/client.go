@@ -39,9 +39,6 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// Config returns the client's configuration with defaults applied.
-func (c *Client) Config() Config { return c.cfg }
-
 // Insecure reports whether TLS verification is disabled.
 func (c *Client) Insecure() bool { return c.cfg.InsecureSkipVerify }
 

@@ -84,8 +84,7 @@ func TestRedirects(t *testing.T) {
 	}))
 	defer other.Close()
 	var sameHost http.Header
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/off":
 			http.Redirect(w, r, other.URL+"/x", http.StatusFound)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/tokentop/tokentop/config"
 )
 
 // API names a wire protocol, as accepted by --api.
@@ -26,13 +28,12 @@ func APIs() []API {
 	return []API{OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, TGI, OllamaGenerate, OllamaChat, LlamaCpp, Triton}
 }
 
-// Defaults. The timeouts are generous because a cold model load (Ollama) or
-// a long prefill legitimately delays the first token by tens of seconds.
+// Defaults; the shared ones are config's, the one table of defaults.
 const (
-	DefaultMaxTokens    = 64
-	DefaultTimeout      = 60 * time.Second
-	DefaultStallTimeout = 30 * time.Second
-	DefaultInterval     = 15 * time.Second
+	DefaultMaxTokens    = config.DefaultMaxTokens
+	DefaultTimeout      = config.DefaultTimeout
+	DefaultStallTimeout = config.DefaultStall
+	DefaultInterval     = config.DefaultProbeEvery
 	DefaultJitter       = 0.1
 	// DefaultMaxLineBytes caps one SSE/NDJSON line. Tool-call and image
 	// payloads exceed bufio.Scanner's 64 KiB, so the cap is far above it

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -17,41 +18,49 @@ func testSchedule(o Options, count int) *schedule {
 
 // TestScheduleRateCeiling: MaxPerMinute spaces starts even when the
 // schedule asks for back-to-back requests.
+// (On synctest's clock: the schedule's timers and the probes' work take
+// no wall time, and the spans measured are exact.)
 func TestScheduleRateCeiling(t *testing.T) {
-	s := testSchedule(Options{Concurrency: 4, Limits: Limits{MaxConcurrency: 4, MaxPerMinute: 600}}, 4)
-	var mu sync.Mutex
-	var starts []time.Time
-	s.run(context.Background(), func(context.Context, int) *Result {
-		mu.Lock()
-		starts = append(starts, time.Now())
-		mu.Unlock()
-		return &Result{OK: true}
-	}, func(*Result) {})
-	// Goroutine start-up noise can shift one start; the span cannot shrink.
-	if span := starts[len(starts)-1].Sub(starts[0]); len(starts) != 4 || span < 290*time.Millisecond {
-		t.Errorf("4 starts within %v: 600/min means ≥ 300 ms", span)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		s := testSchedule(Options{Concurrency: 4, Limits: Limits{MaxConcurrency: 4, MaxPerMinute: 600}}, 4)
+		var mu sync.Mutex
+		var starts []time.Time
+		s.run(context.Background(), func(context.Context, int) *Result {
+			mu.Lock()
+			starts = append(starts, time.Now())
+			mu.Unlock()
+			return &Result{OK: true}
+		}, func(*Result) {})
+		// Goroutine start-up noise can shift one start; the span cannot shrink.
+		if span := starts[len(starts)-1].Sub(starts[0]); len(starts) != 4 || span < 290*time.Millisecond {
+			t.Errorf("4 starts within %v: 600/min means ≥ 300 ms", span)
+		}
+	})
 }
 
 // TestScheduleConcurrencyCeiling: never more in flight than asked.
+// (On synctest's clock: the schedule's timers and the probes' work take
+// no wall time, and the spans measured are exact.)
 func TestScheduleConcurrencyCeiling(t *testing.T) {
-	s := testSchedule(Options{Concurrency: 3, Limits: Limits{MaxConcurrency: 3, MaxPerMinute: 60000}}, 12)
-	var inFlight, peak atomic.Int32
-	s.run(context.Background(), func(context.Context, int) *Result {
-		n := inFlight.Add(1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
+	synctest.Test(t, func(t *testing.T) {
+		s := testSchedule(Options{Concurrency: 3, Limits: Limits{MaxConcurrency: 3, MaxPerMinute: 60000}}, 12)
+		var inFlight, peak atomic.Int32
+		s.run(context.Background(), func(context.Context, int) *Result {
+			n := inFlight.Add(1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
 			}
+			time.Sleep(80 * time.Millisecond)
+			inFlight.Add(-1)
+			return &Result{OK: true}
+		}, func(*Result) {})
+		if peak.Load() != 3 {
+			t.Errorf("peak in flight %d, want 3", peak.Load())
 		}
-		time.Sleep(80 * time.Millisecond)
-		inFlight.Add(-1)
-		return &Result{OK: true}
-	}, func(*Result) {})
-	if peak.Load() != 3 {
-		t.Errorf("peak in flight %d, want 3", peak.Load())
-	}
+	})
 }
 
 // TestLimitsValidated: a schedule beyond the ceilings is refused.
@@ -125,31 +134,40 @@ func TestBackoffWithoutRetryAfter(t *testing.T) {
 }
 
 // TestJitter: starts spread around the interval, not in lockstep.
+// (On synctest's clock: the schedule's timers and the probes' work take
+// no wall time, and the spans measured are exact.)
 func TestJitter(t *testing.T) {
-	s := testSchedule(Options{Interval: 40 * time.Millisecond, Jitter: 0.5, Limits: Limits{MaxConcurrency: 1, MaxPerMinute: 60000}}, 8)
-	var starts []time.Time
-	s.run(context.Background(), func(context.Context, int) *Result {
-		starts = append(starts, time.Now())
-		return &Result{OK: true}
-	}, func(*Result) {})
-	distinct := map[time.Duration]bool{}
-	for i := 1; i < len(starts); i++ {
-		distinct[starts[i].Sub(starts[i-1]).Round(2*time.Millisecond)] = true
-	}
-	// Each gap is at least interval×(1−jitter); one start's goroutine may
-	// run late, so check the span, which noise cannot shrink.
-	if span := starts[len(starts)-1].Sub(starts[0]); span < 7*20*time.Millisecond {
-		t.Errorf("8 starts within %v: below 7 × interval×(1−jitter)", span)
-	}
-	if len(distinct) < 3 {
-		t.Errorf("gaps look lockstep: %v", distinct)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		s := testSchedule(Options{Interval: 40 * time.Millisecond, Jitter: 0.5, Limits: Limits{MaxConcurrency: 1, MaxPerMinute: 60000}}, 8)
+		var starts []time.Time
+		s.run(context.Background(), func(context.Context, int) *Result {
+			starts = append(starts, time.Now())
+			return &Result{OK: true}
+		}, func(*Result) {})
+		distinct := map[time.Duration]bool{}
+		for i := 1; i < len(starts); i++ {
+			distinct[starts[i].Sub(starts[i-1]).Round(2*time.Millisecond)] = true
+		}
+		// Each gap is at least interval×(1−jitter); one start's goroutine may
+		// run late, so check the span, which noise cannot shrink.
+		if span := starts[len(starts)-1].Sub(starts[0]); span < 7*20*time.Millisecond {
+			t.Errorf("8 starts within %v: below 7 × interval×(1−jitter)", span)
+		}
+		if len(distinct) < 3 {
+			t.Errorf("gaps look lockstep: %v", distinct)
+		}
+	})
 }
 
 // TestScheduleCancel: cancelling stops the schedule, waits for probes in
 // flight and leaks no goroutine.
 func TestScheduleCancel(t *testing.T) {
-	srv := server(t, scripted("text/event-stream", []step{{data: sseData(chatChunk("a"))}, {wait: 10 * time.Second, data: sseData("[DONE]")}}))
+	stream := scripted("text/event-stream", []step{{data: sseData(chatChunk("a"))}, {wait: 10 * time.Second, data: sseData("[DONE]")}})
+	var arrived atomic.Int32
+	srv := server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived.Add(1)
+		stream(w, r)
+	}))
 	before := runtime.NumGoroutine()
 	p, err := New(Options{URL: srv.URL, Model: "m", Concurrency: 4})
 	if err != nil {
@@ -167,7 +185,12 @@ func TestScheduleCancel(t *testing.T) {
 				}
 			})
 	}()
-	time.Sleep(300 * time.Millisecond)
+	// Cancel once all four probes are in flight.
+	for deadline := time.Now().Add(5 * time.Second); arrived.Load() < 4; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of 4 probes reached the server", arrived.Load())
+		}
+	}
 	cancel()
 	select {
 	case <-done:
@@ -191,20 +214,24 @@ func TestScheduleCancel(t *testing.T) {
 // TestOutageKeepsTheInterval: a 503 with Retry-After: 60 does not push
 // the next probe a minute away: during an outage every interval still
 // gets its attempt (the availability objective counts them).
+// (On synctest's clock: the schedule's timers and the probes' work take
+// no wall time, and the spans measured are exact.)
 func TestOutageKeepsTheInterval(t *testing.T) {
-	s := testSchedule(Options{Interval: 50 * time.Millisecond, Jitter: 0.01}, 3)
-	var starts []time.Time
-	var mu sync.Mutex
-	s.run(context.Background(), func(context.Context, int) *Result {
-		mu.Lock()
-		starts = append(starts, time.Now())
-		mu.Unlock()
-		return &Result{ErrorKind: ErrHTTPStatus, Status: 503, RetryAfter: time.Minute}
-	}, func(*Result) {})
-	if len(starts) != 3 {
-		t.Fatalf("%d starts", len(starts))
-	}
-	if span := starts[2].Sub(starts[0]); span > 5*time.Second {
-		t.Errorf("3 probes at a 50 ms interval took %v: the 503's Retry-After held them back", span)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		s := testSchedule(Options{Interval: 50 * time.Millisecond, Jitter: 0.01}, 3)
+		var starts []time.Time
+		var mu sync.Mutex
+		s.run(context.Background(), func(context.Context, int) *Result {
+			mu.Lock()
+			starts = append(starts, time.Now())
+			mu.Unlock()
+			return &Result{ErrorKind: ErrHTTPStatus, Status: 503, RetryAfter: time.Minute}
+		}, func(*Result) {})
+		if len(starts) != 3 {
+			t.Fatalf("%d starts", len(starts))
+		}
+		if span := starts[2].Sub(starts[0]); span > 5*time.Second {
+			t.Errorf("3 probes at a 50 ms interval took %v: the 503's Retry-After held them back", span)
+		}
+	})
 }

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
@@ -91,9 +90,5 @@ func clip(s string) string {
 	if len(s) <= maxDetailLen {
 		return s
 	}
-	cut := maxDetailLen
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return sanitize.Head(s, maxDetailLen) + "…"
 }

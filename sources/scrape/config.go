@@ -5,15 +5,16 @@ import (
 
 	"github.com/tokentop/tokentop/bandwidth"
 	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/tokentop/tokentop/sources/internal/loop"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
 // Defaults, in one place.
 const (
-	DefaultPath     = "/metrics"
-	DefaultInterval = time.Second
-	DefaultJitter   = 0.1
-	DefaultTimeout  = 3 * time.Second
+	DefaultPath     = loop.DefaultPath
+	DefaultInterval = loop.DefaultInterval
+	DefaultJitter   = loop.DefaultJitter
+	DefaultTimeout  = loop.DefaultTimeout
 	// ModelInfoRetry is how long a failed model-info lookup (TGI /info,
 	// llama.cpp /v1/models) waits before it is tried again.
 	ModelInfoRetry = 30 * time.Second
@@ -53,23 +54,10 @@ type Config struct {
 	Now func() time.Time `json:"-" yaml:"-"`
 }
 
-// WithDefaults returns c with every unset field at its default.
+// WithDefaults returns c with unset fields at their defaults (the rules
+// every polled page shares: loop.Target).
 func (c Config) WithDefaults() Config {
-	if c.Path == "" {
-		c.Path = DefaultPath
-	}
-	if c.Interval <= 0 {
-		c.Interval = DefaultInterval
-	}
-	if c.Jitter <= 0 {
-		c.Jitter = DefaultJitter
-	}
-	if c.HTTP.Timeout <= 0 {
-		c.HTTP.Timeout = DefaultTimeout
-	}
-	c.HTTP = c.HTTP.WithDefaults()
-	if c.Now == nil {
-		c.Now = time.Now
-	}
+	t := loop.Target{URL: c.URL, Path: c.Path, Interval: c.Interval, Jitter: c.Jitter, HTTP: c.HTTP, Now: c.Now}.WithDefaults()
+	c.URL, c.Path, c.Interval, c.Jitter, c.HTTP, c.Now = t.URL, t.Path, t.Interval, t.Jitter, t.HTTP, t.Now
 	return c
 }

@@ -34,12 +34,10 @@ type scrape struct {
 type modelVals struct {
 	model, endpoint string
 	// MBU inputs gathered while reading the signals.
-	itl        histAcc
-	hasITL     bool
-	kvSum      float64
-	kvN        int
-	liveTokens float64
-	hasLive    bool
+	itl    histAcc
+	hasITL bool
+	kvSum  float64
+	kvN    int
 }
 
 func (s *Scraper) newScrape(ctx context.Context, page *expo.Page, at time.Time) *scrape {

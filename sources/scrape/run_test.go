@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -50,6 +51,16 @@ vllm:cache_config_info{block_size="16",engine="0",num_gpu_blocks="850"} 1.0
 	}
 }
 
+// waitUntil polls cond until it holds, failing the test after 10 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
 func TestRunLoopKeepsGoingAndStops(t *testing.T) {
 	tg := newTarget(t, goodPage)
 	c := &collector{}
@@ -58,11 +69,25 @@ func TestRunLoopKeepsGoingAndStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx) }()
-	time.Sleep(120 * time.Millisecond)
+	// states lists the scrapes' outcomes so far, in order.
+	states := func() (out []telemetry.State) {
+		for _, o := range c.All() {
+			if o.Kind == telemetry.KindSource {
+				out = append(out, o.Status.State)
+			}
+		}
+		return out
+	}
+	waitUntil(t, "two good scrapes", func() bool { return len(states()) >= 2 })
 	tg.set("garbage{\n") // failures must not stop the loop
-	time.Sleep(120 * time.Millisecond)
+	waitUntil(t, "a failed scrape", func() bool {
+		return slices.ContainsFunc(states(), func(s telemetry.State) bool { return s != telemetry.Live })
+	})
 	tg.set(goodPage)
-	time.Sleep(120 * time.Millisecond)
+	waitUntil(t, "a good scrape after the failure", func() bool {
+		st := states()
+		return len(st) > 0 && st[len(st)-1] == telemetry.Live && slices.ContainsFunc(st, func(s telemetry.State) bool { return s != telemetry.Live })
+	})
 	cancel()
 	select {
 	case err := <-done:

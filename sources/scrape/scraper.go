@@ -65,9 +65,6 @@ func New(cfg Config, sink telemetry.Sink) *Scraper {
 	return s
 }
 
-// Source returns the Source string of the scraper's observations.
-func (s *Scraper) Source() string { return s.source }
-
 // Run scrapes every Interval (±Jitter, first scrape after a random offset
 // within one interval) until ctx is done, then returns ctx.Err(). Failed
 // scrapes are reported as observations and do not stop the loop.

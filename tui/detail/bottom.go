@@ -2,7 +2,6 @@ package detail
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/tokentop/tokentop/sanitize"
@@ -124,15 +123,8 @@ func (m *Model) live(w int) string {
 	// Multiline keeps newlines and escapes every other control rune:
 	// streamed text is never interpreted by the terminal.
 	text := l.Text
-	if keep := liveLines * max(w, 1) * 4; len(text) > keep {
-		// Only the tail is shown: wrap just that much of a long response.
-		cut := len(text) - keep
-		for cut < len(text) && !utf8.RuneStart(text[cut]) {
-			cut++
-		}
-		text = text[cut:]
-	}
-	text = sanitize.Multiline(text, 0)
+	// Only the tail is shown: wrap just that much of a long response.
+	text = sanitize.Multiline(sanitize.Tail(text, liveLines*max(w, 1)*4), 0)
 	wrapped := strings.Split(ansi.Wrap(text, max(w-2, 1), " "), "\n")
 	if len(wrapped) > liveLines {
 		wrapped = wrapped[len(wrapped)-liveLines:]

@@ -38,3 +38,26 @@ func TestRunUntilCanceled(t *testing.T) {
 		t.Fatalf("err %v after %d calls", err, n.Load())
 	}
 }
+
+// The metrics page is found from a base URL or from the page's own URL,
+// behind a path prefix too, and a custom path is appended once.
+func TestTargetMetricsPage(t *testing.T) {
+	for _, c := range []struct{ url, path, wantURL, wantPath string }{
+		{"http://h:9400", "", "http://h:9400", "/metrics"},
+		{"http://h:9400/metrics", "", "http://h:9400", "/metrics"},
+		{"http://h:9400/metrics/", "", "http://h:9400", "/metrics"},
+		{"http://gw/dcgm-1", "", "http://gw/dcgm-1", "/metrics"},
+		{"http://gw/dcgm-1/metrics", "", "http://gw/dcgm-1", "/metrics"},
+		{"http://h:8000", "/v1/metrics", "http://h:8000", "/v1/metrics"},
+		{"http://h:8000/v1/metrics", "/v1/metrics", "http://h:8000", "/v1/metrics"},
+		{"http://h:8000/xmetrics", "", "http://h:8000/xmetrics", "/metrics"},
+	} {
+		got := Target{URL: c.url, Path: c.path}.WithDefaults()
+		if got.URL != c.wantURL || got.Path != c.wantPath {
+			t.Errorf("%s + %q: %s + %s, want %s + %s", c.url, c.path, got.URL, got.Path, c.wantURL, c.wantPath)
+		}
+		if got.Interval != DefaultInterval || got.Jitter != DefaultJitter || got.HTTP.Timeout != DefaultTimeout || got.Now == nil {
+			t.Errorf("defaults not applied: %+v", got)
+		}
+	}
+}

@@ -97,7 +97,6 @@ func (p *parser) run() error {
 		var line string
 		if end < 0 {
 			line = s[pos:]
-			pos = len(s)
 			if skipBlank(line) != "" {
 				return p.errorf("unexpected end of input stream")
 			}

@@ -1,0 +1,50 @@
+package monitor
+
+import (
+	"testing"
+
+	"github.com/tokentop/tokentop/config"
+)
+
+// The example config loads, and every URL it writes resolves to the page
+// meant: the dcgm entry names its /metrics page, which must not become
+// /metrics/metrics.
+func TestExampleConfigResolvesURLs(t *testing.T) {
+	c, err := config.Load("../examples/tokentop.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := c.Endpoints[0]
+	sc, ok := ScrapeConfig(ep)
+	if !ok {
+		t.Fatal("the example endpoint is not scraped")
+	}
+	sc = sc.WithDefaults()
+	if got := sc.URL + sc.Path; got != "http://llm-1.internal:8000/metrics" {
+		t.Errorf("endpoint metrics at %s", got)
+	}
+	if len(c.DCGM) != 1 {
+		t.Fatalf("dcgm entries %+v", c.DCGM)
+	}
+	d := DCGMConfig(c.DCGM[0], nil).WithDefaults()
+	if got := d.URL + d.Path; got != "http://llm-1.internal:9400/metrics" {
+		t.Errorf("dcgm metrics at %s, want http://llm-1.internal:9400/metrics", got)
+	}
+	o, err := ProbeOptions(ep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.URL != "http://llm-1.internal:8000" || o.Name != "llama-prod/meta-llama/Llama-3.1-8B-Instruct" {
+		t.Errorf("probe %s named %s", o.URL, o.Name)
+	}
+	if p := PromQLConfig(c.Prometheus[0]); p.URL != "http://prometheus.monitoring:9090" {
+		t.Errorf("prometheus at %s", p.URL)
+	}
+	if w := c.Notify.Webhook; w == nil || w.URL != "http://alertmanager.monitoring:9093/api/v2/alerts" {
+		t.Errorf("webhook %+v", w)
+	}
+	objs, err := Objectives(c.SLOs)
+	if err != nil || len(objs) != len(c.SLOs) {
+		t.Errorf("objectives %d of %d: %v", len(objs), len(c.SLOs), err)
+	}
+}
