@@ -50,7 +50,7 @@ func (ev *events) counter(kind string) *counts {
 // not get its answer in time: it did not get it at all); a failed scrape or
 // query is not an event but a data error.
 func (ev *events) observe(o telemetry.Observation, obj Objective) {
-	kind := sourceKind(o.Source)
+	kind := telemetry.SourceKind(o.Source)
 	switch o.Kind {
 	case telemetry.KindSample:
 		switch {
@@ -179,5 +179,3 @@ func (c *counts) state(now time.Time, staleAfter time.Duration) telemetry.State 
 	}
 	return telemetry.Live
 }
-
-func sourceKind(source string) string { return telemetry.SourceKind(source) }

@@ -64,7 +64,7 @@ func (e *Engine) signalMeasurement(o *Objective, endpoint string, now time.Time)
 		m.reason = "never observed"
 		return m, snap, false
 	}
-	m.data, m.reason, m.source = snap.State, snap.Err, sourceKind(snap.Source)
+	m.data, m.reason, m.source = snap.State, snap.Err, telemetry.SourceKind(snap.Source)
 	return m, snap, true
 }
 

@@ -134,7 +134,7 @@ func (s *Store) Observe(o Observation) {
 		return
 	}
 	ep := s.endpoint(o.Endpoint, o.At)
-	if SideOf(sourceKindOf(o.Source)) == Client {
+	if SideOf(SourceKind(o.Source)) == Client {
 		ep.noteProbe(o)
 	}
 	switch o.Kind {
@@ -155,7 +155,7 @@ func (s *Store) Observe(o Observation) {
 			s.track(ep, o.Signal, o.Source).observe(o, s.cfg)
 			return
 		}
-		kind := sourceKindOf(o.Source)
+		kind := SourceKind(o.Source)
 		for k, t := range ep.tracks {
 			if k.sourceKind == kind {
 				t.observe(o, s.cfg)
@@ -178,7 +178,7 @@ func (s *Store) endpoint(name string, at time.Time) *endpointState {
 }
 
 func (s *Store) track(ep *endpointState, sig Signal, source string) *track {
-	k := trackKey{signal: sig, sourceKind: sourceKindOf(source)}
+	k := trackKey{signal: sig, sourceKind: SourceKind(source)}
 	t, ok := ep.tracks[k]
 	if !ok {
 		t = s.newTrack(sig, source)

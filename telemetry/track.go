@@ -35,8 +35,6 @@ func SourceKind(source string) string {
 	return kind
 }
 
-func sourceKindOf(source string) string { return SourceKind(source) }
-
 // Side says whose view a figure is.
 type Side string
 
@@ -68,7 +66,7 @@ func ClientSignal(sig Signal) bool {
 }
 
 func (s *Store) newTrack(sig Signal, source string) *track {
-	t := &track{signal: sig, sourceKind: sourceKindOf(source), source: source,
+	t := &track{signal: sig, sourceKind: SourceKind(source), source: source,
 		chart: NewRing(s.cfg.ChartResolution, s.cfg.ChartSpan)}
 	if sig.Info().Distribution || t.sourceKind == "probe" {
 		t.samples = newSampleWindow(s.cfg.MaxSamples)
