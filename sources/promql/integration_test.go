@@ -118,22 +118,36 @@ func TestIntegrationRealPrometheus(t *testing.T) {
 			// simulator's counters in the scrapes Prometheus ingested, with
 			// rate()'s extrapolation (evaluated when the refresh began).
 			series := fmt.Sprintf("vllm:generation_tokens_total{model_name=%q}", name)
-			evalAt := rec.find(telemetry.KindSource, "", "")[0].At
+			// The query was evaluated during the refresh, which ended when
+			// the source reported its status (Latency before, more under
+			// load); rate() is reproduced exactly at some instant of it.
+			status := rec.find(telemetry.KindSource, "", "")[0]
+			refreshTook := time.Duration(0)
+			if status.Status != nil {
+				refreshTook = status.Status.Latency
+			}
+			var want float64
 			var pts []ratePoint
-			for _, ts := range prom.SampleTimes(t, series, evalAt, cfg.Window) {
-				pts = append(pts, ratePoint{ts, snaps.nearest(t, ts).tokens[name]})
+			matched := false
+			for back := time.Duration(0); back <= refreshTook+500*time.Millisecond && !matched; back += 50 * time.Millisecond {
+				evalAt := status.At.Add(-back)
+				pts = pts[:0]
+				for _, ts := range prom.SampleTimes(t, series, evalAt, cfg.Window) {
+					pts = append(pts, ratePoint{ts, snaps.nearest(t, ts).tokens[name]})
+				}
+				want = promRate(pts, evalAt, cfg.Window)
+				// The evaluation time is known to within a few ms; it matters
+				// only when a missed scrape leaves an edge gap, where
+				// extrapolation depends on it.
+				tol := 0.005
+				if len(pts) < int(cfg.Window/promtest.ScrapeInterval) {
+					tol = 0.06 // measured up to 3.1% on a loaded 2-core runner
+				}
+				matched = within(tps[0].Value, want, tol)
 			}
-			want := promRate(pts, evalAt, cfg.Window)
-			t.Logf("output tok/s: promql %.2f, counters %.2f (%d scrapes)", tps[0].Value, want, len(pts))
-			// The evaluation time is known to within a few ms (more under
-			// load); it matters only when a missed scrape leaves an edge
-			// gap, where extrapolation depends on it.
-			tol := 0.005
-			if len(pts) < int(cfg.Window/promtest.ScrapeInterval) {
-				tol = 0.06 // measured up to 3.1% on a loaded 2-core runner
-			}
-			if !within(tps[0].Value, want, tol) {
-				t.Errorf("output tok/s %.2f, counters say %.2f", tps[0].Value, want)
+			t.Logf("output tok/s: promql %.2f, counters %.2f (%d scrapes, refresh took %v)", tps[0].Value, want, len(pts), refreshTook)
+			if !matched {
+				t.Errorf("output tok/s %.2f, counters say %.2f at every instant of the refresh", tps[0].Value, want)
 			}
 			run := rec.find(telemetry.KindSample, name, telemetry.Running)
 			if len(run) != 1 || run[0].Value < 0 || run[0].Value > 4 {
