@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"compress/gzip"
 	"crypto/tls"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 // events into the figures of docs/definitions.md.
 type meter struct {
 	offsets       []time.Duration // token-bearing event arrivals
+	parts         []Part          // what each token-bearing event carried, aligned with offsets
 	perEvent      []int
 	perEventKnown bool
 	cum           int // last cumulative output-token count reported
@@ -27,17 +29,21 @@ type meter struct {
 	frames        int // events parsed, token-bearing or not
 	ollama        *OllamaTimings
 	llamaCpp      *LlamaCppTimings
+	reasoning     int // server's count of reasoning tokens
+	hasReasoning  bool
 }
 
 func newMeter(maxTokens int) *meter {
 	// Room for one event per token, so the hot path does not grow slices.
 	c := min(maxTokens+1, 4096)
-	return &meter{offsets: make([]time.Duration, 0, c), perEvent: make([]int, 0, c), perEventKnown: true}
+	return &meter{offsets: make([]time.Duration, 0, c), parts: make([]Part, 0, c), perEvent: make([]int, 0, c),
+		perEventKnown: true}
 }
 
 func (m *meter) add(at time.Duration, ev *Event) {
 	if ev.Text != "" {
 		m.offsets = append(m.offsets, at)
+		m.parts = append(m.parts, cmp.Or(ev.Parts, PartAnswer))
 		switch {
 		case ev.EventTokens > 0:
 			m.perEvent = append(m.perEvent, ev.EventTokens)
@@ -59,6 +65,9 @@ func (m *meter) add(at time.Duration, ev *Event) {
 	}
 	if ev.PromptTokens > 0 {
 		m.prompt = ev.PromptTokens
+	}
+	if ev.HasReasoning {
+		m.reasoning, m.hasReasoning = ev.ReasoningTokens, true
 	}
 	if ev.Model != "" && m.model == "" {
 		m.model = ev.Model
@@ -85,7 +94,8 @@ func (m *meter) tokensSoFar() int {
 // finish writes the figures into res.
 func (m *meter) finish(res *Result) *Result {
 	res.Events = len(m.offsets)
-	res.EventOffsets = m.offsets
+	res.EventOffsets, res.EventParts = m.offsets, m.parts
+	res.ReasoningReported, res.HasReasoningReported = m.reasoning, m.hasReasoning
 	res.PromptTokens = m.prompt
 	res.Ollama, res.LlamaCpp = m.ollama, m.llamaCpp
 	res.OutputTokens, res.TokensSource = res.Events, TokensEvents

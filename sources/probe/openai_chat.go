@@ -73,8 +73,12 @@ type openAIChunk struct {
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
+		PromptTokens            int  `json:"prompt_tokens"`
+		CompletionTokens        int  `json:"completion_tokens"`
+		ReasoningTokens         *int `json:"reasoning_tokens"` // SGLang puts it here
+		CompletionTokensDetails *struct {
+			ReasoningTokens *int `json:"reasoning_tokens"`
+		} `json:"completion_tokens_details"`
 	} `json:"usage"`
 	Timings *LlamaCppTimings `json:"timings"`
 	Error   json.RawMessage  `json:"error"`
@@ -151,10 +155,11 @@ func (p *openAIParser) ParseEvent(_, data []byte) (Event, error) {
 	// a copy: this runs for every event.
 	var parts int
 	p.text.Reset()
-	add := func(s string) {
+	add := func(s string, part Part) {
 		if s == "" {
 			return
 		}
+		ev.Parts |= part
 		if parts++; parts == 1 {
 			ev.Text = s
 			return
@@ -167,15 +172,15 @@ func (p *openAIParser) ParseEvent(_, data []byte) (Event, error) {
 	for i := range c.Choices {
 		ch := &c.Choices[i]
 		d := &ch.Delta
-		add(d.ReasoningContent)
-		add(d.Reasoning)
+		add(d.ReasoningContent, PartReasoning)
+		add(d.Reasoning, PartReasoning)
 		if d.Content != "" {
-			add(d.Content)
+			add(d.Content, PartAnswer)
 		} else {
-			add(ch.Text) // completions, or providers sending both
+			add(ch.Text, PartAnswer) // completions, or providers sending both
 		}
 		for j := range d.ToolCalls {
-			add(d.ToolCalls[j].Function.Arguments)
+			add(d.ToolCalls[j].Function.Arguments, PartTool)
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			ev.Finished = true
@@ -189,6 +194,13 @@ func (p *openAIParser) ParseEvent(_, data []byte) (Event, error) {
 		ev.CumTokens = c.Usage.CompletionTokens
 		ev.TokensSource = TokensUsage
 		ev.PromptTokens = c.Usage.PromptTokens
+		reasoning := c.Usage.ReasoningTokens
+		if d := c.Usage.CompletionTokensDetails; d != nil && d.ReasoningTokens != nil {
+			reasoning = d.ReasoningTokens
+		}
+		if reasoning != nil {
+			ev.ReasoningTokens, ev.HasReasoning = *reasoning, true
+		}
 	}
 	ev.LlamaCpp = c.Timings
 	return ev, nil

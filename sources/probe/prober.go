@@ -415,7 +415,7 @@ func (r *Result) fail(pe *probeError) *Result {
 	r.OK = false
 	r.ErrorKind, r.Err = pe.kind, pe.msg
 	r.TTFT, r.E2E = 0, 0
-	r.EventOffsets = nil
+	r.EventOffsets, r.EventParts = nil, nil
 	return r
 }
 

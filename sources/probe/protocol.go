@@ -54,6 +54,9 @@ type Event struct {
 	// Text is the output text the event carries (content, reasoning,
 	// tool-call arguments). Non-empty Text makes it token-bearing.
 	Text string
+	// Parts says which kinds of output Text holds; zero with non-empty
+	// Text means answer text (formats that do not separate reasoning).
+	Parts Part
 	// CumTokens, when HasTokens, is the cumulative count of output tokens
 	// the server reports at this event (usage or engine counter).
 	CumTokens    int
@@ -63,6 +66,10 @@ type Event struct {
 	// format says so (llama.cpp `tokens`, TGI one per event); 0 = unknown.
 	EventTokens  int
 	PromptTokens int
+	// ReasoningTokens, when HasReasoning, is the server's count of the
+	// reasoning tokens among the output tokens (usage details).
+	ReasoningTokens int
+	HasReasoning    bool
 	// Done marks the terminal event: the stream is complete.
 	Done bool
 	// Finished marks a finish_reason: the generation ended, even if the
@@ -76,6 +83,16 @@ type Event struct {
 	Ollama   *OllamaTimings
 	LlamaCpp *LlamaCppTimings
 }
+
+// Part is a kind of output text. An event may carry several (one chunk
+// ending the reasoning and starting the answer, or n > 1 choices).
+type Part uint8
+
+const (
+	PartAnswer    Part = 1 << iota // the answer's text (content)
+	PartReasoning                  // reasoning / thinking text
+	PartTool                       // tool-call arguments (part of the answer, timed apart)
+)
 
 // TokenSource says where the output token count n comes from.
 type TokenSource string
