@@ -52,7 +52,7 @@ var signalInfo = map[Signal]SignalInfo{
 	TTFT: {Unit: "ms", Scale: 1000, Distribution: true, Title: "TTFT",
 		Definition: "time to first token: first event carrying output text − request start (probes); server-side queue+prefill (scrapes)"},
 	TTFA: {Unit: "ms", Scale: 1000, Distribution: true, Title: "TTFA",
-		Definition: "time to first answer token: first event carrying answer text or a tool call − request start; after the reasoning of a model that thinks first, = TTFT otherwise (probes)"},
+		Definition: "time to first answer token: first event with answer text or a tool call − request start (= TTFT without reasoning)"},
 	TPOT: {Unit: "ms", Scale: 1000, Distribution: true, Title: "TPOT",
 		Definition: "time per output token: (E2E − TTFT) / (n − 1), n = output tokens, n > 1"},
 	ITL: {Unit: "ms", Scale: 1000, Distribution: true, Title: "ITL",
