@@ -102,3 +102,85 @@ func TestFixturePhases(t *testing.T) {
 		})
 	}
 }
+
+// TestParserParts: each protocol says which part an event carries and
+// where the server counts reasoning tokens.
+func TestParserParts(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		parser    Parser
+		event     string
+		data      string
+		parts     Part
+		reasoning int // −1: not reported
+	}{
+		{"responses reasoning", &responsesParser{}, "response.reasoning_text.delta",
+			`{"type":"response.reasoning_text.delta","delta":"hm"}`, PartReasoning, -1},
+		{"responses summary", &responsesParser{}, "", `{"type":"response.reasoning_summary_text.delta","delta":"hm"}`, PartReasoning, -1},
+		{"responses text", &responsesParser{}, "", `{"type":"response.output_text.delta","delta":"Hi"}`, PartAnswer, -1},
+		{"responses tool", &responsesParser{}, "", `{"type":"response.function_call_arguments.delta","delta":"{"}`, PartTool, -1},
+		{"responses usage", &responsesParser{}, "", `{"type":"response.completed","response":{"usage":{"input_tokens":3,"output_tokens":40,"output_tokens_details":{"reasoning_tokens":32}}}}`, 0, 32},
+		{"ollama thinking", &ollamaParser{}, "", `{"model":"m","message":{"role":"assistant","content":"","thinking":"Let me"},"done":false}`, PartReasoning, -1},
+		{"ollama generate thinking", &ollamaParser{}, "", `{"model":"m","response":"","thinking":"Hmm","done":false}`, PartReasoning, -1},
+		{"ollama content", &ollamaParser{}, "", `{"model":"m","message":{"role":"assistant","content":"Hi"},"done":false}`, PartAnswer, -1},
+		{"ollama tool", &ollamaParser{}, "", `{"model":"m","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{"city":"Paris"}}}]},"done":false}`, PartTool, -1},
+		{"chat reasoning and content", &openAIParser{}, "", `{"choices":[{"delta":{"reasoning_content":"x","content":"y"}}]}`, PartReasoning | PartAnswer, -1},
+		{"chat tool", &openAIParser{}, "", `{"choices":[{"delta":{"tool_calls":[{"function":{"arguments":"{\"a\""}}]}}]}`, PartTool, -1},
+		{"sglang usage", &openAIParser{}, "", `{"choices":[],"usage":{"completion_tokens":200,"reasoning_tokens":200}}`, 0, 200},
+		{"openai usage", &openAIParser{}, "", `{"choices":[],"usage":{"completion_tokens":9,"completion_tokens_details":{"reasoning_tokens":5}}}`, 0, 5},
+		{"anthropic thinking", &anthropicParser{}, "", `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"I"}}`, PartReasoning, -1},
+		{"anthropic tool", &anthropicParser{}, "", `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\""}}`, PartTool, -1},
+		{"anthropic usage", &anthropicParser{}, "", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":373,"output_tokens_details":{"thinking_tokens":62}}}`, 0, 62},
+	} {
+		ev, err := c.parser.ParseEvent([]byte(c.event), []byte(c.data))
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if ev.Parts != c.parts {
+			t.Errorf("%s: parts %b, want %b", c.name, ev.Parts, c.parts)
+		}
+		if got := map[bool]int{false: -1, true: ev.ReasoningTokens}[ev.HasReasoning]; got != c.reasoning {
+			t.Errorf("%s: reasoning tokens %d, want %d", c.name, got, c.reasoning)
+		}
+	}
+}
+
+// TestPhasesEstimatesAndInterleaving: without a server count n is shared by
+// the phases' events (estimated), and a phase interleaved with the other
+// has no TPOT of its own.
+func TestPhasesEstimatesAndInterleaving(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, x := range v {
+			out[i] = time.Duration(x) * time.Millisecond
+		}
+		return out
+	}
+	R, A := PartReasoning, PartAnswer
+	r := &Result{OK: true, EventOffsets: ms(10, 20, 30, 40, 50), EventParts: []Part{R, R, R, A, A},
+		Events: 5, OutputTokens: 10, TokensSource: TokensUsage}
+	ph := r.Phases()
+	if !ph.Split || ph.Reasoning != 6 || ph.Answer != 4 || !ph.Approx() || ph.TTFA != 40*time.Millisecond {
+		t.Errorf("proportional split %+v, want 6 + 4 estimated, TTFA 40 ms", ph)
+	}
+	if ph.ReasoningTPOT != 20*time.Millisecond/5 || ph.AnswerTPOT != 10*time.Millisecond/3 {
+		t.Errorf("phase TPOTs %v %v, want 4ms and 3.33ms", ph.ReasoningTPOT, ph.AnswerTPOT)
+	}
+	// Tokens per event known (per-chunk usage): exact sums.
+	r.TokensPerEvent = []int{1, 2, 3, 2, 2}
+	if ph = r.Phases(); ph.Reasoning != 6 || ph.Answer != 4 || ph.Approx() {
+		t.Errorf("per-event split %+v", ph)
+	}
+	// Reasoning resumes after the answer began (thinking between tool
+	// calls): first times stand, phase TPOTs do not.
+	r = &Result{OK: true, EventOffsets: ms(10, 20, 30, 40), EventParts: []Part{R, A, R, A | PartTool},
+		Events: 4, OutputTokens: 8, TokensSource: TokensUsage, ReasoningReported: 4, HasReasoningReported: true}
+	ph = r.Phases()
+	if ph.TTFA != 20*time.Millisecond || !ph.HasTool || ph.FirstTool != 40*time.Millisecond || ph.HasReasoningTPOT || ph.HasAnswerTPOT {
+		t.Errorf("interleaved %+v", ph)
+	}
+	if (&Result{EventOffsets: ms(1), EventParts: []Part{A}}).Phases().HasAnswer {
+		t.Error("a failed result has phases")
+	}
+}
