@@ -105,6 +105,19 @@ type ProbeRecord struct {
 	PhaseTokensSource string  `json:"phase_tokens_source,omitempty"`
 	ReasoningTPOTms   float64 `json:"reasoning_tpot_ms,omitempty"`
 	AnswerTPOTms      float64 `json:"answer_tpot_ms,omitempty"`
+	// Breakdown is where the request's time went, client timings joined
+	// with what the engine reported, each part with its source.
+	Breakdown []ProbePart `json:"breakdown,omitempty"`
+}
+
+// ProbePart is one part of a probe request's time, in milliseconds.
+// Source says who measured it: "client", "server: <engine> <field>", or
+// "derived: <formula>" (which may be negative when the engine's clock
+// counts more than the client saw).
+type ProbePart struct {
+	Part   string  `json:"part"`
+	MS     float64 `json:"ms"`
+	Source string  `json:"source"`
 }
 
 // LiveText is the text streamed so far by an endpoint's current probe.

@@ -135,6 +135,7 @@ func parseArgs(args []string, stderr io.Writer) (cliConfig, error) {
 	fs.BoolVar(&o.HTTP2, "http2", false, "allow HTTP/2 (default HTTP/1.1: one connection per stream)")
 	fs.BoolVar(&o.Prewarm, "prewarm", false, "open connections before the first request")
 	fs.BoolVar(&o.NoUsage, "no-usage", false, "do not ask for a usage chunk (servers that reject stream_options)")
+	fs.BoolVar(&o.IncludeMetrics, "include-metrics", false, "ask vLLM for its per-request timings (include_metrics; the server needs --enable-per-request-metrics): queue, prefill and decode join the breakdown")
 	fs.StringVar(&o.Auth.TokenEnv, "api-key-env", "", "read the API key from this environment variable")
 	fs.StringVar(&o.Auth.TokenFile, "api-key-file", "", "read the API key from this file (re-read per request)")
 	fs.Func("header", "extra request header `Name: value` (repeatable)", func(s string) error {

@@ -50,6 +50,8 @@ type requestJSON struct {
 	PhaseTokensSource string   `json:"phase_tokens_source,omitempty"`
 	ReasoningTPOTms   *float64 `json:"reasoning_tpot_ms,omitempty"`
 	AnswerTPOTms      *float64 `json:"answer_tpot_ms,omitempty"`
+	// Where the time went: client timings and the engine's, with sources.
+	Breakdown []telemetry.ProbePart `json:"breakdown,omitempty"`
 }
 
 // serverTimes are the engine's own figures, next to the client's.
@@ -63,6 +65,7 @@ type serverTimes struct {
 	EvalMS          float64          `json:"eval_ms,omitempty"`
 	ServerDecodeTPS float64          `json:"decode_tps,omitempty"`
 	LlamaCppTimings *LlamaCppTimings `json:"timings,omitempty"`
+	VLLMMetrics     *VLLMMetrics     `json:"metrics,omitempty"`
 }
 
 func toJSON(r *Result) requestJSON {
@@ -84,6 +87,7 @@ func toJSON(r *Result) requestJSON {
 			j.ITLms = append(j.ITLms, ms(g))
 		}
 		j.setPhases(r.Phases())
+		j.Breakdown = r.Breakdown()
 	}
 	if o := r.Ollama; o != nil {
 		j.Server = &serverTimes{Engine: "ollama", TotalMS: ms(o.TotalDuration), LoadMS: ms(o.LoadDuration),
@@ -92,6 +96,12 @@ func toJSON(r *Result) requestJSON {
 	}
 	if t := r.LlamaCpp; t != nil {
 		j.Server = &serverTimes{Engine: "llamacpp", LlamaCppTimings: t, ServerDecodeTPS: t.PredictedPerSecond}
+	}
+	if v := r.VLLM; v != nil && j.Server == nil {
+		j.Server = &serverTimes{Engine: "vllm", VLLMMetrics: v}
+		if v.TokensPerSecond != nil {
+			j.Server.ServerDecodeTPS = *v.TokensPerSecond
+		}
 	}
 	return j
 }
@@ -426,6 +436,20 @@ func (rp *report) table(s summaryJSON) error {
 	}
 	if len(server) > 0 {
 		fmt.Fprintf(b, "\nserver-side timings (the engine's own clock, next to ours):\n%s\n", strings.Join(server, "\n"))
+	}
+	var spent []string
+	for i, r := range rp.results {
+		if _, ok := r.phasesOf(); !ok || !r.OK {
+			continue
+		}
+		parts := make([]string, 0, len(rows[i].Breakdown))
+		for _, p := range rows[i].Breakdown {
+			parts = append(parts, fmt.Sprintf("%s %.1f", p.Part, p.MS))
+		}
+		spent = append(spent, fmt.Sprintf("  #%d %s ms", r.Seq, strings.Join(parts, " · ")))
+	}
+	if len(spent) > 0 {
+		fmt.Fprintf(b, "\nwhere the time went (dns/connect/tls before start; outside_* = ours − the engine's: network, gateway, tokenisation):\n%s\n", strings.Join(spent, "\n"))
 	}
 	if len(warnings) > 0 {
 		b.WriteString("\nwarnings:\n")

@@ -29,6 +29,7 @@ type meter struct {
 	frames        int // events parsed, token-bearing or not
 	ollama        *OllamaTimings
 	llamaCpp      *LlamaCppTimings
+	vllm          *VLLMMetrics
 	reasoning     int // server's count of reasoning tokens
 	hasReasoning  bool
 }
@@ -78,6 +79,9 @@ func (m *meter) add(at time.Duration, ev *Event) {
 	if ev.LlamaCpp != nil {
 		m.llamaCpp = ev.LlamaCpp
 	}
+	if ev.VLLM != nil {
+		m.vllm = ev.VLLM
+	}
 	m.done = m.done || ev.Done
 	m.finished = m.finished || ev.Finished
 }
@@ -97,7 +101,7 @@ func (m *meter) finish(res *Result) *Result {
 	res.EventOffsets, res.EventParts = m.offsets, m.parts
 	res.ReasoningReported, res.HasReasoningReported = m.reasoning, m.hasReasoning
 	res.PromptTokens = m.prompt
-	res.Ollama, res.LlamaCpp = m.ollama, m.llamaCpp
+	res.Ollama, res.LlamaCpp, res.VLLM = m.ollama, m.llamaCpp, m.vllm
 	res.OutputTokens, res.TokensSource = res.Events, TokensEvents
 	if m.hasCum && m.cum > 0 {
 		res.OutputTokens, res.TokensSource = m.cum, m.src

@@ -38,13 +38,17 @@ func (openAIChat) BuildRequest(s RequestSpec) ([]byte, error) {
 		Seed          *int64         `json:"seed,omitempty"`
 		Stream        bool           `json:"stream"`
 		StreamOptions *streamOptions `json:"stream_options,omitempty"`
+		// vLLM's per-request metrics (sent only when asked: strict
+		// servers reject unknown fields).
+		IncludeMetrics bool `json:"include_metrics,omitempty"`
 	}{
-		Model:       s.Model,
-		Messages:    []chatMessage{{Role: "user", Content: s.Prompt}},
-		MaxTokens:   s.MaxTokens,
-		Temperature: s.Temperature,
-		Seed:        s.Seed,
-		Stream:      true,
+		Model:          s.Model,
+		Messages:       []chatMessage{{Role: "user", Content: s.Prompt}},
+		MaxTokens:      s.MaxTokens,
+		Temperature:    s.Temperature,
+		Seed:           s.Seed,
+		Stream:         true,
+		IncludeMetrics: s.IncludeMetrics,
 	}
 	if s.IncludeUsage {
 		// Without it the count of output tokens is only an estimate.
@@ -81,6 +85,7 @@ type openAIChunk struct {
 		} `json:"completion_tokens_details"`
 	} `json:"usage"`
 	Timings *LlamaCppTimings `json:"timings"`
+	Metrics *VLLMMetrics     `json:"metrics"`
 	Error   json.RawMessage  `json:"error"`
 }
 
@@ -202,7 +207,7 @@ func (p *openAIParser) ParseEvent(_, data []byte) (Event, error) {
 			ev.ReasoningTokens, ev.HasReasoning = *reasoning, true
 		}
 	}
-	ev.LlamaCpp = c.Timings
+	ev.LlamaCpp, ev.VLLM = c.Timings, c.Metrics
 	return ev, nil
 }
 

@@ -22,6 +22,8 @@ type RequestSpec struct {
 	Temperature  float64
 	Seed         *int64
 	IncludeUsage bool // ask for a final usage chunk where the protocol needs asking
+	// IncludeMetrics asks vLLM for its per-request metrics object.
+	IncludeMetrics bool
 }
 
 // Protocol is one wire format. Implementations are stateless and shared
@@ -82,6 +84,7 @@ type Event struct {
 	// Server-side timings reported by the engine.
 	Ollama   *OllamaTimings
 	LlamaCpp *LlamaCppTimings
+	VLLM     *VLLMMetrics
 }
 
 // Part is a kind of output text. An event may carry several (one chunk
@@ -133,6 +136,18 @@ type LlamaCppTimings struct {
 	PredictedPerTokenMS float64 `json:"predicted_per_token_ms"`
 	PredictedPerSecond  float64 `json:"predicted_per_second"`
 	CacheN              int     `json:"cache_n,omitempty"`
+}
+
+// VLLMMetrics is the `metrics` object vLLM adds to a response when started
+// with --enable-per-request-metrics and asked with include_metrics
+// (milliseconds; nil fields were not sent). Its TTFT counts from the
+// request's scheduling, so it excludes the queue.
+type VLLMMetrics struct {
+	TimeToFirstTokenMS *float64 `json:"time_to_first_token_ms,omitempty"`
+	GenerationTimeMS   *float64 `json:"generation_time_ms,omitempty"`
+	QueueTimeMS        *float64 `json:"queue_time_ms,omitempty"`
+	MeanITLMS          *float64 `json:"mean_itl_ms,omitempty"`
+	TokensPerSecond    *float64 `json:"tokens_per_second,omitempty"`
 }
 
 // protocolFor returns the implementation of an API.

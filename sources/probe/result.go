@@ -49,6 +49,7 @@ type Result struct {
 
 	Ollama   *OllamaTimings   // server-side durations (Ollama)
 	LlamaCpp *LlamaCppTimings // server-side timings (llama.cpp)
+	VLLM     *VLLMMetrics     // per-request metrics (vLLM --enable-per-request-metrics)
 	Warnings []string
 }
 
@@ -132,6 +133,7 @@ func (r *Result) Record() telemetry.ProbeRecord {
 	if ph.HasAnswerTPOT {
 		rec.AnswerTPOTms = ms(ph.AnswerTPOT)
 	}
+	rec.Breakdown = r.Breakdown()
 	return rec
 }
 
