@@ -168,11 +168,13 @@ type summaryJSON struct {
 	P90TTFAms    *float64 `json:"p90_ttfa_ms"`
 	P99TTFAms    *float64 `json:"p99_ttfa_ms"`
 	// Reasoning and answer tokens of the completed requests whose phases
-	// are known; estimated when any count is (reasoning_tokens_estimated).
-	TotalReasoningTokens *int          `json:"total_reasoning_tokens,omitempty"`
-	TotalAnswerTokens    *int          `json:"total_answer_tokens,omitempty"`
-	EstimatedPhaseCounts int           `json:"estimated_phase_counts,omitempty"`
-	Requests             []requestJSON `json:"requests,omitempty"`
+	// are known; estimated_phase_counts says how many splits are estimates.
+	TotalReasoningTokens *int `json:"total_reasoning_tokens,omitempty"`
+	TotalAnswerTokens    *int `json:"total_answer_tokens,omitempty"`
+	EstimatedPhaseCounts int  `json:"estimated_phase_counts,omitempty"`
+	// Goodput against the --slo-* bounds (absent when none is set).
+	Goodput  *Goodput      `json:"goodput,omitempty"`
+	Requests []requestJSON `json:"requests,omitempty"`
 }
 
 // stats are mean, median, p90, p99 of samples (nil each when empty).
@@ -212,7 +214,7 @@ func csvHeader() []string {
 		"ttfb_ms", "reused", "status", "error_kind", "error",
 		// Appended, so scripts reading the columns above by position keep working.
 		"ttfa_ms", "first_tool_call_ms", "reasoning_tokens", "answer_tokens", "phase_tokens_source",
-		"reasoning_tpot_ms", "answer_tpot_ms"}
+		"reasoning_tpot_ms", "answer_tpot_ms", "good"}
 }
 
 // add records a finished request; JSONL and CSV print it at once.
@@ -231,7 +233,7 @@ func (rp *report) add(r *Result) error {
 				return err
 			}
 		}
-		if err := rp.csv.Write(csvRow(r)); err != nil {
+		if err := rp.csv.Write(rp.csvRow(r)); err != nil {
 			return err
 		}
 		rp.csv.Flush()
@@ -240,7 +242,7 @@ func (rp *report) add(r *Result) error {
 	return nil
 }
 
-func csvRow(r *Result) []string {
+func (rp *report) csvRow(r *Result) []string {
 	j := toJSON(r)
 	f := func(p *float64) string {
 		if p == nil {
@@ -261,7 +263,16 @@ func csvRow(r *Result) []string {
 		strconv.Itoa(j.Events), strings.Join(tpe, " "), strings.Join(itl, " "), f(ptr(j.ConnectMS)), f(ptr(j.TLSms)),
 		f(ptr(j.TTFBms)), strconv.FormatBool(j.Reused), strconv.Itoa(j.Status), j.ErrorKind, j.Error,
 		f(j.TTFAms), f(j.FirstToolCallms), optInt(j.ReasoningTokens), optInt(j.AnswerTokens), j.PhaseTokensSource,
-		f(j.ReasoningTPOTms), f(j.AnswerTPOTms)}
+		f(j.ReasoningTPOTms), f(j.AnswerTPOTms), rp.good(r)}
+}
+
+// good is the goodput verdict of one request: "" without bounds.
+func (rp *report) good(r *Result) string {
+	if len(rp.cfg.bounds) == 0 {
+		return ""
+	}
+	rec := r.Record()
+	return strconv.FormatBool(rp.cfg.bounds.Good(&rec))
 }
 
 // optInt is "" for an unknown count, never "0".
@@ -314,6 +325,11 @@ func (rp *report) summary() summaryJSON {
 		// over the wall time of the run.
 		s.OutputThroughput = float64(s.TotalOutputTokens) / rp.duration.Seconds()
 	}
+	records := make([]telemetry.ProbeRecord, len(rp.results))
+	for i, r := range rp.results {
+		records[i] = r.Record()
+	}
+	s.Goodput = GoodputOf(records, rp.cfg.bounds, rp.duration)
 	t := statsOf(ttft)
 	s.MeanTTFTms, s.MedianTTFTms, s.P90TTFTms, s.P99TTFTms = t[0], t[1], t[2], t[3]
 	t = statsOf(ttfa)
@@ -466,6 +482,9 @@ func (rp *report) table(s summaryJSON) error {
 		s.DurationS, s.OutputThroughput)
 	if s.EstimatedCounts > 0 {
 		fmt.Fprintf(b, "  (%d token counts estimated from events, marked ~)", s.EstimatedCounts)
+	}
+	if s.Goodput != nil {
+		fmt.Fprintf(b, "\n%s", s.Goodput.Text())
 	}
 	if phases && s.TotalReasoningTokens != nil {
 		fmt.Fprintf(b, "\nreasoning_tokens %d  answer_tokens %d", *s.TotalReasoningTokens, *s.TotalAnswerTokens)
