@@ -27,7 +27,8 @@ const Definitions = `Probe definitions (monotonic clock; start = just before the
   tok/s    decode rate (n − 1) / (E2E − TTFT)
   TTFB     first response header byte − start (not a token)
   TTFA     first token-bearing event with answer text or a tool call − start: after the reasoning
-           of a model that thinks first (reasoning_content, thinking, …), = TTFT without reasoning
+           of a model that thinks first (reasoning_content, thinking, a leading <think>…</think>),
+           = TTFT without reasoning
   tool_ms  first token-bearing event with tool-call arguments − start
   reasoning_tok, answer_tok  output tokens of each phase, summing to n: the server's reasoning
            count (usage details), else from tokens per event, else n shared by each phase's

@@ -32,6 +32,7 @@ type meter struct {
 	vllm          *VLLMMetrics
 	reasoning     int // server's count of reasoning tokens
 	hasReasoning  bool
+	think         thinkTags
 }
 
 func newMeter(maxTokens int) *meter {
@@ -44,7 +45,15 @@ func newMeter(maxTokens int) *meter {
 func (m *meter) add(at time.Duration, ev *Event) {
 	if ev.Text != "" {
 		m.offsets = append(m.offsets, at)
-		m.parts = append(m.parts, cmp.Or(ev.Parts, PartAnswer))
+		part := cmp.Or(ev.Parts, PartAnswer)
+		if part == PartAnswer && m.think.state != thinkDone {
+			var relabel []int
+			part, relabel = m.think.classify(len(m.parts), ev.Text)
+			for _, i := range relabel {
+				m.parts[i] = PartReasoning
+			}
+		}
+		m.parts = append(m.parts, part)
 		switch {
 		case ev.EventTokens > 0:
 			m.perEvent = append(m.perEvent, ev.EventTokens)

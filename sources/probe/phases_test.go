@@ -184,3 +184,49 @@ func TestPhasesEstimatesAndInterleaving(t *testing.T) {
 		t.Error("a failed result has phases")
 	}
 }
+
+// TestThinkTags: a model served without a reasoning parser streams its
+// reasoning as answer text between <think> and </think>; the tags make it
+// reasoning, even split across events (llama.cpp's native /completion).
+func TestThinkTags(t *testing.T) {
+	native := func(content string) string {
+		return `{"content":` + quote(content) + `,"tokens":[1],"stop":false}`
+	}
+	for _, c := range []struct {
+		name      string
+		contents  []string
+		firstAns  int
+		reasoning int
+		answer    int
+	}{
+		{"whole tags", []string{"<think>", "\nLet", " me", "</think>", "\n\nHello", " world"}, 4, 4, 2},
+		{"split tags", []string{"\n<th", "ink>Hm", "m</thi", "nk>The", " end"}, 3, 3, 2},
+		{"no tags", []string{"Hello", " <think>", " world"}, 0, 0, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			steps := []step{}
+			for _, s := range c.contents {
+				steps = append(steps, step{wait: 2 * time.Millisecond, data: sseData(native(s))})
+			}
+			steps = append(steps, step{data: sseData(`{"content":"","stop":true,"timings":{"predicted_n":` + itoa(len(c.contents)) + `}}`)})
+			srv := server(t, scripted("text/event-stream", steps))
+			r := probeOnce(t, Options{URL: srv.URL, API: LlamaCpp})
+			if !r.OK {
+				t.Fatalf("%s: %s", r.ErrorKind, r.Err)
+			}
+			ph := r.Phases()
+			if !ph.HasAnswer || ph.TTFA != r.EventOffsets[c.firstAns] {
+				t.Errorf("TTFA %v, want event %d at %v", ph.TTFA, c.firstAns, r.EventOffsets[c.firstAns])
+			}
+			if c.reasoning == 0 {
+				if ph.Split || ph.Answer != c.answer {
+					t.Errorf("no tags: %+v", ph)
+				}
+				return
+			}
+			if !ph.Split || ph.Reasoning != c.reasoning || ph.Answer != c.answer || ph.TokensSource != TokensEngine {
+				t.Errorf("phases %+v, want %d reasoning + %d answer tokens (engine)", ph, c.reasoning, c.answer)
+			}
+		})
+	}
+}
