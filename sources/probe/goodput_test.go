@@ -20,7 +20,7 @@ func TestGoodputOf(t *testing.T) {
 		{OK: true, TTFTms: 600, TPOTms: 20, E2Ems: 1400, OutputTokens: 40, TokensSource: "usage"}, // TTFT over
 		{OK: true, TTFTms: 100, TPOTms: 51, E2Ems: 2100, OutputTokens: 40, TokensSource: "usage"}, // TPOT over
 		{OK: true, TTFTms: 500, E2Ems: 500, OutputTokens: 1, TokensSource: "events"},              // at the bound, no TPOT: good
-		{OK: false, ErrorKind: "timeout"},                                                          // failed: not good
+		{OK: false, ErrorKind: "timeout"}, // failed: not good
 	}
 	g := GoodputOf(recs, b, 2*time.Second)
 	if g.Requests != 5 || g.Good != 2 || g.Share != 0.4 || g.GoodOutputTokens != 41 || g.GoodOutputThroughput != 20.5 ||
