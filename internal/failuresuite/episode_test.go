@@ -26,22 +26,31 @@ type watchers struct {
 	endpoint string
 }
 
+// healthyFor is how long an endpoint is watched healthy before it is made
+// to fail: a full default availability window (1 m) of good probes, which
+// the failures must outweigh, as in production. (Fewer good probes would
+// let the alert fire sooner than it ever does for a long-healthy server.)
+const healthyFor = time.Minute
+
 // startWatchers starts both dashboards on url with extra flags, and waits
-// until both show the endpoint healthy: a live client TTFT in JSON, the
-// endpoint's row on screen.
-func startWatchers(t *testing.T, url, endpoint string, flags ...string) watchers {
+// until both show the endpoint healthy (a live client TTFT in JSON, the
+// endpoint's row with figures on screen), then, when healthy is not 0,
+// until JSON shows it healthy that much later.
+func startWatchers(t *testing.T, url, endpoint string, healthy time.Duration, flags ...string) watchers {
 	t.Helper()
 	w := watchers{am: startAlertmanager(t), endpoint: endpoint}
 	bin := tokentopBinary(t)
 	w.term = startTerminal(t, append(append([]string{bin, url}, flags...), "--webhook", w.am.webhookURL())...)
 	w.hl = startHeadless(t, "dashboard", append([]string{url}, flags...)...)
-	w.hl.mustWaitDoc(t, time.Time{}, 60*time.Second, "the endpoint with a live client TTFT", func(d snapshotDoc) bool {
-		return clientLive(d, endpoint, sigTTFT)
-	})
+	live := func(d snapshotDoc) bool { return clientLive(d, endpoint, sigTTFT) }
+	first := w.hl.mustWaitDoc(t, time.Time{}, 60*time.Second, "the endpoint with a live client TTFT", live)
 	w.term.mustWaitScreen(30*time.Second, "the endpoint's row with figures", func(s string) bool {
 		row, ok := tableRow(s, endpoint)
 		return ok && latencyPair.MatchString(row)
 	})
+	if healthy > 0 {
+		w.hl.mustWaitDoc(t, first.got.Add(healthy), healthy+30*time.Second, "the endpoint still healthy "+healthy.String()+" later", live)
+	}
 	return w
 }
 
@@ -99,7 +108,8 @@ var (
 	resolvedKeys = []string{"json_resolved_after", "screen_resolved_after", "am_ended_after"}
 )
 
-// TestServerKilled is Proof 1: the server is killed (kill -9) → the
+// TestServerKilled is Proof 1: the server, healthy for a minute, is
+// killed (kill -9) → the
 // endpoint's availability alert is FIRING on screen and in the headless
 // JSON, and reaches a real Alertmanager, within 60 s at --interval 2s;
 // the server comes back on the same port → the alert resolves: a RESOLVED
@@ -109,7 +119,7 @@ func TestServerKilled(t *testing.T) {
 	simArgs := []string{"--model", "dead-m:1b", "--load", "1"}
 	sim := startSim(t, "127.0.0.1:0", simArgs...)
 	endpoint := sim.addr + "/dead-m"
-	w := startWatchers(t, sim.url, endpoint, "--interval", "2s")
+	w := startWatchers(t, sim.url, endpoint, healthyFor, "--interval", "2s")
 
 	killedAt := time.Now()
 	sim.proc.kill(t)
@@ -140,17 +150,18 @@ func TestServerKilled(t *testing.T) {
 }
 
 // TestServerKilledDefaultInterval is Proof 1 at the default probe
-// interval (no --interval, no --slo-* flag): the default availability
-// objective fires within 60 s of the kill, in JSON and in Alertmanager.
+// interval (no --interval, no --slo-* flag): the server, healthy for a
+// minute, is killed → the default availability objective fires within
+// 60 s, in JSON and in Alertmanager.
 func TestServerKilledDefaultInterval(t *testing.T) {
 	t.Parallel()
 	sim := startSim(t, "127.0.0.1:0", "--model", "dflt-m:1b", "--load", "0")
 	endpoint := sim.addr + "/dflt-m"
 	am := startAlertmanager(t)
 	hl := startHeadless(t, "dashboard", sim.url, "--webhook", am.webhookURL())
-	hl.mustWaitDoc(t, time.Time{}, 60*time.Second, "the endpoint with a live client TTFT", func(d snapshotDoc) bool {
-		return clientLive(d, endpoint, sigTTFT)
-	})
+	live := func(d snapshotDoc) bool { return clientLive(d, endpoint, sigTTFT) }
+	first := hl.mustWaitDoc(t, time.Time{}, 60*time.Second, "the endpoint with a live client TTFT", live)
+	hl.mustWaitDoc(t, first.got.Add(healthyFor), healthyFor+30*time.Second, "the endpoint still healthy a minute later", live)
 	killedAt := time.Now()
 	sim.proc.kill(t)
 	seen := watch(firingWait, killedAt,
@@ -161,18 +172,21 @@ func TestServerKilledDefaultInterval(t *testing.T) {
 }
 
 // TestOutage503 is Proof 2: a simulator outage (every request 503 for
-// 60 s) → the availability alert is FIRING on screen, in JSON and in
+// 60 s, after 80 s of good service) → the availability alert is FIRING on screen, in JSON and in
 // Alertmanager within 60 s of its start; during it no client latency is
 // shown live (JSON: the probe figures are in an error state; screen: the
 // row shows ERROR and no latency pair); after it the alert resolves with
 // a RESOLVED entry and ends in Alertmanager.
 func TestOutage503(t *testing.T) {
 	t.Parallel()
-	const outageAt, outageFor = 25 * time.Second, 60 * time.Second
+	// The outage starts once the dashboards have seen more than a full
+	// availability window of good probes (they are ready a few seconds
+	// after the simulator).
+	const outageAt, outageFor = healthyFor + 20*time.Second, 60 * time.Second
 	sim := startSim(t, "127.0.0.1:0", "--model", "out-m:1b", "--load", "1",
 		"--event", "outage@"+outageAt.String()+",for="+outageFor.String())
 	endpoint := sim.addr + "/out-m"
-	w := startWatchers(t, sim.url, endpoint, "--interval", "2s")
+	w := startWatchers(t, sim.url, endpoint, 0, "--interval", "2s")
 	// The scenario clock starts between launch and banner: time from the
 	// earliest possible start (conservative for the 60 s bound), judge
 	// "during" from the latest.

@@ -13,9 +13,24 @@ import (
 	"time"
 )
 
-// TestMain removes the binary the scenarios built, once they are done.
+// defaultParallel is how many scenarios run at once unless -parallel is
+// given: they spend their time waiting for wall-clock behaviour (an alert's
+// "for", a store's lag), not computing, so GOMAXPROCS (the default, 2 on a
+// two-core machine) would only make the suite several minutes longer.
+const defaultParallel = "8"
+
+// TestMain raises -parallel (unless given), and removes the binary the
+// scenarios built once they are done.
 func TestMain(m *testing.M) {
 	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", defaultParallel); err != nil {
+			fmt.Fprintf(os.Stderr, "failuresuite: -parallel %s: %v\n", defaultParallel, err)
+			os.Exit(2)
+		}
+	}
 	code := m.Run()
 	if err := os.RemoveAll(buildDir()); err != nil {
 		fmt.Fprintf(os.Stderr, "failuresuite: removing %s: %v\n", buildDir(), err)
@@ -36,9 +51,19 @@ func buildDir() string {
 // two-core machine takes a few minutes.
 const buildTimeout = 6 * time.Minute
 
+// binaryEnv, when set, names a tokentop binary to test instead of
+// building ./cmd/tokentop (a release build, another branch's).
+const binaryEnv = "FAILURESUITE_TOKENTOP"
+
 // builtBinary builds ./cmd/tokentop once per test process; every scenario
 // shares the result (or the error).
 var builtBinary = sync.OnceValues(func() (string, error) {
+	if p := os.Getenv(binaryEnv); p != "" {
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return "", fmt.Errorf("%s=%s is not an executable file", binaryEnv, p)
+		}
+		return p, nil
+	}
 	dir := buildDir()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err

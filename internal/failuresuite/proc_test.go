@@ -153,7 +153,7 @@ func (p *process) cleanup(t testing.TB, grace time.Duration) {
 	}
 	if t.Failed() {
 		t.Logf("%s (%s) stderr, last lines:\n%s", p.name, p.cmd, p.stderr.Tail(30, 600))
-		t.Logf("%s stdout, last lines:\n%s", p.name, p.stdout.Tail(8, 1500))
+		t.Logf("%s stdout, last lines:\n%s", p.name, p.stdout.Tail(3, 600))
 	}
 }
 

@@ -19,6 +19,20 @@ type recordedLine struct {
 	At       time.Time      `json:"at"`
 	Endpoint string         `json:"endpoint"`
 	Probe    *recordedProbe `json:"probe"`
+	// State marks a repeat of an earlier observation (a segment's
+	// preamble): not new data.
+	State bool `json:"state"`
+}
+
+// observed reports whether the line is something that happened then (an
+// observation or an alert transition), not bookkeeping (the header,
+// index checkpoints, settings, preamble repeats).
+func (l recordedLine) observed() bool {
+	switch l.Kind {
+	case "header", "checkpoint", "settings", "":
+		return false
+	}
+	return !l.State && !l.At.IsZero()
 }
 
 type recordedProbe struct {
@@ -95,10 +109,10 @@ func readRecording(path string) (recordingRead, error) {
 	return out, nil
 }
 
-// span is the time of the first and the last timed line.
+// span is the time of the first and the last observation.
 func (r recordingRead) span() (first, last time.Time) {
 	for _, l := range r.lines {
-		if l.At.IsZero() {
+		if !l.observed() {
 			continue
 		}
 		if first.IsZero() || l.At.Before(first) {
@@ -115,7 +129,7 @@ func (r recordingRead) span() (first, last time.Time) {
 func (r recordingRead) probes(endpoint string) []recordedProbe {
 	var out []recordedProbe
 	for _, l := range r.lines {
-		if l.Kind == "probe" && l.Probe != nil && l.Endpoint == endpoint {
+		if l.Kind == "probe" && l.Probe != nil && l.Endpoint == endpoint && !l.State {
 			out = append(out, *l.Probe)
 		}
 	}

@@ -188,17 +188,15 @@ func headerOf(screen string) string {
 	return strings.Join(lines, "\n")
 }
 
-// endpointColumn is how many characters of an endpoint's name the alerts
-// pane shows at screenWidth (the name is cut with an ellipsis beyond).
-const endpointColumn = 27
-
-// shown is the part of name a cut column still shows.
-func shown(name string, width int) string {
-	r := []rune(name)
-	if len(r) > width {
-		r = r[:width]
+// names reports whether a screen line names the endpoint: in full, or as
+// a column cut in the middle keeps it (its start and its model, the
+// distinguishing tail).
+func names(ln, endpoint string) bool {
+	if strings.Contains(ln, endpoint) {
+		return true
 	}
-	return string(r)
+	i := strings.LastIndexByte(endpoint, '/')
+	return i > 6 && strings.Contains(ln, endpoint[:6]) && strings.Contains(ln, endpoint[i:])
 }
 
 // alertLine finds an alerts-pane line of the given state word (FIRING,
@@ -206,7 +204,7 @@ func shown(name string, width int) string {
 func alertLine(screen, state, endpoint string, objective func(string) bool) (string, bool) {
 	for _, ln := range strings.Split(screen, "\n") {
 		s := strings.TrimLeft(ln, " ▸>")
-		if !strings.HasPrefix(s, state+" ") || !strings.Contains(s, shown(endpoint, endpointColumn)) {
+		if !strings.HasPrefix(s, state+" ") || !names(s, endpoint) {
 			continue
 		}
 		for _, f := range strings.Fields(s) {
@@ -251,7 +249,7 @@ func tableRow(screen, endpoint string) (string, bool) {
 			continue
 		}
 		for _, row := range lines[i+1:] {
-			if strings.Contains(row, shown(endpoint, endpointColumn)) {
+			if names(row, endpoint) {
 				return row, true
 			}
 		}
