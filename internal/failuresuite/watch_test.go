@@ -17,16 +17,18 @@ type observation struct {
 }
 
 // watch polls every observation together, every 500 ms, until all have
-// held or limit passes, so each is timed on its own. It returns, for
-// those that held, when since start they were first seen.
+// held or limit after start passes (start may lie ahead: an outage
+// scheduled to begin), so each is timed on its own. What holds before
+// start does not count. It returns, for those that held, when since start
+// they were first seen.
 func watch(limit time.Duration, start time.Time, obs ...observation) map[string]time.Duration {
 	seen := map[string]time.Duration{}
-	eventually(limit, 500*time.Millisecond, func() bool {
+	eventually(time.Until(start.Add(limit)), 500*time.Millisecond, func() bool {
 		for _, o := range obs {
 			if _, done := seen[o.name]; done {
 				continue
 			}
-			if at, ok := o.check(); ok {
+			if at, ok := o.check(); ok && !at.Before(start) {
 				seen[o.name] = at.Sub(start)
 			}
 		}
