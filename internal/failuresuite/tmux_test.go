@@ -35,8 +35,11 @@ type terminal struct {
 	sock    string
 	session string
 	pid     int // the program's pid (tmux's pane_pid)
-	mu      sync.Mutex
-	shots   []capture
+	// serverPID is the tmux server's: it is not the test's child, so its
+	// end is watched in /proc.
+	serverPID int
+	mu        sync.Mutex
+	shots     []capture
 }
 
 // startTerminal runs argv (the tokentop binary first) in a new detached
@@ -62,12 +65,12 @@ func startTerminal(t *testing.T, argv ...string) *terminal {
 			t.Errorf("removing %s: %v", dir, err)
 		}
 	})
-	out, err := term.run("display-message", "-p", "-t", term.session, "#{pane_pid}")
+	out, err := term.run("display-message", "-p", "-t", term.session, "#{pane_pid} #{pid}")
 	if err != nil {
 		t.Fatalf("tmux display-message: %v: %s", err, out)
 	}
-	if term.pid, err = strconv.Atoi(strings.TrimSpace(out)); err != nil {
-		t.Fatalf("tmux pane_pid %q: %v", out, err)
+	if _, err := fmt.Sscan(out, &term.pid, &term.serverPID); err != nil {
+		t.Fatalf("tmux pane_pid and pid %q: %v", out, err)
 	}
 	return term
 }
@@ -175,6 +178,11 @@ func (s *terminal) stop() {
 	if out, err := s.run("kill-server"); err != nil && !strings.Contains(out, "no server running") &&
 		!strings.Contains(out, "error connecting") && !strings.Contains(out, "No such file") {
 		s.t.Errorf("tmux kill-server: %v: %s", err, out)
+	}
+	if s.serverPID > 0 {
+		if _, ok := eventually(10*time.Second, 100*time.Millisecond, func() bool { return !processAlive(s.serverPID) }); !ok {
+			s.t.Errorf("the tmux server (pid %d) still runs 10 s after kill-server", s.serverPID)
+		}
 	}
 }
 
