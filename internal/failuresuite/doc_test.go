@@ -2,7 +2,9 @@ package failuresuite
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -184,6 +186,21 @@ func anyFigure(e endpointDoc, sig string) (figureDoc, bool) {
 		}
 	}
 	return figureDoc{}, false
+}
+
+// String says a figure in one line, for failure messages.
+func (f figureDoc) String() string {
+	num := func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(*p, 'g', 4, 64)
+	}
+	s := fmt.Sprintf("%s p50=%s p99=%s value=%s%s from %s", f.State, num(f.P50), num(f.P99), num(f.Value), f.Unit, f.Source)
+	if f.Error != "" {
+		s += " (" + f.Error + ")"
+	}
+	return s
 }
 
 // hasNumber reports whether a figure carries a value.

@@ -109,11 +109,11 @@ var (
 )
 
 // TestServerKilled is Proof 1: the server, healthy for a minute, is
-// killed (kill -9) → the
-// endpoint's availability alert is FIRING on screen and in the headless
-// JSON, and reaches a real Alertmanager, within 60 s at --interval 2s;
-// the server comes back on the same port → the alert resolves: a RESOLVED
-// entry on screen and in JSON, and the alert ends in Alertmanager.
+// killed (kill -9) → the endpoint's availability alert is FIRING on screen
+// and in the headless JSON, and reaches a real Alertmanager, within 60 s
+// at --interval 2s; the server comes back on the same port → the alert
+// resolves: a RESOLVED entry on screen and in JSON, and the alert ends in
+// Alertmanager.
 func TestServerKilled(t *testing.T) {
 	t.Parallel()
 	simArgs := []string{"--model", "dead-m:1b", "--load", "1"}
@@ -125,7 +125,7 @@ func TestServerKilled(t *testing.T) {
 	sim.proc.kill(t)
 	fired := watch(firingWait, killedAt, w.firingObservations(killedAt)...)
 	requireWithin(t, "server killed", firingBound, fired, firingKeys...)
-	if t.Failed() {
+	if _, ok := fired["json_firing_after"]; !ok {
 		measured(t, "server-killed interval=2s", fired, firingKeys...)
 		return // nothing fired: there is nothing to resolve
 	}
@@ -133,7 +133,7 @@ func TestServerKilled(t *testing.T) {
 	for _, r := range w.hl.between(killedAt.Add(6*time.Second), time.Now()) {
 		if ep, ok := endpointOf(r.doc, endpoint); ok {
 			if f, ok := clientFigure(ep, sigTTFT); ok && f.liveNumber() {
-				t.Errorf("%s after the kill: client TTFT is a live number (%v ms) from %s", secs(r.got.Sub(killedAt)), *f.P50, f.Source)
+				t.Errorf("%s after the kill: client TTFT is a live number: %s", secs(r.got.Sub(killedAt)), f)
 				break
 			}
 		}
@@ -172,11 +172,11 @@ func TestServerKilledDefaultInterval(t *testing.T) {
 }
 
 // TestOutage503 is Proof 2: a simulator outage (every request 503 for
-// 60 s, after 80 s of good service) → the availability alert is FIRING on screen, in JSON and in
-// Alertmanager within 60 s of its start; during it no client latency is
-// shown live (JSON: the probe figures are in an error state; screen: the
-// row shows ERROR and no latency pair); after it the alert resolves with
-// a RESOLVED entry and ends in Alertmanager.
+// 60 s, after 80 s of good service) → the availability alert is FIRING on
+// screen, in JSON and in Alertmanager within 60 s of its start; during it
+// no client latency is shown live (JSON: the probe figures are in an
+// error state; screen: the row shows ERROR and no latency pair); after it
+// the alert resolves with a RESOLVED entry and ends in Alertmanager.
 func TestOutage503(t *testing.T) {
 	t.Parallel()
 	// The outage starts once the dashboards have seen more than a full
@@ -242,12 +242,12 @@ func checkOutageShown(t *testing.T, w watchers, from, to time.Time) {
 		for _, sig := range []string{sigTTFT, sigTPOT} {
 			f, ok := clientFigure(ep, sig)
 			if !ok || !f.failing() {
-				t.Errorf("document at %s, during the outage: client %s is %+v (present %v), want an error state", r.doc.At.Format(time.RFC3339), sig, f, ok)
+				t.Errorf("document at %s, during the outage: client %s is %s (present %v), want an error state", r.doc.At.Format(time.RFC3339), sig, f, ok)
 				return
 			}
 		}
 		if f, ok := clientFigure(ep, "error_rate"); !ok || f.Value == nil || *f.Value <= 0 {
-			t.Errorf("document at %s, during the outage: client error rate is %+v (present %v), want a value above 0", r.doc.At.Format(time.RFC3339), f, ok)
+			t.Errorf("document at %s, during the outage: client error rate is %s (present %v), want a value above 0", r.doc.At.Format(time.RFC3339), f, ok)
 			return
 		}
 	}
