@@ -50,7 +50,9 @@ func startFake(t *testing.T, b misbehaviour) *fakeServer {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/models", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"object":"list","data":[{"id":%q,"object":"model","owned_by":"test"}]}`, fakeModel)
+		if _, err := fmt.Fprintf(w, `{"object":"list","data":[{"id":%q,"object":"model","owned_by":"test"}]}`, fakeModel); err != nil {
+			return // the client left; nothing to tell it
+		}
 	})
 	mux.HandleFunc("/v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
 		f.requests.Add(1)
@@ -152,7 +154,9 @@ func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request, b misbehaviou
 				return
 			}
 		}
-		send("data: [DONE]\n\n")
+		if !send("data: [DONE]\n\n") {
+			return
+		}
 	}
 }
 
