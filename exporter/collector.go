@@ -10,6 +10,7 @@ import (
 type probeCollector struct {
 	e        *Exporter
 	ttft     *prometheus.Desc
+	ttfa     *prometheus.Desc
 	tpot     *prometheus.Desc
 	itl      *prometheus.Desc
 	e2e      *prometheus.Desc
@@ -26,6 +27,8 @@ func newProbeCollector(e *Exporter) *probeCollector {
 		e: e,
 		ttft: prometheus.NewDesc("tokentop_probe_ttft_seconds",
 			"Time to first token seen by tokentop's probe: first token-bearing event minus request start. Buckets as vllm:time_to_first_token_seconds.", ep, nil),
+		ttfa: prometheus.NewDesc("tokentop_probe_ttfa_seconds",
+			"Time to first answer token seen by the probe: first event carrying answer text or a tool call minus request start, after any reasoning (equal to TTFT for a model that does not reason first); requests without an answer are not observed. Buckets as vllm:time_to_first_token_seconds.", ep, nil),
 		tpot: prometheus.NewDesc("tokentop_probe_tpot_seconds",
 			"Time per output token seen by the probe: (E2E - TTFT) / (output tokens - 1), one observation per request with more than one token. Buckets as vllm:request_time_per_output_token_seconds.", ep, nil),
 		itl: prometheus.NewDesc("tokentop_probe_itl_seconds",
@@ -47,7 +50,7 @@ func newProbeCollector(e *Exporter) *probeCollector {
 
 // Describe sends the fixed descriptors.
 func (c *probeCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.ttft, c.tpot, c.itl, c.e2e, c.tokens, c.requests, c.success, c.lastAt, c.dropped} {
+	for _, d := range []*prometheus.Desc{c.ttft, c.ttfa, c.tpot, c.itl, c.e2e, c.tokens, c.requests, c.success, c.lastAt, c.dropped} {
 		ch <- d
 	}
 }
@@ -68,7 +71,7 @@ func (c *probeCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, h := range []struct {
 			d *prometheus.Desc
 			h *hist
-		}{{c.ttft, &ep.ttft}, {c.tpot, &ep.tpot}, {c.itl, &ep.itl}, {c.e2e, &ep.e2e}} {
+		}{{c.ttft, &ep.ttft}, {c.ttfa, &ep.ttfa}, {c.tpot, &ep.tpot}, {c.itl, &ep.itl}, {c.e2e, &ep.e2e}} {
 			ch <- constMetric(prometheus.NewConstHistogramWithCreatedTimestamp(h.d, h.h.count, h.h.sum, h.h.cumulative(), ep.created, lv...))
 		}
 		ch <- constMetric(prometheus.NewConstMetricWithCreatedTimestamp(c.tokens, prometheus.CounterValue, ep.tokens, ep.created, lv...))
@@ -106,7 +109,7 @@ func (e *Exporter) copyState() ([]endpointCopy, uint64) {
 			continue
 		}
 		c := endpointCopy{name: name, endpointState: *ep}
-		c.ttft, c.tpot, c.itl, c.e2e = ep.ttft.clone(), ep.tpot.clone(), ep.itl.clone(), ep.e2e.clone()
+		c.ttft, c.ttfa, c.tpot, c.itl, c.e2e = ep.ttft.clone(), ep.ttfa.clone(), ep.tpot.clone(), ep.itl.clone(), ep.e2e.clone()
 		c.results = make(map[resultKey]uint64, len(ep.results))
 		for k, v := range ep.results {
 			c.results[k] = v

@@ -21,9 +21,9 @@ const (
 	// only used by /healthz when neither Options nor the observations give
 	// one.
 	DefaultProbeInterval = config.DefaultProbeEvery
-	// DefaultMaxEndpoints caps the endpoint label. Each endpoint costs 97
-	// probe series (four histograms) and 6 per SLO alert, so 1000
-	// endpoints with the default objectives are about 110k series, which
+	// DefaultMaxEndpoints caps the endpoint label. Each endpoint costs 122
+	// probe series (five histograms) and 6 per SLO alert, so 1000
+	// endpoints with the default objectives are about 135k series, which
 	// one Prometheus handles without trouble.
 	DefaultMaxEndpoints = 1000
 	// DefaultMaxErrorKinds caps error_kind values; the probe's own error
@@ -95,6 +95,7 @@ type endpointState struct {
 	hasResult bool      // success and last-result gauges need a result
 	created   time.Time // when exported, for OpenMetrics _created
 	ttft      hist
+	ttfa      hist
 	tpot      hist
 	itl       hist
 	e2e       hist
@@ -212,6 +213,7 @@ func (e *Exporter) observeProbe(o telemetry.Observation) {
 	// A latency the probe could not define (TPOT with one token) is
 	// absent, reported as 0: observing it would invent a sample.
 	ep.ttft.observePositive(p.TTFTms / 1000)
+	ep.ttfa.observePositive(p.TTFAms / 1000)
 	ep.tpot.observePositive(p.TPOTms / 1000)
 	ep.e2e.observePositive(p.E2Ems / 1000)
 	for _, gap := range p.ITLms {
@@ -242,6 +244,7 @@ func (e *Exporter) endpoint(name string) *endpointState {
 	}
 	ep := &endpointState{
 		ttft:    newHist(e.ttftB),
+		ttfa:    newHist(e.ttftB),
 		tpot:    newHist(e.itlB),
 		itl:     newHist(e.itlB),
 		e2e:     newHist(e.e2eB),

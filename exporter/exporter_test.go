@@ -157,6 +157,12 @@ func TestProbeMetrics(t *testing.T) {
 		t.Errorf("e2e count %d buckets %v", e2e.GetHistogram().GetSampleCount(), b)
 	}
 
+	// TTFA: observed for the requests that answered (okProbe leaves it
+	// out: none here), see TestTTFAHistogram.
+	if n := mustFind(t, fams, "tokentop_probe_ttfa_seconds", lbl).GetHistogram().GetSampleCount(); n != 0 {
+		t.Errorf("ttfa count = %d for records without a TTFA", n)
+	}
+
 	counts := map[[2]string]float64{}
 	for _, m := range fams["tokentop_probe_requests_total"].GetMetric() {
 		var k [2]string
@@ -323,7 +329,7 @@ func TestAnnouncedAtZero(t *testing.T) {
 		Info: &telemetry.Endpoint{Name: "scraped", Model: "m2"}})
 	fams := scrape(t, e.Handler())
 	lbl := map[string]string{"endpoint": "ep", "model": "m"}
-	for _, name := range []string{"tokentop_probe_ttft_seconds", "tokentop_probe_tpot_seconds", "tokentop_probe_itl_seconds", "tokentop_probe_e2e_seconds"} {
+	for _, name := range []string{"tokentop_probe_ttft_seconds", "tokentop_probe_ttfa_seconds", "tokentop_probe_tpot_seconds", "tokentop_probe_itl_seconds", "tokentop_probe_e2e_seconds"} {
 		if m := mustFind(t, fams, name, lbl); m.GetHistogram().GetSampleCount() != 0 {
 			t.Errorf("%s count %d before any probe", name, m.GetHistogram().GetSampleCount())
 		}
@@ -341,3 +347,24 @@ func TestAnnouncedAtZero(t *testing.T) {
 
 // The SLO engine is what Options.Alerts is for.
 var _ AlertSource = (*slo.Engine)(nil)
+
+// TestTTFAHistogram: a reasoning probe's time to first answer lands in
+// tokentop_probe_ttfa_seconds with vLLM's TTFT bounds; a record without an
+// answer (reasoning cut by max_tokens) is not observed.
+func TestTTFAHistogram(t *testing.T) {
+	e := New(Options{})
+	at := time.Unix(1_700_000_000, 0)
+	r := okProbe(30, 10, 900, 50)
+	r.TTFAms = 600 // 0.6 s: le 0.75
+	e.Observe(probeObs("ep", at, r))
+	e.Observe(probeObs("ep", at, okProbe(40, 10, 500, 50))) // only reasoned: no TTFA
+	fams := scrape(t, e.Handler())
+	m := mustFind(t, fams, "tokentop_probe_ttfa_seconds", map[string]string{"endpoint": "ep"})
+	b := buckets(m)
+	if h := m.GetHistogram(); h.GetSampleCount() != 1 || math.Abs(h.GetSampleSum()-0.6) > 1e-9 || b[0.5] != 0 || b[0.75] != 1 {
+		t.Errorf("ttfa count %d sum %g buckets %v, want one 0.6 s sample", h.GetSampleCount(), h.GetSampleSum(), b)
+	}
+	if n := mustFind(t, fams, "tokentop_probe_ttft_seconds", map[string]string{"endpoint": "ep"}).GetHistogram().GetSampleCount(); n != 2 {
+		t.Errorf("ttft count %d, want 2", n)
+	}
+}

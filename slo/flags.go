@@ -16,6 +16,7 @@ import (
 // precedence is flag > config > DefaultObjectives.
 type Flags struct {
 	ttft, tpot, e2e      setValue[time.Duration]
+	ttfa                 setValue[time.Duration]
 	errorRate, target    setValue[float64]
 	percentile           setValue[float64]
 	window, period       setValue[time.Duration]
@@ -65,6 +66,7 @@ func BindFlags(fs *flag.FlagSet) *Flags {
 		ttft:       durationValue(seconds(def[0].Threshold)),
 		tpot:       durationValue(seconds(def[1].Threshold)),
 		e2e:        durationValue(0),
+		ttfa:       durationValue(0),
 		errorRate:  ratioValue(0),
 		target:     ratioValue(0),
 		percentile: setValue[float64]{v: DefaultPercentile, parse: ParsePercentile, show: func(v float64) string { return trimFloat(v * 100) }},
@@ -81,6 +83,7 @@ func BindFlags(fs *flag.FlagSet) *Flags {
 	}
 	fs.Var(&f.ttft, "slo-ttft", "objective: TTFT percentile must stay at or below this (0 = no TTFT objective)")
 	fs.Var(&f.tpot, "slo-tpot", "objective: TPOT percentile must stay at or below this (0 = no TPOT objective)")
+	fs.Var(&f.ttfa, "slo-ttfa", "objective: time-to-first-answer-token percentile (after a model's reasoning) must stay at or below this (0 = none)")
 	fs.Var(&f.e2e, "slo-e2e", "objective: end-to-end latency percentile must stay at or below this (0 = none)")
 	fs.Var(&f.errorRate, "slo-error-rate", "objective: failed requests / all requests must stay at or below this, e.g. 1% (0 = none)")
 	fs.Var(&f.percentile, "slo-percentile", "percentile the latency objectives judge: 95, 99, 99.9")
@@ -121,7 +124,7 @@ func (f *Flags) Options() Options { return Options{Scale: f.scale.v} }
 
 // Changed reports whether any --slo-* flag was given.
 func (f *Flags) Changed() bool {
-	return f.ttft.set || f.tpot.set || f.e2e.set || f.errorRate.set || f.target.set || f.percentile.set ||
+	return f.ttft.set || f.tpot.set || f.e2e.set || f.ttfa.set || f.errorRate.set || f.target.set || f.percentile.set ||
 		f.window.set || f.period.set || f.forDur.set || f.keepFiring.set || f.scale.set ||
 		f.availability.set || f.availabilityWindow.set
 }
@@ -134,7 +137,7 @@ func (f *Flags) Apply(base []Objective) ([]Objective, error) {
 	latency := []struct {
 		sig telemetry.Signal
 		v   *setValue[time.Duration]
-	}{{telemetry.TTFT, &f.ttft}, {telemetry.TPOT, &f.tpot}, {telemetry.E2E, &f.e2e}}
+	}{{telemetry.TTFT, &f.ttft}, {telemetry.TTFA, &f.ttfa}, {telemetry.TPOT, &f.tpot}, {telemetry.E2E, &f.e2e}}
 	for _, l := range latency {
 		if l.v.set {
 			objs = f.setThreshold(objs, Percentile, l.sig, l.v.v.Seconds())

@@ -94,6 +94,30 @@ type ProbeRecord struct {
 	TokensSource   string    `json:"output_tokens_source,omitempty"`
 	ITLms          []float64 `json:"itl_ms,omitempty"`
 	TokensPerEvent []int     `json:"tokens_per_event,omitempty"`
+	// Reasoning streams: time to the first answer token and to the first
+	// tool-call token; reasoning and answer tokens (nil when the stream
+	// neither showed nor counted reasoning) and each phase's TPOT. A
+	// PhaseTokensSource of "events" marks the counts as estimates.
+	TTFAms            float64 `json:"ttfa_ms,omitempty"`
+	FirstToolCallms   float64 `json:"first_tool_call_ms,omitempty"`
+	ReasoningTokens   *int    `json:"reasoning_tokens,omitempty"`
+	AnswerTokens      *int    `json:"answer_tokens,omitempty"`
+	PhaseTokensSource string  `json:"phase_tokens_source,omitempty"`
+	ReasoningTPOTms   float64 `json:"reasoning_tpot_ms,omitempty"`
+	AnswerTPOTms      float64 `json:"answer_tpot_ms,omitempty"`
+	// Breakdown is where the request's time went, client timings joined
+	// with what the engine reported, each part with its source.
+	Breakdown []ProbePart `json:"breakdown,omitempty"`
+}
+
+// ProbePart is one part of a probe request's time, in milliseconds.
+// Source says who measured it: "client", "server: <engine> <field>", or
+// "derived: <formula>" (which may be negative when the engine's clock
+// counts more than the client saw).
+type ProbePart struct {
+	Part   string  `json:"part"`
+	MS     float64 `json:"ms"`
+	Source string  `json:"source"`
 }
 
 // LiveText is the text streamed so far by an endpoint's current probe.

@@ -10,6 +10,7 @@ type Signal string
 
 const (
 	TTFT         Signal = "ttft"
+	TTFA         Signal = "ttfa"
 	TPOT         Signal = "tpot"
 	ITL          Signal = "itl"
 	E2E          Signal = "e2e"
@@ -24,7 +25,7 @@ const (
 )
 
 // Signals lists every signal in display order.
-var Signals = []Signal{TTFT, TPOT, ITL, E2E, OutputTPS, Running, Waiting, KVCache, GPUMemBW, MBU, ErrorRate, ProbeSuccess}
+var Signals = []Signal{TTFT, TTFA, TPOT, ITL, E2E, OutputTPS, Running, Waiting, KVCache, GPUMemBW, MBU, ErrorRate, ProbeSuccess}
 
 // SignalInfo says what a signal is, so every figure shown can name its
 // definition.
@@ -50,6 +51,8 @@ func (s Signal) Info() SignalInfo {
 var signalInfo = map[Signal]SignalInfo{
 	TTFT: {Unit: "ms", Scale: 1000, Distribution: true, Title: "TTFT",
 		Definition: "time to first token: first event carrying output text − request start (probes); server-side queue+prefill (scrapes)"},
+	TTFA: {Unit: "ms", Scale: 1000, Distribution: true, Title: "TTFA",
+		Definition: "time to first answer token: first event with answer text or a tool call − request start (= TTFT without reasoning)"},
 	TPOT: {Unit: "ms", Scale: 1000, Distribution: true, Title: "TPOT",
 		Definition: "time per output token: (E2E − TTFT) / (n − 1), n = output tokens, n > 1"},
 	ITL: {Unit: "ms", Scale: 1000, Distribution: true, Title: "ITL",

@@ -60,6 +60,9 @@ type checkReport struct {
 	Results  []slo.Result `json:"results"`
 	Errors   []string     `json:"errors,omitempty"`
 	Warnings []string     `json:"warnings,omitempty"`
+	// Goodput per probed endpoint: the share of requests meeting every
+	// latency objective, and good tokens/s.
+	Goodput []probe.Goodput `json:"goodput,omitempty"`
 }
 
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -154,7 +157,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func check(ctx context.Context, targets []checkTarget, objs []slo.Objective, opts slo.Options) checkReport {
 	store := telemetry.NewStore(telemetry.StoreConfig{})
 	rec := &recorder{}
-	sink := telemetry.Tee{store, rec}
+	goodput := probe.NewGoodputSink(objs)
+	sink := telemetry.Tee{store, rec, goodput}
 	var rep checkReport
 	start := time.Now()
 	for _, t := range targets {
@@ -177,6 +181,7 @@ func check(ctx context.Context, targets []checkTarget, objs []slo.Objective, opt
 	}
 	rep.Warnings = eng.Warnings()
 	rep.Results = eng.Check(now)
+	rep.Goodput = goodput.Results()
 	failed, unmeasured := 0, 0
 	for i, r := range rep.Results {
 		switch {
@@ -265,8 +270,15 @@ func printCheck(stdout, stderr io.Writer, rep checkReport) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(stdout, "%d passed, %d failed, %d not measured\n", counts["PASS"], counts["FAIL"], counts["N/A"])
-	return err
+	if _, err := fmt.Fprintf(stdout, "%d passed, %d failed, %d not measured\n", counts["PASS"], counts["FAIL"], counts["N/A"]); err != nil {
+		return err
+	}
+	for _, g := range rep.Goodput {
+		if _, err := fmt.Fprintf(stdout, "%s: %s\n", g.Endpoint, g.Text()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func measuredText(r slo.Result) string {

@@ -47,8 +47,11 @@ type anthropicEvent struct {
 		StopReason  string `json:"stop_reason"`
 	} `json:"delta"`
 	Usage *struct {
-		InputTokens  int `json:"input_tokens"`
-		OutputTokens int `json:"output_tokens"`
+		InputTokens         int `json:"input_tokens"`
+		OutputTokens        int `json:"output_tokens"`
+		OutputTokensDetails *struct {
+			ThinkingTokens *int `json:"thinking_tokens"`
+		} `json:"output_tokens_details"`
 	} `json:"usage"`
 	Message *struct {
 		Model string `json:"model"`
@@ -80,16 +83,19 @@ func (*anthropicParser) ParseEvent(name, data []byte) (Event, error) {
 		// ""), signature_delta (not output text).
 		switch e.Delta.Type {
 		case "text_delta":
-			ev.Text = e.Delta.Text
+			ev.Text, ev.Parts = e.Delta.Text, PartAnswer
 		case "thinking_delta":
-			ev.Text = e.Delta.Thinking
+			ev.Text, ev.Parts = e.Delta.Thinking, PartReasoning
 		case "input_json_delta":
-			ev.Text = e.Delta.PartialJSON
+			ev.Text, ev.Parts = e.Delta.PartialJSON, PartTool
 		}
 	case "message_delta":
 		if e.Usage != nil {
 			ev.HasTokens, ev.CumTokens, ev.TokensSource = true, e.Usage.OutputTokens, TokensUsage
 			ev.PromptTokens = e.Usage.InputTokens
+			if d := e.Usage.OutputTokensDetails; d != nil && d.ThinkingTokens != nil {
+				ev.ReasoningTokens, ev.HasReasoning = *d.ThinkingTokens, true
+			}
 		}
 		ev.Finished = e.Delta.StopReason != ""
 	case "message_stop":

@@ -12,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/telemetry"
 )
 
 // Summary is the one-line description `tokentop help` shows.
@@ -24,6 +27,7 @@ type cliConfig struct {
 	format     string // table, json, jsonl, csv
 	prompt     string
 	promptFile string
+	bounds     Bounds // goodput: per-request latency bounds
 }
 
 // Main runs `tokentop probe URL [flags]`. It returns an error when the
@@ -135,6 +139,7 @@ func parseArgs(args []string, stderr io.Writer) (cliConfig, error) {
 	fs.BoolVar(&o.HTTP2, "http2", false, "allow HTTP/2 (default HTTP/1.1: one connection per stream)")
 	fs.BoolVar(&o.Prewarm, "prewarm", false, "open connections before the first request")
 	fs.BoolVar(&o.NoUsage, "no-usage", false, "do not ask for a usage chunk (servers that reject stream_options)")
+	fs.BoolVar(&o.IncludeMetrics, "include-metrics", false, "ask vLLM for its per-request timings (include_metrics; the server needs --enable-per-request-metrics): queue, prefill and decode join the breakdown")
 	fs.StringVar(&o.Auth.TokenEnv, "api-key-env", "", "read the API key from this environment variable")
 	fs.StringVar(&o.Auth.TokenFile, "api-key-file", "", "read the API key from this file (re-read per request)")
 	fs.Func("header", "extra request header `Name: value` (repeatable)", func(s string) error {
@@ -147,6 +152,30 @@ func parseArgs(args []string, stderr io.Writer) (cliConfig, error) {
 	fs.StringVar(&o.Auth.CAFile, "ca-file", "", "PEM CA bundle to trust in addition to the system roots")
 	fs.StringVar(&o.Auth.ServerName, "server-name", "", "TLS server name to verify")
 	fs.BoolVar(&o.Auth.Insecure, "insecure", false, "do NOT verify the TLS certificate")
+	// Goodput bounds, named as the other commands' objectives and with
+	// their defaults, so probe and check judge a request alike.
+	cfg.bounds = BoundsFor(slo.DefaultObjectives(), "")
+	for _, b := range []struct {
+		sig  telemetry.Signal
+		name string
+	}{{telemetry.TTFT, "slo-ttft"}, {telemetry.TTFA, "slo-ttfa"}, {telemetry.TPOT, "slo-tpot"}, {telemetry.E2E, "slo-e2e"}} {
+		def := "0 = none"
+		if v, ok := cfg.bounds[b.sig]; ok {
+			def = "default " + slo.FormatValue(b.sig, v)
+		}
+		fs.Func(b.name, "goodput: a request is good only if its "+b.sig.Info().Title+" is at or below this ("+def+")", func(s string) error {
+			d, err := slo.ParseDuration(s)
+			if err != nil || d < 0 {
+				return fmt.Errorf("invalid bound %q (use e.g. 500ms, 5s; 0 = none)", s)
+			}
+			if d == 0 {
+				delete(cfg.bounds, b.sig)
+			} else {
+				cfg.bounds[b.sig] = d.Seconds()
+			}
+			return nil
+		})
+	}
 	fs.BoolVar(&jsonOut, "json", false, "print one JSON summary document (with every request)")
 	fs.BoolVar(&jsonlOut, "jsonl", false, "print one JSON object per request, then a summary object")
 	fs.BoolVar(&csvOut, "csv", false, "print one CSV row per request")

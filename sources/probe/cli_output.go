@@ -42,6 +42,16 @@ type requestJSON struct {
 	ErrorKind      string       `json:"error_kind,omitempty"`
 	Warnings       []string     `json:"warnings,omitempty"`
 	Server         *serverTimes `json:"server_timings,omitempty"`
+	// Phases of a stream that reasons first (see Phases).
+	TTFAms            *float64 `json:"ttfa_ms,omitempty"`
+	FirstToolCallms   *float64 `json:"first_tool_call_ms,omitempty"`
+	ReasoningTokens   *int     `json:"reasoning_tokens,omitempty"`
+	AnswerTokens      *int     `json:"answer_tokens,omitempty"`
+	PhaseTokensSource string   `json:"phase_tokens_source,omitempty"`
+	ReasoningTPOTms   *float64 `json:"reasoning_tpot_ms,omitempty"`
+	AnswerTPOTms      *float64 `json:"answer_tpot_ms,omitempty"`
+	// Where the time went: client timings and the engine's, with sources.
+	Breakdown []telemetry.ProbePart `json:"breakdown,omitempty"`
 }
 
 // serverTimes are the engine's own figures, next to the client's.
@@ -55,6 +65,7 @@ type serverTimes struct {
 	EvalMS          float64          `json:"eval_ms,omitempty"`
 	ServerDecodeTPS float64          `json:"decode_tps,omitempty"`
 	LlamaCppTimings *LlamaCppTimings `json:"timings,omitempty"`
+	VLLMMetrics     *VLLMMetrics     `json:"metrics,omitempty"`
 }
 
 func toJSON(r *Result) requestJSON {
@@ -75,6 +86,8 @@ func toJSON(r *Result) requestJSON {
 		for _, g := range r.ITL() {
 			j.ITLms = append(j.ITLms, ms(g))
 		}
+		j.setPhases(r.Phases())
+		j.Breakdown = r.Breakdown()
 	}
 	if o := r.Ollama; o != nil {
 		j.Server = &serverTimes{Engine: "ollama", TotalMS: ms(o.TotalDuration), LoadMS: ms(o.LoadDuration),
@@ -84,7 +97,38 @@ func toJSON(r *Result) requestJSON {
 	if t := r.LlamaCpp; t != nil {
 		j.Server = &serverTimes{Engine: "llamacpp", LlamaCppTimings: t, ServerDecodeTPS: t.PredictedPerSecond}
 	}
+	if v := r.VLLM; v != nil && j.Server == nil {
+		j.Server = &serverTimes{Engine: "vllm", VLLMMetrics: v}
+		if v.TokensPerSecond != nil {
+			j.Server.ServerDecodeTPS = *v.TokensPerSecond
+		}
+	}
 	return j
+}
+
+func (j *requestJSON) setPhases(ph Phases) {
+	if ph.HasAnswer {
+		j.TTFAms = ptr(ms(ph.TTFA))
+	}
+	if ph.HasTool {
+		j.FirstToolCallms = ptr(ms(ph.FirstTool))
+	}
+	if ph.Split {
+		j.ReasoningTokens, j.AnswerTokens = &ph.Reasoning, &ph.Answer
+		j.PhaseTokensSource = string(ph.TokensSource)
+	}
+	if ph.HasReasoningTPOT {
+		j.ReasoningTPOTms = ptr(ms(ph.ReasoningTPOT))
+	}
+	if ph.HasAnswerTPOT {
+		j.AnswerTPOTms = ptr(ms(ph.AnswerTPOT))
+	}
+}
+
+// hasPhases reports whether the request showed more than one phase worth
+// a column: reasoning (shown or counted) or a tool call.
+func (j *requestJSON) hasPhases() bool {
+	return (j.ReasoningTokens != nil && *j.ReasoningTokens > 0) || j.FirstToolCallms != nil
 }
 
 func ptr(v float64) *float64 { return &v }
@@ -118,7 +162,19 @@ type summaryJSON struct {
 	MedianE2ELms      *float64       `json:"median_e2el_ms"`
 	P90E2ELms         *float64       `json:"p90_e2el_ms"`
 	P99E2ELms         *float64       `json:"p99_e2el_ms"`
-	Requests          []requestJSON  `json:"requests,omitempty"`
+	// Time to the first answer token, over the requests that answered.
+	MeanTTFAms   *float64 `json:"mean_ttfa_ms"`
+	MedianTTFAms *float64 `json:"median_ttfa_ms"`
+	P90TTFAms    *float64 `json:"p90_ttfa_ms"`
+	P99TTFAms    *float64 `json:"p99_ttfa_ms"`
+	// Reasoning and answer tokens of the completed requests whose phases
+	// are known; estimated_phase_counts says how many splits are estimates.
+	TotalReasoningTokens *int `json:"total_reasoning_tokens,omitempty"`
+	TotalAnswerTokens    *int `json:"total_answer_tokens,omitempty"`
+	EstimatedPhaseCounts int  `json:"estimated_phase_counts,omitempty"`
+	// Goodput against the --slo-* bounds (absent when none is set).
+	Goodput  *Goodput      `json:"goodput,omitempty"`
+	Requests []requestJSON `json:"requests,omitempty"`
 }
 
 // stats are mean, median, p90, p99 of samples (nil each when empty).
@@ -155,7 +211,10 @@ func newReport(p *Prober, cfg cliConfig, w io.Writer) *report {
 func csvHeader() []string {
 	return []string{"request", "ok", "ttft_ms", "tpot_ms", "e2el_ms", "decode_tps", "output_tokens",
 		"output_tokens_source", "prompt_tokens", "events", "tokens_per_event", "itl_ms", "connect_ms", "tls_ms",
-		"ttfb_ms", "reused", "status", "error_kind", "error"}
+		"ttfb_ms", "reused", "status", "error_kind", "error",
+		// Appended, so scripts reading the columns above by position keep working.
+		"ttfa_ms", "first_tool_call_ms", "reasoning_tokens", "answer_tokens", "phase_tokens_source",
+		"reasoning_tpot_ms", "answer_tpot_ms", "good"}
 }
 
 // add records a finished request; JSONL and CSV print it at once.
@@ -174,7 +233,7 @@ func (rp *report) add(r *Result) error {
 				return err
 			}
 		}
-		if err := rp.csv.Write(csvRow(r)); err != nil {
+		if err := rp.csv.Write(rp.csvRow(r)); err != nil {
 			return err
 		}
 		rp.csv.Flush()
@@ -183,7 +242,7 @@ func (rp *report) add(r *Result) error {
 	return nil
 }
 
-func csvRow(r *Result) []string {
+func (rp *report) csvRow(r *Result) []string {
 	j := toJSON(r)
 	f := func(p *float64) string {
 		if p == nil {
@@ -202,13 +261,32 @@ func csvRow(r *Result) []string {
 	return []string{strconv.Itoa(j.Request), strconv.FormatBool(j.OK), f(j.TTFTms), f(j.TPOTms), f(j.E2ELms),
 		f(j.DecodeTPS), strconv.Itoa(j.OutputTokens), j.TokensSource, strconv.Itoa(j.PromptTokens),
 		strconv.Itoa(j.Events), strings.Join(tpe, " "), strings.Join(itl, " "), f(ptr(j.ConnectMS)), f(ptr(j.TLSms)),
-		f(ptr(j.TTFBms)), strconv.FormatBool(j.Reused), strconv.Itoa(j.Status), j.ErrorKind, j.Error}
+		f(ptr(j.TTFBms)), strconv.FormatBool(j.Reused), strconv.Itoa(j.Status), j.ErrorKind, j.Error,
+		f(j.TTFAms), f(j.FirstToolCallms), optInt(j.ReasoningTokens), optInt(j.AnswerTokens), j.PhaseTokensSource,
+		f(j.ReasoningTPOTms), f(j.AnswerTPOTms), rp.good(r)}
+}
+
+// good is the goodput verdict of one request: "" without bounds.
+func (rp *report) good(r *Result) string {
+	if len(rp.cfg.bounds) == 0 {
+		return ""
+	}
+	rec := r.Record()
+	return strconv.FormatBool(rp.cfg.bounds.Good(&rec))
+}
+
+// optInt is "" for an unknown count, never "0".
+func optInt(p *int) string {
+	if p == nil {
+		return ""
+	}
+	return strconv.Itoa(*p)
 }
 
 func (rp *report) summary() summaryJSON {
 	sort.Slice(rp.results, func(i, k int) bool { return rp.results[i].Seq < rp.results[k].Seq })
 	s := summaryJSON{URL: rp.p.URL(), API: string(rp.p.API()), Model: rp.p.Model(), DurationS: rp.duration.Seconds()}
-	var ttft, tpot, itl, e2e []float64
+	var ttft, ttfa, tpot, itl, e2e []float64
 	for _, r := range rp.results {
 		if !r.OK {
 			s.Failed++
@@ -230,14 +308,32 @@ func (rp *report) summary() summaryJSON {
 		for _, g := range r.ITL() {
 			itl = append(itl, ms(g))
 		}
+		ph := r.Phases()
+		if ph.HasAnswer {
+			ttfa = append(ttfa, ms(ph.TTFA))
+		}
+		if ph.Split {
+			s.TotalReasoningTokens = addInt(s.TotalReasoningTokens, ph.Reasoning)
+			s.TotalAnswerTokens = addInt(s.TotalAnswerTokens, ph.Answer)
+			if ph.Approx() {
+				s.EstimatedPhaseCounts++
+			}
+		}
 	}
 	if rp.duration > 0 {
 		// vLLM's output_throughput: output tokens of completed requests
 		// over the wall time of the run.
 		s.OutputThroughput = float64(s.TotalOutputTokens) / rp.duration.Seconds()
 	}
+	records := make([]telemetry.ProbeRecord, len(rp.results))
+	for i, r := range rp.results {
+		records[i] = r.Record()
+	}
+	s.Goodput = GoodputOf(records, rp.cfg.bounds, rp.duration)
 	t := statsOf(ttft)
 	s.MeanTTFTms, s.MedianTTFTms, s.P90TTFTms, s.P99TTFTms = t[0], t[1], t[2], t[3]
+	t = statsOf(ttfa)
+	s.MeanTTFAms, s.MedianTTFAms, s.P90TTFAms, s.P99TTFAms = t[0], t[1], t[2], t[3]
 	t = statsOf(tpot)
 	s.MeanTPOTms, s.MedianTPOTms, s.P90TPOTms, s.P99TPOTms = t[0], t[1], t[2], t[3]
 	t = statsOf(itl)
@@ -245,6 +341,14 @@ func (rp *report) summary() summaryJSON {
 	t = statsOf(e2e)
 	s.MeanE2ELms, s.MedianE2ELms, s.P90E2ELms, s.P99E2ELms = t[0], t[1], t[2], t[3]
 	return s
+}
+
+func addInt(p *int, v int) *int {
+	if p == nil {
+		return &v
+	}
+	v += *p
+	return &v
 }
 
 // finish prints what comes after the requests.
@@ -278,11 +382,22 @@ func (rp *report) table(s summaryJSON) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "probe %s  api %s  model %s  max_tokens %d  n %d  c %d\n\n", s.URL, s.API, s.Model,
 		rp.p.opts.MaxTokens, rp.cfg.n, rp.p.opts.Concurrency)
+	rows := make([]requestJSON, len(rp.results))
+	phases := false
+	for i, r := range rp.results {
+		rows[i] = toJSON(r)
+		phases = phases || rows[i].hasPhases()
+	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "#\tttft_ms\ttpot_ms\te2el_ms\ttok/s\toutput_tokens\tevents\tconnect_ms\tttfb_ms\treused\tresult\t")
+	head := "#\tttft_ms\ttpot_ms\te2el_ms\ttok/s\toutput_tokens\tevents\tconnect_ms\tttfb_ms\treused\tresult\t"
+	if phases {
+		// Reasoning or tool calls: the answer's own figures too.
+		head += "ttfa_ms\ttool_ms\treasoning_tok\tanswer_tok\treasoning_tpot\tanswer_tpot\t"
+	}
+	fmt.Fprintln(tw, head)
 	warnings := map[string][]int{}
-	for _, r := range rp.results {
-		j := toJSON(r)
+	for i, r := range rp.results {
+		j := rows[i]
 		result := "ok"
 		if !r.OK {
 			result = string(r.ErrorKind)
@@ -291,8 +406,23 @@ func (rp *report) table(s summaryJSON) error {
 		if r.Approx() {
 			tokens = "~" + tokens // estimated from events
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%.1f\t%.1f\t%s\t%s\t\n", r.Seq, num(j.TTFTms), num(j.TPOTms),
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%.1f\t%.1f\t%s\t%s\t", r.Seq, num(j.TTFTms), num(j.TPOTms),
 			num(j.E2ELms), num(j.DecodeTPS), tokens, r.Events, j.ConnectMS, j.TTFBms, yesNo(r.Reused), result)
+		if phases {
+			est := ""
+			if j.PhaseTokensSource == string(TokensEvents) {
+				est = "~"
+			}
+			count := func(p *int) string {
+				if p == nil {
+					return "-"
+				}
+				return est + strconv.Itoa(*p)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t", num(j.TTFAms), num(j.FirstToolCallms), count(j.ReasoningTokens),
+				count(j.AnswerTokens), num(j.ReasoningTPOTms), num(j.AnswerTPOTms))
+		}
+		fmt.Fprintln(tw)
 		for _, w := range r.Warnings {
 			warnings[w] = append(warnings[w], r.Seq)
 		}
@@ -323,6 +453,20 @@ func (rp *report) table(s summaryJSON) error {
 	if len(server) > 0 {
 		fmt.Fprintf(b, "\nserver-side timings (the engine's own clock, next to ours):\n%s\n", strings.Join(server, "\n"))
 	}
+	var spent []string
+	for i, r := range rp.results {
+		if _, ok := r.phasesOf(); !ok || !r.OK {
+			continue
+		}
+		parts := make([]string, 0, len(rows[i].Breakdown))
+		for _, p := range rows[i].Breakdown {
+			parts = append(parts, fmt.Sprintf("%s %.1f", p.Part, p.MS))
+		}
+		spent = append(spent, fmt.Sprintf("  #%d %s ms", r.Seq, strings.Join(parts, " · ")))
+	}
+	if len(spent) > 0 {
+		fmt.Fprintf(b, "\nwhere the time went (dns/connect/tls before start; outside_* = ours − the engine's: network, gateway, tokenisation):\n%s\n", strings.Join(spent, "\n"))
+	}
 	if len(warnings) > 0 {
 		b.WriteString("\nwarnings:\n")
 		keys := make([]string, 0, len(warnings))
@@ -339,18 +483,31 @@ func (rp *report) table(s summaryJSON) error {
 	if s.EstimatedCounts > 0 {
 		fmt.Fprintf(b, "  (%d token counts estimated from events, marked ~)", s.EstimatedCounts)
 	}
+	if s.Goodput != nil {
+		fmt.Fprintf(b, "\n%s", s.Goodput.Text())
+	}
+	if phases && s.TotalReasoningTokens != nil {
+		fmt.Fprintf(b, "\nreasoning_tokens %d  answer_tokens %d", *s.TotalReasoningTokens, *s.TotalAnswerTokens)
+		if s.EstimatedPhaseCounts > 0 {
+			fmt.Fprintf(b, "  (%d split estimated from events, marked ~)", s.EstimatedPhaseCounts)
+		}
+	}
 	b.WriteString("\n\n")
-	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\tmean\tmedian\tp90\tp99\t")
-	for _, row := range []struct {
+	type statRow struct {
 		name string
 		v    stats
-	}{
-		{"ttft_ms", stats{s.MeanTTFTms, s.MedianTTFTms, s.P90TTFTms, s.P99TTFTms}},
-		{"tpot_ms", stats{s.MeanTPOTms, s.MedianTPOTms, s.P90TPOTms, s.P99TPOTms}},
-		{"itl_ms", stats{s.MeanITLms, s.MedianITLms, s.P90ITLms, s.P99ITLms}},
-		{"e2el_ms", stats{s.MeanE2ELms, s.MedianE2ELms, s.P90E2ELms, s.P99E2ELms}},
-	} {
+	}
+	statRows := []statRow{{"ttft_ms", stats{s.MeanTTFTms, s.MedianTTFTms, s.P90TTFTms, s.P99TTFTms}}}
+	if phases {
+		statRows = append(statRows, statRow{"ttfa_ms", stats{s.MeanTTFAms, s.MedianTTFAms, s.P90TTFAms, s.P99TTFAms}})
+	}
+	statRows = append(statRows,
+		statRow{"tpot_ms", stats{s.MeanTPOTms, s.MedianTPOTms, s.P90TPOTms, s.P99TPOTms}},
+		statRow{"itl_ms", stats{s.MeanITLms, s.MedianITLms, s.P90ITLms, s.P99ITLms}},
+		statRow{"e2el_ms", stats{s.MeanE2ELms, s.MedianE2ELms, s.P90E2ELms, s.P99E2ELms}})
+	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\tmean\tmedian\tp90\tp99\t")
+	for _, row := range statRows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", row.name, num(row.v[0]), num(row.v[1]), num(row.v[2]), num(row.v[3]))
 	}
 	if err := tw.Flush(); err != nil {

@@ -25,4 +25,13 @@ const Definitions = `Probe definitions (monotonic clock; start = just before the
   TPOT     (E2E − TTFT) / (n − 1), for n > 1 and at least two token-bearing events
   ITL      gaps between consecutive token-bearing events, with tokens per event
   tok/s    decode rate (n − 1) / (E2E − TTFT)
-  TTFB     first response header byte − start (not a token)`
+  TTFB     first response header byte − start (not a token)
+  TTFA     first token-bearing event with answer text or a tool call − start: after the reasoning
+           of a model that thinks first (reasoning_content, thinking, a leading <think>…</think>),
+           = TTFT without reasoning
+  tool_ms  first token-bearing event with tool-call arguments − start
+  reasoning_tok, answer_tok  output tokens of each phase, summing to n: the server's reasoning
+           count (usage details), else from tokens per event, else n shared by each phase's
+           events (estimated, ~); reasoning_tpot / answer_tpot: each phase's own TPOT
+  goodput  share of requests meeting every latency objective (--slo-*); good tok/s = their
+           output tokens / duration`

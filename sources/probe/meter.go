@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"compress/gzip"
 	"crypto/tls"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 // events into the figures of docs/definitions.md.
 type meter struct {
 	offsets       []time.Duration // token-bearing event arrivals
+	parts         []Part          // what each token-bearing event carried, aligned with offsets
 	perEvent      []int
 	perEventKnown bool
 	cum           int // last cumulative output-token count reported
@@ -27,17 +29,31 @@ type meter struct {
 	frames        int // events parsed, token-bearing or not
 	ollama        *OllamaTimings
 	llamaCpp      *LlamaCppTimings
+	vllm          *VLLMMetrics
+	reasoning     int // server's count of reasoning tokens
+	hasReasoning  bool
+	think         thinkTags
 }
 
 func newMeter(maxTokens int) *meter {
 	// Room for one event per token, so the hot path does not grow slices.
 	c := min(maxTokens+1, 4096)
-	return &meter{offsets: make([]time.Duration, 0, c), perEvent: make([]int, 0, c), perEventKnown: true}
+	return &meter{offsets: make([]time.Duration, 0, c), parts: make([]Part, 0, c), perEvent: make([]int, 0, c),
+		perEventKnown: true}
 }
 
 func (m *meter) add(at time.Duration, ev *Event) {
 	if ev.Text != "" {
 		m.offsets = append(m.offsets, at)
+		part := cmp.Or(ev.Parts, PartAnswer)
+		if part == PartAnswer && m.think.state != thinkDone {
+			var relabel []int
+			part, relabel = m.think.classify(len(m.parts), ev.Text)
+			for _, i := range relabel {
+				m.parts[i] = PartReasoning
+			}
+		}
+		m.parts = append(m.parts, part)
 		switch {
 		case ev.EventTokens > 0:
 			m.perEvent = append(m.perEvent, ev.EventTokens)
@@ -60,6 +76,9 @@ func (m *meter) add(at time.Duration, ev *Event) {
 	if ev.PromptTokens > 0 {
 		m.prompt = ev.PromptTokens
 	}
+	if ev.HasReasoning {
+		m.reasoning, m.hasReasoning = ev.ReasoningTokens, true
+	}
 	if ev.Model != "" && m.model == "" {
 		m.model = ev.Model
 	}
@@ -68,6 +87,9 @@ func (m *meter) add(at time.Duration, ev *Event) {
 	}
 	if ev.LlamaCpp != nil {
 		m.llamaCpp = ev.LlamaCpp
+	}
+	if ev.VLLM != nil {
+		m.vllm = ev.VLLM
 	}
 	m.done = m.done || ev.Done
 	m.finished = m.finished || ev.Finished
@@ -85,9 +107,10 @@ func (m *meter) tokensSoFar() int {
 // finish writes the figures into res.
 func (m *meter) finish(res *Result) *Result {
 	res.Events = len(m.offsets)
-	res.EventOffsets = m.offsets
+	res.EventOffsets, res.EventParts = m.offsets, m.parts
+	res.ReasoningReported, res.HasReasoningReported = m.reasoning, m.hasReasoning
 	res.PromptTokens = m.prompt
-	res.Ollama, res.LlamaCpp = m.ollama, m.llamaCpp
+	res.Ollama, res.LlamaCpp, res.VLLM = m.ollama, m.llamaCpp, m.vllm
 	res.OutputTokens, res.TokensSource = res.Events, TokensEvents
 	if m.hasCum && m.cum > 0 {
 		res.OutputTokens, res.TokensSource = m.cum, m.src

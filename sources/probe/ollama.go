@@ -89,13 +89,16 @@ func (*ollamaParser) ParseEvent(_, data []byte) (Event, error) {
 		return ev, nil
 	}
 	ev.Text = l.Thinking + l.Response
+	ev.Parts = partIf(l.Thinking, PartReasoning) | partIf(l.Response, PartAnswer)
 	if m := l.Message; m != nil {
 		ev.Text += m.Thinking + m.Content
+		ev.Parts |= partIf(m.Thinking, PartReasoning) | partIf(m.Content, PartAnswer)
 		for _, tc := range m.ToolCalls {
 			// Ollama sends whole tool calls, not fragments: the
 			// arguments object is the output text of that event.
 			if len(tc.Function.Arguments) > 0 && string(tc.Function.Arguments) != "null" {
 				ev.Text += string(tc.Function.Arguments)
+				ev.Parts |= PartTool
 			}
 		}
 	}
@@ -117,4 +120,12 @@ func (*ollamaParser) ParseEvent(_, data []byte) (Event, error) {
 		}
 	}
 	return ev, nil
+}
+
+// partIf is part when s holds text.
+func partIf(s string, part Part) Part {
+	if s == "" {
+		return 0
+	}
+	return part
 }

@@ -38,13 +38,17 @@ func (openAIChat) BuildRequest(s RequestSpec) ([]byte, error) {
 		Seed          *int64         `json:"seed,omitempty"`
 		Stream        bool           `json:"stream"`
 		StreamOptions *streamOptions `json:"stream_options,omitempty"`
+		// vLLM's per-request metrics (sent only when asked: strict
+		// servers reject unknown fields).
+		IncludeMetrics bool `json:"include_metrics,omitempty"`
 	}{
-		Model:       s.Model,
-		Messages:    []chatMessage{{Role: "user", Content: s.Prompt}},
-		MaxTokens:   s.MaxTokens,
-		Temperature: s.Temperature,
-		Seed:        s.Seed,
-		Stream:      true,
+		Model:          s.Model,
+		Messages:       []chatMessage{{Role: "user", Content: s.Prompt}},
+		MaxTokens:      s.MaxTokens,
+		Temperature:    s.Temperature,
+		Seed:           s.Seed,
+		Stream:         true,
+		IncludeMetrics: s.IncludeMetrics,
 	}
 	if s.IncludeUsage {
 		// Without it the count of output tokens is only an estimate.
@@ -73,10 +77,15 @@ type openAIChunk struct {
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
+		PromptTokens            int  `json:"prompt_tokens"`
+		CompletionTokens        int  `json:"completion_tokens"`
+		ReasoningTokens         *int `json:"reasoning_tokens"` // SGLang puts it here
+		CompletionTokensDetails *struct {
+			ReasoningTokens *int `json:"reasoning_tokens"`
+		} `json:"completion_tokens_details"`
 	} `json:"usage"`
 	Timings *LlamaCppTimings `json:"timings"`
+	Metrics *VLLMMetrics     `json:"metrics"`
 	Error   json.RawMessage  `json:"error"`
 }
 
@@ -151,10 +160,11 @@ func (p *openAIParser) ParseEvent(_, data []byte) (Event, error) {
 	// a copy: this runs for every event.
 	var parts int
 	p.text.Reset()
-	add := func(s string) {
+	add := func(s string, part Part) {
 		if s == "" {
 			return
 		}
+		ev.Parts |= part
 		if parts++; parts == 1 {
 			ev.Text = s
 			return
@@ -167,15 +177,15 @@ func (p *openAIParser) ParseEvent(_, data []byte) (Event, error) {
 	for i := range c.Choices {
 		ch := &c.Choices[i]
 		d := &ch.Delta
-		add(d.ReasoningContent)
-		add(d.Reasoning)
+		add(d.ReasoningContent, PartReasoning)
+		add(d.Reasoning, PartReasoning)
 		if d.Content != "" {
-			add(d.Content)
+			add(d.Content, PartAnswer)
 		} else {
-			add(ch.Text) // completions, or providers sending both
+			add(ch.Text, PartAnswer) // completions, or providers sending both
 		}
 		for j := range d.ToolCalls {
-			add(d.ToolCalls[j].Function.Arguments)
+			add(d.ToolCalls[j].Function.Arguments, PartTool)
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
 			ev.Finished = true
@@ -189,8 +199,15 @@ func (p *openAIParser) ParseEvent(_, data []byte) (Event, error) {
 		ev.CumTokens = c.Usage.CompletionTokens
 		ev.TokensSource = TokensUsage
 		ev.PromptTokens = c.Usage.PromptTokens
+		reasoning := c.Usage.ReasoningTokens
+		if d := c.Usage.CompletionTokensDetails; d != nil && d.ReasoningTokens != nil {
+			reasoning = d.ReasoningTokens
+		}
+		if reasoning != nil {
+			ev.ReasoningTokens, ev.HasReasoning = *reasoning, true
+		}
 	}
-	ev.LlamaCpp = c.Timings
+	ev.LlamaCpp, ev.VLLM = c.Timings, c.Metrics
 	return ev, nil
 }
 

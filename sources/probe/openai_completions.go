@@ -29,13 +29,17 @@ func (openAICompletions) BuildRequest(s RequestSpec) ([]byte, error) {
 		Seed          *int64         `json:"seed,omitempty"`
 		Stream        bool           `json:"stream"`
 		StreamOptions *streamOptions `json:"stream_options,omitempty"`
+		// vLLM's per-request metrics (sent only when asked: strict
+		// servers reject unknown fields).
+		IncludeMetrics bool `json:"include_metrics,omitempty"`
 	}{
-		Model:       s.Model,
-		Prompt:      s.Prompt,
-		MaxTokens:   s.MaxTokens,
-		Temperature: s.Temperature,
-		Seed:        s.Seed,
-		Stream:      true,
+		Model:          s.Model,
+		Prompt:         s.Prompt,
+		MaxTokens:      s.MaxTokens,
+		Temperature:    s.Temperature,
+		Seed:           s.Seed,
+		Stream:         true,
+		IncludeMetrics: s.IncludeMetrics,
 	}
 	if s.IncludeUsage {
 		body.StreamOptions = &streamOptions{IncludeUsage: true}

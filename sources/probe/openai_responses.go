@@ -39,8 +39,11 @@ type responsesEvent struct {
 		Status string          `json:"status"`
 		Error  json.RawMessage `json:"error"`
 		Usage  *struct {
-			InputTokens  int `json:"input_tokens"`
-			OutputTokens int `json:"output_tokens"`
+			InputTokens         int `json:"input_tokens"`
+			OutputTokens        int `json:"output_tokens"`
+			OutputTokensDetails *struct {
+				ReasoningTokens *int `json:"reasoning_tokens"`
+			} `json:"output_tokens_details"`
 		} `json:"usage"`
 	} `json:"response"`
 }
@@ -60,12 +63,18 @@ func (*responsesParser) ParseEvent(name, data []byte) (Event, error) {
 		ev.Model = e.Response.Model
 		if u := e.Response.Usage; u != nil {
 			ev.HasTokens, ev.CumTokens, ev.PromptTokens, ev.TokensSource = true, u.OutputTokens, u.InputTokens, TokensUsage
+			if d := u.OutputTokensDetails; d != nil && d.ReasoningTokens != nil {
+				ev.ReasoningTokens, ev.HasReasoning = *d.ReasoningTokens, true
+			}
 		}
 	}
 	switch e.Type {
-	case "response.output_text.delta", "response.reasoning_summary_text.delta",
-		"response.reasoning_text.delta", "response.function_call_arguments.delta", "response.refusal.delta":
-		ev.Text = e.Delta
+	case "response.output_text.delta", "response.refusal.delta":
+		ev.Text, ev.Parts = e.Delta, PartAnswer
+	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+		ev.Text, ev.Parts = e.Delta, PartReasoning
+	case "response.function_call_arguments.delta":
+		ev.Text, ev.Parts = e.Delta, PartTool
 	case "response.completed", "response.incomplete":
 		// incomplete is how max_output_tokens ends a response: for a
 		// probe with a token budget that is a normal, complete stream.

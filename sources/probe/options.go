@@ -72,13 +72,18 @@ type Options struct {
 	// Name is the endpoint's key; default "<host:port>/<model>".
 	Name string `json:"name,omitempty"`
 
-	Prompt      string   `json:"prompt,omitempty"` // text; empty = the built-in short prompt
-	MaxTokens   int      `json:"max_tokens,omitempty"`
-	Temperature float64  `json:"temperature"`
-	Seed        *int64   `json:"seed,omitempty"`
-	NoUsage     bool     `json:"no_usage,omitempty"` // do not send stream_options.include_usage (servers that reject it)
-	Auth        Auth     `json:"auth"`
-	Headers     []Header `json:"headers,omitempty"`
+	Prompt      string  `json:"prompt,omitempty"` // text; empty = the built-in short prompt
+	MaxTokens   int     `json:"max_tokens,omitempty"`
+	Temperature float64 `json:"temperature"`
+	Seed        *int64  `json:"seed,omitempty"`
+	NoUsage     bool    `json:"no_usage,omitempty"` // do not send stream_options.include_usage (servers that reject it)
+	// IncludeMetrics asks vLLM (≥ 0.25, started with
+	// --enable-per-request-metrics) for its per-request timings
+	// (include_metrics: true, OpenAI routes only). Off by default: strict
+	// servers reject unknown request fields.
+	IncludeMetrics bool     `json:"include_metrics,omitempty"`
+	Auth           Auth     `json:"auth"`
+	Headers        []Header `json:"headers,omitempty"`
 
 	Timeout      time.Duration `json:"timeout,omitempty"`
 	StallTimeout time.Duration `json:"stall_timeout,omitempty"`

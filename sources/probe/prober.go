@@ -59,12 +59,13 @@ func New(opts Options) (*Prober, error) {
 
 func (p *Prober) buildBody() error {
 	body, err := p.proto.BuildRequest(RequestSpec{
-		Model:        p.model,
-		Prompt:       p.opts.Prompt,
-		MaxTokens:    p.opts.MaxTokens,
-		Temperature:  p.opts.Temperature,
-		Seed:         p.opts.Seed,
-		IncludeUsage: !p.opts.NoUsage,
+		Model:          p.model,
+		Prompt:         p.opts.Prompt,
+		MaxTokens:      p.opts.MaxTokens,
+		Temperature:    p.opts.Temperature,
+		Seed:           p.opts.Seed,
+		IncludeUsage:   !p.opts.NoUsage,
+		IncludeMetrics: p.opts.IncludeMetrics,
 	})
 	if err != nil {
 		return fmt.Errorf("building the request: %w", err)
@@ -415,7 +416,7 @@ func (r *Result) fail(pe *probeError) *Result {
 	r.OK = false
 	r.ErrorKind, r.Err = pe.kind, pe.msg
 	r.TTFT, r.E2E = 0, 0
-	r.EventOffsets = nil
+	r.EventOffsets, r.EventParts = nil, nil
 	return r
 }
 

@@ -22,6 +22,8 @@ type RequestSpec struct {
 	Temperature  float64
 	Seed         *int64
 	IncludeUsage bool // ask for a final usage chunk where the protocol needs asking
+	// IncludeMetrics asks vLLM for its per-request metrics object.
+	IncludeMetrics bool
 }
 
 // Protocol is one wire format. Implementations are stateless and shared
@@ -54,6 +56,9 @@ type Event struct {
 	// Text is the output text the event carries (content, reasoning,
 	// tool-call arguments). Non-empty Text makes it token-bearing.
 	Text string
+	// Parts says which kinds of output Text holds; zero with non-empty
+	// Text means answer text (formats that do not separate reasoning).
+	Parts Part
 	// CumTokens, when HasTokens, is the cumulative count of output tokens
 	// the server reports at this event (usage or engine counter).
 	CumTokens    int
@@ -63,6 +68,10 @@ type Event struct {
 	// format says so (llama.cpp `tokens`, TGI one per event); 0 = unknown.
 	EventTokens  int
 	PromptTokens int
+	// ReasoningTokens, when HasReasoning, is the server's count of the
+	// reasoning tokens among the output tokens (usage details).
+	ReasoningTokens int
+	HasReasoning    bool
 	// Done marks the terminal event: the stream is complete.
 	Done bool
 	// Finished marks a finish_reason: the generation ended, even if the
@@ -75,7 +84,18 @@ type Event struct {
 	// Server-side timings reported by the engine.
 	Ollama   *OllamaTimings
 	LlamaCpp *LlamaCppTimings
+	VLLM     *VLLMMetrics
 }
+
+// Part is a kind of output text. An event may carry several (one chunk
+// ending the reasoning and starting the answer, or n > 1 choices).
+type Part uint8
+
+const (
+	PartAnswer    Part = 1 << iota // the answer's text (content)
+	PartReasoning                  // reasoning / thinking text
+	PartTool                       // tool-call arguments (part of the answer, timed apart)
+)
 
 // TokenSource says where the output token count n comes from.
 type TokenSource string
@@ -116,6 +136,18 @@ type LlamaCppTimings struct {
 	PredictedPerTokenMS float64 `json:"predicted_per_token_ms"`
 	PredictedPerSecond  float64 `json:"predicted_per_second"`
 	CacheN              int     `json:"cache_n,omitempty"`
+}
+
+// VLLMMetrics is the `metrics` object vLLM adds to a response when started
+// with --enable-per-request-metrics and asked with include_metrics
+// (milliseconds; nil fields were not sent). Its TTFT counts from the
+// request's scheduling, so it excludes the queue.
+type VLLMMetrics struct {
+	TimeToFirstTokenMS *float64 `json:"time_to_first_token_ms,omitempty"`
+	GenerationTimeMS   *float64 `json:"generation_time_ms,omitempty"`
+	QueueTimeMS        *float64 `json:"queue_time_ms,omitempty"`
+	MeanITLMS          *float64 `json:"mean_itl_ms,omitempty"`
+	TokensPerSecond    *float64 `json:"tokens_per_second,omitempty"`
 }
 
 // protocolFor returns the implementation of an API.

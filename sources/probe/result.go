@@ -28,10 +28,17 @@ type Result struct {
 	// format (llama.cpp tokens, TGI), per-chunk cumulative usage, or n
 	// equal to the event count. Nil when unknown.
 	TokensPerEvent []int
-	Events         int // token-bearing events
-	OutputTokens   int // n
-	TokensSource   TokenSource
-	PromptTokens   int
+	// EventParts, aligned with EventOffsets, says what each event carried
+	// (reasoning, answer, tool call); see Phases.
+	EventParts []Part
+	Events     int // token-bearing events
+	// ReasoningReported is the server's count of reasoning tokens, when
+	// HasReasoningReported (usage details; SGLang's usage.reasoning_tokens).
+	ReasoningReported    int
+	HasReasoningReported bool
+	OutputTokens         int // n
+	TokensSource         TokenSource
+	PromptTokens         int
 
 	DNS, Connect, TLS time.Duration // zero when the connection was reused
 	TTFB              time.Duration // response headers − start
@@ -42,6 +49,7 @@ type Result struct {
 
 	Ollama   *OllamaTimings   // server-side durations (Ollama)
 	LlamaCpp *LlamaCppTimings // server-side timings (llama.cpp)
+	VLLM     *VLLMMetrics     // per-request metrics (vLLM --enable-per-request-metrics)
 	Warnings []string
 }
 
@@ -108,6 +116,24 @@ func (r *Result) Record() telemetry.ProbeRecord {
 	for _, g := range r.ITL() {
 		rec.ITLms = append(rec.ITLms, ms(g))
 	}
+	ph := r.Phases()
+	if ph.HasAnswer {
+		rec.TTFAms = ms(ph.TTFA)
+	}
+	if ph.HasTool {
+		rec.FirstToolCallms = ms(ph.FirstTool)
+	}
+	if ph.Split {
+		rec.ReasoningTokens, rec.AnswerTokens = &ph.Reasoning, &ph.Answer
+		rec.PhaseTokensSource = string(ph.TokensSource)
+	}
+	if ph.HasReasoningTPOT {
+		rec.ReasoningTPOTms = ms(ph.ReasoningTPOT)
+	}
+	if ph.HasAnswerTPOT {
+		rec.AnswerTPOTms = ms(ph.AnswerTPOT)
+	}
+	rec.Breakdown = r.Breakdown()
 	return rec
 }
 

@@ -54,7 +54,7 @@ func NewRunner(opts Options, sink telemetry.Sink) (*Runner, error) {
 }
 
 // Observations is what a Runner emits for one result, all dated at: for a
-// success, latency samples (TTFT, TPOT, E2E, output TPS, each ITL gap) and
+// success, latency samples (TTFT, TTFA, TPOT, E2E, output TPS, each ITL gap) and
 // probe_success 1; for a failure, whose latencies are meaningless,
 // probe_success 0 and a failure at the same instant (so the SLO engine
 // counts one bad event); then the probe record.
@@ -66,6 +66,11 @@ func Observations(res *Result, endpoint, source string, interval time.Duration, 
 	var out []telemetry.Observation
 	if res.OK {
 		out = append(out, obs(telemetry.KindSample, telemetry.TTFT, res.TTFT.Seconds()))
+		// A stream that only reasoned (cut by max_tokens) has no answer:
+		// no TTFA sample, rather than one that is not a time to answer.
+		if ph := res.Phases(); ph.HasAnswer {
+			out = append(out, obs(telemetry.KindSample, telemetry.TTFA, ph.TTFA.Seconds()))
+		}
 		// Only the figures divided by n inherit an estimated n.
 		if tpot, ok := res.TPOT(); ok {
 			o := obs(telemetry.KindSample, telemetry.TPOT, tpot.Seconds())

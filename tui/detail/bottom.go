@@ -5,6 +5,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/tokentop/tokentop/sanitize"
+	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/tui/common"
 	"github.com/tokentop/tokentop/tui/format"
 )
@@ -45,6 +46,8 @@ func (m *Model) probesView(w int) string {
 		h.Int(p.OutputTokens)
 		h.Str(p.TokensSource)
 		h.F64(p.TTFTms)
+		h.F64(p.TTFAms)
+		h.Bool(reasoned(p))
 		h.F64(p.TPOTms)
 		h.F64(p.E2Ems)
 		h.Str(p.ErrorKind)
@@ -62,7 +65,16 @@ func (m *Model) probes(w int) string {
 	if len(ps) == 0 {
 		return lines[0] + "\n" + r.NoData.S(" no probes yet (scrape-only endpoint, or probing off)")
 	}
-	lines = append(lines, r.Header.S(common.Fit(" time      result  TTFT    TPOT    E2E     tokens error", w, g.Ellipsis)))
+	// TTFA only where a listed probe reasoned first: elsewhere it is TTFT.
+	withTTFA := false
+	for i := len(ps) - 1; i >= 0 && len(ps)-i <= MaxProbes; i-- {
+		withTTFA = withTTFA || reasoned(&ps[i])
+	}
+	head := " time      result  TTFT    TPOT    E2E     tokens error"
+	if withTTFA {
+		head = " time      result  TTFT    TTFA    TPOT    E2E     tokens error"
+	}
+	lines = append(lines, r.Header.S(common.Fit(head, w, g.Ellipsis)))
 	for i := len(ps) - 1; i >= 0 && len(ps)-i <= MaxProbes; i-- {
 		p := ps[i]
 		res, paint := "OK", r.OK
@@ -89,13 +101,23 @@ func (m *Model) probes(w int) string {
 		if !p.OK {
 			errText = strings.TrimSpace(common.Safe(p.ErrorKind) + " " + common.Safe(p.Error))
 		}
+		ttfa := ""
+		if withTTFA {
+			ttfa = common.Fit(ms(p.TTFAms), 7, g.Ellipsis) + " "
+		}
 		line := " " + r.Faint.S(common.Clock(p.At)) + "  " + paint.S(common.Fit(res, 7, g.Ellipsis)) + " " +
-			r.Text.S(common.Fit(ms(p.TTFTms), 7, g.Ellipsis)+" "+common.Fit(ms(p.TPOTms), 7, g.Ellipsis)+" "+
+			r.Text.S(common.Fit(ms(p.TTFTms), 7, g.Ellipsis)+" "+ttfa+common.Fit(ms(p.TPOTms), 7, g.Ellipsis)+" "+
 				common.Fit(ms(p.E2Ems), 7, g.Ellipsis)+" "+common.Fit(tok, 6, g.Ellipsis)) +
 			" " + r.Bad.S(errText)
 		lines = append(lines, common.Cut(line, w))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// reasoned reports whether a probe's stream reasoned before answering (or
+// only reasoned): its TTFA is then its own figure, not TTFT again.
+func reasoned(p *telemetry.ProbeAt) bool {
+	return p.OK && ((p.ReasoningTokens != nil && *p.ReasoningTokens > 0) || p.TTFAms > p.TTFTms)
 }
 
 // liveLines is the live pane's text height.

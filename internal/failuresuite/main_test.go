@@ -1,0 +1,120 @@
+package failuresuite
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// defaultParallel is how many scenarios run at once unless -parallel is
+// given: they spend their time waiting for wall-clock behaviour (an alert's
+// "for", a store's lag), not computing, so GOMAXPROCS (the default, 2 on a
+// two-core machine) would only make the suite several minutes longer.
+const defaultParallel = "8"
+
+// TestMain raises -parallel (unless given), and removes the binary the
+// scenarios built once they are done.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		if err := flag.Set("test.parallel", defaultParallel); err != nil {
+			fmt.Fprintf(os.Stderr, "failuresuite: -parallel %s: %v\n", defaultParallel, err)
+			os.Exit(2)
+		}
+	}
+	code := m.Run()
+	if err := os.RemoveAll(buildDir()); err != nil {
+		fmt.Fprintf(os.Stderr, "failuresuite: removing %s: %v\n", buildDir(), err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// buildDir is where the binary is built: one directory per test process,
+// so parallel `go test` runs never share a half-written binary.
+func buildDir() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("tokentop-failuresuite-%d", os.Getpid()))
+}
+
+// buildTimeout bounds the one `go build`; a cold build on a loaded
+// two-core machine takes a few minutes.
+const buildTimeout = 6 * time.Minute
+
+// binaryEnv, when set, names a tokentop binary to test instead of
+// building ./cmd/tokentop (a release build, another branch's).
+const binaryEnv = "FAILURESUITE_TOKENTOP"
+
+// builtBinary builds ./cmd/tokentop once per test process; every scenario
+// shares the result (or the error).
+var builtBinary = sync.OnceValues(func() (string, error) {
+	if p := os.Getenv(binaryEnv); p != "" {
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return "", fmt.Errorf("%s=%s is not an executable file", binaryEnv, p)
+		}
+		return p, nil
+	}
+	dir := buildDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("the go tool is not on PATH: %w", err)
+	}
+	bin := filepath.Join(dir, "tokentop")
+	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goTool, "build", "-o", bin, "github.com/tokentop/tokentop/cmd/tokentop")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build ./cmd/tokentop: %w\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// tokentopBinary is the built binary, or the test fails (a build error is
+// a failure, never a skip). In -short mode the whole suite is skipped, and
+// says so.
+func tokentopBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("failure suite: skipped in -short mode (it runs the built binary against real servers for minutes)")
+	}
+	bin, err := builtBinary()
+	if err != nil {
+		t.Fatalf("building tokentop: %v", err)
+	}
+	return bin
+}
+
+// requireBinary returns the path of an external program the scenario
+// needs, or skips the test naming it and how to install it.
+func requireBinary(t *testing.T, hint string, candidates ...string) string {
+	t.Helper()
+	for _, c := range candidates {
+		if filepath.IsAbs(c) {
+			if fi, err := os.Stat(c); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+				return c
+			}
+			continue
+		}
+		if p, err := exec.LookPath(c); err == nil {
+			return p
+		} else if !errors.Is(err, exec.ErrNotFound) {
+			t.Logf("looking up %s: %v", c, err)
+		}
+	}
+	t.Skipf("failure suite: %s not found (looked for %v): %s", candidates[0], candidates, hint)
+	return ""
+}

@@ -1,0 +1,130 @@
+package failuresuite
+
+import (
+	"testing"
+	"time"
+)
+
+// promSource is the dashboard's PromQL source in d.
+func promSource(d snapshotDoc) (sourceDoc, bool) {
+	srcs := sourcesOfKind(d, "promql")
+	if len(srcs) != 1 {
+		return sourceDoc{}, false
+	}
+	return srcs[0], true
+}
+
+// storeTTFT is the TTFT figure of model in d, as PromQL mode names it.
+func storeTTFT(d snapshotDoc, model string) (figureDoc, bool) {
+	ep, ok := endpointByModel(d, model)
+	if !ok {
+		return figureDoc{}, false
+	}
+	return anyFigure(ep, sigTTFT)
+}
+
+// TestPrometheusDown is Proof 4, first half: the dashboard in PromQL mode
+// shows the simulator's TTFT from a real Prometheus; Prometheus is killed
+// → the source says error within 30 s, and from then on never ok, and the
+// TTFT figure is never shown live.
+func TestPrometheusDown(t *testing.T) {
+	t.Parallel()
+	const model = "prom-m"
+	sim := startSim(t, "127.0.0.1:0", "--model", model+":1b", "--load", "2")
+	prom := startPrometheus(t, sim.addr)
+	hl := startHeadless(t, "dashboard", "--prometheus", prom.url)
+	start := time.Now()
+	first := hl.mustWaitDoc(t, start, 2*time.Minute, "a TTFT figure from Prometheus", func(d snapshotDoc) bool {
+		f, ok := storeTTFT(d, model)
+		return ok && f.liveNumber()
+	})
+	seen := map[string]time.Duration{"ttft_after": first.got.Sub(start)}
+
+	killedAt := time.Now()
+	prom.proc.kill(t)
+	errSeen, ok := hl.waitDoc(killedAt, 30*time.Second, func(d snapshotDoc) bool {
+		s, ok := promSource(d)
+		return ok && s.State == "error"
+	})
+	if !ok {
+		measured(t, "prometheus-down", seen, "ttft_after", "source_error_after")
+		t.Fatalf("the PromQL source never said error within 30 s of Prometheus being killed; last document:\n%s", hl.lastDocText())
+	}
+	seen["source_error_after"] = errSeen.got.Sub(killedAt)
+	// Read 20 s more of documents: the state must not flip back to ok.
+	hl.mustWaitDoc(t, errSeen.got.Add(20*time.Second), 40*time.Second, "documents 20 s after the error", anyDoc)
+	for _, r := range hl.between(errSeen.got, time.Now()) {
+		s, ok := promSource(r.doc)
+		if !ok || s.State == "live" {
+			t.Errorf("%s after the kill: PromQL source %+v (present %v), want it failing", secs(r.got.Sub(killedAt)), s, ok)
+			break
+		}
+		if f, ok := storeTTFT(r.doc, model); ok && f.liveNumber() {
+			t.Errorf("%s after the kill: TTFT %+v shown live from a dead store", secs(r.got.Sub(killedAt)), f)
+			break
+		}
+	}
+	measured(t, "prometheus-down", seen, "ttft_after", "source_error_after")
+}
+
+// TestVictoriaMetricsDefaultLag is Proof 4, second half: VictoriaMetrics at
+// its default flags (query results 30 s behind) scraping the simulator →
+// TTFT figures appear once the store has them and stay present for 45 s,
+// and the source says it lags rather than plain ok.
+func TestVictoriaMetricsDefaultLag(t *testing.T) {
+	t.Parallel()
+	const model = "vm-m"
+	const stayFor = 45 * time.Second
+	sim := startSim(t, "127.0.0.1:0", "--model", model+":1b", "--load", "2")
+	vm := startVictoriaMetrics(t, sim.addr)
+	hl := startHeadless(t, "dashboard", "--prometheus", vm.url)
+	start := time.Now()
+
+	hasTTFT := func(d snapshotDoc) bool {
+		f, ok := storeTTFT(d, model)
+		return ok && f.hasNumber()
+	}
+	lagging := func(d snapshotDoc) bool {
+		s, ok := promSource(d)
+		return ok && s.saysLagging()
+	}
+	seen := watch(2*time.Minute, start,
+		observation{"ttft_after", docSeen(hl, start, hasTTFT)},
+		observation{"lagging_after", docSeen(hl, start, lagging)})
+	if _, ok := seen["ttft_after"]; !ok {
+		measured(t, "victoriametrics-default-lag", seen, "ttft_after", "lagging_after", "ttft_stayed")
+		t.Fatalf("no TTFT figure from VictoriaMetrics within 2 min; last document:\n%s", hl.lastDocText())
+	}
+	firstTTFT := start.Add(seen["ttft_after"])
+	hl.mustWaitDoc(t, firstTTFT.Add(stayFor), stayFor+30*time.Second, "documents 45 s after the first TTFT", anyDoc)
+	stayed := time.Duration(0)
+	for _, r := range hl.between(firstTTFT, firstTTFT.Add(stayFor)) {
+		if !hasTTFT(r.doc) {
+			t.Errorf("%s after it first showed, the TTFT figure is gone; document:\n%s", secs(r.got.Sub(firstTTFT)), docSummary(r.doc, model))
+			break
+		}
+		stayed = r.got.Sub(firstTTFT)
+	}
+	seen["ttft_stayed"] = stayed
+	if d, ok := seen["lagging_after"]; !ok {
+		t.Errorf("the PromQL source never said it lags; last document:\n%s", hl.lastDocText())
+	} else {
+		for _, r := range hl.between(start.Add(d), time.Now()) {
+			if s, ok := promSource(r.doc); !ok || s.plainOK() {
+				t.Errorf("%s after start, once it had said it lags, the PromQL source is %+v (present %v): plain ok", secs(r.got.Sub(start)), s, ok)
+				break
+			}
+		}
+	}
+	measured(t, "victoriametrics-default-lag", seen, "ttft_after", "lagging_after", "ttft_stayed")
+}
+
+// anyDoc accepts every document: waiting for one read after a time.
+func anyDoc(snapshotDoc) bool { return true }
+
+// docSummary is a short account of a document for failure messages.
+func docSummary(d snapshotDoc, model string) string {
+	s, _ := promSource(d)
+	f, ok := storeTTFT(d, model)
+	return "source " + s.State + " " + s.Error + "; ttft present " + map[bool]string{true: "yes", false: "no"}[ok] + " state " + f.State + " " + f.Error
+}

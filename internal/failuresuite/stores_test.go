@@ -1,0 +1,79 @@
+package failuresuite
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/internal/promtest"
+)
+
+// store is a running Prometheus-compatible server scraping targets.
+type store struct {
+	url  string
+	proc *process
+}
+
+// scrapeConfig is a Prometheus scrape config (VictoriaMetrics reads the
+// same) scraping each host:port's /metrics every second.
+func scrapeConfig(targets ...string) string {
+	var b strings.Builder
+	b.WriteString("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n")
+	for i, tg := range targets {
+		fmt.Fprintf(&b, "  - job_name: target%d\n    static_configs:\n      - targets: [%q]\n", i, tg)
+	}
+	return b.String()
+}
+
+// startPrometheus starts a real Prometheus scraping targets (host:port)
+// every second; unlike promtest.Start the scenario can kill it.
+func startPrometheus(t *testing.T, targets ...string) *store {
+	t.Helper()
+	bin := promtest.Binary()
+	if bin == "" {
+		t.Skip("failure suite: prometheus not found: " + promtest.InstallHint)
+	}
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "prometheus.yml", scrapeConfig(targets...))
+	return startStore(t, "prometheus", "/-/ready", func(addr string, attempt int) (string, []string) {
+		return bin, []string{"--config.file=" + cfg, "--storage.tsdb.path=" + filepath.Join(dir, fmt.Sprintf("tsdb%d", attempt)),
+			"--storage.tsdb.retention.time=1h", "--web.listen-address=" + addr, "--log.level=warn"}
+	})
+}
+
+// startVictoriaMetrics starts single-node VictoriaMetrics with its default
+// flags (so its default -search.latencyOffset of 30 s) scraping targets
+// every second.
+func startVictoriaMetrics(t *testing.T, targets ...string) *store {
+	t.Helper()
+	bin := requireBinary(t, "apt-get install victoria-metrics", "/usr/bin/victoria-metrics", "victoria-metrics")
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "scrape.yml", scrapeConfig(targets...))
+	return startStore(t, "victoria-metrics", "/health", func(addr string, attempt int) (string, []string) {
+		return bin, []string{"-storageDataPath=" + filepath.Join(dir, fmt.Sprintf("data%d", attempt)),
+			"-httpListenAddr=" + addr, "-promscrape.config=" + cfg}
+	})
+}
+
+// startStore starts a store on a free port, retrying when the port was
+// taken before it bound, and waits until ready answers 200.
+func startStore(t *testing.T, name, ready string, argv func(addr string, attempt int) (string, []string)) *store {
+	t.Helper()
+	var last error
+	for attempt := range 3 {
+		addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+		bin, args := argv(addr, attempt)
+		p := startProcess(t, name, procOptions{dir: t.TempDir()}, bin, args...)
+		s := &store{url: "http://" + addr, proc: p}
+		if last = waitHTTP(s.url+ready, 60*time.Second); last == nil {
+			return s
+		}
+		if err := p.stop(5 * time.Second); err != nil {
+			t.Logf("stopping a %s that did not start: %v", name, err)
+		}
+	}
+	t.Fatalf("%s did not start: %v", name, last)
+	return nil
+}
