@@ -339,3 +339,17 @@ func TestProblemsScreenAndMouseCapture(t *testing.T) {
 		t.Errorf("esc: screen %v", m.a.screen)
 	}
 }
+
+// Help over the problems screen (or the other way round): esc twice is
+// back where it started, never stuck between the two.
+func TestOverlaysReturnWhereOpened(t *testing.T) {
+	m := newSync(t, testOptions(), 120, 40)
+	press(m, "e", "?", "esc")
+	if m.a.screen != screenMain {
+		t.Fatalf("e ? esc: screen %v, want main", m.a.screen)
+	}
+	press(m, "e", "esc")
+	if m.a.screen != screenMain {
+		t.Fatalf("e esc: screen %v", m.a.screen)
+	}
+}

@@ -193,23 +193,22 @@ func (a *app) closeDetail() tea.Cmd {
 	return nil
 }
 
-func (a *app) toggleProblems() {
-	if a.screen == screenProblems {
-		a.screen = a.back
-	} else {
-		a.back, a.screen = a.screen, screenProblems
-		a.problems.Home()
-	}
-	a.dirty = true
-	a.layout()
-}
+func (a *app) toggleProblems() { a.toggleOverlay(screenProblems, a.problems.Home) }
 
-func (a *app) toggleHelp() {
-	if a.screen == screenHelp {
+func (a *app) toggleHelp() { a.toggleOverlay(screenHelp, a.help.Home) }
+
+// toggleOverlay opens or closes a screen shown over another (help,
+// problems). Overlays never become the screen to go back to, so esc from
+// one opened over the other returns to where the first was opened.
+func (a *app) toggleOverlay(s screen, home func()) {
+	if a.screen == s {
 		a.screen = a.back
 	} else {
-		a.back, a.screen = a.screen, screenHelp
-		a.help.Home()
+		if a.screen != screenHelp && a.screen != screenProblems {
+			a.back = a.screen
+		}
+		a.screen = s
+		home()
 	}
 	a.dirty = true
 	a.layout()

@@ -13,13 +13,14 @@ import (
 // Model is the detail view of one endpoint; content taller than the
 // screen scrolls (so nothing is lost at 80×24).
 type Model struct {
-	ctx    *common.Context
-	name   string
-	ep     telemetry.EndpointSnapshot
-	hasEP  bool
-	badge  slo.Badge
-	data   Data
-	scroll common.Scroller
+	ctx   *common.Context
+	name  string
+	ep    telemetry.EndpointSnapshot
+	hasEP bool
+	badge slo.Badge
+	data  Data
+	// Scroller gives Scroll, Page, Home and End.
+	common.Scroller
 	width  int
 	height int
 	dirty  bool // content must be re-rendered
@@ -46,7 +47,7 @@ func (m *Model) Open(name string) {
 		m.hasEP = false
 	}
 	m.name, m.dirty = name, true
-	m.scroll.Home()
+	m.Scroller.Home()
 }
 
 // Name is the endpoint shown.
@@ -89,29 +90,17 @@ func (m *Model) Invalidate() { m.gen, m.dirty = m.gen+1, true }
 // ChartPoints is how many points each big chart wants at this width.
 func (m *Model) ChartPoints() int { return chart.Points(m.chartWidth(), m.ctx.Glyphs.ASCII) }
 
-// Scroll moves the view by d lines.
-func (m *Model) Scroll(d int) { m.scroll.Scroll(d) }
-
-// Page scrolls by a screenful.
-func (m *Model) Page(dir int) { m.scroll.Page(dir) }
-
-// Home scrolls to the top.
-func (m *Model) Home() { m.scroll.Home() }
-
-// End scrolls to the bottom.
-func (m *Model) End() { m.scroll.End() }
-
 // View renders exactly height lines.
 func (m *Model) View() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
 	}
 	if m.dirty || m.liveDirty {
-		m.scroll.SetLines(m.render())
+		m.Scroller.SetLines(m.render())
 		m.dirty, m.liveDirty = false, false
 	}
-	m.scroll.SetHeight(m.height)
-	return m.scroll.View(m.width, m.ctx.Styles.Normal.Faint)
+	m.Scroller.SetHeight(m.height)
+	return m.Scroller.View(m.width, m.ctx.Styles.Normal.Faint)
 }
 
 // render returns the content lines, each cut to the width. Title and

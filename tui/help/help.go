@@ -18,9 +18,10 @@ import (
 
 // Model is the help screen.
 type Model struct {
-	ctx    *common.Context
-	keys   keys.Map
-	scroll common.Scroller
+	ctx  *common.Context
+	keys keys.Map
+	// Scroller gives Scroll, Page, Home and End.
+	common.Scroller
 	width  int
 	height int
 	dirty  bool
@@ -42,29 +43,17 @@ func (m *Model) SetSize(w, h int) {
 // Invalidate forces a re-render (theme change).
 func (m *Model) Invalidate() { m.dirty = true }
 
-// Scroll, Page, Home and End move the view.
-func (m *Model) Scroll(d int) { m.scroll.Scroll(d) }
-
-// Page scrolls a screenful.
-func (m *Model) Page(dir int) { m.scroll.Page(dir) }
-
-// Home scrolls to the top.
-func (m *Model) Home() { m.scroll.Home() }
-
-// End scrolls to the bottom.
-func (m *Model) End() { m.scroll.End() }
-
 // View renders exactly height lines.
 func (m *Model) View() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
 	}
 	if m.dirty {
-		m.scroll.SetLines(common.Lines(m.render(), m.width))
+		m.Scroller.SetLines(common.Lines(m.render(), m.width))
 		m.dirty = false
 	}
-	m.scroll.SetHeight(m.height)
-	return m.scroll.View(m.width, m.ctx.Styles.Normal.Faint)
+	m.Scroller.SetHeight(m.height)
+	return m.Scroller.View(m.width, m.ctx.Styles.Normal.Faint)
 }
 
 // Bubbles returns a bubbles/help model styled with the theme, for the

@@ -18,9 +18,10 @@ import (
 
 // Model is the problems screen.
 type Model struct {
-	ctx    *common.Context
-	snap   telemetry.Snapshot
-	scroll common.Scroller
+	ctx  *common.Context
+	snap telemetry.Snapshot
+	// Scroller gives Scroll, Page, Home and End.
+	common.Scroller
 	width  int
 	height int
 }
@@ -37,26 +38,14 @@ func (m *Model) SetData(s telemetry.Snapshot) { m.snap = s }
 // Count is how many problems there are (for the footer and header).
 func (m *Model) Count() int { return len(sourceProblems(m.snap)) + len(figureProblems(m.snap)) }
 
-// Scroll moves the view by d lines.
-func (m *Model) Scroll(d int) { m.scroll.Scroll(d) }
-
-// Page scrolls a screenful.
-func (m *Model) Page(dir int) { m.scroll.Page(dir) }
-
-// Home scrolls to the top.
-func (m *Model) Home() { m.scroll.Home() }
-
-// End scrolls to the bottom.
-func (m *Model) End() { m.scroll.End() }
-
 // View renders exactly height lines.
 func (m *Model) View() string {
 	if m.width <= 0 || m.height <= 0 {
 		return ""
 	}
-	m.scroll.SetLines(common.Lines(m.render(), m.width))
-	m.scroll.SetHeight(m.height)
-	return m.scroll.View(m.width, m.ctx.Styles.Normal.Faint)
+	m.Scroller.SetLines(common.Lines(m.render(), m.width))
+	m.Scroller.SetHeight(m.height)
+	return m.Scroller.View(m.width, m.ctx.Styles.Normal.Faint)
 }
 
 func (m *Model) render() string {
