@@ -114,39 +114,3 @@ func (a *alertmanager) activeFor(endpoint string, match func(string) bool) (bool
 	}
 	return false, nil
 }
-
-// waitActive polls until activeFor equals want; ok is false on timeout.
-// A failing API is retried until the deadline, and its last error said.
-func (a *alertmanager) waitActive(limit time.Duration, endpoint string, match func(string) bool, want bool) (time.Duration, error) {
-	var last error
-	took, ok := eventually(limit, 500*time.Millisecond, func() bool {
-		active, err := a.activeFor(endpoint, match)
-		if err != nil {
-			last = err
-			return false
-		}
-		return active == want
-	})
-	if !ok {
-		return took, fmt.Errorf("alertmanager: active=%v for %s never seen within %s (last API error: %v); holds: %s",
-			want, endpoint, limit, last, a.describe())
-	}
-	return took, nil
-}
-
-// describe lists the held alerts' labels, for failure messages.
-func (a *alertmanager) describe() string {
-	list, err := a.alerts()
-	if err != nil {
-		return err.Error()
-	}
-	var parts []string
-	for _, al := range list {
-		parts = append(parts, fmt.Sprintf("%s{endpoint=%q} %s ends %s", al.Labels["alertname"], al.Labels["endpoint"],
-			al.Status.State, al.EndsAt.Format(time.RFC3339)))
-	}
-	if len(parts) == 0 {
-		return "no alerts"
-	}
-	return strings.Join(parts, "; ")
-}
