@@ -45,6 +45,8 @@ type Replay struct {
 	Paused bool
 	// First and Last bound the recording (zero: unknown).
 	First, Last time.Time
+	// Ended: playback reached the recording's last moment and holds it.
+	Ended bool
 }
 
 // Height is the number of lines View returns.
@@ -143,7 +145,10 @@ func replayText(ctx *common.Context, rp *Replay) string {
 		speed = "max"
 	}
 	t := "REPLAY " + speed + " " + common.Clock(ctx.Now)
-	if rp.Paused {
+	switch {
+	case rp.Ended:
+		t += " (ended: the recording's last moment)"
+	case rp.Paused:
 		t += " (paused)"
 	}
 	if !rp.First.IsZero() && !rp.Last.IsZero() {
@@ -215,6 +220,7 @@ func (c *Cache) View(ctx *common.Context, in Info, width int) string {
 		h.Bool(rp.Paused)
 		h.Time(rp.First)
 		h.Time(rp.Last)
+		h.Bool(rp.Ended)
 	}
 	return c.memo.Get(h, func() string { return View(ctx, in, width) })
 }

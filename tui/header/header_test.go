@@ -61,3 +61,11 @@ func TestReadOnlyBadge(t *testing.T) {
 		t.Errorf("no read-only badge: %q", got)
 	}
 }
+
+func TestReplayEndedSaid(t *testing.T) {
+	c := ctx()
+	rp := &Replay{Speed: 1, First: c.Now.Add(-time.Minute), Last: c.Now, Ended: true}
+	if got := ansi.Strip(View(c, Info{Title: "tokentop", Replay: rp}, 160)); !strings.Contains(got, "(ended: the recording's last moment) 01:00/01:00") {
+		t.Errorf("replay end not said: %q", got)
+	}
+}
