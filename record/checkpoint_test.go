@@ -2,6 +2,8 @@ package record
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -59,4 +61,64 @@ func TestCheckpointWithAWrongCountIsDamage(t *testing.T) {
 	damaged := append([][]byte{}, lines...)
 	damaged[cp] = count.ReplaceAll(lines[cp], []byte(`"observations":1`))
 	expectDamage(t, writeLines(t, damaged), damaged, int64(cp+1), offsetOf(damaged, int64(cp+1)))
+}
+
+// readCursor reads every entry from a cursor to its end.
+func readCursor(t *testing.T, c *cursor) []Entry {
+	t.Helper()
+	var out []Entry
+	for e := c.peek(); e != nil; e = c.peek() {
+		out = append(out, *e)
+		c.take()
+	}
+	if !errors.Is(c.err, io.EOF) {
+		t.Fatalf("cursor ended with %v", c.err)
+	}
+	return out
+}
+
+// A seek trusts the index only after the segment's first line proves it:
+// the checkpoint there must carry the index entry's sequence, line and
+// count. An index whose offsets land on real checkpoints of the wrong
+// segments (a file rewritten in place with a segment fewer at its start)
+// decodes cleanly there; it is detected, rebuilt, and the seek reads what a
+// fresh index gives.
+func TestSeekWithAStaleIndexReadsTheRightSegment(t *testing.T) {
+	path := record(t, "a.jsonl", mixed(300, time.Second))
+	fresh, err := scanIndex(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fresh) < 4 {
+		t.Fatalf("%d segments, want at least 4", len(fresh))
+	}
+	stale := append([]indexEntry{}, fresh...)
+	for i := 1; i < len(stale)-1; i++ {
+		stale[i].Offset, stale[i].DOffset = fresh[i+1].Offset, fresh[i+1].DOffset
+	}
+	from := fresh[2].At.Add(time.Second)
+	if segmentFor(stale, from).Offset == segmentFor(fresh, from).Offset {
+		t.Fatalf("the stale index agrees with the file at %v: the test proves nothing", from)
+	}
+	open := func(entries []indexEntry) []Entry {
+		c, err := openCursor(path, &entries, from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if err := c.close(); err != nil {
+				t.Error(err)
+			}
+		}()
+		return readCursor(t, c)
+	}
+	want, got := open(fresh), open(stale)
+	if len(got) != len(want) || len(want) == 0 {
+		t.Fatalf("stale index read %d entries, a fresh one %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Line != want[i].Line || got[i].State != want[i].State || !sameObs(got[i].Observation, want[i].Observation) {
+			t.Fatalf("entry %d: stale index gave line %d %+v, fresh gave line %d %+v", i, got[i].Line, got[i].Observation, want[i].Line, want[i].Observation)
+		}
+	}
 }
