@@ -258,3 +258,22 @@ func TestScaledDemoFiresWithinAMinute(t *testing.T) {
 	}
 	t.Fatal("scaled objective never fired")
 }
+
+// The workbook's rule is a burn rate that exceeds the factor: a burn exactly
+// at the factor spends the budget at the rate the rule tolerates and must not
+// fire. With a 75 % target (a budget of exactly 0.25) every probe too slow
+// burns at exactly 4×.
+func TestBurnExactlyAtFactorDoesNotFire(t *testing.T) {
+	obj := ttftRatio(time.Hour)
+	obj.Target = 0.75
+	obj.BurnWindows = []BurnWindow{{Factor: 4, Long: time.Hour, Short: 5 * time.Minute}}
+	e := New([]Objective{obj}, nil, Options{})
+	_, tr := drive(e, epoch(), 2*time.Hour, "", func(int) bool { return true })
+	if tr != nil {
+		t.Fatalf("fired at a burn of exactly the factor: %+v", tr.Alert)
+	}
+	a := e.Current()[0]
+	if a.State != Inactive || a.Value != 4 || a.Threshold != 4 {
+		t.Errorf("state %s value %v threshold %v; want inactive at a burn of exactly 4 against 4", a.State, a.Value, a.Threshold)
+	}
+}
