@@ -18,7 +18,9 @@ const (
 	DefaultWindow  = 5 * time.Minute
 	// DefaultFPS caps the frames written to a terminal (and the SSH
 	// viewers' links).
-	DefaultFPS          = 10
+	DefaultFPS = 10
+	// MaxFPS is the most frames a second any view writes.
+	MaxFPS              = 60
 	DefaultProbeEvery   = 10 * time.Second
 	DefaultConcurrency  = 1
 	DefaultMaxTokens    = 64
@@ -175,8 +177,8 @@ func (c *Config) validate() error {
 			bad(fmt.Sprintf("slos[%d] (%s): %v", i, strings.TrimSpace(s.Name), strings.ReplaceAll(err.Error(), "\n", "; ")), "slos", i)
 		}
 	}
-	if c.FPS < 1 || c.FPS > 60 {
-		bad(fmt.Sprintf("fps %d is outside 1–60", c.FPS), "fps")
+	if c.FPS < 1 || c.FPS > MaxFPS {
+		bad(fmt.Sprintf("fps %d is outside 1–%d", c.FPS, MaxFPS), "fps")
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))

@@ -37,8 +37,6 @@ func NewTable() *Table {
 	return t
 }
 
-// Specs returns the table's specs (shared: do not modify).
-func (t *Table) Specs() []Spec { return t.specs }
 
 // Lookup returns the spec of engine e (shared: do not modify).
 func (t *Table) Lookup(e telemetry.Engine) (Spec, bool) {

@@ -54,9 +54,6 @@ func WithSegment(d time.Duration) WriterOption {
 	}
 }
 
-// WithGzipLevel sets the compression level of .gz recordings (default
-// gzip.BestSpeed: a monitor should not spend its CPU compressing).
-func WithGzipLevel(level int) WriterOption { return func(w *Writer) { w.level = level } }
 
 // Writer records observations and alert transitions as JSON lines. It is
 // a telemetry.Sink, safe for concurrent use, and never touches the disk in

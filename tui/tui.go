@@ -92,7 +92,7 @@ type Options struct {
 	// ASCII draws charts and borders with plain ASCII (no braille/box).
 	ASCII bool
 	// FPS caps how often the renderer writes (default config.DefaultFPS,
-	// max 120).
+	// at most config.MaxFPS).
 	FPS int
 	// Refresh is how often data is read (default 1s); `[`/`]` change it.
 	Refresh time.Duration
@@ -139,7 +139,7 @@ func (o Options) withDefaults() Options {
 	if o.FPS <= 0 {
 		o.FPS = config.DefaultFPS
 	}
-	o.FPS = min(o.FPS, 120)
+	o.FPS = min(o.FPS, config.MaxFPS)
 	if o.Refresh <= 0 {
 		o.Refresh = config.DefaultRefresh
 	}

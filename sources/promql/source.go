@@ -95,14 +95,6 @@ func New(cfg Config, sink telemetry.Sink) (*Source, error) {
 // Config returns the effective configuration, defaults filled in.
 func (s *Source) Config() Config { return s.cfg }
 
-// Queries returns the effective query templates by signal.
-func (s *Source) Queries() map[telemetry.Signal]string {
-	out := make(map[telemetry.Signal]string, len(s.queries))
-	for k, v := range s.queries {
-		out[k] = v
-	}
-	return out
-}
 
 // Run refreshes at once and then every Config.Refresh until ctx is done,
 // and returns nil then. Refresh problems are not returned: they reach the
