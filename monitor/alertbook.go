@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
 )
 
 // alertKey names one alert as the engine keys its rules.
@@ -129,72 +128,8 @@ func (b *alertBook) history(rows []slo.Alert) []slo.Alert {
 	return out
 }
 
-// sortAlerts orders an alert list as slo.Engine.Alerts does: firing,
-// pending, unknown, no data, resolved; the oldest trouble first, resolved
-// ones newest first.
-func sortAlerts(as []slo.Alert) {
-	rank := func(s slo.State) int {
-		switch s {
-		case slo.Firing:
-			return 0
-		case slo.Pending:
-			return 1
-		case slo.UnknownState:
-			return 2
-		case slo.NoDataState:
-			return 3
-		case slo.Resolved:
-			return 4
-		}
-		return 5
-	}
-	since := func(a slo.Alert) time.Time {
-		if a.State == slo.Pending || a.State == slo.Firing {
-			return a.ActiveAt
-		}
-		return a.UnknownSince
-	}
-	slices.SortStableFunc(as, func(a, b slo.Alert) int {
-		if d := rank(a.State) - rank(b.State); d != 0 {
-			return d
-		}
-		if a.State == slo.Resolved {
-			if d := b.ResolvedAt.Compare(a.ResolvedAt); d != 0 {
-				return d
-			}
-		} else if d := since(a).Compare(since(b)); d != 0 {
-			return d
-		}
-		return cmp.Or(strings.Compare(a.Objective, b.Objective), strings.Compare(a.Endpoint, b.Endpoint),
-			strings.Compare(a.Severity, b.Severity))
-	})
-}
+// sortAlerts orders an alert list as slo.Engine.Alerts does.
+func sortAlerts(as []slo.Alert) { slices.SortStableFunc(as, slo.CompareAlerts) }
 
-// badgeOf is slo.Engine.Badge over one endpoint's rows: BREACH when one
-// fires, PENDING, then ERROR, STALE and NO DATA from the data behind them,
-// else OK.
-func badgeOf(rows []slo.Alert) slo.Badge {
-	badge, rank := slo.BadgeOK, 0
-	worse := func(b slo.Badge, k int) {
-		if k > rank {
-			badge, rank = b, k
-		}
-	}
-	for _, a := range rows {
-		switch {
-		case a.State == slo.Firing:
-			worse(slo.BadgeBreach, 6)
-		case a.State == slo.Pending:
-			worse(slo.BadgePending, 5)
-		case a.EvaluatedAt.IsZero():
-			worse(slo.BadgeNoData, 2)
-		case a.Data == telemetry.Error:
-			worse(slo.BadgeError, 4)
-		case a.Data == telemetry.Stale:
-			worse(slo.BadgeStale, 3)
-		case a.State == slo.NoDataState || a.State == slo.UnknownState:
-			worse(slo.BadgeNoData, 2)
-		}
-	}
-	return badge
-}
+// badgeOf is slo.Engine.Badge over one endpoint's rows.
+func badgeOf(rows []slo.Alert) slo.Badge { return slo.BadgeOf(rows) }

@@ -46,11 +46,14 @@ func (e *Engine) Alerts() []Alert {
 			out = append(out, a)
 		}
 	}
-	slices.SortStableFunc(out, compareAlerts)
+	slices.SortStableFunc(out, CompareAlerts)
 	return out
 }
 
-func compareAlerts(a, b Alert) int {
+// CompareAlerts orders alert lists: firing, pending, unknown, no data,
+// resolved; within a state the oldest trouble first, resolved ones newest
+// first (what Alerts returns, and what a replay rebuilds).
+func CompareAlerts(a, b Alert) int {
 	if d := stateRank(a.State) - stateRank(b.State); d != 0 {
 		return d
 	}
@@ -128,31 +131,58 @@ func (e *Engine) Badge(endpoint string, now time.Time) Badge {
 	if len(rs) == 0 {
 		return BadgeNone
 	}
-	badge, rank := BadgeOK, 0
-	worse := func(b Badge, k int) {
-		if k > rank {
-			badge, rank = b, k
-		}
+	rows := make([]Alert, len(rs))
+	for i, r := range rs {
+		rows[i] = r.alert
 	}
-	for _, r := range rs {
-		a := r.alert
-		switch {
-		case a.State == Firing:
-			worse(BadgeBreach, 6)
-		case a.State == Pending:
-			worse(BadgePending, 5)
-		case a.EvaluatedAt.IsZero():
-			worse(BadgeNoData, 2)
-		case a.Data == telemetry.Error:
-			worse(BadgeError, 4)
-		case a.Data == telemetry.Stale:
-			worse(BadgeStale, 3)
-		case a.State == NoDataState || a.State == UnknownState:
-			worse(BadgeNoData, 2)
-		}
-	}
+	badge := BadgeOf(rows)
+	rank := badgeRank(badge)
 	if rank < 3 && !e.lastEval.IsZero() && now.Sub(e.lastEval) > e.opts.EvalStaleAfter {
 		return BadgeStale
 	}
 	return badge
+}
+
+// BadgeOf is the badge of one endpoint's alerts: BREACH when one fires,
+// PENDING, then ERROR, STALE and NO DATA from the data behind them, else
+// OK.
+func BadgeOf(rows []Alert) Badge {
+	badge, rank := BadgeOK, 0
+	for _, a := range rows {
+		b := BadgeOK
+		switch {
+		case a.State == Firing:
+			b = BadgeBreach
+		case a.State == Pending:
+			b = BadgePending
+		case a.EvaluatedAt.IsZero():
+			b = BadgeNoData
+		case a.Data == telemetry.Error:
+			b = BadgeError
+		case a.Data == telemetry.Stale:
+			b = BadgeStale
+		case a.State == NoDataState || a.State == UnknownState:
+			b = BadgeNoData
+		}
+		if k := badgeRank(b); k > rank {
+			badge, rank = b, k
+		}
+	}
+	return badge
+}
+
+func badgeRank(b Badge) int {
+	switch b {
+	case BadgeBreach:
+		return 6
+	case BadgePending:
+		return 5
+	case BadgeError:
+		return 4
+	case BadgeStale:
+		return 3
+	case BadgeNoData:
+		return 2
+	}
+	return 0
 }
