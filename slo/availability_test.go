@@ -25,13 +25,10 @@ func probeResult(sink telemetry.Sink, endpoint string, at time.Time, ok bool, in
 
 func availabilityEngine(t *testing.T) (*telemetry.Store, *Engine, telemetry.Tee) {
 	t.Helper()
-	f, err := parseFlags(t)
-	if err != nil {
-		t.Fatal(err)
-	}
-	objs, err := f.Objectives()
-	if err != nil {
-		t.Fatal(err)
+	// What the commands run with when no --slo-* flag is given.
+	objs := append(DefaultObjectives(), AvailabilityObjective())
+	for i := range objs {
+		objs[i] = objs[i].WithDefaults()
 	}
 	st := telemetry.NewStore(telemetry.StoreConfig{})
 	e := New(objs, st, Options{})

@@ -128,6 +128,13 @@ func (o Objective) WithDefaults() Objective {
 	return o
 }
 
+// HasDerivedName reports whether o has no name or the one WithDefaults
+// derives from what it promises: such a name follows a change of threshold
+// or percentile, a name the user chose does not.
+func (o Objective) HasDerivedName() bool {
+	return o.Name == "" || o.Name == o.WithDefaults().defaultName()
+}
+
 func (o Objective) defaultName() string {
 	switch o.Kind {
 	case Percentile:
@@ -302,6 +309,9 @@ func FormatValue(sig telemetry.Signal, v float64) string {
 
 // FormatRatio prints 0.01 as "1%" and 0.999 as "99.9%".
 func FormatRatio(v float64) string { return trimFloat(v*100) + "%" }
+
+// FormatPercentile writes a percentile as names and flags do: 0.95 → "95".
+func FormatPercentile(p float64) string { return trimFloat(p * 100) }
 
 // FormatDuration prints durations the way people write them: "5m", "28d",
 // "1h30m", "50ms" rather than "5m0s".

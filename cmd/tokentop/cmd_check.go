@@ -67,7 +67,7 @@ type checkReport struct {
 
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("check", checkUsage, stderr)
-	sloFlags := slo.BindFlags(fs)
+	sloFlags := bindSLOFlags(fs)
 	n := fs.Int("n", 20, "requests per endpoint")
 	jsonOut := fs.Bool("json", false, "print one JSON document instead of the table")
 	configPath := fs.String("config", "", "read endpoints and objectives from this YAML file")

@@ -45,7 +45,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	vf.bind(fs)
 	speed := fs.String("speed", "1", "playback speed: 1, 10 or max")
 	at := fs.String("at", "", "with --json: the time to read (RFC 3339 or offset from the start)")
-	sloFlags := slo.BindFlags(fs)
+	sloFlags := bindSLOFlags(fs)
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -132,7 +132,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // tell the user about it: as recorded when the recording says how live
 // judged it and no --slo-* flag overrides that; otherwise again, with the
 // flags over the recorded objectives (or the defaults).
-func replayJudging(s record.Settings, has bool, f *slo.Flags) (monitor.Judging, string, error) {
+func replayJudging(s record.Settings, has bool, f *sloFlags) (monitor.Judging, string, error) {
 	if has && s.SLO != nil {
 		j := monitor.RecordedJudging(s)
 		if !f.Changed() {

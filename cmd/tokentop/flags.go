@@ -33,7 +33,7 @@ type sourceFlags struct {
 	headers     listFlag
 	noProbe     bool
 	notify      notifyFlags
-	slo         *slo.Flags
+	slo         *sloFlags
 	noSLO       bool
 	noScrape    bool
 	record      string
@@ -60,7 +60,7 @@ func (f *sourceFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noSLO, "no-slo", false, "evaluate no objectives")
 	fs.BoolVar(&f.noScrape, "no-scrape", false, "probe the URLs only; do not scrape their /metrics")
 	bindRecord(fs, &f.record)
-	f.slo = slo.BindFlags(fs)
+	f.slo = bindSLOFlags(fs)
 }
 
 // load builds the configuration: the config file (explicit, or the default

@@ -36,6 +36,14 @@ func unknownPhases(engine string) serverPhases {
 	return serverPhases{engine: engine, queue: -1, load: -1, prefill: -1, decode: -1, other: -1}
 }
 
+// HasServerPhases reports whether the stream carried the engine's own
+// phase timings (Ollama durations, llama.cpp timings, vLLM metrics), so
+// the breakdown holds more than the client's parts.
+func (r *Result) HasServerPhases() bool {
+	_, ok := r.phasesOf()
+	return ok
+}
+
 // phasesOf reads the engine timings the stream carried: Ollama's
 // durations, llama.cpp's timings, vLLM's per-request metrics.
 func (r *Result) phasesOf() (serverPhases, bool) {

@@ -1,13 +1,9 @@
 package probe
 
 import (
-	"encoding/json"
-	"io"
 	"math"
-	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tokentop/tokentop/telemetry"
@@ -85,55 +81,5 @@ func TestBreakdownFromCaptures(t *testing.T) {
 	got := partsByName(r.Breakdown())
 	if _, ok := got[PartHeaders]; !ok || len(got) > 2 {
 		t.Errorf("cloud model breakdown %v, want client parts only", r.Breakdown())
-	}
-}
-
-// TestBreakdownVLLMMetrics: with --include-metrics the request asks for
-// vLLM's per-request metrics, whose queue, prefill and decode join the
-// breakdown. The metrics object is the one of vLLM's documentation
-// (docs/features/per_request_metrics.md); no capture of it exists yet.
-func TestBreakdownVLLMMetrics(t *testing.T) {
-	var mu sync.Mutex
-	var bodies []string
-	srv := server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		bodies = append(bodies, string(b))
-		mu.Unlock()
-		scripted("text/event-stream", []step{{data: sseData(chatChunk("a"), chatChunk("b"), finishChunk,
-			`{"object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":42,"completion_tokens":2,"total_tokens":44},"metrics":{"time_to_first_token_ms":85.2,"generation_time_ms":1240.5,"queue_time_ms":12.3,"mean_itl_ms":9.1,"tokens_per_second":103.2}}`,
-			"[DONE]")}})(w, r)
-	}))
-	out, _, err := runCLI(t, srv.URL, "-n", "1", "--jsonl", "--include-metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var req requestJSON
-	if err := json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &req); err != nil {
-		t.Fatal(err)
-	}
-	got := partsByName(req.Breakdown)
-	for part, want := range map[string]float64{PartQueue: 12.3, PartPrefill: 85.2, PartDecode: 1240.5} {
-		if p := got[part]; math.Abs(p.MS-want) > 1e-9 || !strings.HasPrefix(p.Source, "server: vllm metrics.") {
-			t.Errorf("%s %+v, want %v ms from vLLM", part, p, want)
-		}
-	}
-	if req.Server == nil || req.Server.Engine != "vllm" || req.Server.ServerDecodeTPS != 103.2 {
-		t.Errorf("server timings %+v", req.Server)
-	}
-	if p := got[PartOutsideTTFT]; math.Abs(p.MS-(*req.TTFTms-12.3-85.2)) > 1e-6 {
-		t.Errorf("outside TTFT %+v for TTFT %v", p, *req.TTFTms)
-	}
-	if _, _, err := runCLI(t, srv.URL, "-n", "1", "--jsonl"); err != nil {
-		t.Fatal(err)
-	}
-	table, _, err := runCLI(t, srv.URL, "-n", "1", "--include-metrics")
-	if err != nil || !strings.Contains(table, "queue 12.3 · prefill 85.2 · decode 1240.5 · outside_to_first_token") {
-		t.Errorf("table breakdown (%v):\n%s", err, table)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if !strings.Contains(bodies[0], `"include_metrics":true`) || strings.Contains(bodies[1], "include_metrics") {
-		t.Errorf("include_metrics sent %q / %q; want only when asked", bodies[0], bodies[1])
 	}
 }

@@ -115,6 +115,10 @@ func (p *Prober) Discover(ctx context.Context) ([]Model, error) {
 // not known yet.
 func (p *Prober) Host() string { return p.target.host }
 
+// Options are the options the prober runs with: the given ones with
+// their defaults filled in.
+func (p *Prober) Options() Options { return p.opts }
+
 // Model is the model probed ("" until known).
 func (p *Prober) Model() string { return p.model }
 

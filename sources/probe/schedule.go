@@ -30,6 +30,19 @@ type schedule struct {
 	streak    int       // consecutive rate-limited results
 }
 
+// DoScheduled sends n requests on the timetable of the prober's options
+// (interval, concurrency, limits, 429 backoff), numbers each result's Seq
+// from 1 in start order and hands it to done (called concurrently). It
+// returns when all n have finished or ctx is done and every request in
+// flight has returned.
+func (p *Prober) DoScheduled(ctx context.Context, n int, done func(*Result)) {
+	newSchedule(p.opts, n).run(ctx, func(ctx context.Context, seq int) *Result {
+		r := p.Do(ctx, nil)
+		r.Seq = seq + 1
+		return r
+	}, done)
+}
+
 func newSchedule(o Options, count int) *schedule {
 	return &schedule{
 		interval:    o.Interval,

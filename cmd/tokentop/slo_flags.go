@@ -1,4 +1,4 @@
-package slo
+package main
 
 import (
 	"flag"
@@ -7,14 +7,15 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
-// Flags are the --slo-* flags shared by the dashboard, check and exporter
+// sloFlags are the --slo-* flags shared by the dashboard, check and exporter
 // commands. Only flags the user actually gives change anything, so a
 // config file's objectives keep their values unless overridden:
-// precedence is flag > config > DefaultObjectives.
-type Flags struct {
+// precedence is flag > config > slo.DefaultObjectives.
+type sloFlags struct {
 	ttft, tpot, e2e      setValue[time.Duration]
 	ttfa                 setValue[time.Duration]
 	errorRate, target    setValue[float64]
@@ -52,33 +53,33 @@ func (s *setValue[T]) String() string {
 }
 
 func durationValue(def time.Duration) setValue[time.Duration] {
-	return setValue[time.Duration]{v: def, parse: ParseDuration, show: FormatDuration}
+	return setValue[time.Duration]{v: def, parse: slo.ParseDuration, show: slo.FormatDuration}
 }
 
 func ratioValue(def float64) setValue[float64] {
-	return setValue[float64]{v: def, parse: ParseRatio, show: FormatRatio}
+	return setValue[float64]{v: def, parse: slo.ParseRatio, show: slo.FormatRatio}
 }
 
-// BindFlags registers the --slo-* flags on fs.
-func BindFlags(fs *flag.FlagSet) *Flags {
-	def := DefaultObjectives()
-	f := &Flags{
+// bindSLOFlags registers the --slo-* flags on fs.
+func bindSLOFlags(fs *flag.FlagSet) *sloFlags {
+	def := slo.DefaultObjectives()
+	f := &sloFlags{
 		ttft:       durationValue(seconds(def[0].Threshold)),
 		tpot:       durationValue(seconds(def[1].Threshold)),
 		e2e:        durationValue(0),
 		ttfa:       durationValue(0),
 		errorRate:  ratioValue(0),
 		target:     ratioValue(0),
-		percentile: setValue[float64]{v: DefaultPercentile, parse: ParsePercentile, show: func(v float64) string { return trimFloat(v * 100) }},
-		window:     durationValue(DefaultWindow),
-		period:     durationValue(DefaultPeriod),
+		percentile: setValue[float64]{v: slo.DefaultPercentile, parse: slo.ParsePercentile, show: slo.FormatPercentile},
+		window:     durationValue(slo.DefaultWindow),
+		period:     durationValue(slo.DefaultPeriod),
 		forDur:     durationValue(def[0].For),
 		keepFiring: durationValue(def[0].KeepFiringFor),
 		scale: setValue[float64]{v: 1, parse: parseScale, show: func(v float64) string {
 			return strconv.FormatFloat(v, 'g', -1, 64)
 		}},
-		availability:       setValue[float64]{v: DefaultAvailabilityTarget, parse: parseRatioOrZero, show: FormatRatio},
-		availabilityWindow: durationValue(DefaultAvailabilityWindow),
+		availability:       setValue[float64]{v: slo.DefaultAvailabilityTarget, parse: parseRatioOrZero, show: slo.FormatRatio},
+		availabilityWindow: durationValue(slo.DefaultAvailabilityWindow),
 		defaultFor:         def[0].For, defaultK: def[0].KeepFiringFor,
 	}
 	fs.Var(&f.ttft, "slo-ttft", "objective: TTFT percentile must stay at or below this (0 = no TTFT objective)")
@@ -98,12 +99,12 @@ func BindFlags(fs *flag.FlagSet) *Flags {
 	return f
 }
 
-// parseRatioOrZero is ParseRatio that also takes 0 (off).
+// parseRatioOrZero is slo.ParseRatio that also takes 0 (off).
 func parseRatioOrZero(s string) (float64, error) {
 	if v, err := strconv.ParseFloat(s, 64); err == nil && v == 0 {
 		return 0, nil
 	}
-	return ParseRatio(s)
+	return slo.ParseRatio(s)
 }
 
 func parseScale(s string) (float64, error) {
@@ -116,14 +117,14 @@ func parseScale(s string) (float64, error) {
 
 func seconds(v float64) time.Duration { return time.Duration(v * float64(time.Second)) }
 
-// Objectives returns DefaultObjectives with the given flags applied.
-func (f *Flags) Objectives() ([]Objective, error) { return f.Apply(DefaultObjectives()) }
+// Objectives returns slo.DefaultObjectives with the given flags applied.
+func (f *sloFlags) Objectives() ([]slo.Objective, error) { return f.Apply(slo.DefaultObjectives()) }
 
 // Options returns the engine options the flags imply (the demo scale).
-func (f *Flags) Options() Options { return Options{Scale: f.scale.v} }
+func (f *sloFlags) Options() slo.Options { return slo.Options{Scale: f.scale.v} }
 
 // Changed reports whether any --slo-* flag was given.
-func (f *Flags) Changed() bool {
+func (f *sloFlags) Changed() bool {
 	return f.ttft.set || f.tpot.set || f.e2e.set || f.ttfa.set || f.errorRate.set || f.target.set || f.percentile.set ||
 		f.window.set || f.period.set || f.forDur.set || f.keepFiring.set || f.scale.set ||
 		f.availability.set || f.availabilityWindow.set
@@ -131,8 +132,8 @@ func (f *Flags) Changed() bool {
 
 // Apply returns base (objectives from a config file, or the defaults) with
 // the flags that were given applied on top, completed and validated.
-func (f *Flags) Apply(base []Objective) ([]Objective, error) {
-	objs := make([]Objective, len(base))
+func (f *sloFlags) Apply(base []slo.Objective) ([]slo.Objective, error) {
+	objs := make([]slo.Objective, len(base))
 	copy(objs, base)
 	latency := []struct {
 		sig telemetry.Signal
@@ -140,18 +141,18 @@ func (f *Flags) Apply(base []Objective) ([]Objective, error) {
 	}{{telemetry.TTFT, &f.ttft}, {telemetry.TTFA, &f.ttfa}, {telemetry.TPOT, &f.tpot}, {telemetry.E2E, &f.e2e}}
 	for _, l := range latency {
 		if l.v.set {
-			objs = f.setThreshold(objs, Percentile, l.sig, l.v.v.Seconds())
+			objs = f.setThreshold(objs, slo.Percentile, l.sig, l.v.v.Seconds())
 		}
 	}
 	if f.errorRate.set {
-		objs = f.setThreshold(objs, ErrorRate, telemetry.ErrorRate, f.errorRate.v)
+		objs = f.setThreshold(objs, slo.ErrorRate, telemetry.ErrorRate, f.errorRate.v)
 	}
-	if f.target.set && !slices.ContainsFunc(objs, func(o Objective) bool { return o.Kind == Ratio }) {
+	if f.target.set && !slices.ContainsFunc(objs, func(o slo.Objective) bool { return o.Kind == slo.Ratio }) {
 		// No ratio objective yet: promise the target for every latency
 		// threshold in use.
 		for _, o := range objs {
-			if o.Kind == Percentile && isAll(o.Endpoint) {
-				objs = append(objs, f.newObjective(Ratio, o.Signal, o.Threshold))
+			if o.Kind == slo.Percentile && isAll(o.Endpoint) {
+				objs = append(objs, f.newObjective(slo.Ratio, o.Signal, o.Threshold))
 			}
 		}
 	}
@@ -159,7 +160,7 @@ func (f *Flags) Apply(base []Objective) ([]Objective, error) {
 		f.override(&objs[i])
 	}
 	objs = f.applyAvailability(objs)
-	out := make([]Objective, 0, len(objs))
+	out := make([]slo.Objective, 0, len(objs))
 	for _, o := range objs {
 		o = o.WithDefaults()
 		if err := o.Validate(); err != nil {
@@ -175,13 +176,13 @@ func (f *Flags) Apply(base []Objective) ([]Objective, error) {
 
 // applyAvailability adds the availability objective unless one is
 // configured (whose target and window the flags then tune) or it is off.
-func (f *Flags) applyAvailability(objs []Objective) []Objective {
-	i := slices.IndexFunc(objs, func(o Objective) bool { return o.Kind == Availability })
+func (f *sloFlags) applyAvailability(objs []slo.Objective) []slo.Objective {
+	i := slices.IndexFunc(objs, func(o slo.Objective) bool { return o.Kind == slo.Availability })
 	if f.availability.v == 0 {
-		return slices.DeleteFunc(objs, func(o Objective) bool { return o.Kind == Availability })
+		return slices.DeleteFunc(objs, func(o slo.Objective) bool { return o.Kind == slo.Availability })
 	}
 	if i < 0 {
-		o := AvailabilityObjective()
+		o := slo.AvailabilityObjective()
 		o.Target, o.Window = f.availability.v, f.availabilityWindow.v
 		return append(objs, o)
 	}
@@ -195,27 +196,27 @@ func (f *Flags) applyAvailability(objs []Objective) []Objective {
 }
 
 // override applies the flags that tune every objective of a kind.
-func (f *Flags) override(o *Objective) {
-	derived := o.Name == "" || o.Name == o.WithDefaults().defaultName()
+func (f *sloFlags) override(o *slo.Objective) {
+	derived := o.HasDerivedName()
 	switch o.Kind {
-	case Percentile:
+	case slo.Percentile:
 		if f.percentile.set {
 			o.Percentile = f.percentile.v
 		}
 		if f.window.set {
 			o.Window = f.window.v
 		}
-	case ErrorRate:
+	case slo.ErrorRate:
 		if f.window.set {
 			o.Window = f.window.v
 		}
-	case Ratio:
+	case slo.Ratio:
 		if f.target.set {
 			o.Target = f.target.v
 		}
 		if f.period.set && o.Period != f.period.v {
 			// Workbook windows follow the period; hand-written ones stay.
-			if o.BurnWindows == nil || slices.Equal(o.BurnWindows, WorkbookBurnWindows(o.Period)) {
+			if o.BurnWindows == nil || slices.Equal(o.BurnWindows, slo.WorkbookBurnWindows(o.Period)) {
 				o.BurnWindows = nil
 			}
 			o.Period = f.period.v
@@ -235,12 +236,12 @@ func (f *Flags) override(o *Objective) {
 // setThreshold sets the threshold of the all-endpoint objectives of kind
 // and signal (ratio objectives on the same signal follow), adds one when
 // none exists, and removes them for a threshold of 0.
-func (f *Flags) setThreshold(objs []Objective, kind Kind, sig telemetry.Signal, v float64) []Objective {
+func (f *sloFlags) setThreshold(objs []slo.Objective, kind slo.Kind, sig telemetry.Signal, v float64) []slo.Objective {
 	found := false
 	out := objs[:0]
 	for _, o := range objs {
-		same := o.Kind == kind && (kind == ErrorRate || o.Signal == sig)
-		follows := o.Kind == Ratio && kind == Percentile && o.Signal == sig
+		same := o.Kind == kind && (kind == slo.ErrorRate || o.Signal == sig)
+		follows := o.Kind == slo.Ratio && kind == slo.Percentile && o.Signal == sig
 		if isAll(o.Endpoint) && (same || follows) {
 			if v == 0 {
 				continue
@@ -256,9 +257,9 @@ func (f *Flags) setThreshold(objs []Objective, kind Kind, sig telemetry.Signal, 
 	return out
 }
 
-func (f *Flags) newObjective(kind Kind, sig telemetry.Signal, v float64) Objective {
-	o := Objective{Kind: kind, Signal: sig, Threshold: v}
-	if kind == Percentile || kind == ErrorRate {
+func (f *sloFlags) newObjective(kind slo.Kind, sig telemetry.Signal, v float64) slo.Objective {
+	o := slo.Objective{Kind: kind, Signal: sig, Threshold: v}
+	if kind == slo.Percentile || kind == slo.ErrorRate {
 		o.For, o.KeepFiringFor = f.defaultFor, f.defaultK
 	}
 	return o
@@ -268,7 +269,7 @@ func isAll(pattern string) bool { return pattern == "" || pattern == "*" }
 
 // checkNames refuses two objectives with one name: alerts, history and
 // Alertmanager labels are keyed by it.
-func checkNames(objs []Objective) error {
+func checkNames(objs []slo.Objective) error {
 	seen := map[string]bool{}
 	for _, o := range objs {
 		if seen[o.Name] {

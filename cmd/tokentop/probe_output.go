@@ -1,4 +1,4 @@
-package probe
+package main
 
 import (
 	"encoding/csv"
@@ -13,35 +13,36 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tokentop/tokentop/sources/probe"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
-// requestJSON is one request in --json/--jsonl, with vLLM `bench serve`
+// probeRequestJSON is one request in --json/--jsonl, with vLLM `bench serve`
 // field names. Latencies are absent on failed requests and where undefined.
-type requestJSON struct {
-	Request        int          `json:"request"`
-	OK             bool         `json:"ok"`
-	TTFTms         *float64     `json:"ttft_ms,omitempty"`
-	TPOTms         *float64     `json:"tpot_ms,omitempty"`
-	ITLms          []float64    `json:"itl_ms,omitempty"`
-	E2ELms         *float64     `json:"e2el_ms,omitempty"`
-	DecodeTPS      *float64     `json:"decode_tps,omitempty"`
-	OutputTokens   int          `json:"output_tokens"`
-	TokensSource   string       `json:"output_tokens_source"`
-	PromptTokens   int          `json:"prompt_tokens"`
-	Events         int          `json:"events"`
-	TokensPerEvent []int        `json:"tokens_per_event,omitempty"`
-	DNSms          float64      `json:"dns_ms,omitempty"`
-	ConnectMS      float64      `json:"connect_ms"`
-	TLSms          float64      `json:"tls_ms,omitempty"`
-	TTFBms         float64      `json:"ttfb_ms"`
-	Reused         bool         `json:"reused"`
-	Status         int          `json:"status,omitempty"`
-	Model          string       `json:"model,omitempty"`
-	Error          string       `json:"error,omitempty"`
-	ErrorKind      string       `json:"error_kind,omitempty"`
-	Warnings       []string     `json:"warnings,omitempty"`
-	Server         *serverTimes `json:"server_timings,omitempty"`
+type probeRequestJSON struct {
+	Request        int               `json:"request"`
+	OK             bool              `json:"ok"`
+	TTFTms         *float64          `json:"ttft_ms,omitempty"`
+	TPOTms         *float64          `json:"tpot_ms,omitempty"`
+	ITLms          []float64         `json:"itl_ms,omitempty"`
+	E2ELms         *float64          `json:"e2el_ms,omitempty"`
+	DecodeTPS      *float64          `json:"decode_tps,omitempty"`
+	OutputTokens   int               `json:"output_tokens"`
+	TokensSource   string            `json:"output_tokens_source"`
+	PromptTokens   int               `json:"prompt_tokens"`
+	Events         int               `json:"events"`
+	TokensPerEvent []int             `json:"tokens_per_event,omitempty"`
+	DNSms          float64           `json:"dns_ms,omitempty"`
+	ConnectMS      float64           `json:"connect_ms"`
+	TLSms          float64           `json:"tls_ms,omitempty"`
+	TTFBms         float64           `json:"ttfb_ms"`
+	Reused         bool              `json:"reused"`
+	Status         int               `json:"status,omitempty"`
+	Model          string            `json:"model,omitempty"`
+	Error          string            `json:"error,omitempty"`
+	ErrorKind      string            `json:"error_kind,omitempty"`
+	Warnings       []string          `json:"warnings,omitempty"`
+	Server         *probeServerTimes `json:"server_timings,omitempty"`
 	// Phases of a stream that reasons first (see Phases).
 	TTFAms            *float64 `json:"ttfa_ms,omitempty"`
 	FirstToolCallms   *float64 `json:"first_tool_call_ms,omitempty"`
@@ -54,22 +55,22 @@ type requestJSON struct {
 	Breakdown []telemetry.ProbePart `json:"breakdown,omitempty"`
 }
 
-// serverTimes are the engine's own figures, next to the client's.
-type serverTimes struct {
-	Engine          string           `json:"engine"`
-	TotalMS         float64          `json:"total_ms,omitempty"`
-	LoadMS          float64          `json:"load_ms,omitempty"`
-	PromptEvalCount int              `json:"prompt_eval_count,omitempty"`
-	PromptEvalMS    float64          `json:"prompt_eval_ms,omitempty"`
-	EvalCount       int              `json:"eval_count,omitempty"`
-	EvalMS          float64          `json:"eval_ms,omitempty"`
-	ServerDecodeTPS float64          `json:"decode_tps,omitempty"`
-	LlamaCppTimings *LlamaCppTimings `json:"timings,omitempty"`
-	VLLMMetrics     *VLLMMetrics     `json:"metrics,omitempty"`
+// probeServerTimes are the engine's own figures, next to the client's.
+type probeServerTimes struct {
+	Engine          string                 `json:"engine"`
+	TotalMS         float64                `json:"total_ms,omitempty"`
+	LoadMS          float64                `json:"load_ms,omitempty"`
+	PromptEvalCount int                    `json:"prompt_eval_count,omitempty"`
+	PromptEvalMS    float64                `json:"prompt_eval_ms,omitempty"`
+	EvalCount       int                    `json:"eval_count,omitempty"`
+	EvalMS          float64                `json:"eval_ms,omitempty"`
+	ServerDecodeTPS float64                `json:"decode_tps,omitempty"`
+	LlamaCppTimings *probe.LlamaCppTimings `json:"timings,omitempty"`
+	VLLMMetrics     *probe.VLLMMetrics     `json:"metrics,omitempty"`
 }
 
-func toJSON(r *Result) requestJSON {
-	j := requestJSON{
+func probeRequestOf(r *probe.Result) probeRequestJSON {
+	j := probeRequestJSON{
 		Request: r.Seq, OK: r.OK, OutputTokens: r.OutputTokens, TokensSource: string(r.TokensSource),
 		PromptTokens: r.PromptTokens, Events: r.Events, TokensPerEvent: r.TokensPerEvent,
 		DNSms: ms(r.DNS), ConnectMS: ms(r.Connect), TLSms: ms(r.TLS), TTFBms: ms(r.TTFB), Reused: r.Reused,
@@ -90,15 +91,15 @@ func toJSON(r *Result) requestJSON {
 		j.Breakdown = r.Breakdown()
 	}
 	if o := r.Ollama; o != nil {
-		j.Server = &serverTimes{Engine: "ollama", TotalMS: ms(o.TotalDuration), LoadMS: ms(o.LoadDuration),
+		j.Server = &probeServerTimes{Engine: "ollama", TotalMS: ms(o.TotalDuration), LoadMS: ms(o.LoadDuration),
 			PromptEvalCount: o.PromptEvalCount, PromptEvalMS: ms(o.PromptEvalDuration), EvalCount: o.EvalCount,
 			EvalMS: ms(o.EvalDuration), ServerDecodeTPS: o.DecodeTPS()}
 	}
 	if t := r.LlamaCpp; t != nil {
-		j.Server = &serverTimes{Engine: "llamacpp", LlamaCppTimings: t, ServerDecodeTPS: t.PredictedPerSecond}
+		j.Server = &probeServerTimes{Engine: "llamacpp", LlamaCppTimings: t, ServerDecodeTPS: t.PredictedPerSecond}
 	}
 	if v := r.VLLM; v != nil && j.Server == nil {
-		j.Server = &serverTimes{Engine: "vllm", VLLMMetrics: v}
+		j.Server = &probeServerTimes{Engine: "vllm", VLLMMetrics: v}
 		if v.TokensPerSecond != nil {
 			j.Server.ServerDecodeTPS = *v.TokensPerSecond
 		}
@@ -106,7 +107,7 @@ func toJSON(r *Result) requestJSON {
 	return j
 }
 
-func (j *requestJSON) setPhases(ph Phases) {
+func (j *probeRequestJSON) setPhases(ph probe.Phases) {
 	if ph.HasAnswer {
 		j.TTFAms = ptr(ms(ph.TTFA))
 	}
@@ -127,14 +128,14 @@ func (j *requestJSON) setPhases(ph Phases) {
 
 // hasPhases reports whether the request showed more than one phase worth
 // a column: reasoning (shown or counted) or a tool call.
-func (j *requestJSON) hasPhases() bool {
+func (j *probeRequestJSON) hasPhases() bool {
 	return (j.ReasoningTokens != nil && *j.ReasoningTokens > 0) || j.FirstToolCallms != nil
 }
 
 func ptr(v float64) *float64 { return &v }
 
-// summaryJSON is the run summary (vLLM names: mean_/median_/p90_/p99_).
-type summaryJSON struct {
+// probeSummaryJSON is the run summary (vLLM names: mean_/median_/p90_/p99_).
+type probeSummaryJSON struct {
 	Summary           bool           `json:"summary,omitempty"`
 	URL               string         `json:"url"`
 	API               string         `json:"api"`
@@ -173,8 +174,8 @@ type summaryJSON struct {
 	TotalAnswerTokens    *int `json:"total_answer_tokens,omitempty"`
 	EstimatedPhaseCounts int  `json:"estimated_phase_counts,omitempty"`
 	// Goodput against the --slo-* bounds (absent when none is set).
-	Goodput  *Goodput      `json:"goodput,omitempty"`
-	Requests []requestJSON `json:"requests,omitempty"`
+	Goodput  *probe.Goodput     `json:"goodput,omitempty"`
+	Requests []probeRequestJSON `json:"requests,omitempty"`
 }
 
 // stats are mean, median, p90, p99 of samples (nil each when empty).
@@ -194,21 +195,21 @@ func statsOf(samples []float64) stats {
 }
 
 // report collects results and prints them in the chosen format.
-type report struct {
-	p         *Prober
-	cfg       cliConfig
+type probeReport struct {
+	p         *probe.Prober
+	cfg       probeConfig
 	w         io.Writer
-	results   []*Result
+	results   []*probe.Result
 	completed int
 	duration  time.Duration
 	csv       *csv.Writer
 }
 
-func newReport(p *Prober, cfg cliConfig, w io.Writer) *report {
-	return &report{p: p, cfg: cfg, w: w}
+func newProbeReport(p *probe.Prober, cfg probeConfig, w io.Writer) *probeReport {
+	return &probeReport{p: p, cfg: cfg, w: w}
 }
 
-func csvHeader() []string {
+func probeCSVHeader() []string {
 	return []string{"request", "ok", "ttft_ms", "tpot_ms", "e2el_ms", "decode_tps", "output_tokens",
 		"output_tokens_source", "prompt_tokens", "events", "tokens_per_event", "itl_ms", "connect_ms", "tls_ms",
 		"ttfb_ms", "reused", "status", "error_kind", "error",
@@ -218,18 +219,18 @@ func csvHeader() []string {
 }
 
 // add records a finished request; JSONL and CSV print it at once.
-func (rp *report) add(r *Result) error {
+func (rp *probeReport) add(r *probe.Result) error {
 	rp.results = append(rp.results, r)
 	if r.OK {
 		rp.completed++
 	}
 	switch rp.cfg.format {
 	case "jsonl":
-		return json.NewEncoder(rp.w).Encode(toJSON(r))
+		return json.NewEncoder(rp.w).Encode(probeRequestOf(r))
 	case "csv":
 		if rp.csv == nil {
 			rp.csv = csv.NewWriter(rp.w)
-			if err := rp.csv.Write(csvHeader()); err != nil {
+			if err := rp.csv.Write(probeCSVHeader()); err != nil {
 				return err
 			}
 		}
@@ -242,8 +243,8 @@ func (rp *report) add(r *Result) error {
 	return nil
 }
 
-func (rp *report) csvRow(r *Result) []string {
-	j := toJSON(r)
+func (rp *probeReport) csvRow(r *probe.Result) []string {
+	j := probeRequestOf(r)
 	f := func(p *float64) string {
 		if p == nil {
 			return ""
@@ -267,7 +268,7 @@ func (rp *report) csvRow(r *Result) []string {
 }
 
 // good is the goodput verdict of one request: "" without bounds.
-func (rp *report) good(r *Result) string {
+func (rp *probeReport) good(r *probe.Result) string {
 	if len(rp.cfg.bounds) == 0 {
 		return ""
 	}
@@ -283,9 +284,9 @@ func optInt(p *int) string {
 	return strconv.Itoa(*p)
 }
 
-func (rp *report) summary() summaryJSON {
+func (rp *probeReport) summary() probeSummaryJSON {
 	sort.Slice(rp.results, func(i, k int) bool { return rp.results[i].Seq < rp.results[k].Seq })
-	s := summaryJSON{URL: rp.p.URL(), API: string(rp.p.API()), Model: rp.p.Model(), DurationS: rp.duration.Seconds()}
+	s := probeSummaryJSON{URL: rp.p.URL(), API: string(rp.p.API()), Model: rp.p.Model(), DurationS: rp.duration.Seconds()}
 	var ttft, ttfa, tpot, itl, e2e []float64
 	for _, r := range rp.results {
 		if !r.OK {
@@ -329,7 +330,7 @@ func (rp *report) summary() summaryJSON {
 	for i, r := range rp.results {
 		records[i] = r.Record()
 	}
-	s.Goodput = GoodputOf(records, rp.cfg.bounds, rp.duration)
+	s.Goodput = probe.GoodputOf(records, rp.cfg.bounds, rp.duration)
 	t := statsOf(ttft)
 	s.MeanTTFTms, s.MedianTTFTms, s.P90TTFTms, s.P99TTFTms = t[0], t[1], t[2], t[3]
 	t = statsOf(ttfa)
@@ -352,12 +353,12 @@ func addInt(p *int, v int) *int {
 }
 
 // finish prints what comes after the requests.
-func (rp *report) finish() error {
+func (rp *probeReport) finish() error {
 	s := rp.summary()
 	switch rp.cfg.format {
 	case "json":
 		for _, r := range rp.results {
-			s.Requests = append(s.Requests, toJSON(r))
+			s.Requests = append(s.Requests, probeRequestOf(r))
 		}
 		enc := json.NewEncoder(rp.w)
 		enc.SetIndent("", "  ")
@@ -368,7 +369,7 @@ func (rp *report) finish() error {
 	case "csv":
 		if rp.csv == nil { // no request finished: still print the header
 			rp.csv = csv.NewWriter(rp.w)
-			if err := rp.csv.Write(csvHeader()); err != nil {
+			if err := rp.csv.Write(probeCSVHeader()); err != nil {
 				return err
 			}
 		}
@@ -378,14 +379,14 @@ func (rp *report) finish() error {
 	return rp.table(s)
 }
 
-func (rp *report) table(s summaryJSON) error {
+func (rp *probeReport) table(s probeSummaryJSON) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "probe %s  api %s  model %s  max_tokens %d  n %d  c %d\n\n", s.URL, s.API, s.Model,
-		rp.p.opts.MaxTokens, rp.cfg.n, rp.p.opts.Concurrency)
-	rows := make([]requestJSON, len(rp.results))
+		rp.p.Options().MaxTokens, rp.cfg.n, rp.p.Options().Concurrency)
+	rows := make([]probeRequestJSON, len(rp.results))
 	phases := false
 	for i, r := range rp.results {
-		rows[i] = toJSON(r)
+		rows[i] = probeRequestOf(r)
 		phases = phases || rows[i].hasPhases()
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -410,7 +411,7 @@ func (rp *report) table(s summaryJSON) error {
 			num(j.E2ELms), num(j.DecodeTPS), tokens, r.Events, j.ConnectMS, j.TTFBms, yesNo(r.Reused), result)
 		if phases {
 			est := ""
-			if j.PhaseTokensSource == string(TokensEvents) {
+			if j.PhaseTokensSource == string(probe.TokensEvents) {
 				est = "~"
 			}
 			count := func(p *int) string {
@@ -455,7 +456,7 @@ func (rp *report) table(s summaryJSON) error {
 	}
 	var spent []string
 	for i, r := range rp.results {
-		if _, ok := r.phasesOf(); !ok || !r.OK {
+		if !r.HasServerPhases() || !r.OK {
 			continue
 		}
 		parts := make([]string, 0, len(rows[i].Breakdown))
@@ -513,7 +514,7 @@ func (rp *report) table(s summaryJSON) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(b, "\n%s\n", Definitions)
+	fmt.Fprintf(b, "\n%s\n", probe.Definitions)
 	_, err := io.WriteString(rp.w, b.String())
 	return err
 }
@@ -531,3 +532,6 @@ func yesNo(b bool) string {
 	}
 	return "no"
 }
+
+// ms is a duration in milliseconds, the unit of every figure printed.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

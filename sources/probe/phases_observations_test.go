@@ -1,0 +1,67 @@
+package probe
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+func reasoningChunk(text string) string {
+	return `{"object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"reasoning_content":` + quote(text) + `},"finish_reason":null}]}`
+}
+
+// reasoningServer streams 3 reasoning chunks then 3 content chunks, 20 ms
+// apart, and a usage chunk counting 8 tokens of which 4 reasoning (OpenAI's
+// completion_tokens_details).
+func reasoningServer(t *testing.T) string {
+	steps := []step{{data: sseData(roleChunk)}}
+	for i := range 3 {
+		steps = append(steps, step{wait: 20 * time.Millisecond, data: sseData(reasoningChunk("r" + itoa(i)))})
+	}
+	for i := range 3 {
+		steps = append(steps, step{wait: 20 * time.Millisecond, data: sseData(chatChunk("a" + itoa(i)))})
+	}
+	steps = append(steps, step{data: sseData(finishChunk,
+		`{"object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":8,"total_tokens":15,"completion_tokens_details":{"reasoning_tokens":4}}}`,
+		"[DONE]")})
+	return server(t, scripted("text/event-stream", steps)).URL
+}
+
+// TestReasoningObservations: a reasoning probe feeds a TTFA sample to the
+// store and its record carries the phases; one that only reasoned has no
+// TTFA sample.
+func TestReasoningObservations(t *testing.T) {
+	srv := reasoningServer(t)
+	r := probeOnce(t, Options{URL: srv})
+	obs := Observations(r, "ep", "probe:x", time.Second, time.Now())
+	store := telemetry.NewStore(telemetry.StoreConfig{})
+	var rec *telemetry.ProbeRecord
+	for _, o := range obs {
+		store.Observe(o)
+		if o.Kind == telemetry.KindProbe {
+			rec = o.Probe
+		}
+	}
+	ph := r.Phases()
+	if v, n := store.Quantile("ep", telemetry.TTFA, 0.5, time.Now(), time.Minute); n != 1 || math.Abs(v-ph.TTFA.Seconds()) > 1e-6 {
+		t.Errorf("store TTFA %v (%v samples), want %v", v, n, ph.TTFA.Seconds())
+	}
+	if snap, ok := store.Signal("ep", telemetry.TTFA, time.Now(), time.Minute); !ok || snap.Source != "probe:x" {
+		t.Errorf("TTFA snapshot %+v %v", snap, ok)
+	}
+	if rec == nil || rec.TTFAms != ms(ph.TTFA) || *rec.ReasoningTokens != 4 || *rec.AnswerTokens != 4 ||
+		rec.PhaseTokensSource != "usage" || rec.ReasoningTPOTms <= 0 || rec.AnswerTPOTms <= 0 || rec.TTFAms <= rec.TTFTms {
+		t.Errorf("record %+v", rec)
+	}
+
+	only := server(t, scripted("text/event-stream", []step{{data: sseData(reasoningChunk("a"), reasoningChunk("b"),
+		finishChunk, usageChunk(2), "[DONE]")}})).URL
+	r = probeOnce(t, Options{URL: only})
+	for _, o := range Observations(r, "ep", "probe:x", time.Second, time.Now()) {
+		if o.Signal == telemetry.TTFA {
+			t.Errorf("TTFA sample %v for a stream without an answer", o.Value)
+		}
+	}
+}
