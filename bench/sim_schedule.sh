@@ -16,7 +16,7 @@ runs=${1:-5}
 mode=${2:-both}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go test -c -o "$tmp/sim.test" ./sim
+go test -c -o "$tmp/sim.test" ./internal/sim
 
 bench() { # name regexp
 	local name=$1 re=$2 p99s=()

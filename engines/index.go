@@ -37,7 +37,6 @@ func NewTable() *Table {
 	return t
 }
 
-
 // Lookup returns the spec of engine e (shared: do not modify).
 func (t *Table) Lookup(e telemetry.Engine) (Spec, bool) {
 	for _, s := range t.specs {

@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/tokentop/tokentop/config"
+	"github.com/tokentop/tokentop/internal/config"
 	"github.com/tokentop/tokentop/sanitize"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokentop/tokentop/internal/monitor"
 	"github.com/tokentop/tokentop/internal/promtest"
-	"github.com/tokentop/tokentop/monitor"
-	"github.com/tokentop/tokentop/sim"
+	"github.com/tokentop/tokentop/internal/sim"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/sources/probe"
 )

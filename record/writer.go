@@ -54,7 +54,6 @@ func WithSegment(d time.Duration) WriterOption {
 	}
 }
 
-
 // Writer records observations and alert transitions as JSON lines. It is
 // a telemetry.Sink, safe for concurrent use, and never touches the disk in
 // Observe: lines are encoded into memory and a flusher goroutine writes

@@ -26,7 +26,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/tokentop/tokentop/config"
+	"github.com/tokentop/tokentop/internal/config"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/themes"

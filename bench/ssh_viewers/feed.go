@@ -8,7 +8,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/tokentop/tokentop/monitor"
+	"github.com/tokentop/tokentop/internal/monitor"
 	"github.com/tokentop/tokentop/telemetry"
 )
 

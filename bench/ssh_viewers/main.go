@@ -32,10 +32,10 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
-	"github.com/tokentop/tokentop/config"
-	"github.com/tokentop/tokentop/monitor"
+	"github.com/tokentop/tokentop/internal/config"
+	"github.com/tokentop/tokentop/internal/monitor"
+	"github.com/tokentop/tokentop/internal/sshserve"
 	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/sshserve"
 	"github.com/tokentop/tokentop/tui"
 )
 

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/config"
-	"github.com/tokentop/tokentop/monitor"
-	"github.com/tokentop/tokentop/sim"
+	"github.com/tokentop/tokentop/internal/config"
+	"github.com/tokentop/tokentop/internal/monitor"
+	"github.com/tokentop/tokentop/internal/sim"
 )
 
 // simModels are n 8B models on H100s (TPOT ≈ 7 ms, so a 32-token probe

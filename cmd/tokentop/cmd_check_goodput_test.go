@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokentop/tokentop/sim"
+	"github.com/tokentop/tokentop/internal/sim"
 )
 
 // TestCheckGoodput: check reports, per endpoint, the share of requests

@@ -11,9 +11,9 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
-	"github.com/tokentop/tokentop/config"
-	"github.com/tokentop/tokentop/monitor"
-	"github.com/tokentop/tokentop/report"
+	"github.com/tokentop/tokentop/internal/config"
+	"github.com/tokentop/tokentop/internal/monitor"
+	"github.com/tokentop/tokentop/internal/report"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/tui"

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/tokentop/tokentop/config"
-	"github.com/tokentop/tokentop/monitor"
-	"github.com/tokentop/tokentop/sim"
+	"github.com/tokentop/tokentop/internal/config"
+	"github.com/tokentop/tokentop/internal/monitor"
+	"github.com/tokentop/tokentop/internal/sim"
 )
 
 func init() {

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/monitor"
+	"github.com/tokentop/tokentop/internal/monitor"
+	"github.com/tokentop/tokentop/internal/report"
 	"github.com/tokentop/tokentop/record"
-	"github.com/tokentop/tokentop/report"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/tui"

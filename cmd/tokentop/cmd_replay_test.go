@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/sim"
+	"github.com/tokentop/tokentop/internal/sim"
 )
 
 // TestRecordThenReplay records a headless demo, then reads it back: the

@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/tokentop/tokentop/config"
-	"github.com/tokentop/tokentop/monitor"
-	"github.com/tokentop/tokentop/sshserve"
+	"github.com/tokentop/tokentop/internal/config"
+	"github.com/tokentop/tokentop/internal/monitor"
+	"github.com/tokentop/tokentop/internal/sshserve"
 	"github.com/tokentop/tokentop/tui"
 )
 

@@ -15,8 +15,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/tokentop/tokentop/internal/sim"
 	"github.com/tokentop/tokentop/internal/syncbuf"
-	"github.com/tokentop/tokentop/sim"
 )
 
 // lockedBuffer is written by the command and read by the test.

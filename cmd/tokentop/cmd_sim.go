@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/tokentop/tokentop/sim"
+	"github.com/tokentop/tokentop/internal/sim"
 )
 
 func init() {

@@ -8,8 +8,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/tokentop/tokentop/monitor"
-	"github.com/tokentop/tokentop/report"
+	"github.com/tokentop/tokentop/internal/monitor"
+	"github.com/tokentop/tokentop/internal/report"
 )
 
 func init() {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/sim"
+	"github.com/tokentop/tokentop/internal/sim"
 )
 
 // TestSnapshotAgainstSimulator runs `tokentop snapshot` against the

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/config"
-	"github.com/tokentop/tokentop/monitor"
+	"github.com/tokentop/tokentop/internal/config"
+	"github.com/tokentop/tokentop/internal/monitor"
 	"github.com/tokentop/tokentop/slo"
 )
 

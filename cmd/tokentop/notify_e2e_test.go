@@ -20,8 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokentop/tokentop/internal/sim"
 	"github.com/tokentop/tokentop/internal/syncbuf"
-	"github.com/tokentop/tokentop/sim"
 	"github.com/tokentop/tokentop/slo/notify"
 )
 

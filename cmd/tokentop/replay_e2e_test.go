@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokentop/tokentop/internal/sim"
 	"github.com/tokentop/tokentop/record"
-	"github.com/tokentop/tokentop/sim"
 	"github.com/tokentop/tokentop/slo"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tokentop/tokentop/config"
+	"github.com/tokentop/tokentop/internal/config"
 )
 
 // API names a wire protocol, as accepted by --api.

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/tokentop/tokentop/internal/promtest"
-	"github.com/tokentop/tokentop/sim"
+	"github.com/tokentop/tokentop/internal/sim"
 	"github.com/tokentop/tokentop/telemetry"
 )
 

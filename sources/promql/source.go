@@ -95,7 +95,6 @@ func New(cfg Config, sink telemetry.Sink) (*Source, error) {
 // Config returns the effective configuration, defaults filled in.
 func (s *Source) Config() Config { return s.cfg }
 
-
 // Run refreshes at once and then every Config.Refresh until ctx is done,
 // and returns nil then. Refresh problems are not returned: they reach the
 // sink as failures and as the source status.

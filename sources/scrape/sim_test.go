@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tokentop/tokentop/bandwidth"
-	"github.com/tokentop/tokentop/sim"
+	"github.com/tokentop/tokentop/internal/sim"
 	"github.com/tokentop/tokentop/telemetry"
 )
 

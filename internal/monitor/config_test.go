@@ -3,7 +3,7 @@ package monitor
 import (
 	"testing"
 
-	"github.com/tokentop/tokentop/config"
+	"github.com/tokentop/tokentop/internal/config"
 )
 
 // The example config loads, and every URL it writes resolves to the page

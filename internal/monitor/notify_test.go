@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/config"
+	"github.com/tokentop/tokentop/internal/config"
 	"github.com/tokentop/tokentop/internal/syncbuf"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"

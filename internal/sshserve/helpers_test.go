@@ -16,8 +16,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/tokentop/tokentop/internal/monitor"
 	"github.com/tokentop/tokentop/internal/syncbuf"
-	"github.com/tokentop/tokentop/monitor"
 	"github.com/tokentop/tokentop/telemetry"
 )
 

@@ -20,7 +20,7 @@ import (
 // on a fifth of the endpoints (an episode every 4 minutes), so that each
 // segment preamble carries alert state and a full resolved history.
 //
-//	go test ./monitor -run '^$' -bench Replay -benchtime 3x
+//	go test ./internal/monitor -run '^$' -bench Replay -benchtime 3x
 func benchReplay(b *testing.B) (string, time.Time, time.Time) {
 	b.Helper()
 	minutes := 60

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokentop/tokentop/config"
 	"github.com/tokentop/tokentop/exporter"
+	"github.com/tokentop/tokentop/internal/config"
 	"github.com/tokentop/tokentop/sources/probe"
 )
 

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tokentop/tokentop/config"
+	"github.com/tokentop/tokentop/internal/config"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/slo/notify"
 	"github.com/tokentop/tokentop/sources/httpclient"

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/tokentop/tokentop/bandwidth"
-	"github.com/tokentop/tokentop/config"
+	"github.com/tokentop/tokentop/internal/config"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/sources/gpu"
 	"github.com/tokentop/tokentop/sources/httpclient"

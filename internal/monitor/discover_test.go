@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/config"
-	"github.com/tokentop/tokentop/sim"
+	"github.com/tokentop/tokentop/internal/config"
+	"github.com/tokentop/tokentop/internal/sim"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/sources/probe"
 )
