@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
 	"math"
-	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -202,135 +204,59 @@ func (a *app) readLive(id int) tea.Cmd {
 	}
 }
 
-// hash64 is FNV-1a, inlined so hashing a refresh neither allocates nor
-// has an error to ignore.
-type hash64 uint64
-
-func (h *hash64) bytes(b []byte) {
-	for _, c := range b {
-		*h = (*h ^ hash64(c)) * 1099511628211
+// fingerprint hashes what the frame shows from a refresh, so an unchanged
+// refresh costs no re-render. It hashes the JSON of the rows (endpoint
+// snapshot included), sources, alerts and detail data, so a field added to
+// any of them is covered without a list to keep up to date; NaN (a gap in
+// a series) is written as a sentinel, since JSON has no NaN. Times that
+// move on every refresh without changing what is drawn (a snapshot's and
+// an evaluation's instant) are left out. A value that cannot be encoded
+// makes every fingerprint distinct: a render too many, never one missed.
+func fingerprint(m *dataMsg) uint64 {
+	h := fnv.New64a()
+	enc := json.NewEncoder(h)
+	put := func(v any) {
+		if err := enc.Encode(v); err != nil {
+			fmt.Fprintf(h, "unencodable %d", m.seq)
+		}
 	}
+	for _, r := range m.rows {
+		r.TTFT, r.TPOT = denan(r.TTFT), denan(r.TPOT)
+		put(r)
+	}
+	put(m.snap.Sources)
+	put(quietAlerts(m.alerts))
+	if d := m.detail; d != nil {
+		dd := *d
+		dd.At = time.Time{}
+		dd.TTFT, dd.TPOT, dd.DRAM, dd.MBU, dd.FB = denan(d.TTFT), denan(d.TPOT), denan(d.DRAM), denan(d.MBU), denan(d.FB)
+		dd.Objectives = quietAlerts(d.Objectives)
+		put(dd)
+	}
+	return h.Sum64()
 }
 
-// fingerprint hashes what the frame shows from a refresh, so an unchanged
-// refresh costs no re-render. Raw floats are hashed: a change the display
-// rounds away costs one render; a real change is never missed.
-func fingerprint(m *dataMsg) uint64 {
-	h := hash64(14695981039346656037)
-	var buf [8]byte
-	f := func(v float64) {
-		b := math.Float64bits(v)
-		for i := range buf {
-			buf[i] = byte(b >> (8 * i))
-		}
-		h.bytes(buf[:])
-	}
-	s := func(v string) {
-		for i := 0; i < len(v); i++ {
-			h = (h ^ hash64(v[i])) * 1099511628211
-		}
-		h.bytes([]byte{0})
-	}
-	p := func(v *float64) {
-		if v == nil {
-			f(math.Inf(-1))
-		} else {
-			f(*v)
+// nanSentinel stands for NaN in hashed series.
+const nanSentinel = -math.MaxFloat64
+
+func denan(v []float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = x
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			out[i] = nanSentinel
 		}
 	}
-	t := func(v time.Time) { f(float64(v.Unix())) }
-	// Clip: appending must copy, never write into telemetry.Signals.
-	shown := append(slices.Clip(telemetry.Signals), detail.FBUsed)
-	for _, r := range m.rows {
-		s(r.Endpoint.Name)
-		s(r.Endpoint.Model)
-		s(string(r.Endpoint.Engine))
-		s(r.Endpoint.BaseURL)
-		s(string(r.Badge))
-		if r.Server {
-			f(1)
-		}
-		for _, sigs := range []map[telemetry.Signal]telemetry.SignalSnapshot{r.Endpoint.Signals, r.Endpoint.Server} {
-			for _, sig := range shown {
-				sn, ok := sigs[sig]
-				if !ok {
-					f(-1)
-					continue
-				}
-				f(float64(sn.State))
-				p(sn.P50)
-				p(sn.P90)
-				p(sn.P99)
-				p(sn.Value)
-				f(sn.Count)
-				s(sn.Err)
-				s(sn.Source)
-				if sn.Approx {
-					f(1)
-				}
-				t(sn.ObservedAt)
-			}
-		}
-		for _, v := range r.TTFT {
-			f(v)
-		}
-		for _, v := range r.TPOT {
-			f(v)
-		}
-		f(r.TTFTThr)
-		f(r.TPOTThr)
+	return out
+}
+
+// quietAlerts are the alerts without their evaluation instant, which
+// changes every second while nothing shown does.
+func quietAlerts(as []slo.Alert) []slo.Alert {
+	out := make([]slo.Alert, len(as))
+	for i, a := range as {
+		a.EvaluatedAt = time.Time{}
+		out[i] = a
 	}
-	for _, src := range m.snap.Sources {
-		s(src.Name)
-		f(float64(src.State))
-		s(src.Err)
-		f(float64(src.Failures))
-		t(src.LastOK)
-		f(float64(src.Latency))
-		for _, w := range src.Warnings {
-			s(w)
-		}
-	}
-	for _, al := range m.alerts {
-		s(al.Objective)
-		s(al.Endpoint)
-		s(string(al.State))
-		s(al.Reason)
-		f(al.Value)
-		f(al.Peak)
-		t(al.ActiveAt)
-		t(al.FiredAt)
-		t(al.ResolvedAt)
-		t(al.UnknownSince)
-		p(al.BudgetRemaining)
-		for _, br := range al.BurnRates {
-			f(br.Rate)
-		}
-		if al.Approx {
-			f(1)
-		}
-	}
-	if d := m.detail; d != nil {
-		s(d.Endpoint)
-		for _, vs := range [][]float64{d.TTFT, d.TPOT, d.DRAM, d.MBU, d.FB} {
-			for _, v := range vs {
-				f(v)
-			}
-		}
-		for _, b := range d.ITL {
-			f(b.Count)
-		}
-		f(float64(len(d.Probes)))
-		if n := len(d.Probes); n > 0 {
-			t(d.Probes[n-1].At)
-		}
-		s(d.Live.Text)
-		f(float64(d.Live.Tokens))
-		for _, a := range d.Objectives {
-			s(a.Objective)
-			s(string(a.State))
-			f(a.Value)
-		}
-	}
-	return uint64(h)
+	return out
 }
