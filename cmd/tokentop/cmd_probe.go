@@ -105,11 +105,18 @@ func parseProbeArgs(args []string, stderr io.Writer) (probeConfig, error) {
 	var cfg probeConfig
 	o := &cfg.opts
 	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	out := &errorNoted{w: stderr}
+	fs.SetOutput(out)
 	var usageErr error
 	fs.Usage = func() {
+		if out.noted { // a usage error: main says it in one line
+			out.noted = false
+			return
+		}
 		_, err1 := fmt.Fprintf(stderr, "usage: tokentop probe URL [flags]\n\n%s.\nURL: server root (http://host:8000), the /v1 base, or a full endpoint path.\n\nflags:\n", probeSummary)
+		fs.SetOutput(stderr)
 		fs.PrintDefaults()
+		fs.SetOutput(out)
 		_, err2 := fmt.Fprintf(stderr, "\n%s\n", probe.Definitions)
 		usageErr = errors.Join(err1, err2)
 	}

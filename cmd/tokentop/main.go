@@ -76,6 +76,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		usage(stdout)
 		return 0
+	case name == "" && len(rest) > 0 && (rest[0] == "--version" || rest[0] == "-version"):
+		name, rest = "version", rest[1:]
 	case name == "":
 		name = "dashboard"
 	}
@@ -87,11 +89,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if !ok {
-		fmt.Fprintf(stderr, "tokentop: unknown command %q\n\n", name)
-		usage(stderr)
+		fmt.Fprintf(stderr, "tokentop: unknown command %q%s\nRun 'tokentop --help' for the commands.\n", name, didYouMean(name))
 		return 2
 	}
-	return exitCode(c.run(ctx, rest, stdout, stderr), stderr)
+	err := c.run(ctx, rest, stdout, stderr)
+	if isUsageError(err) {
+		fmt.Fprintf(stderr, "tokentop %s: %v\nRun 'tokentop %s --help' for its flags.\n", c.name, err, c.name)
+		return 2
+	}
+	return exitCode(err, stderr)
+}
+
+// isUsageError recognises the flag package's parse errors (its messages
+// are the API: it has no error types), which exit 2 like every usage error.
+func isUsageError(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	for _, p := range []string{"flag provided but not defined", "invalid value ", "invalid boolean value", "flag needs an argument", "bad flag syntax"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func exitCode(err error, stderr io.Writer) int {
@@ -110,6 +131,41 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tokentop: %v\n", err)
 		return 1
 	}
+}
+
+// didYouMean suggests the command within two edits of name, if any.
+func didYouMean(name string) string {
+	best, bestD := "", 3
+	for n := range commands {
+		if d := editDistance(name, n); d < bestD || d == bestD && n < best {
+			best, bestD = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// editDistance is the Levenshtein distance of two short words.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 func isHelpFlag(s string) bool { return s == "-h" || s == "--help" || s == "-help" }
