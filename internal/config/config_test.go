@@ -10,7 +10,7 @@ import (
 )
 
 func TestExampleFileParses(t *testing.T) {
-	c, err := Load("../examples/tokentop.yaml")
+	c, err := Load("../../examples/tokentop.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

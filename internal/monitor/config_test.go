@@ -10,7 +10,7 @@ import (
 // meant: the dcgm entry names its /metrics page, which must not become
 // /metrics/metrics.
 func TestExampleConfigResolvesURLs(t *testing.T) {
-	c, err := config.Load("../examples/tokentop.yaml")
+	c, err := config.Load("../../examples/tokentop.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
