@@ -2,9 +2,11 @@ package monitor
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/tokentop/tokentop/bandwidth"
 	"github.com/tokentop/tokentop/internal/config"
@@ -27,7 +29,11 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 	scrapes := map[string]*scrape.Config{}
 	var order []string
 	var targets []gpu.Target
+	joinable := false // endpoints without a GPU map: joined to their host's GPUs
 	for _, ep := range c.Endpoints {
+		if ep.GPU == nil && len(c.DCGM) > 0 {
+			joinable = true
+		}
 		if !ep.Probe.Disabled {
 			o, err := ProbeOptions(ep)
 			if err != nil {
@@ -70,7 +76,14 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 		}
 	}
 	for _, d := range c.DCGM {
-		m.AddDCGM(DCGMConfig(d, targets))
+		dc := DCGMConfig(d, targets)
+		if joinable {
+			// Quick mode: the models found on a host get that host's GPUs;
+			// GPUs nothing claims are said as a warning, not a phantom row.
+			dc.EmitUnmapped = false
+			dc.MoreTargets = m.gpus.targetsFor(hostOf(d.URL))
+		}
+		m.AddDCGM(dc)
 	}
 	if c.NvidiaSMI {
 		m.AddNvidiaSMI(gpu.SMIConfig{Targets: targets, EmitUnmapped: len(targets) == 0})
@@ -206,3 +219,69 @@ func PromQLConfig(p config.Prometheus) promql.Config {
 // Objectives converts the config file's SLOs (config.Objectives: the
 // rules Parse already checked).
 func Objectives(in []config.SLO) ([]slo.Objective, error) { return config.Objectives(in) }
+
+// gpuJoin joins endpoints that have no GPU map to the GPUs of their host:
+// the models a server lists are known only once it answers, so they are
+// registered as the probes find them, and each dcgm scrape reads them.
+type gpuJoin struct {
+	mu        sync.Mutex
+	endpoints []joinedEndpoint
+}
+
+type joinedEndpoint struct{ name, host string }
+
+// add registers a probed endpoint served from host.
+func (j *gpuJoin) add(name, host string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, e := range j.endpoints {
+		if e.name == name {
+			return
+		}
+	}
+	j.endpoints = append(j.endpoints, joinedEndpoint{name, host})
+}
+
+// targetsFor returns the targets of a dcgm-exporter at dcgmHost: an
+// endpoint on that host gets every GPU it reports (the exporter runs
+// beside the engine); one elsewhere gets the GPUs whose Hostname label
+// is its host. Several models on one host share its GPUs.
+func (j *gpuJoin) targetsFor(dcgmHost string) func() []gpu.Target {
+	return func() []gpu.Target {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		out := make([]gpu.Target, 0, len(j.endpoints))
+		for _, e := range j.endpoints {
+			t := gpu.Target{Endpoint: e.name}
+			if !sameHost(e.host, dcgmHost) {
+				t.Host = e.host
+			}
+			out = append(out, t)
+		}
+		return out
+	}
+}
+
+// hostOf is the host name of a URL ("" when it has none).
+func hostOf(raw string) string {
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}
+
+// sameHost: names equal, or both loopback (localhost, 127.0.0.1, ::1).
+func sameHost(a, b string) bool {
+	if strings.EqualFold(a, b) {
+		return true
+	}
+	loop := func(h string) bool {
+		ip := net.ParseIP(h)
+		return strings.EqualFold(h, "localhost") || ip != nil && ip.IsLoopback()
+	}
+	return loop(a) && loop(b)
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/tokentop/tokentop/internal/sim"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/sources/probe"
+	"github.com/tokentop/tokentop/telemetry"
 )
 
 // A server that is dead when tokentop starts is an outage under its own
@@ -100,4 +101,51 @@ func TestConfigAvailabilityObjective(t *testing.T) {
 	if _, err := Objectives([]config.SLO{{Name: "up", Kind: "availability", Threshold: "5s"}}); err == nil {
 		t.Error("availability with a threshold accepted")
 	}
+}
+
+// Quick mode (a URL and --dcgm, no GPU map): the models the server lists
+// get the GPUs of the dcgm-exporter on their host; no phantom "gpu:"
+// row appears.
+func TestQuickModeJoinsHostGPUs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the simulator for several seconds")
+	}
+	cfg := sim.DemoConfig()
+	cfg.Scenario = sim.Scenario{}
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := &config.Config{Endpoints: []config.Endpoint{{URL: s.URL(), Probe: &config.Probe{Interval: config.Duration(time.Second)}}},
+		DCGM: []config.DCGM{{URL: s.DCGMURL()}}}
+	if err := c.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{})
+	if err := m.AddConfig(c); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	joined := func() bool {
+		snap := m.Store.Snapshot(time.Now(), time.Minute)
+		n := 0
+		for _, ep := range snap.Endpoints {
+			if strings.HasPrefix(ep.Name, "gpu:") {
+				t.Fatalf("phantom GPU row %s", ep.Name)
+			}
+			if v, ok := ep.Signals[telemetry.GPUMemBW]; ok && v.State == telemetry.Live {
+				n++
+			}
+		}
+		return n == len(s.Models())
+	}
+	waitFor(t, "every model with its host's DRAM activity", joined)
 }

@@ -39,6 +39,7 @@ type Monitor struct {
 	transitions []func([]slo.Transition)
 	closers     []func() error // run when Run returns (recorders)
 	recordings  []string       // files AddRecorder writes
+	gpus        gpuJoin        // probed endpoints without a GPU map, for dcgm
 	running     bool
 }
 

@@ -100,6 +100,10 @@ func (m *Monitor) discover(ctx context.Context, o probe.Options, prefix string) 
 }
 
 func (m *Monitor) runProbe(ctx context.Context, o probe.Options) error {
+	if p, err := probe.New(o); err == nil && o.Model != "" {
+		m.gpus.add(p.Endpoint().Name, hostOf(o.URL))
+		p.Close()
+	}
 	r, err := probe.NewRunner(o, m)
 	if err != nil {
 		m.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: time.Now(), Source: "probe:" + o.URL,

@@ -56,6 +56,10 @@ type Config struct {
 	HTTP httpclient.Config `json:"http,omitzero" yaml:"http,omitempty"`
 	// Targets map GPUs to endpoints.
 	Targets []Target `json:"targets,omitempty" yaml:"targets,omitempty"`
+	// MoreTargets, when set, adds targets read at every scrape: endpoints
+	// found after start (the models a server lists) join their host's
+	// GPUs then.
+	MoreTargets func() []Target `json:"-" yaml:"-"`
 	// EmitUnmapped reports GPUs no target claims under an endpoint
 	// "gpu:<host>" per host.
 	EmitUnmapped bool `json:"emit_unmapped,omitempty" yaml:"emit_unmapped,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -97,7 +98,11 @@ func (d *DCGM) ScrapeOnce(ctx context.Context) error {
 		return err
 	}
 	readings, warnings := dcgmReadings(page)
-	groups, unmapped := assign(readings, d.cfg.Targets, d.cfg.EmitUnmapped)
+	targets := d.cfg.Targets
+	if d.cfg.MoreTargets != nil {
+		targets = append(slices.Clip(targets), d.cfg.MoreTargets()...)
+	}
+	groups, unmapped := assign(readings, targets, d.cfg.EmitUnmapped)
 	base := telemetry.Observation{At: at, Source: d.source, Interval: d.cfg.Interval}
 	d.endpoints = d.endpoints[:0]
 	for _, g := range groups {
