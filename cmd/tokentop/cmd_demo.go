@@ -56,7 +56,8 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	if !isTerminal(stdout) {
-		fmt.Fprintf(stdout, "tokentop demo: simulator on %s (metrics %s/metrics, dcgm %s)\n", s.URL(), s.URL(), s.DCGMURL())
+		// On stderr: stdout carries only the read-outs (JSON lines with --json).
+		fmt.Fprintf(stderr, "tokentop demo: simulator on %s (metrics %s/metrics, dcgm %s)\n", s.URL(), s.URL(), s.DCGMURL())
 	}
 	return serve(ctx, m, c, vf, stdout, stderr)
 }

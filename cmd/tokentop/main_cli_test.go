@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestUnknownCommandSuggests(t *testing.T) {
@@ -37,5 +39,28 @@ func TestUsageErrorsExit2InOneLine(t *testing.T) {
 		if code != 2 || errs.String() != want {
 			t.Errorf("%s: exit %d, stderr %q", cmd, code, errs.String())
 		}
+	}
+}
+
+// demo --json writes only JSON lines to stdout; the banner goes to stderr.
+func TestDemoJSONStdoutIsOnlyJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo for a few seconds")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	var out, errs bytes.Buffer
+	run(ctx, []string{"demo", "--json", "--refresh", "500ms"}, &out, &errs)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) < 2 {
+		t.Fatalf("stdout: %q\nstderr: %q", out.String(), errs.String())
+	}
+	for _, l := range lines {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("not JSON on stdout: %.80q", l)
+		}
+	}
+	if !strings.Contains(errs.String(), "tokentop demo: simulator on http://127.0.0.1:") {
+		t.Errorf("banner not on stderr: %q", errs.String())
 	}
 }
