@@ -25,101 +25,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokentop/tokentop/internal/probetest"
 	"github.com/tokentop/tokentop/sources/probe"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
-// step is one write of a scripted server: wait, then write and flush.
-type step struct {
-	wait time.Duration
-	data string
-}
+// The scripted servers and chat chunks are internal/probetest's, shared
+// with the command's tests.
+type step = probetest.Step
 
-// scripted serves the steps as a stream body (one write + flush each)
-// and stops early when the client goes away.
-func scripted(contentType string, steps []step) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", contentType)
-		w.WriteHeader(http.StatusOK)
-		flush(w)
-		for _, s := range steps {
-			if s.wait > 0 {
-				select {
-				case <-time.After(s.wait):
-				case <-r.Context().Done():
-					return
-				}
-			}
-			if _, err := w.Write([]byte(s.data)); err != nil {
-				return
-			}
-			flush(w)
-		}
-	}
-}
-
-func flush(w http.ResponseWriter) {
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// server starts an httptest server answering POSTs with h and GET
-// /v1/models with one model owned by "vllm".
-func server(t *testing.T, h http.Handler) *httptest.Server {
-	t.Helper()
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"object":"list","data":[{"id":"m","object":"model","owned_by":"vllm"}]}`))
-	})
-	mux.Handle("POST /", h)
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// sseData frames payloads as OpenAI-style events.
-func sseData(payloads ...string) string {
-	var b strings.Builder
-	for _, p := range payloads {
-		b.WriteString("data: " + p + "\n\n")
-	}
-	return b.String()
-}
-
-func chatChunk(content string) string {
-	return `{"object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":` + quote(content) + `},"finish_reason":null}]}`
-}
-
-func quote(s string) string {
-	b := strings.Builder{}
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20:
-			b.WriteString(`\u00`)
-			b.WriteByte("0123456789abcdef"[r>>4])
-			b.WriteByte("0123456789abcdef"[r&15])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-const (
-	roleChunk   = `{"object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}`
-	finishChunk = `{"object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`
+var (
+	scripted       = probetest.Scripted
+	server         = probetest.Server
+	sseData        = probetest.SSEData
+	chatChunk      = probetest.ChatChunk
+	reasoningChunk = probetest.ReasoningChunk
+	usageChunk     = probetest.UsageChunk
 )
 
-func usageChunk(n int) string {
-	return `{"object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":` + itoa(n) + `,"total_tokens":` + itoa(n+7) + `}}`
-}
+const (
+	roleChunk   = probetest.RoleChunk
+	finishChunk = probetest.FinishChunk
+)
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
@@ -127,22 +54,18 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // only ever add, and load averages of 10 on 2 cores have been seen.
 const slack = 600 * time.Millisecond
 
-func reasoningChunk(text string) string {
-	return `{"object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"reasoning_content":` + quote(text) + `},"finish_reason":null}]}`
-}
-
 // reasoningServer streams 3 reasoning chunks then 3 content chunks, 20 ms
 // apart, and a usage chunk counting 8 tokens of which 4 reasoning (OpenAI's
 // completion_tokens_details).
 func reasoningServer(t *testing.T) string {
-	steps := []step{{data: sseData(roleChunk)}}
+	steps := []step{{Data: sseData(roleChunk)}}
 	for i := range 3 {
-		steps = append(steps, step{wait: 20 * time.Millisecond, data: sseData(reasoningChunk("r" + itoa(i)))})
+		steps = append(steps, step{Wait: 20 * time.Millisecond, Data: sseData(reasoningChunk("r" + itoa(i)))})
 	}
 	for i := range 3 {
-		steps = append(steps, step{wait: 20 * time.Millisecond, data: sseData(chatChunk("a" + itoa(i)))})
+		steps = append(steps, step{Wait: 20 * time.Millisecond, Data: sseData(chatChunk("a" + itoa(i)))})
 	}
-	steps = append(steps, step{data: sseData(finishChunk,
+	steps = append(steps, step{Data: sseData(finishChunk,
 		`{"object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":8,"total_tokens":15,"completion_tokens_details":{"reasoning_tokens":4}}}`,
 		"[DONE]")})
 	return server(t, scripted("text/event-stream", steps)).URL
@@ -190,11 +113,11 @@ func echoServer(t *testing.T) string {
 }
 
 func cliServer(t *testing.T) string {
-	steps := []step{{data: sseData(roleChunk)}}
+	steps := []step{{Data: sseData(roleChunk)}}
 	for i := range 4 {
-		steps = append(steps, step{wait: 5 * time.Millisecond, data: sseData(chatChunk("w" + itoa(i)))})
+		steps = append(steps, step{Wait: 5 * time.Millisecond, Data: sseData(chatChunk("w" + itoa(i)))})
 	}
-	steps = append(steps, step{data: sseData(finishChunk, usageChunk(4), "[DONE]")})
+	steps = append(steps, step{Data: sseData(finishChunk, usageChunk(4), "[DONE]")})
 	return server(t, scripted("text/event-stream", steps)).URL
 }
 
@@ -305,7 +228,7 @@ func TestCLIExit(t *testing.T) {
 			http.Error(w, "no", http.StatusBadGateway)
 			return
 		}
-		scripted("text/event-stream", []step{{data: sseData(chatChunk("a"), chatChunk("b"), finishChunk, "[DONE]")}})(w, r)
+		scripted("text/event-stream", []step{{Data: sseData(chatChunk("a"), chatChunk("b"), finishChunk, "[DONE]")}})(w, r)
 	}))
 	out, _, err := runCLI(t, srv.URL+"?all=1", "-n", "2", "--jsonl")
 	if err == nil || !strings.Contains(err.Error(), "all 2 requests failed") {
@@ -366,7 +289,7 @@ func TestCLIModelDiscovery(t *testing.T) {
 		mu.Lock()
 		got = append(got, body.Model)
 		mu.Unlock()
-		scripted("text/event-stream", []step{{data: sseData(chatChunk("a"), chatChunk("b"), finishChunk, "[DONE]")}})(w, r)
+		scripted("text/event-stream", []step{{Data: sseData(chatChunk("a"), chatChunk("b"), finishChunk, "[DONE]")}})(w, r)
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
@@ -387,8 +310,8 @@ func TestCLIInsecureWarns(t *testing.T) {
 
 // TestCLIServerTimings: Ollama's own durations are printed next to ours.
 func TestCLIServerTimings(t *testing.T) {
-	srv := server(t, scripted("application/x-ndjson", []step{{data: `{"model":"m","response":"Fl","done":false}` + "\n"},
-		{wait: 5 * time.Millisecond, data: `{"model":"m","response":"uffy","done":false}` + "\n" +
+	srv := server(t, scripted("application/x-ndjson", []step{{Data: `{"model":"m","response":"Fl","done":false}` + "\n"},
+		{Wait: 5 * time.Millisecond, Data: `{"model":"m","response":"uffy","done":false}` + "\n" +
 			`{"model":"m","response":"","done":true,"total_duration":1926263700,"load_duration":1667241100,"prompt_eval_count":30,"prompt_eval_duration":123822500,"eval_count":6,"eval_duration":133173800}` + "\n"}}))
 	out, _, err := runCLI(t, srv.URL+"/api/generate", "-n", "1", "--model", "m")
 	if err != nil || !strings.Contains(out, "ollama: total 1926.3 ms, load 1667.2 ms, prompt eval 30 tok in 123.8 ms, eval 6 tok in 133.2 ms (45.1 tok/s)") {
@@ -487,7 +410,7 @@ func TestBreakdownVLLMMetrics(t *testing.T) {
 		mu.Lock()
 		bodies = append(bodies, string(b))
 		mu.Unlock()
-		scripted("text/event-stream", []step{{data: sseData(chatChunk("a"), chatChunk("b"), finishChunk,
+		scripted("text/event-stream", []step{{Data: sseData(chatChunk("a"), chatChunk("b"), finishChunk,
 			`{"object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":42,"completion_tokens":2,"total_tokens":44},"metrics":{"time_to_first_token_ms":85.2,"generation_time_ms":1240.5,"queue_time_ms":12.3,"mean_itl_ms":9.1,"tokens_per_second":103.2}}`,
 			"[DONE]")}})(w, r)
 	}))
@@ -528,8 +451,8 @@ func TestBreakdownVLLMMetrics(t *testing.T) {
 // TestCLIGoodput: the first token comes 40 ms after the request; with a
 // 10 ms TTFT bound no request is good, with 10 s every one is.
 func TestCLIGoodput(t *testing.T) {
-	steps := []step{{wait: 40 * time.Millisecond, data: sseData(chatChunk("a"))}, {wait: 5 * time.Millisecond,
-		data: sseData(chatChunk("b"), finishChunk, usageChunk(2), "[DONE]")}}
+	steps := []step{{Wait: 40 * time.Millisecond, Data: sseData(chatChunk("a"))}, {Wait: 5 * time.Millisecond,
+		Data: sseData(chatChunk("b"), finishChunk, usageChunk(2), "[DONE]")}}
 	url := server(t, scripted("text/event-stream", steps)).URL
 	for _, c := range []struct {
 		bound string

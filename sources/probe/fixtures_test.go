@@ -62,7 +62,7 @@ func fixtureSteps(t *testing.T, path string, api API, delay time.Duration, lineF
 	steps := make([]step, 0, len(pieces))
 	for _, p := range pieces {
 		if p != "" {
-			steps = append(steps, step{wait: delay, data: p})
+			steps = append(steps, step{Wait: delay, Data: p})
 		}
 	}
 	return steps

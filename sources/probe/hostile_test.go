@@ -23,11 +23,11 @@ import (
 // and TPOT 42.9 ms here; tokentop's definitions give TTFT ≈ 200 ms and
 // TPOT ≈ 20 ms.
 func TestRoleChunkThenDelay(t *testing.T) {
-	steps := []step{{data: sseData(roleChunk)}, {wait: 200 * time.Millisecond, data: sseData(chatChunk("t0"))}}
+	steps := []step{{Data: sseData(roleChunk)}, {Wait: 200 * time.Millisecond, Data: sseData(chatChunk("t0"))}}
 	for i := 1; i < 10; i++ {
-		steps = append(steps, step{wait: 20 * time.Millisecond, data: sseData(chatChunk(" t" + itoa(i)))})
+		steps = append(steps, step{Wait: 20 * time.Millisecond, Data: sseData(chatChunk(" t" + itoa(i)))})
 	}
-	steps = append(steps, step{data: sseData(finishChunk, usageChunk(10), "[DONE]")})
+	steps = append(steps, step{Data: sseData(finishChunk, usageChunk(10), "[DONE]")})
 	srv := server(t, scripted("text/event-stream", steps))
 	r := probeOnce(t, Options{URL: srv.URL})
 	if !r.OK {
@@ -58,11 +58,11 @@ func TestMultiTokenChunks(t *testing.T) {
 		return `{"choices":[{"index":0,"delta":{"content":"` + text + `"}}],"usage":{"prompt_tokens":3,"completion_tokens":` + itoa(cum) + `}}`
 	}
 	steps := []step{
-		{data: sseData(roleChunk)},
-		{wait: 200 * time.Millisecond, data: sseData(chunk("a b c d e", 5))},
-		{wait: 100 * time.Millisecond, data: sseData(chunk(" f g h i j", 10))},
-		{wait: 100 * time.Millisecond, data: sseData(chunk(" k l m n o", 15))},
-		{wait: 100 * time.Millisecond, data: sseData(chunk(" p q r s t", 20), finishChunk, "[DONE]")},
+		{Data: sseData(roleChunk)},
+		{Wait: 200 * time.Millisecond, Data: sseData(chunk("a b c d e", 5))},
+		{Wait: 100 * time.Millisecond, Data: sseData(chunk(" f g h i j", 10))},
+		{Wait: 100 * time.Millisecond, Data: sseData(chunk(" k l m n o", 15))},
+		{Wait: 100 * time.Millisecond, Data: sseData(chunk(" p q r s t", 20), finishChunk, "[DONE]")},
 	}
 	srv := server(t, scripted("text/event-stream", steps))
 	r := probeOnce(t, Options{URL: srv.URL})
@@ -84,9 +84,9 @@ func TestMultiTokenChunks(t *testing.T) {
 func TestCoalescedEvents(t *testing.T) {
 	var steps []step
 	for i := 0; i < 5; i++ {
-		steps = append(steps, step{wait: 50 * time.Millisecond, data: sseData(chatChunk("x"+itoa(2*i)), chatChunk("x"+itoa(2*i+1)))})
+		steps = append(steps, step{Wait: 50 * time.Millisecond, Data: sseData(chatChunk("x"+itoa(2*i)), chatChunk("x"+itoa(2*i+1)))})
 	}
-	steps = append(steps, step{data: sseData(finishChunk, "[DONE]")})
+	steps = append(steps, step{Data: sseData(finishChunk, "[DONE]")})
 	srv := server(t, scripted("text/event-stream", steps))
 	r := probeOnce(t, Options{URL: srv.URL})
 	if !r.OK || r.Events != 10 || !r.Approx() {
@@ -108,8 +108,8 @@ func TestCoalescedEvents(t *testing.T) {
 func TestPingsBeforeFirstToken(t *testing.T) {
 	t.Run("sse comments", func(t *testing.T) {
 		srv := server(t, scripted("text/event-stream", []step{
-			{data: ": keep-alive\n\n"}, {wait: 50 * time.Millisecond, data: ":\n\n"},
-			{wait: 100 * time.Millisecond, data: sseData(chatChunk("hi"), chatChunk(" there"), finishChunk, usageChunk(2), "[DONE]")},
+			{Data: ": keep-alive\n\n"}, {Wait: 50 * time.Millisecond, Data: ":\n\n"},
+			{Wait: 100 * time.Millisecond, Data: sseData(chatChunk("hi"), chatChunk(" there"), finishChunk, usageChunk(2), "[DONE]")},
 		}))
 		r := probeOnce(t, Options{URL: srv.URL})
 		if !r.OK {
@@ -119,11 +119,11 @@ func TestPingsBeforeFirstToken(t *testing.T) {
 	})
 	t.Run("anthropic ping", func(t *testing.T) {
 		srv := server(t, scripted("text/event-stream", []step{
-			{data: "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"m\",\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n"},
-			{data: "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"},
-			{wait: 50 * time.Millisecond, data: "event: ping\ndata: {\"type\": \"ping\"}\n\n"},
-			{wait: 100 * time.Millisecond, data: "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n"},
-			{data: "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"},
+			{Data: "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"m\",\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n\n"},
+			{Data: "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"},
+			{Wait: 50 * time.Millisecond, Data: "event: ping\ndata: {\"type\": \"ping\"}\n\n"},
+			{Wait: 100 * time.Millisecond, Data: "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n"},
+			{Data: "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"},
 		}))
 		r := probeOnce(t, Options{URL: srv.URL, API: Anthropic})
 		if !r.OK || r.OutputTokens != 1 {
@@ -133,10 +133,10 @@ func TestPingsBeforeFirstToken(t *testing.T) {
 	})
 	t.Run("llamacpp progress", func(t *testing.T) {
 		srv := server(t, scripted("text/event-stream", []step{
-			{data: sseData(`{"prompt_progress":{"total":9,"cache":0,"processed":4,"time_ms":10}}`)},
-			{wait: 100 * time.Millisecond, data: sseData(`{"content":"A","tokens":[1],"stop":false,"tokens_predicted":1}`)},
-			{wait: 20 * time.Millisecond, data: sseData(`{"content":"B","tokens":[2,3],"stop":false,"tokens_predicted":3}`)},
-			{data: sseData(`{"content":"","stop":true,"timings":{"prompt_n":9,"predicted_n":3,"predicted_ms":25}}`)},
+			{Data: sseData(`{"prompt_progress":{"total":9,"cache":0,"processed":4,"time_ms":10}}`)},
+			{Wait: 100 * time.Millisecond, Data: sseData(`{"content":"A","tokens":[1],"stop":false,"tokens_predicted":1}`)},
+			{Wait: 20 * time.Millisecond, Data: sseData(`{"content":"B","tokens":[2,3],"stop":false,"tokens_predicted":3}`)},
+			{Data: sseData(`{"content":"","stop":true,"timings":{"prompt_n":9,"predicted_n":3,"predicted_ms":25}}`)},
 		}))
 		r := probeOnce(t, Options{URL: srv.URL, API: LlamaCpp})
 		if !r.OK || r.OutputTokens != 3 || r.TokensSource != TokensEngine || !slices.Equal(r.TokensPerEvent, []int{1, 2}) {
@@ -156,15 +156,15 @@ func TestStreamFailures(t *testing.T) {
 		msg   string
 		warn  string // for successes: a warning that must be there
 	}{
-		{"error event inside 200 (vLLM)", OpenAIChat, []step{{data: sseData(chatChunk("a"), `{"error":{"message":"boom","type":"InternalServerError","code":500}}`, "[DONE]")}}, ErrStream, "boom", ""},
-		{"anthropic overloaded", Anthropic, []step{{data: "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n"}}, ErrStream, "Overloaded", ""},
-		{"ollama error line", OllamaGenerate, []step{{data: `{"model":"m","response":"a","done":false}` + "\n" + `{"error":"out of memory"}` + "\n"}}, ErrStream, "out of memory", ""},
-		{"tgi incomplete generation", TGI, []step{{data: "data:{\"error\":\"Request failed during generation\",\"error_type\":\"incomplete_generation\"}\n\n"}}, ErrStream, "incomplete_generation", ""},
-		{"no [DONE] and no finish", OpenAIChat, []step{{data: sseData(chatChunk("a"), chatChunk("b"))}}, ErrTruncated, "terminal", ""},
-		{"ollama without done", OllamaChat, []step{{data: `{"model":"m","message":{"role":"assistant","content":"a"},"done":false}` + "\n"}}, ErrTruncated, "", ""},
-		{"invalid JSON", OpenAIChat, []step{{data: sseData(chatChunk("a"), `{"choices":[{"delta":{"content":"b"`, "[DONE]")}}, ErrInvalidEvent, "event 2", ""},
-		{"no output text", OpenAIChat, []step{{data: sseData(roleChunk, finishChunk, usageChunk(0), "[DONE]")}}, ErrNoOutput, "", ""},
-		{"finish without [DONE] is complete", OpenAIChat, []step{{data: sseData(chatChunk("a"), chatChunk("b"), finishChunk)}}, "", "", "without its terminal event"},
+		{"error event inside 200 (vLLM)", OpenAIChat, []step{{Data: sseData(chatChunk("a"), `{"error":{"message":"boom","type":"InternalServerError","code":500}}`, "[DONE]")}}, ErrStream, "boom", ""},
+		{"anthropic overloaded", Anthropic, []step{{Data: "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n"}}, ErrStream, "Overloaded", ""},
+		{"ollama error line", OllamaGenerate, []step{{Data: `{"model":"m","response":"a","done":false}` + "\n" + `{"error":"out of memory"}` + "\n"}}, ErrStream, "out of memory", ""},
+		{"tgi incomplete generation", TGI, []step{{Data: "data:{\"error\":\"Request failed during generation\",\"error_type\":\"incomplete_generation\"}\n\n"}}, ErrStream, "incomplete_generation", ""},
+		{"no [DONE] and no finish", OpenAIChat, []step{{Data: sseData(chatChunk("a"), chatChunk("b"))}}, ErrTruncated, "terminal", ""},
+		{"ollama without done", OllamaChat, []step{{Data: `{"model":"m","message":{"role":"assistant","content":"a"},"done":false}` + "\n"}}, ErrTruncated, "", ""},
+		{"invalid JSON", OpenAIChat, []step{{Data: sseData(chatChunk("a"), `{"choices":[{"delta":{"content":"b"`, "[DONE]")}}, ErrInvalidEvent, "event 2", ""},
+		{"no output text", OpenAIChat, []step{{Data: sseData(roleChunk, finishChunk, usageChunk(0), "[DONE]")}}, ErrNoOutput, "", ""},
+		{"finish without [DONE] is complete", OpenAIChat, []step{{Data: sseData(chatChunk("a"), chatChunk("b"), finishChunk)}}, "", "", "without its terminal event"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -224,12 +224,12 @@ func TestHTTPErrors(t *testing.T) {
 // 20 MiB line fails cleanly under the default 16 MiB cap.
 func TestLongLines(t *testing.T) {
 	big := strings.Repeat("y", 1<<20)
-	srv := server(t, scripted("text/event-stream", []step{{data: sseData(chatChunk(big), chatChunk("z"), finishChunk, "[DONE]")}}))
+	srv := server(t, scripted("text/event-stream", []step{{Data: sseData(chatChunk(big), chatChunk("z"), finishChunk, "[DONE]")}}))
 	if r := probeOnce(t, Options{URL: srv.URL}); !r.OK || r.Events != 2 {
 		t.Errorf("1 MiB event: ok=%v %s events %d", r.OK, r.Err, r.Events)
 	}
 	huge := "data: " + strings.Repeat("a", 20<<20) + "\n\n"
-	srv = server(t, scripted("text/event-stream", []step{{data: sseData(chatChunk("a"))}, {data: huge}}))
+	srv = server(t, scripted("text/event-stream", []step{{Data: sseData(chatChunk("a"))}, {Data: huge}}))
 	r := probeOnce(t, Options{URL: srv.URL})
 	if r.ErrorKind != ErrLineTooLong || !strings.Contains(r.Err, "16777216") {
 		t.Errorf("20 MiB line: kind %q err %q", r.ErrorKind, r.Err)
@@ -262,7 +262,7 @@ func TestGzipAnyway(t *testing.T) {
 // TestStallAndTimeout: silence after the first token is a stall; a
 // stream that trickles forever hits the request timeout.
 func TestStallAndTimeout(t *testing.T) {
-	srv := server(t, scripted("text/event-stream", []step{{data: sseData(chatChunk("a"))}, {wait: 10 * time.Second, data: sseData("[DONE]")}}))
+	srv := server(t, scripted("text/event-stream", []step{{Data: sseData(chatChunk("a"))}, {Wait: 10 * time.Second, Data: sseData("[DONE]")}}))
 	start := time.Now()
 	r := probeOnce(t, Options{URL: srv.URL, StallTimeout: 300 * time.Millisecond})
 	if r.ErrorKind != ErrStall || time.Since(start) > 5*time.Second {
@@ -270,7 +270,7 @@ func TestStallAndTimeout(t *testing.T) {
 	}
 	var steps []step
 	for range 200 {
-		steps = append(steps, step{wait: 50 * time.Millisecond, data: sseData(chatChunk("a"))})
+		steps = append(steps, step{Wait: 50 * time.Millisecond, Data: sseData(chatChunk("a"))})
 	}
 	srv = server(t, scripted("text/event-stream", steps))
 	r = probeOnce(t, Options{URL: srv.URL, Timeout: 400 * time.Millisecond, StallTimeout: 5 * time.Second})
@@ -328,7 +328,7 @@ func TestConnectFailures(t *testing.T) {
 // TestTLS: an unknown CA fails with kind tls; --ca-file makes it pass;
 // --insecure passes and is marked on the endpoint.
 func TestTLS(t *testing.T) {
-	srv := httptest.NewTLSServer(scripted("text/event-stream", []step{{data: sseData(chatChunk("a"), chatChunk("b"), finishChunk, "[DONE]")}}))
+	srv := httptest.NewTLSServer(scripted("text/event-stream", []step{{Data: sseData(chatChunk("a"), chatChunk("b"), finishChunk, "[DONE]")}}))
 	t.Cleanup(srv.Close)
 	if r := probeOnce(t, Options{URL: srv.URL}); r.ErrorKind != ErrTLS {
 		t.Fatalf("unknown CA: kind %q err %q", r.ErrorKind, r.Err)
@@ -356,7 +356,7 @@ func TestTLS(t *testing.T) {
 // TestCanceled: shutting down mid-stream is "canceled", not a failure of
 // the endpoint.
 func TestCanceled(t *testing.T) {
-	srv := server(t, scripted("text/event-stream", []step{{data: sseData(chatChunk("a"))}, {wait: 5 * time.Second, data: sseData("[DONE]")}}))
+	srv := server(t, scripted("text/event-stream", []step{{Data: sseData(chatChunk("a"))}, {Wait: 5 * time.Second, Data: sseData("[DONE]")}}))
 	p, err := New(Options{URL: srv.URL, Model: "m"})
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func TestStreamedModelIDIsSanitised(t *testing.T) {
 	chunk := func(content string) string {
 		return `{"object":"chat.completion.chunk","model":` + quote(hostileModel) + `,"choices":[{"index":0,"delta":{"content":` + quote(content) + `},"finish_reason":null}]}`
 	}
-	srv := server(t, scripted("text/event-stream", []step{{data: sseData(chunk("a"), chunk("b"), finishChunk, "[DONE]")}}))
+	srv := server(t, scripted("text/event-stream", []step{{Data: sseData(chunk("a"), chunk("b"), finishChunk, "[DONE]")}}))
 	r := probeOnce(t, Options{URL: srv.URL})
 	if !r.OK {
 		t.Fatalf("probe failed: %s %s", r.ErrorKind, r.Err)

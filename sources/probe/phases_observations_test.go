@@ -8,22 +8,18 @@ import (
 	"github.com/tokentop/tokentop/telemetry"
 )
 
-func reasoningChunk(text string) string {
-	return `{"object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"reasoning_content":` + quote(text) + `},"finish_reason":null}]}`
-}
-
 // reasoningServer streams 3 reasoning chunks then 3 content chunks, 20 ms
 // apart, and a usage chunk counting 8 tokens of which 4 reasoning (OpenAI's
 // completion_tokens_details).
 func reasoningServer(t *testing.T) string {
-	steps := []step{{data: sseData(roleChunk)}}
+	steps := []step{{Data: sseData(roleChunk)}}
 	for i := range 3 {
-		steps = append(steps, step{wait: 20 * time.Millisecond, data: sseData(reasoningChunk("r" + itoa(i)))})
+		steps = append(steps, step{Wait: 20 * time.Millisecond, Data: sseData(reasoningChunk("r" + itoa(i)))})
 	}
 	for i := range 3 {
-		steps = append(steps, step{wait: 20 * time.Millisecond, data: sseData(chatChunk("a" + itoa(i)))})
+		steps = append(steps, step{Wait: 20 * time.Millisecond, Data: sseData(chatChunk("a" + itoa(i)))})
 	}
-	steps = append(steps, step{data: sseData(finishChunk,
+	steps = append(steps, step{Data: sseData(finishChunk,
 		`{"object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":8,"total_tokens":15,"completion_tokens_details":{"reasoning_tokens":4}}}`,
 		"[DONE]")})
 	return server(t, scripted("text/event-stream", steps)).URL
@@ -56,7 +52,7 @@ func TestReasoningObservations(t *testing.T) {
 		t.Errorf("record %+v", rec)
 	}
 
-	only := server(t, scripted("text/event-stream", []step{{data: sseData(reasoningChunk("a"), reasoningChunk("b"),
+	only := server(t, scripted("text/event-stream", []step{{Data: sseData(reasoningChunk("a"), reasoningChunk("b"),
 		finishChunk, usageChunk(2), "[DONE]")}})).URL
 	r = probeOnce(t, Options{URL: only})
 	for _, o := range Observations(r, "ep", "probe:x", time.Second, time.Now()) {

@@ -206,9 +206,9 @@ func TestThinkTags(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			steps := []step{}
 			for _, s := range c.contents {
-				steps = append(steps, step{wait: 2 * time.Millisecond, data: sseData(native(s))})
+				steps = append(steps, step{Wait: 2 * time.Millisecond, Data: sseData(native(s))})
 			}
-			steps = append(steps, step{data: sseData(`{"content":"","stop":true,"timings":{"predicted_n":` + itoa(len(c.contents)) + `}}`)})
+			steps = append(steps, step{Data: sseData(`{"content":"","stop":true,"timings":{"predicted_n":` + itoa(len(c.contents)) + `}}`)})
 			srv := server(t, scripted("text/event-stream", steps))
 			r := probeOnce(t, Options{URL: srv.URL, API: LlamaCpp})
 			if !r.OK {

@@ -48,11 +48,11 @@ func runUntil(t *testing.T, opts Options, d time.Duration, stop func(telemetry.O
 }
 
 func TestRunnerSuccess(t *testing.T) {
-	steps := []step{{data: sseData(roleChunk)}}
+	steps := []step{{Data: sseData(roleChunk)}}
 	for i := range 5 {
-		steps = append(steps, step{wait: 10 * time.Millisecond, data: sseData(chatChunk("w" + itoa(i)))})
+		steps = append(steps, step{Wait: 10 * time.Millisecond, Data: sseData(chatChunk("w" + itoa(i)))})
 	}
-	steps = append(steps, step{data: sseData(finishChunk, usageChunk(5), "[DONE]")})
+	steps = append(steps, step{Data: sseData(finishChunk, usageChunk(5), "[DONE]")})
 	srv := server(t, scripted("text/event-stream", steps))
 	obs := runUntil(t, Options{URL: srv.URL, Interval: 150 * time.Millisecond}, 20*time.Second, nth(3, telemetry.KindProbe))
 
@@ -166,7 +166,7 @@ func TestRunnerNeutralisesEscapes(t *testing.T) {
 	})
 	mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
 		chunk := `{"model":` + quote(evil) + `,"choices":[{"index":0,"delta":{"content":` + quote("hi "+evil+"\nline2") + `}}]}`
-		scripted("text/event-stream", []step{{data: sseData(chunk, chatChunk("x"), `{"error":{"message":`+quote("bad "+evil)+`}}`)}})(w, r)
+		scripted("text/event-stream", []step{{Data: sseData(chunk, chatChunk("x"), `{"error":{"message":`+quote("bad "+evil)+`}}`)}})(w, r)
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
@@ -207,9 +207,9 @@ func TestRunnerNeutralisesEscapes(t *testing.T) {
 func TestLiveTextThrottled(t *testing.T) {
 	var steps []step
 	for i := range 100 {
-		steps = append(steps, step{wait: 5 * time.Millisecond, data: sseData(chatChunk("t" + itoa(i) + " "))})
+		steps = append(steps, step{Wait: 5 * time.Millisecond, Data: sseData(chatChunk("t" + itoa(i) + " "))})
 	}
-	steps = append(steps, step{data: sseData(finishChunk, usageChunk(100), "[DONE]")})
+	steps = append(steps, step{Data: sseData(finishChunk, usageChunk(100), "[DONE]")})
 	srv := server(t, scripted("text/event-stream", steps))
 	obs := runUntil(t, Options{URL: srv.URL, Interval: time.Minute, Jitter: 0.001}, 20*time.Second,
 		func(o telemetry.Observation) bool { return o.Live != nil && o.Live.Done })

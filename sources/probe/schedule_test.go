@@ -98,7 +98,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 			_, _ = w.Write([]byte(`{"error":{"message":"slow down"}}`))
 			return
 		}
-		scripted("text/event-stream", []step{{data: sseData(chatChunk("a"), chatChunk("b"), finishChunk, "[DONE]")}})(w, r)
+		scripted("text/event-stream", []step{{Data: sseData(chatChunk("a"), chatChunk("b"), finishChunk, "[DONE]")}})(w, r)
 	}))
 	p, err := New(Options{URL: srv.URL, Model: "m"})
 	if err != nil {
@@ -162,7 +162,7 @@ func TestJitter(t *testing.T) {
 // TestScheduleCancel: cancelling stops the schedule, waits for probes in
 // flight and leaks no goroutine.
 func TestScheduleCancel(t *testing.T) {
-	stream := scripted("text/event-stream", []step{{data: sseData(chatChunk("a"))}, {wait: 10 * time.Second, data: sseData("[DONE]")}})
+	stream := scripted("text/event-stream", []step{{Data: sseData(chatChunk("a"))}, {Wait: 10 * time.Second, Data: sseData("[DONE]")}})
 	var arrived atomic.Int32
 	srv := server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		arrived.Add(1)

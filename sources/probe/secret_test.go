@@ -141,7 +141,7 @@ func TestKeyFileRereadAndHeaders(t *testing.T) {
 		mu.Lock()
 		seen = append(seen, r.Header.Get("Authorization")+"|"+r.Header.Get("X-Team"))
 		mu.Unlock()
-		scripted("text/event-stream", []step{{data: sseData(chatChunk("a"), chatChunk("b"), finishChunk, "[DONE]")}})(w, r)
+		scripted("text/event-stream", []step{{Data: sseData(chatChunk("a"), chatChunk("b"), finishChunk, "[DONE]")}})(w, r)
 	}))
 	keyFile := filepath.Join(t.TempDir(), "key")
 	h, _ := ParseHeader("X-Team: infra")

@@ -43,7 +43,7 @@ func (c *slowFirstRead) Read(b []byte) (int, error) {
 // span and a short TTFT.
 func TestTTFTExcludesTLSHandshake(t *testing.T) {
 	const handshake = 600 * time.Millisecond
-	srv := httptest.NewUnstartedServer(scripted("text/event-stream", []step{{data: sseData(chatChunk("a"), chatChunk("b"), finishChunk, "[DONE]")}}))
+	srv := httptest.NewUnstartedServer(scripted("text/event-stream", []step{{Data: sseData(chatChunk("a"), chatChunk("b"), finishChunk, "[DONE]")}}))
 	srv.Listener = slowHandshakeListener{Listener: srv.Listener, delay: handshake}
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
