@@ -101,12 +101,12 @@ type endpointState struct {
 	e2e       hist
 	tokens    float64
 	results   map[resultKey]uint64
-	success   float64   // last probe: 1 or 0
+	success   float64 // last probe: 1 or 0
 	// judged: the monitor judges this endpoint's probes against latency
 	// objectives (telemetry.Goodput samples); good counts those met.
 	judged bool
 	good   uint64
-	lastAt    time.Time // observation time of the last probe result
+	lastAt time.Time // observation time of the last probe result
 }
 
 type resultKey struct {
