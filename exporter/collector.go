@@ -17,6 +17,7 @@ type probeCollector struct {
 	tokens   *prometheus.Desc
 	requests *prometheus.Desc
 	success  *prometheus.Desc
+	good     *prometheus.Desc
 	lastAt   *prometheus.Desc
 	dropped  *prometheus.Desc
 }
@@ -39,6 +40,8 @@ func newProbeCollector(e *Exporter) *probeCollector {
 			"Output tokens received by successful probes (server usage count, else token-bearing events).", ep, nil),
 		requests: prometheus.NewDesc("tokentop_probe_requests_total",
 			"Finished probe requests by result (success, failure) and error kind.", []string{"endpoint", "model", "result", "error_kind"}, nil),
+		good: prometheus.NewDesc("tokentop_probe_good_requests_total",
+			"Finished probe requests that met every latency objective of the endpoint (TTFT, TTFA, TPOT, E2E thresholds; failed requests are not good): goodput = rate(this) / sum without (result, error_kind) (rate(tokentop_probe_requests_total)). Absent when no latency objective applies.", ep, nil),
 		success: prometheus.NewDesc("tokentop_probe_success",
 			"1 if the endpoint's last probe succeeded, 0 if it failed.", ep, nil),
 		lastAt: prometheus.NewDesc("tokentop_probe_last_result_timestamp_seconds",
@@ -50,7 +53,7 @@ func newProbeCollector(e *Exporter) *probeCollector {
 
 // Describe sends the fixed descriptors.
 func (c *probeCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.ttft, c.ttfa, c.tpot, c.itl, c.e2e, c.tokens, c.requests, c.success, c.lastAt, c.dropped} {
+	for _, d := range []*prometheus.Desc{c.ttft, c.ttfa, c.tpot, c.itl, c.e2e, c.tokens, c.requests, c.good, c.success, c.lastAt, c.dropped} {
 		ch <- d
 	}
 }
@@ -81,6 +84,9 @@ func (c *probeCollector) Collect(ch chan<- prometheus.Metric) {
 		if _, ok := ep.results[resultKey{"success", ""}]; !ok {
 			// Zero until the first success, so rate() sees it.
 			ch <- constMetric(prometheus.NewConstMetricWithCreatedTimestamp(c.requests, prometheus.CounterValue, 0, ep.created, ep.name, ep.model, "success", ""))
+		}
+		if ep.judged {
+			ch <- constMetric(prometheus.NewConstMetricWithCreatedTimestamp(c.good, prometheus.CounterValue, float64(ep.good), ep.created, lv...))
 		}
 		if !ep.hasResult {
 			continue // no probe result: success is unknown, not 0

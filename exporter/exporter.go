@@ -101,8 +101,12 @@ type endpointState struct {
 	e2e       hist
 	tokens    float64
 	results   map[resultKey]uint64
-	success   float64   // last probe: 1 or 0
-	lastAt    time.Time // observation time of the last probe result
+	success   float64 // last probe: 1 or 0
+	// judged: the monitor judges this endpoint's probes against latency
+	// objectives (telemetry.Goodput samples); good counts those met.
+	judged bool
+	good   uint64
+	lastAt time.Time // observation time of the last probe result
 }
 
 type resultKey struct {
@@ -173,6 +177,10 @@ func (e *Exporter) Observe(o telemetry.Observation) {
 			return
 		}
 		e.observeProbe(o)
+	case telemetry.KindSample:
+		if o.Signal == telemetry.Goodput && o.Endpoint != "" && isProbeSource(o.Source) {
+			e.observeGoodput(o)
+		}
 	}
 }
 
@@ -180,6 +188,20 @@ func (e *Exporter) Observe(o telemetry.Observation) {
 // probe ("probe:<url>"); PromQL or scrape sources describe other clients'
 // requests and must not be re-exported as tokentop's measurements.
 func isProbeSource(source string) bool { return telemetry.SourceKind(source) == "probe" }
+
+// observeGoodput counts a probe judged good (1) or not (0).
+func (e *Exporter) observeGoodput(o telemetry.Observation) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ep := e.endpoint(o.Endpoint)
+	if ep == nil {
+		return
+	}
+	ep.judged = true
+	if o.Value == 1 {
+		ep.good++
+	}
+}
 
 // observeProbe takes latencies from the finished-probe record rather than
 // from the per-signal samples the probe also emits for the TUI: one record

@@ -368,3 +368,23 @@ func TestTTFAHistogram(t *testing.T) {
 		t.Errorf("ttft count %d, want 2", n)
 	}
 }
+
+// TestGoodRequests: probes judged good count in good_requests_total; an
+// endpoint whose probes nobody judges has no such series (not 0).
+func TestGoodRequests(t *testing.T) {
+	e := New(Options{})
+	at := time.Unix(1_700_000_000, 0)
+	for i, good := range []float64{1, 0, 1, 1} {
+		e.Observe(probeObs("judged", at, okProbe(30, 10, 900, 50)))
+		e.Observe(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: "judged", Source: src,
+			Signal: telemetry.Goodput, Value: good})
+		e.Observe(probeObs("free", at.Add(time.Duration(i)*time.Second), okProbe(30, 10, 900, 50)))
+	}
+	fams := scrape(t, e.Handler())
+	if v := mustFind(t, fams, "tokentop_probe_good_requests_total", map[string]string{"endpoint": "judged"}).GetCounter().GetValue(); v != 3 {
+		t.Errorf("good requests %g, want 3", v)
+	}
+	if m := find(fams, "tokentop_probe_good_requests_total", map[string]string{"endpoint": "free"}); m != nil {
+		t.Errorf("unjudged endpoint has good_requests_total: %v", m)
+	}
+}

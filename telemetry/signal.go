@@ -22,10 +22,13 @@ const (
 	MBU          Signal = "mbu"
 	ErrorRate    Signal = "error_rate"
 	ProbeSuccess Signal = "probe_success"
+	// Goodput is judged per probe by the monitor against the endpoint's
+	// latency objectives: 1 good, 0 not (failed probes are not good).
+	Goodput Signal = "goodput"
 )
 
 // Signals lists every signal in display order.
-var Signals = []Signal{TTFT, TTFA, TPOT, ITL, E2E, OutputTPS, Running, Waiting, KVCache, GPUMemBW, MBU, ErrorRate, ProbeSuccess}
+var Signals = []Signal{TTFT, TTFA, TPOT, ITL, E2E, OutputTPS, Running, Waiting, KVCache, GPUMemBW, MBU, ErrorRate, ProbeSuccess, Goodput}
 
 // SignalInfo says what a signal is, so every figure shown can name its
 // definition.
@@ -75,4 +78,6 @@ var signalInfo = map[Signal]SignalInfo{
 		Definition: "failed requests / all requests in the window"},
 	ProbeSuccess: {Unit: "", Scale: 1, Title: "up",
 		Definition: "1 when the last probe succeeded, 0 when it failed"},
+	Goodput: {Unit: "%", Scale: 100, Title: "goodput",
+		Definition: "probes in the window meeting every latency objective of the endpoint (TTFT, TTFA, TPOT, E2E thresholds) / all probes; failed probes are not good"},
 }

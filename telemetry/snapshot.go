@@ -122,6 +122,9 @@ func (s *Store) Probed(endpoint string) bool {
 // EndpointSnapshot): the client's on a probed endpoint, else the server's.
 func (s *Store) primarySnapshot(ep *endpointState, sig Signal, now time.Time, window time.Duration) (SignalSnapshot, bool) {
 	if ep.probed() && ClientSignal(sig) {
+		if _, judged := ep.tracks[trackKey{Goodput, "probe"}]; sig == Goodput && !judged {
+			return SignalSnapshot{}, false // no latency objective to judge probes by
+		}
 		return s.clientSnapshot(ep, sig, now, window), true
 	}
 	if t := s.preferred(ep, sig, Server, now); t != nil {

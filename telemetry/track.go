@@ -59,7 +59,7 @@ func SideOf(kind string) Side {
 // endpoint shows the client's figure of it.
 func ClientSignal(sig Signal) bool {
 	switch sig {
-	case TTFT, TTFA, TPOT, ITL, E2E, OutputTPS, ErrorRate, ProbeSuccess:
+	case TTFT, TTFA, TPOT, ITL, E2E, OutputTPS, ErrorRate, ProbeSuccess, Goodput:
 		return true
 	}
 	return false

@@ -32,7 +32,7 @@ type probeConfig struct {
 	format     string // table, json, jsonl, csv
 	prompt     string
 	promptFile string
-	bounds     probe.Bounds // goodput: per-request latency bounds
+	bounds     slo.Bounds // goodput: per-request latency bounds
 }
 
 // runProbe runs `tokentop probe URL [flags]`. It returns an error when the
@@ -161,7 +161,7 @@ func parseProbeArgs(args []string, stderr io.Writer) (probeConfig, error) {
 	fs.BoolVar(&o.Auth.Insecure, "insecure", false, "do NOT verify the TLS certificate")
 	// Goodput bounds, named as the other commands' objectives and with
 	// their defaults, so probe and check judge a request alike.
-	cfg.bounds = probe.BoundsFor(slo.DefaultObjectives(), "")
+	cfg.bounds = slo.BoundsFor(slo.DefaultObjectives(), "")
 	for _, b := range []struct {
 		sig  telemetry.Signal
 		name string

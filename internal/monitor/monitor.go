@@ -35,6 +35,7 @@ type Monitor struct {
 
 	mu          sync.Mutex
 	sinks       telemetry.Tee
+	goodput     *goodputJudge
 	runners     []runner
 	transitions []func([]slo.Transition)
 	closers     []func() error // run when Run returns (recorders)
@@ -59,7 +60,7 @@ func New(opts Options) *Monitor {
 	}
 	store := telemetry.NewStore(opts.Store)
 	engine := slo.New(opts.Objectives, store, opts.SLO)
-	m := &Monitor{Store: store, SLO: engine, opts: opts}
+	m := &Monitor{Store: store, SLO: engine, opts: opts, goodput: newGoodputJudge(engine.Objectives())}
 	m.sinks = telemetry.Tee{store, engine}
 	return m
 }
@@ -71,6 +72,9 @@ func (m *Monitor) Observe(o telemetry.Observation) {
 	sinks := m.sinks
 	m.mu.Unlock()
 	sinks.Observe(o)
+	if g, ok := m.goodput.judge(o); ok {
+		sinks.Observe(g)
+	}
 }
 
 // AddSink adds a sink (a recorder, an exporter) behind the store.

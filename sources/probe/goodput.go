@@ -2,81 +2,12 @@ package probe
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 )
-
-// goodputSignals are the per-request latencies a goodput bound can judge,
-// in display order.
-var goodputSignals = []telemetry.Signal{telemetry.TTFT, telemetry.TTFA, telemetry.TPOT, telemetry.E2E}
-
-// Bounds are per-request latency bounds in seconds, by signal: a request is
-// good when it meets every one (vLLM bench's --goodput, DistServe).
-type Bounds map[telemetry.Signal]float64
-
-// BoundsFor returns the latency bounds the objectives set on endpoint: the
-// threshold of every percentile and ratio objective on TTFT, TTFA, TPOT or
-// E2E that applies to it, the strictest where several do.
-func BoundsFor(objs []slo.Objective, endpoint string) Bounds {
-	b := Bounds{}
-	for _, o := range objs {
-		if (o.Kind != slo.Percentile && o.Kind != slo.Ratio) || !slices.Contains(goodputSignals, o.Signal) ||
-			!o.Matches(endpoint) || !(o.Threshold > 0) {
-			continue
-		}
-		if v, ok := b[o.Signal]; !ok || o.Threshold < v {
-			b[o.Signal] = o.Threshold
-		}
-	}
-	return b
-}
-
-// String names the bounds, e.g. "TTFT ≤ 5s, TPOT ≤ 50ms".
-func (b Bounds) String() string {
-	var parts []string
-	for _, sig := range goodputSignals {
-		if v, ok := b[sig]; ok {
-			parts = append(parts, sig.Info().Title+" ≤ "+slo.FormatValue(sig, v))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// Good reports whether a request met every bound. A failed request is not
-// good; a TPOT that is undefined (one output token) meets its bound (there
-// was no decode to be slow), a missing TTFA does not (no answer came).
-func (b Bounds) Good(r *telemetry.ProbeRecord) bool {
-	if !r.OK {
-		return false
-	}
-	for sig, limit := range b {
-		var v float64
-		switch sig {
-		case telemetry.TTFT:
-			v = r.TTFTms
-		case telemetry.TTFA:
-			if r.TTFAms <= 0 {
-				return false
-			}
-			v = r.TTFAms
-		case telemetry.TPOT:
-			v = r.TPOTms
-		case telemetry.E2E:
-			v = r.E2Ems
-		default:
-			continue
-		}
-		if v/1000 > limit {
-			return false
-		}
-	}
-	return true
-}
 
 // Goodput is the share of requests meeting every latency bound and the
 // rate of their output tokens over the run (good tokens/s).
@@ -94,12 +25,12 @@ type Goodput struct {
 	DurationS            float64 `json:"duration_s"`
 	// EstimatedCounts: good requests whose token count is estimated.
 	EstimatedCounts int `json:"estimated_token_counts,omitempty"`
-	bounds          Bounds
+	bounds          slo.Bounds
 }
 
 // GoodputOf judges records against bounds over a run that lasted duration.
 // Nil when there are no bounds or no requests: nothing to judge.
-func GoodputOf(records []telemetry.ProbeRecord, b Bounds, duration time.Duration) *Goodput {
+func GoodputOf(records []telemetry.ProbeRecord, b slo.Bounds, duration time.Duration) *Goodput {
 	if len(b) == 0 || len(records) == 0 {
 		return nil
 	}
@@ -184,7 +115,7 @@ func (s *GoodputSink) Results() []Goodput {
 	var out []Goodput
 	for _, name := range s.order {
 		run := s.endpoints[name]
-		if g := GoodputOf(run.records, BoundsFor(s.objs, name), run.end.Sub(run.start)); g != nil {
+		if g := GoodputOf(run.records, slo.BoundsFor(s.objs, name), run.end.Sub(run.start)); g != nil {
 			g.Endpoint = name
 			out = append(out, *g)
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 func TestGoodputOf(t *testing.T) {
-	b := Bounds{telemetry.TTFT: 0.5, telemetry.TPOT: 0.05}
+	b := slo.Bounds{telemetry.TTFT: 0.5, telemetry.TPOT: 0.05}
 	recs := []telemetry.ProbeRecord{
 		{OK: true, TTFTms: 200, TPOTms: 20, E2Ems: 1000, OutputTokens: 40, TokensSource: "usage"}, // good
 		{OK: true, TTFTms: 600, TPOTms: 20, E2Ems: 1400, OutputTokens: 40, TokensSource: "usage"}, // TTFT over
@@ -27,28 +27,12 @@ func TestGoodputOf(t *testing.T) {
 		t.Errorf("text %q, want prefix %q", g.Text(), want)
 	}
 	// A TTFA bound fails a request that never answered.
-	withTTFA := Bounds{telemetry.TTFA: 1}
+	withTTFA := slo.Bounds{telemetry.TTFA: 1}
 	if withTTFA.Good(&telemetry.ProbeRecord{OK: true, TTFTms: 10}) || !withTTFA.Good(&telemetry.ProbeRecord{OK: true, TTFTms: 10, TTFAms: 900}) {
 		t.Error("TTFA bound: a missing TTFA must fail it, 900 ms must meet 1 s")
 	}
-	if GoodputOf(recs, Bounds{}, time.Second) != nil || GoodputOf(nil, b, time.Second) != nil {
+	if GoodputOf(recs, slo.Bounds{}, time.Second) != nil || GoodputOf(nil, b, time.Second) != nil {
 		t.Error("goodput without bounds or requests")
-	}
-}
-
-func TestBoundsFor(t *testing.T) {
-	objs := []slo.Objective{
-		{Kind: slo.Percentile, Signal: telemetry.TTFT, Threshold: 5},
-		{Kind: slo.Ratio, Signal: telemetry.TTFT, Threshold: 2, Endpoint: "prod/*"},
-		{Kind: slo.Percentile, Signal: telemetry.TTFA, Threshold: 8},
-		{Kind: slo.ErrorRate, Signal: telemetry.ErrorRate, Threshold: 0.01},
-		{Kind: slo.Percentile, Signal: telemetry.KVCache, Threshold: 0.9},
-	}
-	if b := BoundsFor(objs, "prod/llama"); len(b) != 2 || b[telemetry.TTFT] != 2 || b[telemetry.TTFA] != 8 {
-		t.Errorf("prod bounds %v", b)
-	}
-	if b := BoundsFor(objs, "dev/llama"); len(b) != 2 || b[telemetry.TTFT] != 5 {
-		t.Errorf("dev bounds %v", b)
 	}
 }
 

@@ -31,7 +31,7 @@ func (m *Model) bottom(probes, live string, pw, lw int) string {
 	return probes + "\n\n" + live
 }
 
-// probesView is the probes table, drawn again only when a listed probe
+// probesView is the probes table and the waterfall of the last probes, drawn again only when a listed probe
 // changed.
 func (m *Model) probesView(w int) string {
 	h := m.key()
@@ -52,8 +52,13 @@ func (m *Model) probesView(w int) string {
 		h.F64(p.E2Ems)
 		h.Str(p.ErrorKind)
 		h.Str(p.Error)
+		for _, bp := range p.Breakdown {
+			h.Str(bp.Part)
+			h.F64(bp.MS)
+			h.Str(bp.Source)
+		}
 	}
-	return m.probesTxt.Get(h, func() string { return m.probes(w) })
+	return m.probesTxt.Get(h, func() string { return m.probes(w) + "\n\n" + m.waterfall(w) })
 }
 
 func (m *Model) probes(w int) string {

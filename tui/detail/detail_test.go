@@ -76,7 +76,10 @@ func TestCacheNeverStale(t *testing.T) {
 		"itl":           func(in *input, _ *common.Context) { in.data.ITL[1].Count = 7 },
 		"itl threshold": func(in *input, _ *common.Context) { in.data.ITLThr, in.data.HasITLThr = 10, true },
 		"tokens/event":  func(in *input, _ *common.Context) { in.data.Probes[0].TokensPerEvent = []int{4, 4} },
-		"probe":         func(in *input, _ *common.Context) { in.data.Probes[0].TTFTms = 99 },
+		"breakdown": func(in *input, _ *common.Context) {
+			in.data.Probes[0].Breakdown = []telemetry.ProbePart{{Part: "headers", MS: 3, Source: "client"}}
+		},
+		"probe": func(in *input, _ *common.Context) { in.data.Probes[0].TTFTms = 99 },
 		"new probe": func(in *input, _ *common.Context) {
 			in.data.Probes = append(in.data.Probes, telemetry.ProbeAt{At: t0, ProbeRecord: telemetry.ProbeRecord{OK: false, ErrorKind: "timeout"}})
 		},

@@ -96,6 +96,15 @@ func (m *Model) summary(w int) string {
 	for _, sig := range []telemetry.Signal{telemetry.OutputTPS, telemetry.ErrorRate, telemetry.Running, telemetry.Waiting, telemetry.KVCache} {
 		items = append(items, item{label(sig, m.ep.Signals[sig], false), scalar(m.ep.Signals, sig)})
 	}
+	// Goodput exists only where latency objectives judge the probes.
+	if g, ok := m.ep.Signals[telemetry.Goodput]; ok {
+		text := format.Scalar(g)
+		if text != "" && g.Count > 0 {
+			text += " of " + format.Number(g.Count)
+		}
+		c := format.Signal(g, true, text, ctx.Now, 40, ctx.Glyphs.Unknown)
+		items = append(items, item{label(telemetry.Goodput, g, false), ctx.Paint(r, c.Kind).S(c.Text)})
+	}
 	for _, sig := range latency {
 		if _, ok := m.ep.Server[sig]; ok {
 			items = append(items, item{label(sig, telemetry.SignalSnapshot{}, true), dist(m.ep.Server, sig)})
