@@ -38,6 +38,9 @@ type modelVals struct {
 	hasITL bool
 	kvSum  float64
 	kvN    int
+	// The engine's own bytes-read rate per GPU (measured MBU numerator).
+	readBytesPerS float64
+	hasReadBytes  bool
 }
 
 func (s *Scraper) newScrape(ctx context.Context, page *expo.Page, at time.Time) *scrape {
@@ -81,11 +84,7 @@ func (sc *scrape) run() {
 		return
 	}
 	sc.defModel = sc.defaultModel()
-	for i := range len(telemetry.Signals) + 1 {
-		sig := engines.Queue
-		if i < len(telemetry.Signals) {
-			sig = telemetry.Signals[i]
-		}
+	for _, sig := range sc.spec.SignalOrder() {
 		a, ok := sc.choose(sc.spec.Signals[sig])
 		if !ok {
 			continue

@@ -9,8 +9,10 @@ import (
 	"github.com/tokentop/tokentop/telemetry"
 )
 
-// mbu emits the MBU estimate (Approx) for models with a configured
-// bandwidth.Model and a decode step time this interval; nothing otherwise.
+// mbu emits MBU for models with a configured bandwidth.Model: measured
+// from the engine's bytes-read counter when it moved this interval (vLLM
+// --enable-mfu-metrics; present but 0 while disabled), else the estimate
+// (Approx) from the decode step time; nothing without either.
 func (sc *scrape) mbu() {
 	if len(sc.s.cfg.MBU) == 0 {
 		return
@@ -23,12 +25,18 @@ func (sc *scrape) mbu() {
 				continue
 			}
 		}
-		if !mv.hasITL || mv.itl.count() <= 0 {
+		measured := mv.hasReadBytes && mv.readBytesPerS > 0
+		if !measured && (!mv.hasITL || mv.itl.count() <= 0) {
 			continue
 		}
 		peak, err := m.Peak()
 		if err != nil {
 			sc.warn(fmt.Sprintf("MBU for %s: %v", mv.model, err))
+			continue
+		}
+		if measured {
+			// The counter is per GPU, so the per-GPU peak is the denominator.
+			sc.emit(mv, telemetry.Observation{Kind: telemetry.KindSample, Signal: telemetry.MBU, Value: mv.readBytesPerS / peak})
 			continue
 		}
 		e := bandwidth.Estimate{WeightBytes: m.WeightBytes(), StepSeconds: mv.itl.sum / mv.itl.count(),
