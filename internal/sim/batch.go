@@ -48,6 +48,7 @@ func (e *engine) admit(stepStart int64) {
 		free -= need
 		s.blocks = int(need)
 		s.state.Store(int32(stateRunning))
+		e.lookupPrefix(s)
 		if s.scheduled == 0 {
 			s.scheduled = max(stepStart, s.arrival)
 		}
@@ -69,6 +70,8 @@ func (e *engine) preempt(s *seq) {
 	s.needPrefill = s.prompt + s.generated
 	s.preemptNum++
 	e.rec.preemptions++
+	// The pool ran out: vLLM evicts cached prefix blocks before preempting.
+	clear(e.prefixes)
 	e.mu.Lock()
 	s.state.Store(int32(stateWaiting))
 	e.waiting = append([]*seq{s}, e.waiting...)

@@ -1,0 +1,34 @@
+package sim
+
+// maxCachedPrefixes bounds the prefix cache: a handful of system prompts
+// and repeated probe prompts, not every prompt ever seen.
+const maxCachedPrefixes = 64
+
+// lookupPrefix books a request's prefix-cache lookup as it is scheduled,
+// as vLLM's prefix_cache_queries/hits count tokens: a first admission
+// queries its whole prompt and finds the full blocks of its shared prefix
+// if a previous request left them (never the last prompt token, which
+// must be computed to sample from); those tokens need no prefill. A
+// preempted request recomputes everything (the cache was flushed).
+func (e *engine) lookupPrefix(s *seq) {
+	if !e.srv.cfg.PrefixCaching {
+		return
+	}
+	if s.scheduled != 0 {
+		e.rec.prefixQueries += s.needPrefill - s.prefilled
+		return
+	}
+	e.rec.prefixQueries += s.prompt
+	if s.prefixTokens <= 0 {
+		return
+	}
+	full := s.prefixTokens / blockSize * blockSize
+	if hit := min(e.prefixes[s.prefixKey], full, (s.prompt-1)/blockSize*blockSize); hit > 0 {
+		e.rec.prefixHits += hit
+		s.prefilled = max(s.prefilled, hit)
+	}
+	if _, ok := e.prefixes[s.prefixKey]; !ok && len(e.prefixes) >= maxCachedPrefixes {
+		clear(e.prefixes) // crude eviction; the common prefixes return at once
+	}
+	e.prefixes[s.prefixKey] = max(e.prefixes[s.prefixKey], full)
+}
