@@ -70,8 +70,7 @@ func (e *engine) preempt(s *seq) {
 	s.needPrefill = s.prompt + s.generated
 	s.preemptNum++
 	e.rec.preemptions++
-	// The pool ran out: vLLM evicts cached prefix blocks before preempting.
-	clear(e.prefixes)
+	e.evictIdlePrefixes()
 	e.mu.Lock()
 	s.state.Store(int32(stateWaiting))
 	e.waiting = append([]*seq{s}, e.waiting...)

@@ -9,7 +9,7 @@ const maxCachedPrefixes = 64
 // queries its whole prompt and finds the full blocks of its shared prefix
 // if a previous request left them (never the last prompt token, which
 // must be computed to sample from); those tokens need no prefill. A
-// preempted request recomputes everything (the cache was flushed).
+// preempted request recomputes everything.
 func (e *engine) lookupPrefix(s *seq) {
 	if !e.srv.cfg.PrefixCaching {
 		return
@@ -31,4 +31,24 @@ func (e *engine) lookupPrefix(s *seq) {
 		clear(e.prefixes) // crude eviction; the common prefixes return at once
 	}
 	e.prefixes[s.prefixKey] = max(e.prefixes[s.prefixKey], full)
+}
+
+// evictIdlePrefixes runs when the KV pool is exhausted (a preemption):
+// vLLM has by then evicted every cached block no running request holds,
+// so only prefixes of running sequences stay cached.
+func (e *engine) evictIdlePrefixes() {
+	if len(e.prefixes) == 0 {
+		return
+	}
+	held := make(map[uint64]bool, len(e.running))
+	for _, s := range e.running {
+		if s.prefixTokens > 0 {
+			held[s.prefixKey] = true
+		}
+	}
+	for k := range e.prefixes {
+		if !held[k] {
+			delete(e.prefixes, k)
+		}
+	}
 }
