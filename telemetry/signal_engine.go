@@ -38,7 +38,7 @@ var engineSignalInfo = map[Signal]SignalInfo{
 		Definition: "server: prompt tokens found in the prefix cache / prompt tokens looked up, between refreshes (token-based)"},
 	SpecAccept: {Unit: "%", Scale: 100, Title: "spec accept",
 		Definition: "server: speculative decoding acceptance rate, accepted draft tokens / proposed draft tokens, between refreshes"},
-	SpecAcceptLen: {Unit: "tok", Scale: 1, Title: "accept len",
+	SpecAcceptLen: {Unit: "tok/step", Scale: 1, Title: "accept len",
 		Definition: "server: mean acceptance length, tokens emitted per verification step = 1 + accepted tokens / drafts"},
 	EngineReadBytes: {Unit: "GB/s", Scale: 1e-9, Title: "read BW",
 		Definition: "server: bytes the engine counts as read from GPU memory per second, per GPU (vLLM --enable-mfu-metrics: analytic per-step counts)"},
