@@ -211,3 +211,42 @@ func TestDiagnosisTGICapture(t *testing.T) {
 	checkSample(t, obs, tg.host()+"/bigscience/bloom-560m", telemetry.RequestRate, pageSum(t, raw, "tgi_request_count")/2)
 	checkPhase(t, obs, raw, tg.host()+"/bigscience/bloom-560m", telemetry.QueueTime, "tgi_request_queue_duration")
 }
+
+// Each model's MBU estimate uses its own KV pool from cache_config_info,
+// never the mean over the models sharing the page.
+func TestMBUEstimateUsesEachModelsKVPool(t *testing.T) {
+	page := func(count, sum float64) string {
+		var b strings.Builder
+		b.WriteString("# TYPE vllm:kv_cache_usage_perc gauge\n")
+		for _, m := range []string{"a", "b"} {
+			b.WriteString(`vllm:kv_cache_usage_perc{engine="0",model_name="` + m + `"} 0.5` + "\n")
+		}
+		b.WriteString("# TYPE vllm:cache_config_info gauge\n")
+		b.WriteString(`vllm:cache_config_info{block_size="16",engine="0",model_name="a",num_gpu_blocks="100"} 1.0` + "\n")
+		b.WriteString(`vllm:cache_config_info{block_size="16",engine="0",model_name="b",num_gpu_blocks="10000"} 1.0` + "\n")
+		b.WriteString("# TYPE vllm:inter_token_latency_seconds histogram\n")
+		for _, m := range []string{"a", "b"} {
+			l := `engine="0",model_name="` + m + `"`
+			c := strconv.FormatFloat(count, 'g', -1, 64)
+			b.WriteString(`vllm:inter_token_latency_seconds_bucket{engine="0",le="+Inf",model_name="` + m + `"} ` + c + "\n")
+			b.WriteString(`vllm:inter_token_latency_seconds_count{` + l + `} ` + c + "\n")
+			b.WriteString(`vllm:inter_token_latency_seconds_sum{` + l + `} ` + strconv.FormatFloat(sum, 'g', -1, 64) + "\n")
+		}
+		return b.String()
+	}
+	const weights, kvPerToken, peak, step = 2e9, 1e5, 1e12, 0.01
+	cfg := Config{MBU: map[string]bandwidth.Model{"*": {Parameters: 1e9, BytesPerParameter: 2, KVBytesPerToken: kvPerToken, PeakBandwidth: peak}}}
+	obs := scrapePages(t, cfg, page(0, 0), page(10, 10*step))
+	for m, blocks := range map[string]float64{"a": 100, "b": 10000} {
+		var got []telemetry.Observation
+		for _, o := range find(obs, telemetry.KindSample, "*", telemetry.MBU) {
+			if strings.HasSuffix(o.Endpoint, "/"+m) {
+				got = append(got, o)
+			}
+		}
+		want := (weights + 0.5*blocks*16*kvPerToken) / step / peak
+		if len(got) != 1 || !near(got[0].Value, want) || !got[0].Approx {
+			t.Errorf("model %s MBU %+v, want ~%v", m, got, want)
+		}
+	}
+}

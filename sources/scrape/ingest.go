@@ -175,13 +175,7 @@ func (sc *scrape) failSignal(sig telemetry.Signal, a engines.Alias, err error) {
 // model returns the model of a series (first model label present, else
 // the target's default model), registering it on first sight.
 func (sc *scrape) model(ser *expo.Series) *modelVals {
-	raw := ""
-	for _, l := range sc.spec.ModelLabels {
-		if v := ser.Label(l); v != "" {
-			raw = v
-			break
-		}
-	}
+	raw := sc.rawModel(ser)
 	if mv := sc.byRaw[raw]; mv != nil {
 		return mv
 	}
@@ -196,6 +190,17 @@ func (sc *scrape) model(ser *expo.Series) *modelVals {
 	sc.byRaw[raw] = mv
 	sc.models = append(sc.models, mv)
 	return mv
+}
+
+// rawModel is a series' model label value as exposed (first model label
+// present), "" when it has none.
+func (sc *scrape) rawModel(ser *expo.Series) string {
+	for _, l := range sc.spec.ModelLabels {
+		if v := ser.Label(l); v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // emit queues an observation for model mv.
