@@ -161,7 +161,7 @@ func TestDiagnosisVLLMv027Capture(t *testing.T) {
 	}
 }
 
-// vLLM 0.10: the prefix cache under its deprecated gpu_ names.
+// vLLM 0.10: the prefix cache (both the new and the deprecated gpu_ names).
 func TestDiagnosisVLLMv010Capture(t *testing.T) {
 	raw := readFixture(t, "vllm-v0.10-metrics.txt") + "\n"
 	obs := scrapePages(t, Config{}, freshPage(raw), raw)
