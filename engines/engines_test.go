@@ -56,7 +56,7 @@ func TestFixtures(t *testing.T) {
 			[]string{"tgi_request_mean_time_per_token_duration", "tgi_request_duration", "tgi_request_failure", "tgi_request_count"},
 			map[telemetry.Signal]string{
 				telemetry.TPOT: "tgi_request_mean_time_per_token_duration", telemetry.TTFT: "", telemetry.Waiting: "tgi_queue_size",
-				telemetry.OutputTPS: "", // tgi_request_generated_tokens is not in the excerpt
+				telemetry.OutputTPS:   "", // tgi_request_generated_tokens is not in the excerpt
 				telemetry.RequestRate: "tgi_request_count", Queue: "tgi_request_queue_duration",
 			}},
 		{"triton-metrics-excerpt.txt", telemetry.EngineTriton,
