@@ -2,8 +2,10 @@ package telemetry
 
 // Engine diagnosis signals: what the serving engine reports about why the
 // request-level figures are what they are (scrape and PromQL only; probes
-// do not measure them). Each key names its JSON unit: distributions are
-// reported in ms, rates per second, ratios as percentages of a 0–1 ratio.
+// do not measure them). Each key names the unit of its JSON figures
+// (snapshots are in display units): _ms quantiles, _per_s rates, _pct
+// percentages (stored, like every ratio, as 0–1), spec_accept_length in
+// tokens per step.
 const (
 	QueueTime       Signal = "queue_time_ms"
 	PrefillTime     Signal = "prefill_time_ms"
@@ -11,8 +13,8 @@ const (
 	RequestRate     Signal = "requests_per_s"
 	PromptTPS       Signal = "prompt_tokens_per_s"
 	Preemptions     Signal = "preemptions_per_s"
-	PrefixCacheHit  Signal = "prefix_cache_hit_ratio"
-	SpecAccept      Signal = "spec_accept_ratio"
+	PrefixCacheHit  Signal = "prefix_cache_hit_pct"
+	SpecAccept      Signal = "spec_accept_pct"
 	SpecAcceptLen   Signal = "spec_accept_length"
 	EngineReadBytes Signal = "engine_read_bytes_per_s"
 )

@@ -71,8 +71,8 @@ func TestEngineSignalsInReports(t *testing.T) {
 	if p := a["preemptions_per_s"]; p.Value == nil || *p.Value != 0.25 {
 		t.Errorf("preemptions_per_s %+v", p)
 	}
-	if h := a["prefix_cache_hit_ratio"]; h.Unit != "%" || h.Value == nil || *h.Value != 40 {
-		t.Errorf("prefix_cache_hit_ratio %+v", h)
+	if h := a["prefix_cache_hit_pct"]; h.Unit != "%" || h.Value == nil || *h.Value != 40 {
+		t.Errorf("prefix_cache_hit_pct %+v", h)
 	}
 	if m := a["mbu"]; m.Approx || doc.Endpoints[1].Signals["mbu"].Approx != true {
 		t.Errorf("MBU provenance: measured %+v, estimated %+v", m, doc.Endpoints[1].Signals["mbu"])
