@@ -16,7 +16,7 @@ const (
 	PrefixCacheHit  Signal = "prefix_cache_hit_pct"
 	SpecAccept      Signal = "spec_accept_pct"
 	SpecAcceptLen   Signal = "spec_accept_length"
-	EngineReadBytes Signal = "engine_read_bytes_per_s"
+	EngineReadBytes Signal = "engine_read_gb_per_s"
 )
 
 // EngineSignals lists the diagnosis signals in display order.
