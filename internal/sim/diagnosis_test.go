@@ -146,3 +146,33 @@ func TestMFUCounters(t *testing.T) {
 		t.Error("spec-decode counters without SpecTokens")
 	}
 }
+
+// SGLang mode serves the same engine's figures under SGLang's names:
+// cached tokens and requests as counters, the hit rate and speculative
+// decoding as gauges (since start).
+func TestSGLangDiagnosisFamilies(t *testing.T) {
+	spec := stepModel("m", 2*time.Millisecond, 1e6)
+	spec.SpecTokens = 2
+	s, ts := newTestServer(t, Config{MetricsFormat: FormatSGLang, PrefixCaching: true, Models: []ModelSpec{spec}})
+	req := Request{PromptTokens: 200, MaxTokens: 50, IgnoreEOS: true, PrefixKey: 1, PrefixTokens: 200}
+	generateAll(t, s, req)
+	generateAll(t, s, req)
+	fams := scrape(t, ts.URL)
+	lbl := map[string]string{"model_name": "m"}
+	m := s.engines[0].metrics
+	m.mu.Lock()
+	ec := m.engineCounters.clone()
+	m.mu.Unlock()
+	if got := metricValue(t, fams, "sglang:cached_tokens_total", lbl).GetCounter().GetValue(); got != 192 || got != ec.prefixHits {
+		t.Errorf("cached tokens %v, want 192 (the full blocks of 199)", got)
+	}
+	if got := metricValue(t, fams, "sglang:num_requests_total", lbl).GetCounter().GetValue(); got != 2 {
+		t.Errorf("requests %v", got)
+	}
+	if got := metricValue(t, fams, "sglang:cache_hit_rate", lbl).GetGauge().GetValue(); got != 192.0/400 {
+		t.Errorf("hit rate %v, want 192/400", got)
+	}
+	if got := metricValue(t, fams, "sglang:spec_accept_length", lbl).GetGauge().GetValue(); ec.specDrafts == 0 || got != 1+ec.specAccepted/ec.specDrafts {
+		t.Errorf("accept length %v, counters %+v", got, ec)
+	}
+}
