@@ -37,6 +37,7 @@ func TestFixtures(t *testing.T) {
 				telemetry.TTFT: "vllm:time_to_first_token_seconds", telemetry.ITL: "vllm:time_per_output_token_seconds",
 				telemetry.TPOT: "", telemetry.KVCache: "vllm:kv_cache_usage_perc", Queue: "vllm:request_queue_time_seconds",
 				telemetry.OutputTPS: "vllm:generation_tokens_total", telemetry.Running: "vllm:num_requests_running",
+				telemetry.PrefixCacheHit: "vllm:prefix_cache_hits_total", telemetry.SpecAccept: "", // both names, new first
 			}},
 		{"vllm-v0.4-metrics.txt", telemetry.EngineVLLM,
 			[]string{"vllm:gpu_cache_usage_perc", "vllm:time_per_output_token_seconds", "vllm:cache_config_info"},
@@ -49,18 +50,30 @@ func TestFixtures(t *testing.T) {
 			map[telemetry.Signal]string{
 				telemetry.ITL: "sglang:time_per_output_token_seconds", telemetry.KVCache: "sglang:token_usage",
 				telemetry.Running: "sglang:num_running_reqs", telemetry.Waiting: "sglang:num_queue_reqs", Queue: "",
+				telemetry.PrefixCacheHit: "sglang:cache_hit_rate", telemetry.PromptTPS: "sglang:prompt_tokens_total",
 			}},
 		{"tgi-metrics-excerpt.txt", telemetry.EngineTGI,
 			[]string{"tgi_request_mean_time_per_token_duration", "tgi_request_duration", "tgi_request_failure", "tgi_request_count"},
 			map[telemetry.Signal]string{
 				telemetry.TPOT: "tgi_request_mean_time_per_token_duration", telemetry.TTFT: "", telemetry.Waiting: "tgi_queue_size",
-				telemetry.OutputTPS: "", // tgi_request_generated_tokens is not in the excerpt
+				telemetry.OutputTPS:   "", // tgi_request_generated_tokens is not in the excerpt
+				telemetry.RequestRate: "tgi_request_count", Queue: "tgi_request_queue_duration",
 			}},
 		{"triton-metrics-excerpt.txt", telemetry.EngineTriton,
 			[]string{"nv_inference_request_duration_us", "nv_inference_request_success", "nv_inference_pending_request_count"},
 			map[telemetry.Signal]string{
 				telemetry.E2E: "nv_inference_request_duration_us", Queue: "nv_inference_queue_duration_us",
 				telemetry.Waiting: "nv_inference_pending_request_count", telemetry.TTFT: "",
+			}},
+		{"vllm-v0.27-xpu-specdecode-mfu-metrics.txt", telemetry.EngineVLLM,
+			[]string{"vllm:spec_decode_num_drafts_total", "vllm:estimated_read_bytes_per_gpu_total", "vllm:num_preemptions_total"},
+			map[telemetry.Signal]string{
+				telemetry.ITL: "vllm:inter_token_latency_seconds", telemetry.TPOT: "vllm:request_time_per_output_token_seconds",
+				Queue: "vllm:request_queue_time_seconds", telemetry.PrefillTime: "vllm:request_prefill_time_seconds",
+				telemetry.DecodeTime: "vllm:request_decode_time_seconds", telemetry.RequestRate: "vllm:request_success_total",
+				telemetry.PromptTPS: "vllm:prompt_tokens_total", telemetry.Preemptions: "vllm:num_preemptions_total",
+				telemetry.PrefixCacheHit: "vllm:prefix_cache_hits_total", telemetry.SpecAccept: "vllm:spec_decode_num_accepted_tokens_total",
+				telemetry.SpecAcceptLen: "vllm:spec_decode_num_accepted_tokens_total", telemetry.EngineReadBytes: "vllm:estimated_read_bytes_per_gpu_total",
 			}},
 		{"dcgm-exporter-metrics.txt", telemetry.EngineUnknown, nil, nil},
 	} {

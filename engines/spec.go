@@ -3,9 +3,8 @@ package engines
 import "github.com/tokentop/tokentop/telemetry"
 
 // Queue is the server-side queueing time signal (request waiting before
-// scheduling). telemetry has no constant for it; views show it as a plain
-// distribution in seconds.
-const Queue telemetry.Signal = "queue"
+// scheduling), kept as an alias of telemetry.QueueTime.
+const Queue = telemetry.QueueTime
 
 // ErrorCounters says how an engine counts failed requests. The error rate
 // is Δfailed / Δall over an interval; with Δall = 0 there is no data.
@@ -87,11 +86,11 @@ func (s Spec) ModelLabel() string {
 	return s.ModelLabels[0]
 }
 
-// SignalOrder returns the spec's signals in telemetry display order, then
-// extra signals (Queue).
+// SignalOrder returns the spec's signals in telemetry display order
+// (telemetry.Signals, which includes the engine diagnosis signals).
 func (s Spec) SignalOrder() []telemetry.Signal {
 	var out []telemetry.Signal
-	for _, sig := range append(append([]telemetry.Signal(nil), telemetry.Signals...), Queue) {
+	for _, sig := range telemetry.Signals {
 		if _, ok := s.Signals[sig]; ok {
 			out = append(out, sig)
 		}

@@ -23,6 +23,12 @@ func histNote(name, note string) Alias { return Alias{Name: name, Type: Histogra
 func gauge(name string) Alias          { return Alias{Name: name, Type: Gauge} }
 func gaugeMax(name string) Alias       { return Alias{Name: name, Type: Gauge, Agg: Max} }
 func counter(name string) Alias        { return Alias{Name: name, Type: Counter} }
+func counterNote(name, note string) Alias {
+	return Alias{Name: name, Type: Counter, Note: note}
+}
+func gaugeMaxNote(name, note string) Alias {
+	return Alias{Name: name, Type: Gauge, Agg: Max, Note: note}
+}
 func ratio(num, den string, scale float64, note string) Alias {
 	return Alias{Name: num, Type: CounterRatio, Per: den, Scale: scale, Note: note}
 }
@@ -49,6 +55,25 @@ func vllm() Spec {
 			telemetry.Waiting:   {gauge("vllm:num_requests_waiting")},
 			telemetry.KVCache:   {gaugeMax("vllm:kv_cache_usage_perc"), gaugeMax("vllm:gpu_cache_usage_perc")},
 			telemetry.OutputTPS: {counter("vllm:generation_tokens_total")},
+			// Request phases; default buckets start at 0.3 s.
+			telemetry.PrefillTime: {hist("vllm:request_prefill_time_seconds")},
+			telemetry.DecodeTime:  {hist("vllm:request_decode_time_seconds")},
+			telemetry.RequestRate: {counterNote("vllm:request_success_total", "every finished_reason, aborts included")},
+			telemetry.PromptTPS:   {counterNote("vllm:prompt_tokens_total", "n × prompt tokens when n > 1")},
+			telemetry.Preemptions: {counter("vllm:num_preemptions_total")},
+			telemetry.PrefixCacheHit: {
+				ratio("vllm:prefix_cache_hits_total", "vllm:prefix_cache_queries_total", 1, "GPU prefix cache, token-based"),
+				ratio("vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_queries_total", 1, "GPU prefix cache (0.7–0.9 name)"),
+				gaugeMaxNote("vllm:gpu_prefix_cache_hit_rate", "V0 gauge: the engine's own running hit rate"),
+			},
+			telemetry.SpecAccept: {
+				ratio("vllm:spec_decode_num_accepted_tokens_total", "vllm:spec_decode_num_draft_tokens_total", 1, "accepted / draft tokens"),
+				gaugeMaxNote("vllm:spec_decode_draft_acceptance_rate", "V0 gauge"),
+			},
+			telemetry.SpecAcceptLen: {{Name: "vllm:spec_decode_num_accepted_tokens_total", Type: CounterRatio,
+				Per: "vllm:spec_decode_num_drafts_total", Offset: 1, Note: "1 + accepted tokens / drafts"}},
+			telemetry.EngineReadBytes: {counterNote("vllm:estimated_read_bytes_per_gpu_total",
+				"--enable-mfu-metrics; analytic per-step bytes, 0 while disabled")},
 		},
 		Errors: []ErrorCounters{{
 			Failed: "vllm:request_success_total", FailedLabel: "finished_reason",
@@ -72,12 +97,20 @@ func sglang() Spec {
 				histNote("sglang:inter_token_latency_seconds", "token-weighted: count += tokens per chunk; compare means, not counts"),
 				histNote("sglang:time_per_output_token_seconds", "old name (≤0.4), per-request time per output token"),
 			},
-			telemetry.E2E:       {hist("sglang:e2e_request_latency_seconds")},
-			Queue:               {hist("sglang:queue_time_seconds")},
-			telemetry.Running:   {gauge("sglang:num_running_reqs")},
-			telemetry.Waiting:   {gauge("sglang:num_queue_reqs")},
-			telemetry.KVCache:   {gaugeMax("sglang:token_usage")},
-			telemetry.OutputTPS: {counter("sglang:generation_tokens_total")},
+			telemetry.E2E:         {hist("sglang:e2e_request_latency_seconds")},
+			Queue:                 {hist("sglang:queue_time_seconds")},
+			telemetry.Running:     {gauge("sglang:num_running_reqs")},
+			telemetry.Waiting:     {gauge("sglang:num_queue_reqs")},
+			telemetry.KVCache:     {gaugeMax("sglang:token_usage")},
+			telemetry.OutputTPS:   {counter("sglang:generation_tokens_total")},
+			telemetry.RequestRate: {counter("sglang:num_requests_total")},
+			telemetry.PromptTPS:   {counter("sglang:prompt_tokens_total")},
+			telemetry.PrefixCacheHit: {
+				ratio("sglang:cached_tokens_total", "sglang:prompt_tokens_total", 1, "radix cache, token-based"),
+				gaugeMaxNote("sglang:cache_hit_rate", "gauge: the scheduler's recent hit rate; largest over ranks"),
+			},
+			telemetry.SpecAccept:    {gaugeMaxNote("sglang:spec_accept_rate", "gauge: the scheduler's recent rate")},
+			telemetry.SpecAcceptLen: {gaugeMaxNote("sglang:spec_accept_length", "gauge: tokens per verify step, recent")},
 		},
 		Errors: []ErrorCounters{{Failed: "sglang:num_aborted_requests_total", All: "sglang:num_requests_total"}},
 		KV:     KVInfo{LiveTokens: "sglang:num_used_tokens"},
@@ -98,12 +131,14 @@ func lmdeploy() Spec {
 				histNote("lmdeploy:iter_token_latency", "per engine iteration"),
 				histNote("lmdeploy:time_per_output_token_seconds", "per engine iteration"),
 			},
-			telemetry.E2E:       {hist("lmdeploy:e2e_request_latency_seconds")},
-			Queue:               {hist("lmdeploy:request_queue_time_seconds")},
-			telemetry.Running:   {gauge("lmdeploy:num_requests_running")},
-			telemetry.Waiting:   {gauge("lmdeploy:num_requests_waiting")},
-			telemetry.KVCache:   {gaugeMax("lmdeploy:gpu_cache_usage_perc")},
-			telemetry.OutputTPS: {counter("lmdeploy:generation_tokens_total")},
+			telemetry.E2E:         {hist("lmdeploy:e2e_request_latency_seconds")},
+			Queue:                 {hist("lmdeploy:request_queue_time_seconds")},
+			telemetry.Running:     {gauge("lmdeploy:num_requests_running")},
+			telemetry.Waiting:     {gauge("lmdeploy:num_requests_waiting")},
+			telemetry.KVCache:     {gaugeMax("lmdeploy:gpu_cache_usage_perc")},
+			telemetry.OutputTPS:   {counter("lmdeploy:generation_tokens_total")},
+			telemetry.RequestRate: {counterNote("lmdeploy:request_success_total", "every finished_reason")},
+			telemetry.PromptTPS:   {counter("lmdeploy:prompt_tokens_total")},
 		},
 		Errors: []ErrorCounters{{
 			Failed: "lmdeploy:request_success_total", FailedLabel: "finished_reason",
@@ -127,6 +162,7 @@ func llamaCpp() Spec {
 			telemetry.Waiting:   {gauge("llamacpp:requests_deferred")},
 			telemetry.KVCache:   {gaugeMax("llamacpp:kv_cache_usage_ratio")},
 			telemetry.OutputTPS: {counter("llamacpp:tokens_predicted_total")},
+			telemetry.PromptTPS: {counter("llamacpp:prompt_tokens_total")},
 		},
 	}
 }
@@ -142,11 +178,14 @@ func tgi() Spec {
 		Signals: map[telemetry.Signal][]Alias{
 			telemetry.TPOT: {histNote("tgi_request_mean_time_per_token_duration",
 				"inference time / generated tokens per request: includes prefill")},
-			telemetry.E2E:       {hist("tgi_request_duration")},
-			Queue:               {hist("tgi_request_queue_duration")},
-			telemetry.Running:   {gauge("tgi_batch_current_size")},
-			telemetry.Waiting:   {gauge("tgi_queue_size")},
-			telemetry.OutputTPS: {{Name: "tgi_request_generated_tokens", Type: HistogramSum, Note: "counts finished requests only"}},
+			telemetry.E2E:         {hist("tgi_request_duration")},
+			Queue:                 {hist("tgi_request_queue_duration")},
+			telemetry.Running:     {gauge("tgi_batch_current_size")},
+			telemetry.Waiting:     {gauge("tgi_queue_size")},
+			telemetry.OutputTPS:   {{Name: "tgi_request_generated_tokens", Type: HistogramSum, Note: "counts finished requests only"}},
+			telemetry.RequestRate: {counterNote("tgi_request_count", "requests received")},
+			telemetry.PromptTPS: {{Name: "tgi_request_input_length", Type: HistogramSum,
+				Note: "counted when a request is validated"}},
 		},
 		Errors: []ErrorCounters{{Failed: "tgi_request_failure", All: "tgi_request_count"}},
 	}
@@ -172,6 +211,7 @@ func triton() Spec {
 				{Name: "nv_trt_llm_request_metrics", Type: Gauge, Match: map[string]string{"request_type": "waiting"}},
 				gauge("nv_inference_pending_request_count"),
 			},
+			telemetry.RequestRate: {counterNote("nv_inference_request_success", "successful requests only")},
 			telemetry.KVCache: {{Name: "nv_trt_llm_kv_cache_block_metrics", Type: Gauge, Agg: Max,
 				Match: map[string]string{"kv_cache_block_type": "fraction"}}},
 		},
@@ -188,13 +228,15 @@ func nim() Spec {
 		Paths:       []string{"/v1/metrics", "/metrics"},
 		Markers:     []string{"num_requests_running", "num_requests_waiting", "gpu_cache_usage_perc", "num_request_max", "request_failure_total", "request_finish_total"},
 		Signals: map[telemetry.Signal][]Alias{
-			telemetry.TTFT:      {hist("time_to_first_token_seconds")},
-			telemetry.ITL:       {histNote("time_per_output_token_seconds", "vLLM TPOT name: step time")},
-			telemetry.E2E:       {hist("e2e_request_latency_seconds")},
-			telemetry.Running:   {gauge("num_requests_running")},
-			telemetry.Waiting:   {gauge("num_requests_waiting")},
-			telemetry.KVCache:   {gaugeMax("gpu_cache_usage_perc")},
-			telemetry.OutputTPS: {counter("generation_tokens_total")},
+			telemetry.TTFT:        {hist("time_to_first_token_seconds")},
+			telemetry.ITL:         {histNote("time_per_output_token_seconds", "vLLM TPOT name: step time")},
+			telemetry.E2E:         {hist("e2e_request_latency_seconds")},
+			telemetry.Running:     {gauge("num_requests_running")},
+			telemetry.Waiting:     {gauge("num_requests_waiting")},
+			telemetry.KVCache:     {gaugeMax("gpu_cache_usage_perc")},
+			telemetry.OutputTPS:   {counter("generation_tokens_total")},
+			telemetry.RequestRate: {counter("request_finish_total")},
+			telemetry.PromptTPS:   {counter("prompt_tokens_total")},
 		},
 		Errors: []ErrorCounters{{Failed: "request_failure_total", Succeeded: "request_success_total"}},
 	}
@@ -218,6 +260,8 @@ func trtllm() Spec {
 			telemetry.Running: {gauge("trtllm_num_requests_running")},
 			telemetry.Waiting: {gauge("trtllm_num_requests_waiting")},
 			telemetry.KVCache: {gaugeMax("trtllm_kv_cache_utilization")},
+			telemetry.RequestRate: {counterNote("request_success_total", "every finished_reason"),
+				counterNote("trtllm_request_success_total", "every finished_reason")},
 		},
 		Errors: []ErrorCounters{{
 			Failed: "request_success_total", FailedLabel: "finished_reason",

@@ -27,8 +27,10 @@ const (
 	Goodput Signal = "goodput"
 )
 
-// Signals lists every signal in display order.
-var Signals = []Signal{TTFT, TTFA, TPOT, ITL, E2E, OutputTPS, Running, Waiting, KVCache, GPUMemBW, MBU, ErrorRate, ProbeSuccess, Goodput}
+// Signals lists every signal in display order: the request-level and
+// capacity figures, then the engine diagnosis signals (EngineSignals).
+var Signals = append([]Signal{TTFT, TTFA, TPOT, ITL, E2E, OutputTPS, Running, Waiting, KVCache, GPUMemBW, MBU, ErrorRate, ProbeSuccess, Goodput},
+	EngineSignals...)
 
 // SignalInfo says what a signal is, so every figure shown can name its
 // definition.
@@ -46,6 +48,9 @@ type SignalInfo struct {
 // Info returns the description of s; unknown signals get their own name.
 func (s Signal) Info() SignalInfo {
 	if i, ok := signalInfo[s]; ok {
+		return i
+	}
+	if i, ok := engineSignalInfo[s]; ok {
 		return i
 	}
 	return SignalInfo{Unit: "", Scale: 1, Title: string(s)}
@@ -73,7 +78,7 @@ var signalInfo = map[Signal]SignalInfo{
 	GPUMemBW: {Unit: "%", Scale: 100, Title: "DRAM",
 		Definition: "measured GPU memory-bandwidth utilisation: DCGM DRAM-active ratio (or memory busy time when only MEM_COPY_UTIL exists)"},
 	MBU: {Unit: "%", Scale: 100, Title: "MBU",
-		Definition: "estimated model bandwidth utilisation: (weight bytes + live KV bytes) / decode step time / (peak bandwidth × GPUs)"},
+		Definition: "model bandwidth utilisation: the engine's own bytes-read counter / peak bandwidth per GPU where it has one (measured); else estimated, marked est. and ~: (weight bytes + live KV bytes) / decode step time / (peak bandwidth × GPUs)"},
 	ErrorRate: {Unit: "%", Scale: 100, Title: "err",
 		Definition: "failed requests / all requests in the window"},
 	ProbeSuccess: {Unit: "", Scale: 1, Title: "up",

@@ -172,7 +172,7 @@ func (s *Store) endpointSnapshot(ep *endpointState, now time.Time, window time.D
 	}
 	// Tracks of signals outside the standard list (e.g. GPU memory used).
 	for k, t := range ep.tracks {
-		if _, std := signalInfo[k.signal]; !std {
+		if _, std := signalInfo[k.signal]; !std && !IsEngineSignal(k.signal) {
 			if _, done := es.Signals[k.signal]; !done {
 				es.Signals[k.signal] = s.signalSnapshot(t, now, window)
 			}

@@ -34,8 +34,10 @@ func (sc script) endpoint(name, model string, engine telemetry.Engine) {
 }
 
 func (sc script) sample(ep string, sig telemetry.Signal, v float64, at time.Time, src string, iv time.Duration) {
+	// MBU from a scrape without the engine's bytes counter is the
+	// estimate, marked approximate as the scraper marks it.
 	sc.s.Observe(telemetry.Observation{Kind: telemetry.KindSample, Endpoint: ep, Signal: sig, Value: v, At: at,
-		Source: src, Interval: iv})
+		Source: src, Interval: iv, Approx: sig == telemetry.MBU})
 }
 
 // probes feeds one probe a second over [from, to): TTFT/TPOT/ITL/E2E in

@@ -67,5 +67,20 @@ func TestDemoWiring(t *testing.T) {
 		if b := m.SLO.Badge(ep.Name, time.Now()); b == "" {
 			t.Errorf("%s: no badge", ep.Name)
 		}
+		// The healthy model has vLLM's MFU counters: its MBU is measured.
+		if mbu := ep.Signals[telemetry.MBU]; mbu.Value != nil && mbu.Approx != (ep.Model != sim.DemoHealthy) {
+			t.Errorf("%s: MBU approx=%v", ep.Name, mbu.Approx)
+		}
+	}
+	// Every engine diagnosis signal is on screen for some demo model.
+	for _, sig := range telemetry.EngineSignals {
+		shown := false
+		for _, ep := range snap.Endpoints {
+			v, ok := ep.Signals[sig]
+			shown = shown || (ok && v.State == telemetry.Live && (v.Value != nil || v.P50 != nil))
+		}
+		if !shown {
+			t.Errorf("%s: not shown by any demo model", sig)
+		}
 	}
 }

@@ -27,7 +27,7 @@ func JSON(w io.Writer, snap telemetry.Snapshot) error {
 func Text(w io.Writer, snap telemetry.Snapshot) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s  window %s\n", snap.At.Format(time.RFC3339), snap.Window)
-	fmt.Fprintln(tw, "ENDPOINT\tENGINE\tTTFT p50/p99\tTPOT p50/p99\tTOK/S\tRUN/WAIT\tKV\tDRAM\tMBU~\tERR")
+	fmt.Fprintln(tw, "ENDPOINT\tENGINE\tTTFT p50/p99\tTPOT p50/p99\tTOK/S\tRUN/WAIT\tKV\tDRAM\tMBU\tERR")
 	for _, ep := range snap.Endpoints {
 		s := ep.Signals
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\t%s\n",
@@ -37,6 +37,12 @@ func Text(w io.Writer, snap telemetry.Snapshot) error {
 			Value(s[telemetry.Running], snap.At), Value(s[telemetry.Waiting], snap.At),
 			Value(s[telemetry.KVCache], snap.At), Value(s[telemetry.GPUMemBW], snap.At),
 			Value(s[telemetry.MBU], snap.At), Value(s[telemetry.ErrorRate], snap.At))
+	}
+	// Under the table (a line without cells would split its columns).
+	for _, ep := range snap.Endpoints {
+		if line := engineLine(ep.Signals, snap.At); line != "" {
+			fmt.Fprintln(tw, ep.Name+" "+line)
+		}
 	}
 	for _, src := range snap.Sources {
 		where := src.URL
@@ -124,4 +130,26 @@ func Age(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%dh", int(d.Hours()))
 	}
+}
+
+// engineLine lists the engine diagnosis signals an endpoint has, under
+// its row ("" when it has none): distributions as p50/p99, the others
+// as values, each with its state.
+func engineLine(s map[telemetry.Signal]telemetry.SignalSnapshot, now time.Time) string {
+	var parts []string
+	for _, sig := range telemetry.EngineSignals {
+		v, ok := s[sig]
+		if !ok {
+			continue
+		}
+		text := Value(v, now)
+		if sig.Info().Distribution {
+			text = Pair(v, now)
+		}
+		parts = append(parts, sig.Info().Title+" "+text)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "engine (server): " + strings.Join(parts, " · ")
 }

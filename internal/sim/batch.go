@@ -48,6 +48,7 @@ func (e *engine) admit(stepStart int64) {
 		free -= need
 		s.blocks = int(need)
 		s.state.Store(int32(stateRunning))
+		e.lookupPrefix(s)
 		if s.scheduled == 0 {
 			s.scheduled = max(stepStart, s.arrival)
 		}
@@ -69,6 +70,7 @@ func (e *engine) preempt(s *seq) {
 	s.needPrefill = s.prompt + s.generated
 	s.preemptNum++
 	e.rec.preemptions++
+	e.evictIdlePrefixes()
 	e.mu.Lock()
 	s.state.Store(int32(stateWaiting))
 	e.waiting = append([]*seq{s}, e.waiting...)

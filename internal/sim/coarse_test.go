@@ -14,7 +14,8 @@ import (
 // arrived.
 func TestCoarseEngineBatchesUnwatchedSteps(t *testing.T) {
 	cfg := DemoConfig()
-	cfg.Models = cfg.Models[:1] // the healthy 8B: ~7 ms steps
+	cfg.Models = cfg.Models[:1]  // the healthy 8B: ~7 ms steps
+	cfg.Models[0].SpecTokens = 0 // one token per step
 	cfg.Scenario = Scenario{}
 	cfg.CoarseTiming = true
 	s := startServer(t, cfg)

@@ -44,6 +44,8 @@ type engine struct {
 	side    stepRecord // aborts and failures between steps
 	emit    []*seq
 	chunks  []chunk
+	// prefixes is the prefix cache: shared prefix key → cached tokens.
+	prefixes map[uint64]int
 }
 
 type chunk struct {
@@ -73,6 +75,7 @@ func newEngine(srv *Server, idx int, spec ModelSpec, gpu GPU) *engine {
 		metrics:     newModelMetrics(srv.format, spec.MaxModelLen),
 		wake:        make(chan struct{}, 1),
 		rng:         rand.New(rand.NewPCG(uint64(srv.cfg.Seed), uint64(idx)+1)),
+		prefixes:    map[uint64]int{},
 	}
 	if kvBlocksOverride > 0 {
 		e.totalBlocks = kvBlocksOverride
@@ -187,6 +190,7 @@ func (e *engine) run(ctx context.Context) {
 		}
 		idle = false
 		dur, active, memBusy, bytes := e.plan(fx)
+		e.rec.countBytes(e.spec, bytes)
 		deadline := clock + dur
 		e.win.add(clock, deadline, active, memBusy, bytes, float64(len(e.emit)))
 		e.recordedTo.Store(deadline)

@@ -16,6 +16,7 @@ type snapshot struct {
 	promptTokens, genTokens, preemptions float64
 	success                              map[string]float64
 	h                                    map[string]*histogram
+	ec                                   engineCounters
 }
 
 func (h *histogram) clone() *histogram {
@@ -32,7 +33,7 @@ func (e *engine) snapshot() snapshot {
 		e: e, name: escapeLabel(e.spec.Name),
 		running: e.nRunning.Load(), waiting: e.nWaiting.Load(), kvUsage: e.kvUsage(),
 		promptTokens: m.promptTokens, genTokens: m.genTokens, preemptions: m.preemptions,
-		success: map[string]float64{},
+		success: map[string]float64{}, ec: m.engineCounters.clone(),
 		h: map[string]*histogram{
 			"request_prompt_tokens": m.reqPrompt.clone(), "request_generation_tokens": m.reqGen.clone(),
 			"iteration_tokens_total": m.iterTokens.clone(), "request_max_num_generation_tokens": m.maxGen.clone(),
@@ -71,7 +72,13 @@ type vllmFamily struct {
 	name, typ, help string
 	value           func(sn snapshot) float64 // gauges and counters
 	hist            string                    // histogram key in snapshot.h
+	// only, when set, limits the family to models it accepts (vLLM
+	// registers spec-decode and MFU families only when they are on).
+	only func(sn snapshot) bool
 }
+
+func specOn(sn snapshot) bool { return sn.e.spec.SpecTokens > 0 }
+func mfuOn(sn snapshot) bool  { return sn.e.spec.MFUMetrics }
 
 var vllmFamilies = []vllmFamily{
 	{name: "vllm:num_requests_running", typ: "gauge", help: "Number of requests in model execution batches.",
@@ -84,9 +91,9 @@ var vllmFamilies = []vllmFamily{
 	{name: "vllm:kv_cache_usage_perc", typ: "gauge", help: "KV-cache usage. 1 means 100 percent usage.",
 		value: func(sn snapshot) float64 { return sn.kvUsage }},
 	{name: "vllm:prefix_cache_queries", typ: "counter", help: "Prefix cache queries, in terms of number of queried tokens.",
-		value: func(sn snapshot) float64 { return sn.promptTokens }},
+		value: func(sn snapshot) float64 { return sn.ec.prefixQueries }},
 	{name: "vllm:prefix_cache_hits", typ: "counter", help: "Prefix cache hits, in terms of number of cached tokens.",
-		value: func(sn snapshot) float64 { return 0 }},
+		value: func(sn snapshot) float64 { return sn.ec.prefixHits }},
 	{name: "vllm:num_preemptions", typ: "counter", help: "Cumulative number of preemption from the engine.",
 		value: func(sn snapshot) float64 { return sn.preemptions }},
 	{name: "vllm:prompt_tokens", typ: "counter", help: "Number of prefill tokens processed.",
@@ -94,6 +101,22 @@ var vllmFamilies = []vllmFamily{
 	{name: "vllm:generation_tokens", typ: "counter", help: "Number of generation tokens processed.",
 		value: func(sn snapshot) float64 { return sn.genTokens }},
 	{name: "vllm:request_success", typ: "counter", help: "Count of successfully processed requests."},
+	{name: "vllm:spec_decode_num_drafts", typ: "counter", help: "Number of spec decoding drafts.", only: specOn,
+		value: func(sn snapshot) float64 { return sn.ec.specDrafts }},
+	{name: "vllm:spec_decode_num_draft_tokens", typ: "counter", help: "Number of draft tokens.", only: specOn,
+		value: func(sn snapshot) float64 { return sn.ec.specDraftTokens }},
+	{name: "vllm:spec_decode_num_accepted_tokens", typ: "counter", help: "Number of accepted tokens.", only: specOn,
+		value: func(sn snapshot) float64 { return sn.ec.specAccepted }},
+	{name: "vllm:spec_decode_num_accepted_tokens_per_pos", typ: "counter", help: "Accepted tokens per draft position.", only: specOn},
+	{name: "vllm:estimated_flops_per_gpu", typ: "counter", only: mfuOn,
+		help:  "Estimated number of floating point operations per GPU (for Model Flops Utilization calculations).",
+		value: func(sn snapshot) float64 { return sn.ec.flops }},
+	{name: "vllm:estimated_read_bytes_per_gpu", typ: "counter", only: mfuOn,
+		help:  "Estimated number of bytes read from memory per GPU (for Model Flops Utilization calculations).",
+		value: func(sn snapshot) float64 { return sn.ec.readBytes }},
+	{name: "vllm:estimated_write_bytes_per_gpu", typ: "counter", only: mfuOn,
+		help:  "Estimated number of bytes written to memory per GPU (for Model Flops Utilization calculations).",
+		value: func(sn snapshot) float64 { return sn.ec.writeBytes }},
 	{name: "vllm:request_prompt_tokens", typ: "histogram", help: "Number of prefill tokens processed.", hist: "request_prompt_tokens"},
 	{name: "vllm:request_generation_tokens", typ: "histogram", help: "Number of generation tokens processed.", hist: "request_generation_tokens"},
 	{name: "vllm:iteration_tokens_total", typ: "histogram", help: "Histogram of number of tokens per engine_step.", hist: "iteration_tokens_total"},
@@ -119,7 +142,20 @@ var finishOrder = []string{finishStop, finishLength, finishAbort}
 // followed by its *_created gauge like prometheus_client does, labels
 // sorted (engine, [finished_reason|le], model_name) as in the fixture.
 func writeVLLM(b *strings.Builder, snaps []snapshot, created string) {
+	all := snaps
 	for _, f := range vllmFamilies {
+		snaps := all
+		if f.only != nil {
+			snaps = nil
+			for _, sn := range all {
+				if f.only(sn) {
+					snaps = append(snaps, sn)
+				}
+			}
+			if len(snaps) == 0 {
+				continue
+			}
+		}
 		switch {
 		case f.typ == "gauge":
 			family(b, f.name, "gauge", f.help)
@@ -141,6 +177,9 @@ func writeVLLM(b *strings.Builder, snaps []snapshot, created string) {
 				}
 			}
 			continue
+		case f.name == "vllm:spec_decode_num_accepted_tokens_per_pos":
+			writePerPosition(b, f, snaps, created)
+			continue
 		case f.typ == "counter":
 			family(b, f.name+"_total", "counter", f.help)
 			for _, sn := range snaps {
@@ -158,9 +197,9 @@ func writeVLLM(b *strings.Builder, snaps []snapshot, created string) {
 		}
 	}
 	family(b, "vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig")
-	for _, sn := range snaps {
+	for _, sn := range all {
 		sample(b, "vllm:cache_config_info", `block_size="16",cache_dtype="auto",calculate_kv_scales="False",`+
-			`cpu_kvcache_space_bytes="None",cpu_offload_gb="0.0",enable_prefix_caching="True",engine="0",`+
+			`cpu_kvcache_space_bytes="None",cpu_offload_gb="0.0",enable_prefix_caching="`+pyBool(sn.e.srv.cfg.PrefixCaching)+`",engine="0",`+
 			`gpu_memory_utilization="0.9",is_attention_free="False",kv_sharing_fast_prefill="False",`+
 			`mamba_cache_dtype="auto",mamba_page_size_padded="None",mamba_ssm_cache_dtype="auto",`+
 			`model_name="`+sn.name+`",num_cpu_blocks="None",num_gpu_blocks="`+strconv.Itoa(sn.e.totalBlocks)+`",`+
@@ -191,4 +230,37 @@ func writeHistogram(b *strings.Builder, name string, h *histogram, pre, post str
 	if !sumFirst {
 		sample(b, name+"_sum", base, pyFloat(h.sum))
 	}
+}
+
+// writePerPosition renders accepted draft tokens by position, one series
+// per draft position (0 … SpecTokens−1), and its _created gauge.
+func writePerPosition(b *strings.Builder, f vllmFamily, snaps []snapshot, created string) {
+	for _, suffix := range []string{"_total", "_created"} {
+		typ := "counter"
+		if suffix == "_created" {
+			typ = "gauge"
+		}
+		family(b, f.name+suffix, typ, f.help)
+		for _, sn := range snaps {
+			for pos := range sn.e.spec.SpecTokens {
+				v := created
+				if suffix == "_total" {
+					n := 0.0
+					if pos < len(sn.ec.specPerPos) {
+						n = sn.ec.specPerPos[pos]
+					}
+					v = pyFloat(n)
+				}
+				sample(b, f.name+suffix, `engine="0",model_name="`+sn.name+`",position="`+strconv.Itoa(pos)+`"`, v)
+			}
+		}
+	}
+}
+
+// pyBool writes a bool as Python's str() does, as vLLM's info labels are.
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
 }

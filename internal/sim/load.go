@@ -97,8 +97,13 @@ func (l *loadGen) worker(ctx context.Context, i int, e *engine) {
 		limit := e.spec.MaxModelLen
 		prompt := int(math.Round(300 * math.Exp(0.8*rng.NormFloat64())))
 		prompt = min(max(prompt, 16), limit/4)
-		maxTok := min(64+rng.IntN(449), limit-prompt)
-		s, err := e.newSeq(Request{PromptTokens: prompt, MaxTokens: maxTok})
+		req := Request{PromptTokens: prompt}
+		if share := l.srv.cfg.SharedPrefixShare; share > 0 && rng.Float64() < share {
+			req.PrefixKey, req.PrefixTokens = systemPrompt(rng)
+			req.PromptTokens = min(prompt+req.PrefixTokens, limit/2)
+		}
+		req.MaxTokens = min(64+rng.IntN(449), limit-req.PromptTokens)
+		s, err := e.newSeq(req)
 		if err == nil {
 			s.internal = true
 			err = e.submit(s)
@@ -125,4 +130,11 @@ func (l *loadGen) worker(ctx context.Context, i int, e *engine) {
 			return
 		}
 	}
+}
+
+// systemPrompt picks one of four shared system prompts (128 to 1024
+// tokens) that background requests start with.
+func systemPrompt(rng *rand.Rand) (key uint64, tokens int) {
+	i := rng.IntN(4)
+	return 0x5157e3 + uint64(i), 128 << i
 }

@@ -8,6 +8,7 @@ type modelMetrics struct {
 	mu                                   sync.Mutex
 	promptTokens, genTokens, preemptions float64
 	success                              map[string]float64 // by finished_reason
+	engineCounters
 
 	reqPrompt, reqGen, iterTokens, maxGen, paramsN, paramsMaxTokens *histogram
 	ttft, itl, tpotReq, e2e, queue, inference, prefill, decode      *histogram
@@ -47,8 +48,13 @@ type stepRecord struct {
 	promptTokens int
 	genTokens    int
 	preemptions  int
-	ttft, itl    []float64
-	finished     []finishedReq
+	// Prefix cache (tokens) and speculative decoding (drafts, tokens).
+	prefixQueries, prefixHits                 int
+	specDrafts, specDraftTokens, specAccepted int
+	specPerPos                                []int // accepted tokens per draft position
+	flops, readBytes, writeBytes              float64
+	ttft, itl                                 []float64
+	finished                                  []finishedReq
 }
 
 type finishedReq struct {
@@ -60,6 +66,10 @@ type finishedReq struct {
 
 func (r *stepRecord) reset() {
 	r.iterTokens, r.promptTokens, r.genTokens, r.preemptions = 0, 0, 0, 0
+	r.prefixQueries, r.prefixHits = 0, 0
+	r.specDrafts, r.specDraftTokens, r.specAccepted = 0, 0, 0
+	clear(r.specPerPos)
+	r.flops, r.readBytes, r.writeBytes = 0, 0, 0
 	r.ttft, r.itl, r.finished = r.ttft[:0], r.itl[:0], r.finished[:0]
 }
 
@@ -72,6 +82,7 @@ func (m *modelMetrics) apply(r *stepRecord) {
 	m.promptTokens += float64(r.promptTokens)
 	m.genTokens += float64(r.genTokens)
 	m.preemptions += float64(r.preemptions)
+	m.engineCounters.add(r)
 	for _, v := range r.ttft {
 		m.ttft.observe(v)
 	}
@@ -94,4 +105,46 @@ func (m *modelMetrics) apply(r *stepRecord) {
 			m.tpotReq.observe(f.tpot)
 		}
 	}
+}
+
+// engineCounters are the counters behind the diagnosis signals: prefix
+// cache, speculative decoding and the MFU counters (per GPU).
+type engineCounters struct {
+	prefixQueries, prefixHits                 float64
+	specDrafts, specDraftTokens, specAccepted float64
+	specPerPos                                []float64
+	flops, readBytes, writeBytes              float64
+}
+
+func (c *engineCounters) add(r *stepRecord) {
+	c.prefixQueries += float64(r.prefixQueries)
+	c.prefixHits += float64(r.prefixHits)
+	c.specDrafts += float64(r.specDrafts)
+	c.specDraftTokens += float64(r.specDraftTokens)
+	c.specAccepted += float64(r.specAccepted)
+	for i, n := range r.specPerPos {
+		if i >= len(c.specPerPos) {
+			c.specPerPos = append(c.specPerPos, 0)
+		}
+		c.specPerPos[i] += float64(n)
+	}
+	c.flops += r.flops
+	c.readBytes += r.readBytes
+	c.writeBytes += r.writeBytes
+}
+
+func (c engineCounters) clone() engineCounters {
+	c.specPerPos = append([]float64(nil), c.specPerPos...)
+	return c
+}
+
+// countBytes books one planned step's memory traffic and FLOPs per GPU,
+// as vLLM's analytic MFU counters do: bytes is what the step reads
+// (weights + resident KV); it writes the KV of the tokens it processes and
+// does 2 × parameters FLOPs per token.
+func (r *stepRecord) countBytes(m ModelSpec, bytes float64) {
+	gpus := float64(max(m.NumGPUs, 1))
+	r.readBytes += bytes / gpus
+	r.writeBytes += float64(r.iterTokens) * m.KVBytesPerToken / gpus
+	r.flops += 2 * m.Params * float64(r.iterTokens) / gpus
 }

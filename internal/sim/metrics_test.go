@@ -167,14 +167,20 @@ func TestExpositionMatchesFixtures(t *testing.T) {
 	for _, tc := range []struct {
 		format, fixture string
 		help            bool
+		diagnosis       bool // spec decoding and MFU counters on
 	}{
-		{FormatVLLM, "vllm-v0.10-metrics.txt", true},
-		{FormatSGLang, "sglang-metrics.txt", true},
+		{FormatVLLM, "vllm-v0.10-metrics.txt", true, false},
+		{FormatSGLang, "sglang-metrics.txt", true, false},
+		{FormatVLLM, "vllm-v0.27-xpu-specdecode-mfu-metrics.txt", true, true},
 	} {
-		t.Run(tc.format, func(t *testing.T) {
-			// The vLLM capture lacks a final newline; expfmt wants one.
+		t.Run(tc.fixture, func(t *testing.T) {
+			// The vLLM 0.10 capture lacks a final newline; expfmt wants one.
 			fixture := parseMetrics(t, []byte(fixtures.Read(t, "metrics", tc.fixture)+"\n"))
-			_, ts := newTestServer(t, Config{MetricsFormat: tc.format, Models: []ModelSpec{stepModel("m", time.Millisecond, 1e6)}})
+			m := stepModel("m", time.Millisecond, 1e6)
+			if tc.diagnosis {
+				m.SpecTokens, m.MFUMetrics = 1, true
+			}
+			_, ts := newTestServer(t, Config{MetricsFormat: tc.format, Models: []ModelSpec{m}})
 			streamRequest(t, context.Background(), ts.URL, "/v1/completions", `{"model":"m","stream":true,"max_tokens":3,"prompt":"hi"}`)
 			ours := scrape(t, ts.URL)
 			common := 0
@@ -198,6 +204,14 @@ func TestExpositionMatchesFixtures(t *testing.T) {
 			}
 			if common < 10 {
 				t.Errorf("only %d families in common with %s", common, tc.fixture)
+			}
+			if tc.diagnosis {
+				for _, name := range []string{"vllm:spec_decode_num_drafts_total", "vllm:spec_decode_num_accepted_tokens_per_pos_total",
+					"vllm:estimated_read_bytes_per_gpu_total", "vllm:prefix_cache_hits_total", "vllm:num_preemptions_total"} {
+					if _, ok := ours[name]; !ok || fixture[name] == nil {
+						t.Errorf("%s: not served (or not in the capture)", name)
+					}
+				}
 			}
 		})
 	}

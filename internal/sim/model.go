@@ -31,6 +31,21 @@ type ModelSpec struct {
 	// Jitter is the relative standard deviation of each step time (0 =
 	// none). Presets use 0.02 so curves look alive; tests keep 0.
 	Jitter float64
+	// GPUMemUtilization is vLLM's --gpu-memory-utilization: the share of
+	// GPU memory for weights and KV cache; default 0.9. Lower values give a
+	// small KV pool that preempts under load.
+	GPUMemUtilization float64
+	// SpecTokens turns on speculative decoding with this many draft tokens
+	// per decode step (0 = off). Each draft token is accepted with
+	// probability SpecAcceptRate (default 0.7) if the previous one was, and
+	// every accepted token is emitted in the same step, after the one the
+	// target model always produces. The step time does not include the
+	// draft model.
+	SpecTokens     int
+	SpecAcceptRate float64
+	// MFUMetrics exposes vLLM's --enable-mfu-metrics counters (estimated
+	// FLOPs and bytes read and written per GPU).
+	MFUMetrics bool
 }
 
 const (
@@ -149,6 +164,10 @@ func (m ModelSpec) withDefaults() (ModelSpec, GPU, error) {
 	defi(&m.MaxBatchedTokens, 2048)
 	defi(&m.MaxModelLen, 8192)
 	defi(&m.MeanOutputTokens, 256)
+	def(&m.GPUMemUtilization, gpuMemUtilization)
+	if m.SpecTokens > 0 {
+		def(&m.SpecAcceptRate, 0.7)
+	}
 	switch {
 	case m.DtypeBytes < 0 || m.KVBytesPerToken < 0 || m.NumGPUs < 0 || m.MaxBatch < 0 || m.MaxQueue < 0:
 		return m, g, fmt.Errorf("model %q: negative size field", m.Name)
@@ -156,6 +175,9 @@ func (m ModelSpec) withDefaults() (ModelSpec, GPU, error) {
 		return m, g, fmt.Errorf("model %q: Efficiency %.3g not in (0,1]", m.Name, m.Efficiency)
 	case m.PrefillTokensPerSec < 0 || m.Jitter < 0 || m.Jitter > 0.3:
 		return m, g, fmt.Errorf("model %q: bad PrefillTokensPerSec or Jitter", m.Name)
+	case m.GPUMemUtilization < 0 || m.GPUMemUtilization > 1 || m.SpecTokens < 0 || m.SpecTokens > 16 ||
+		m.SpecAcceptRate < 0 || m.SpecAcceptRate > 1:
+		return m, g, fmt.Errorf("model %q: GPUMemUtilization, SpecTokens (≤ 16) or SpecAcceptRate out of range", m.Name)
 	case m.MaxBatchedTokens < m.MaxBatch:
 		return m, g, fmt.Errorf("model %q: MaxBatchedTokens %d < MaxBatch %d", m.Name, m.MaxBatchedTokens, m.MaxBatch)
 	}
@@ -172,7 +194,11 @@ func (m ModelSpec) weightBytes() float64 { return m.Params * m.DtypeBytes }
 // kvBlocks mirrors vLLM's profiling: the KV pool is what is left of
 // gpu_memory_utilization × memory after the weights (activations ignored).
 func kvBlocks(m ModelSpec, g GPU) int {
-	total := float64(g.MemMiB) * (1 << 20) * float64(m.NumGPUs) * gpuMemUtilization
+	util := m.GPUMemUtilization
+	if util == 0 {
+		util = gpuMemUtilization
+	}
+	total := float64(g.MemMiB) * (1 << 20) * float64(m.NumGPUs) * util
 	free := total - m.weightBytes()
 	if free <= 0 || m.KVBytesPerToken <= 0 {
 		return 0

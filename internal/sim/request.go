@@ -15,6 +15,11 @@ type Request struct {
 	MaxTokens    int    // 0 = up to the context limit, as vLLM does
 	MinTokens    int    // vLLM's min_tokens: no natural stop before this
 	IgnoreEOS    bool   // vLLM's ignore_eos: always generate MaxTokens
+	// PrefixKey and PrefixTokens name a prompt prefix shared with other
+	// requests (the prefix cache may hold it). A request with Prompt text
+	// shares its whole prompt with identical ones when these are unset.
+	PrefixKey    uint64
+	PrefixTokens int
 }
 
 // EstimateTokens is the simulator's tokenizer: about 4 characters per
@@ -58,9 +63,12 @@ func (e *engine) newSeq(req Request) (*seq, error) {
 	s.maxTokens = maxTokens
 	s.paramMax = maxTokens
 	s.textSeed = textSeed(e.srv.cfg.Seed, e.spec.Name, req.Prompt)
+	s.prefixKey, s.prefixTokens = req.PrefixKey, min(req.PrefixTokens, prompt)
 	if req.Prompt == "" {
 		// Synthetic (token-count-only) prompts still need distinct answers.
 		s.textSeed = mix(s.textSeed ^ s.id)
+	} else if s.prefixTokens == 0 {
+		s.prefixKey, s.prefixTokens = s.textSeed, prompt
 	}
 	s.target, s.finishAt = maxTokens, finishLength
 	if !req.IgnoreEOS {

@@ -36,6 +36,10 @@ type seq struct {
 	aborted    atomic.Bool
 	state      atomic.Int32 // seqState; waiting→running by engine, →done by whoever finishes it
 	preemptNum int
+	// A prompt prefix others share (a system prompt, a repeated prompt):
+	// its key and length in tokens; 0 tokens when none.
+	prefixKey    uint64
+	prefixTokens int
 
 	// engine goroutine only
 	scheduled   int64 // first admission
@@ -45,6 +49,7 @@ type seq struct {
 	firstTok    int64
 	lastTok     int64
 	blocks      int
+	extra       int // tokens this step beyond the first (accepted draft tokens)
 
 	mu       sync.Mutex
 	times    []int64 // step deadlines of tokens not yet taken by the consumer

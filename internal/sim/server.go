@@ -20,13 +20,22 @@ const (
 // Config configures a simulator. The zero value serves DefaultModels on a
 // loopback port with vLLM metrics and no DCGM listener.
 type Config struct {
-	Listen        string // OpenAI API + /metrics address for Start; "" = 127.0.0.1:0
-	DCGMListen    string // dcgm-exporter style listener for Start; "" disables
-	Seed          int64  // seeds jitter, answer lengths and text
-	Load          int    // background client streams per model
-	Models        []ModelSpec
-	Scenario      Scenario
-	MetricsFormat string // FormatVLLM (default) or FormatSGLang
+	Listen     string // OpenAI API + /metrics address for Start; "" = 127.0.0.1:0
+	DCGMListen string // dcgm-exporter style listener for Start; "" disables
+	Seed       int64  // seeds jitter, answer lengths and text
+	Load       int    // background client streams per model
+	// PrefixCaching is vLLM's --enable-prefix-caching: a request whose
+	// prompt starts with full KV blocks an earlier one computed skips
+	// their prefill (identical prompts share all but the last block).
+	// Off, the prefix-cache counters stay 0.
+	PrefixCaching bool
+	// SharedPrefixShare is the fraction (0–1) of background requests that
+	// start with one of a few shared system prompts, so the prefix cache
+	// has something to hit; 0 = every prompt distinct.
+	SharedPrefixShare float64
+	Models            []ModelSpec
+	Scenario          Scenario
+	MetricsFormat     string // FormatVLLM (default) or FormatSGLang
 	// Clock, when set, is the wall clock for "created" fields and the
 	// scenario timeline (offsets are Clock() − Clock() at New), so tests
 	// can jump to any point of a scenario. Token timing always uses the
@@ -85,6 +94,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Load < 0 {
 		return nil, fmt.Errorf("load %d: must be >= 0", cfg.Load)
+	}
+	if cfg.SharedPrefixShare < 0 || cfg.SharedPrefixShare > 1 {
+		return nil, fmt.Errorf("shared prefix share %v: must be within [0, 1]", cfg.SharedPrefixShare)
 	}
 	if cfg.Hostname == "" {
 		cfg.Hostname = "tokentop-sim"

@@ -18,7 +18,8 @@ func (e *engine) complete(deadline int64) {
 			e.emit[i] = nil // its client left; reap() accounts for it
 			continue
 		}
-		if s.generated+1 >= s.target {
+		s.extra = e.speculate(s)
+		if s.generated+1+s.extra >= s.target {
 			e.account(r, s, deadline)
 			ending = true
 		}
@@ -33,6 +34,9 @@ func (e *engine) complete(deadline int64) {
 			finish := ""
 			if seqState(s.state.Load()) == stateDone {
 				finish = s.finishAt
+			}
+			for range s.extra {
+				s.deliver(deadline, "")
 			}
 			s.deliver(deadline, finish)
 		}
@@ -50,8 +54,8 @@ func (e *engine) complete(deadline int64) {
 // account books one emitted token: counters, TTFT or ITL, and the
 // request's end when it reached its target length.
 func (e *engine) account(r *stepRecord, s *seq, deadline int64) {
-	s.generated++
-	r.genTokens++
+	s.generated += 1 + s.extra
+	r.genTokens += 1 + s.extra
 	if s.firstTok == 0 {
 		s.firstTok = deadline
 		r.promptTokens += s.prompt

@@ -150,7 +150,7 @@ func TestGeneratedPage(t *testing.T) {
 	}
 	obs := c.Take()
 	ep := tg.host() + "/org/model-001"
-	for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.ITL, telemetry.TPOT, telemetry.E2E, "queue", telemetry.ErrorRate} {
+	for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.ITL, telemetry.TPOT, telemetry.E2E, telemetry.QueueTime, telemetry.ErrorRate} {
 		one(t, obs, telemetry.KindHistogram, ep, sig)
 	}
 	for _, sig := range []telemetry.Signal{telemetry.Running, telemetry.Waiting, telemetry.KVCache, telemetry.OutputTPS} {

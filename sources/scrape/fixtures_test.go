@@ -123,7 +123,7 @@ func TestFixtureVLLMv04(t *testing.T) {
 	checkGauge(t, first, ep, telemetry.Running, 0)
 	zeroHistogram(t, second, ep, telemetry.ITL, 14) // TPOT name, V0 buckets 0.01…2.5
 	zeroHistogram(t, second, ep, telemetry.E2E, 11)
-	if len(find(second, telemetry.KindHistogram, ep, "queue")) != 0 {
+	if len(find(second, telemetry.KindHistogram, ep, telemetry.QueueTime)) != 0 {
 		t.Fatal("queue histogram on V0")
 	}
 }

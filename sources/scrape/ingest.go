@@ -38,6 +38,9 @@ type modelVals struct {
 	hasITL bool
 	kvSum  float64
 	kvN    int
+	// The engine's own bytes-read rate per GPU (measured MBU numerator).
+	readBytesPerS float64
+	hasReadBytes  bool
 }
 
 func (s *Scraper) newScrape(ctx context.Context, page *expo.Page, at time.Time) *scrape {
@@ -81,11 +84,7 @@ func (sc *scrape) run() {
 		return
 	}
 	sc.defModel = sc.defaultModel()
-	for i := range len(telemetry.Signals) + 1 {
-		sig := engines.Queue
-		if i < len(telemetry.Signals) {
-			sig = telemetry.Signals[i]
-		}
+	for _, sig := range sc.spec.SignalOrder() {
 		a, ok := sc.choose(sc.spec.Signals[sig])
 		if !ok {
 			continue
@@ -176,13 +175,7 @@ func (sc *scrape) failSignal(sig telemetry.Signal, a engines.Alias, err error) {
 // model returns the model of a series (first model label present, else
 // the target's default model), registering it on first sight.
 func (sc *scrape) model(ser *expo.Series) *modelVals {
-	raw := ""
-	for _, l := range sc.spec.ModelLabels {
-		if v := ser.Label(l); v != "" {
-			raw = v
-			break
-		}
-	}
+	raw := sc.rawModel(ser)
 	if mv := sc.byRaw[raw]; mv != nil {
 		return mv
 	}
@@ -197,6 +190,17 @@ func (sc *scrape) model(ser *expo.Series) *modelVals {
 	sc.byRaw[raw] = mv
 	sc.models = append(sc.models, mv)
 	return mv
+}
+
+// rawModel is a series' model label value as exposed (first model label
+// present), "" when it has none.
+func (sc *scrape) rawModel(ser *expo.Series) string {
+	for _, l := range sc.spec.ModelLabels {
+		if v := ser.Label(l); v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // emit queues an observation for model mv.

@@ -6,16 +6,18 @@ import (
 	"strconv"
 
 	"github.com/tokentop/tokentop/bandwidth"
+	"github.com/tokentop/tokentop/sanitize"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
-// mbu emits the MBU estimate (Approx) for models with a configured
-// bandwidth.Model and a decode step time this interval; nothing otherwise.
+// mbu emits MBU for models with a configured bandwidth.Model: measured
+// from the engine's bytes-read counter when it moved this interval (vLLM
+// --enable-mfu-metrics; present but 0 while disabled), else the estimate
+// (Approx) from the decode step time; nothing without either.
 func (sc *scrape) mbu() {
 	if len(sc.s.cfg.MBU) == 0 {
 		return
 	}
-	capacity, hasCap := sc.kvCapacity()
 	for _, mv := range sc.models {
 		m, ok := sc.s.cfg.MBU[mv.model]
 		if !ok {
@@ -23,7 +25,8 @@ func (sc *scrape) mbu() {
 				continue
 			}
 		}
-		if !mv.hasITL || mv.itl.count() <= 0 {
+		measured := mv.hasReadBytes && mv.readBytesPerS > 0
+		if !measured && (!mv.hasITL || mv.itl.count() <= 0) {
 			continue
 		}
 		peak, err := m.Peak()
@@ -31,9 +34,15 @@ func (sc *scrape) mbu() {
 			sc.warn(fmt.Sprintf("MBU for %s: %v", mv.model, err))
 			continue
 		}
+		if measured {
+			// The counter is per GPU, so the per-GPU peak is the denominator.
+			sc.emit(mv, telemetry.Observation{Kind: telemetry.KindSample, Signal: telemetry.MBU, Value: mv.readBytesPerS / peak})
+			continue
+		}
 		e := bandwidth.Estimate{WeightBytes: m.WeightBytes(), StepSeconds: mv.itl.sum / mv.itl.count(),
 			Peak: peak, GPUs: m.GPUs()}
 		if m.KVBytesPerToken > 0 {
+			capacity, hasCap := sc.kvCapacity(mv)
 			tokens, ok := sc.liveTokens(mv, m, capacity, hasCap)
 			if !ok {
 				continue // KV term configured but not measurable: no estimate
@@ -74,8 +83,10 @@ func (sc *scrape) liveTokens(mv *modelVals, m bandwidth.Model, capacity float64,
 }
 
 // kvCapacity reads num_gpu_blocks × block_size from the engine's cache
-// config info gauge (mean over data-parallel engines).
-func (sc *scrape) kvCapacity() (float64, bool) {
+// config info gauge for model mv (mean over its data-parallel engines):
+// the series naming mv, else those naming no model (vLLM before 0.10
+// leaves model_name off), never another model's pool.
+func (sc *scrape) kvCapacity(mv *modelVals) (float64, bool) {
 	kv := sc.spec.KV
 	if kv.Config == "" {
 		return 0, false
@@ -84,19 +95,24 @@ func (sc *scrape) kvCapacity() (float64, bool) {
 	if f == nil || f.Err != nil {
 		return 0, false
 	}
-	var sum float64
-	n := 0
+	var own, anon [2]float64 // sum, count
 	for _, ser := range f.Series {
 		blocks, err1 := strconv.ParseFloat(ser.Label(kv.BlocksLabel), 64)
 		size, err2 := strconv.ParseFloat(ser.Label(kv.BlockSizeLabel), 64)
 		if err1 != nil || err2 != nil || blocks <= 0 || size <= 0 {
 			continue
 		}
-		sum += blocks * size
-		n++
+		switch raw := sc.rawModel(ser); {
+		case raw == "":
+			anon[0], anon[1] = anon[0]+blocks*size, anon[1]+1
+		case sanitize.Text(raw) == mv.model:
+			own[0], own[1] = own[0]+blocks*size, own[1]+1
+		}
 	}
-	if n == 0 {
-		return 0, false
+	for _, c := range [][2]float64{own, anon} {
+		if c[1] > 0 {
+			return c[0] / c[1], true
+		}
 	}
-	return sum / float64(n), true
+	return 0, false
 }

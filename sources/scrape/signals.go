@@ -160,7 +160,11 @@ func (sc *scrape) counterRate(sig telemetry.Signal, a engines.Alias, fromSum boo
 		case nan:
 			sc.emit(mv, telemetry.Observation{Kind: telemetry.KindNoData, Signal: sig})
 		case ok:
-			sc.emitValue(mv, sig, accs[mv].delta*a.Factor()/sc.dt, false)
+			rate := accs[mv].delta * a.Factor() / sc.dt
+			sc.emitValue(mv, sig, rate, false)
+			if sig == telemetry.EngineReadBytes {
+				mv.readBytesPerS, mv.hasReadBytes = rate, true
+			}
 		}
 	}
 }
@@ -181,7 +185,9 @@ func (sc *scrape) ratio(sig telemetry.Signal, a engines.Alias) {
 				sc.emit(mv, telemetry.Observation{Kind: telemetry.KindNoData, Signal: sig})
 				continue
 			}
-			sc.emitValue(mv, sig, num[mv].delta/den[mv].delta*a.Factor(), true)
+			// Duration means stand in for a distribution (approximate);
+			// the diagnosis ratios are exact counts.
+			sc.emitValue(mv, sig, num[mv].delta/den[mv].delta*a.Factor()+a.Offset, !telemetry.IsEngineSignal(sig))
 		}
 	}
 }

@@ -110,7 +110,11 @@ func (m *Model) render() []string {
 	w := m.width
 	pw, lw := m.bottomWidths()
 	if m.dirty {
-		head := strings.Join([]string{m.title(w), m.summary(w), m.objectives(w), "", m.chartsView(w), "", m.panelsView(w), ""}, "\n")
+		parts := []string{m.title(w), m.summary(w), m.objectives(w), "", m.chartsView(w), "", m.panelsView(w), ""}
+		if e := m.engineView(w); e != "" {
+			parts = append(parts, e, "")
+		}
+		head := strings.Join(parts, "\n")
 		if head != m.head || m.headLines == nil {
 			m.head, m.headLines = head, common.Lines(head, w)
 		}

@@ -159,22 +159,19 @@ type gpuRow struct {
 // gpuRows reads the GPU panel's figures (cheap: no drawing).
 func (m *Model) gpuRows() []gpuRow {
 	ctx := m.ctx
-	row := func(label string, sig telemetry.Signal, unit string, trend []float64, approx bool) gpuRow {
+	row := func(label string, sig telemetry.Signal, unit string, trend []float64) gpuRow {
 		s, ok := m.ep.Signals[sig]
 		text := ""
 		if s.Value != nil {
 			text = format.Value(*s.Value, unit)
 		}
-		if approx && text != "" {
-			s.Approx = true
-		}
 		return gpuRow{label, format.Signal(s, ok, text, ctx.Now, 16, ctx.Glyphs.Unknown), trend}
 	}
 	return []gpuRow{
-		row("DRAM active", telemetry.GPUMemBW, "%", m.data.DRAM, false),
-		row("MBU (est)", telemetry.MBU, "%", m.data.MBU, true),
-		row("memory used", FBUsed, "MiB", m.data.FB, false),
-		row("KV cache", telemetry.KVCache, "%", nil, false),
+		row("DRAM active", telemetry.GPUMemBW, "%", m.data.DRAM),
+		row(mbuLabel(m.ep.Signals[telemetry.MBU]), telemetry.MBU, "%", m.data.MBU),
+		row("memory used", FBUsed, "MiB", m.data.FB),
+		row("KV cache", telemetry.KVCache, "%", nil),
 	}
 }
 
@@ -192,6 +189,20 @@ func (m *Model) gpu(w int, rows []gpuRow) string {
 		}
 		lines = append(lines, line)
 	}
-	lines = append(lines, r.Faint.S(" MBU = (weights + live KV bytes) / step time / peak BW"))
+	if s, ok := m.ep.Signals[telemetry.MBU]; ok && !s.Approx && s.Value != nil {
+		lines = append(lines, r.Faint.S(" MBU = engine-counted bytes read / s / peak BW per GPU"))
+	} else {
+		lines = append(lines, r.Faint.S(" MBU est. = (weights + live KV bytes) / step time / peak BW"))
+	}
 	return strings.Join(lines, "\n")
+}
+
+// mbuLabel says whether MBU is measured (the engine's bytes counter) or
+// estimated (weights and KV over the step time); before any figure it is
+// the estimate, the usual case.
+func mbuLabel(s telemetry.SignalSnapshot) string {
+	if s.Value != nil && !s.Approx {
+		return "MBU (engine)"
+	}
+	return "MBU (est.)"
 }

@@ -72,9 +72,6 @@ func (m *Model) summary(w int) string {
 	scalar := func(sigs map[telemetry.Signal]telemetry.SignalSnapshot, sig telemetry.Signal) string {
 		s, ok := sigs[sig]
 		text := format.Scalar(s)
-		if sig == telemetry.MBU && text != "" {
-			s.Approx = true
-		}
 		c := format.Signal(s, ok, text, ctx.Now, 40, ctx.Glyphs.Unknown)
 		return ctx.Paint(r, c.Kind).S(c.Text)
 	}

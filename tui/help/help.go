@@ -112,6 +112,9 @@ func (m *Model) render() string {
 	}
 	out = append(out, "", st.Title.S(" metrics"))
 	for _, sig := range telemetry.Signals {
+		if sig == telemetry.EngineSignals[0] {
+			out = append(out, "", st.Title.S(" engine diagnosis (server figures: scrape, PromQL; the detail view's engine section)"))
+		}
 		info := sig.Info()
 		label := info.Title
 		if info.Unit != "" {

@@ -1,0 +1,53 @@
+package telemetry
+
+// Engine diagnosis signals: what the serving engine reports about why the
+// request-level figures are what they are (scrape and PromQL only; probes
+// do not measure them). Each key names the unit of its JSON figures
+// (snapshots are in display units): _ms quantiles, _per_s rates, _pct
+// percentages (stored, like every ratio, as 0–1), spec_accept_length in
+// tokens per step.
+const (
+	QueueTime       Signal = "queue_time_ms"
+	PrefillTime     Signal = "prefill_time_ms"
+	DecodeTime      Signal = "decode_time_ms"
+	RequestRate     Signal = "requests_per_s"
+	PromptTPS       Signal = "prompt_tokens_per_s"
+	Preemptions     Signal = "preemptions_per_s"
+	PrefixCacheHit  Signal = "prefix_cache_hit_pct"
+	SpecAccept      Signal = "spec_accept_pct"
+	SpecAcceptLen   Signal = "spec_accept_length"
+	EngineReadBytes Signal = "engine_read_gb_per_s"
+)
+
+// EngineSignals lists the diagnosis signals in display order.
+var EngineSignals = []Signal{QueueTime, PrefillTime, DecodeTime, RequestRate, PromptTPS, Preemptions,
+	PrefixCacheHit, SpecAccept, SpecAcceptLen, EngineReadBytes}
+
+var engineSignalInfo = map[Signal]SignalInfo{
+	QueueTime: {Unit: "ms", Scale: 1000, Distribution: true, Title: "queue",
+		Definition: "server: time a request waited in the engine queue before it was first scheduled (per request)"},
+	PrefillTime: {Unit: "ms", Scale: 1000, Distribution: true, Title: "prefill",
+		Definition: "server: time from first scheduling to the first output token (prompt processing; per request)"},
+	DecodeTime: {Unit: "ms", Scale: 1000, Distribution: true, Title: "decode",
+		Definition: "server: time from the first to the last output token (per request)"},
+	RequestRate: {Unit: "req/s", Scale: 1, Title: "req/s",
+		Definition: "server: finished requests per second (all finish reasons unless the source says otherwise), Δcount/Δt between refreshes"},
+	PromptTPS: {Unit: "tok/s", Scale: 1, Title: "prompt tok/s",
+		Definition: "server: prompt (prefill) tokens processed per second, Δcount/Δt between refreshes"},
+	Preemptions: {Unit: "/s", Scale: 1, Title: "preempt/s",
+		Definition: "server: requests preempted per second (evicted from the batch when the KV cache ran out; recomputed later)"},
+	PrefixCacheHit: {Unit: "%", Scale: 100, Title: "prefix hit",
+		Definition: "server: prompt tokens found in the prefix cache / prompt tokens looked up, between refreshes (token-based)"},
+	SpecAccept: {Unit: "%", Scale: 100, Title: "spec accept",
+		Definition: "server: speculative decoding acceptance rate, accepted draft tokens / proposed draft tokens, between refreshes"},
+	SpecAcceptLen: {Unit: "tok/step", Scale: 1, Title: "accept len",
+		Definition: "server: mean acceptance length, tokens emitted per verification step = 1 + accepted tokens / drafts"},
+	EngineReadBytes: {Unit: "GB/s", Scale: 1e-9, Title: "read BW",
+		Definition: "server: bytes the engine counts as read from GPU memory per second, per GPU (vLLM --enable-mfu-metrics: analytic per-step counts)"},
+}
+
+// IsEngineSignal reports whether sig is one of EngineSignals.
+func IsEngineSignal(sig Signal) bool {
+	_, ok := engineSignalInfo[sig]
+	return ok
+}

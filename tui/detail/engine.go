@@ -1,0 +1,51 @@
+package detail
+
+import (
+	"strings"
+
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/format"
+)
+
+// engineView is the "engine" section: the diagnosis signals the engine
+// reports (queue, prefill and decode time, request and prompt rates,
+// preemptions, prefix-cache hits, speculative decoding, bytes read), one
+// line each with its state and source, and the definition when there is
+// room. Signals the engine does not expose are left out; "" when none is.
+func (m *Model) engineView(w int) string {
+	ctx := m.ctx
+	r := &ctx.Styles.Normal
+	var lines []string
+	for _, sig := range telemetry.EngineSignals {
+		s, ok := m.ep.Signals[sig]
+		if !ok {
+			continue
+		}
+		info := sig.Info()
+		text := format.Scalar(s)
+		if info.Distribution {
+			text = ""
+			if s.P50 != nil && s.P95 != nil && s.P99 != nil {
+				text = "p50 " + format.Value(*s.P50, s.Unit) + " p95 " + format.Value(*s.P95, s.Unit) +
+					" p99 " + format.Value(*s.P99, s.Unit) + " n=" + format.Number(s.Count)
+			}
+		}
+		c := format.Signal(s, ok, text, ctx.Now, 40, ctx.Glyphs.Unknown)
+		line := " " + r.Faint.S(common.Fit(info.Title, 13, ctx.Glyphs.Ellipsis)) +
+			ctx.Paint(r, c.Kind).S(common.Fit(c.Text, 40, ctx.Glyphs.Ellipsis))
+		if src := telemetry.SourceKind(s.Source); src != "" {
+			line += r.Faint.S(" " + src)
+		}
+		if w >= 13+40+10+30 {
+			line += r.Faint.S("  " + strings.TrimPrefix(info.Definition, "server: "))
+		}
+		lines = append(lines, common.Cut(line, w))
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	head := m.heading("engine") + r.Faint.S(" server figures over "+format.Window(ctx.Window)+
+		" (rates and ratios: the last refresh interval)")
+	return strings.Join(append([]string{common.Cut(head, w)}, lines...), "\n")
+}

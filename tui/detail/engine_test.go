@@ -1,0 +1,64 @@
+package detail
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// The engine section lists the diagnosis signals the engine reports,
+// each with its figure, state and source; absent ones are left out, and
+// MBU says whether it is measured or estimated.
+func TestEngineSection(t *testing.T) {
+	in := baseInput()
+	in.h = 80
+	live := func(s telemetry.SignalSnapshot) telemetry.SignalSnapshot {
+		s.State, s.ObservedAt, s.Source = telemetry.Live, t0, "scrape:http://gpu-a:8000/metrics"
+		return s
+	}
+	in.ep.Signals[telemetry.QueueTime] = live(telemetry.SignalSnapshot{Unit: "ms", P50: f(12), P90: f(30), P95: f(41), P99: f(80), Count: 200})
+	in.ep.Signals[telemetry.Preemptions] = live(telemetry.SignalSnapshot{Unit: "/s", Value: f(0.5)})
+	in.ep.Signals[telemetry.PrefixCacheHit] = live(telemetry.SignalSnapshot{Unit: "%", Value: f(37.5)})
+	stale := live(telemetry.SignalSnapshot{Unit: "tok/step", Value: f(2.2)})
+	stale.State, stale.ObservedAt = telemetry.Stale, t0.Add(-time.Minute)
+	in.ep.Signals[telemetry.SpecAcceptLen] = stale
+	in.ep.Signals[telemetry.MBU] = live(telemetry.SignalSnapshot{Unit: "%", Value: f(48)})
+	m := New(ctxFor("default", t0))
+	out := ansi.Strip(show(&m, in))
+	for _, want := range []string{
+		" engine server figures over 5m",
+		"queue        p50 12ms p95 41ms p99 80ms n=200",
+		"preempt/s    0.5/s",
+		"prefix hit   38%",
+		"accept len   2.2tok/step 1m ago", // stale: its age, never a fresh-looking figure
+		"MBU (engine)",
+		"MBU = engine-counted bytes read",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	for _, absent := range []string{"prefill ", "spec accept", "read BW"} {
+		if strings.Contains(out, absent) {
+			t.Errorf("%q shown without the signal", absent)
+		}
+	}
+
+	s := in.ep.Signals[telemetry.MBU]
+	s.Approx = true
+	in.ep.Signals[telemetry.MBU] = s
+	m = New(ctxFor("default", t0))
+	if out := ansi.Strip(show(&m, in)); !strings.Contains(out, "MBU (est.)") || !strings.Contains(out, "~48%") {
+		t.Errorf("estimated MBU not marked:\n%s", out)
+	}
+
+	in = baseInput()
+	m = New(ctxFor("default", t0))
+	if out := ansi.Strip(show(&m, in)); strings.Contains(out, " engine server figures") {
+		t.Error("engine section without any engine signal")
+	}
+}
