@@ -22,7 +22,9 @@ func devices(obs []telemetry.Observation) map[string]*telemetry.GPUDevice {
 	return out
 }
 
-func is(p *float64, want float64) bool { return p != nil && math.Abs(*p-want) <= 1e-9*math.Max(1, math.Abs(want)) }
+func is(p *float64, want float64) bool {
+	return p != nil && math.Abs(*p-want) <= 1e-9*math.Max(1, math.Abs(want))
+}
 
 // The per-GPU figures of the two real dcgm-exporter captures, each
 // expected value read off the file by hand (grep), not by the parser:
