@@ -136,7 +136,7 @@ func (d *DCGM) ScrapeOnce(ctx context.Context) error {
 	st.Recognised = recognised(page)
 	st.Warnings = append(st.Warnings, warnings...)
 	if len(unmapped) > 0 && !d.cfg.EmitUnmapped {
-		st.Warnings = append(st.Warnings, fmt.Sprintf("%d GPU(s) not mapped to an endpoint: %s", len(unmapped), strings.Join(unmapped, ", ")))
+		st.Warnings = append(st.Warnings, unmappedWarning(unmapped, targets))
 	}
 	st.Description = describe(readings, groups)
 	d.sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: at, Source: d.source, Interval: d.cfg.Interval, Status: &st})

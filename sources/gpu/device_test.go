@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -139,5 +140,20 @@ func TestDCGMPowerFromEnergyCounter(t *testing.T) {
 	// GPU 1 reset (driver reload): its sampled 99 W.
 	if o := power(1_900_000, 10); math.Abs(o.Value-(150+99)) > 1e-9 {
 		t.Fatalf("after a reset %+v, want 249 W", o)
+	}
+}
+
+// A join that fails says why: the hosts the endpoints are on.
+func TestUnmappedSaysWhy(t *testing.T) {
+	body, mu := twoGPUs, &sync.Mutex{}
+	srv := serve(t, &body, mu)
+	c := &collector{}
+	d := New(Config{URL: srv.URL, Targets: []Target{{Endpoint: "m", Host: "10.0.0.9"}}}, c)
+	if err := d.ScrapeOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st := statusOf(t, c.Take())
+	if len(st.Warnings) != 1 || !strings.Contains(st.Warnings[0], "match no endpoint host: 10.0.0.9") {
+		t.Fatalf("warnings %q", st.Warnings)
 	}
 }

@@ -1,7 +1,9 @@
 package gpu
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -252,7 +254,7 @@ func (r *reading) device(source string, endpoints []string) *telemetry.GPUDevice
 		MemUsedBytes: ptr(r.fbUsed, mib), MemTotalBytes: ptr(r.memTotal(), mib),
 		DRAMActiveRatio: ptr(r.dram, 1), MemBusyRatio: ptr(r.busy, 1), UtilRatio: ptr(r.util, 1),
 		PowerW: ptr(r.power, 1), PowerLimitW: ptr(r.powerLimit, 1), TemperatureCelsius: ptr(r.temp, 1),
-		EnergyJ: ptr(r.energy, 1e-3)}
+		EnergyJ: ptr(r.energy/1000, 1)}
 }
 
 func sample(o telemetry.Observation, sig telemetry.Signal, v float64, approx bool) telemetry.Observation {
@@ -317,4 +319,24 @@ func (m *energyMeter) update(readings []*reading, at time.Time) {
 		next[r.key] = cur
 	}
 	m.last = next
+}
+
+// unmappedWarning says which GPUs no target claims and why: no targets
+// at all, or the hosts (and other criteria) the targets look for, so a
+// join that fails on a host name says so.
+func unmappedWarning(unmapped []string, targets []Target) string {
+	msg := fmt.Sprintf("%d GPU(s) not mapped to an endpoint: %s", len(unmapped), strings.Join(unmapped, ", "))
+	if len(targets) == 0 {
+		return msg + " (no endpoint to join them to: give targets, or probe a server on their host)"
+	}
+	var hosts []string
+	for _, t := range targets {
+		if t.Host != "" && !slices.Contains(hosts, t.Host) {
+			hosts = append(hosts, t.Host)
+		}
+	}
+	if len(hosts) > 0 {
+		return msg + " (their Hostname/pod labels match no endpoint host: " + strings.Join(hosts, ", ") + ")"
+	}
+	return msg + " (no target's pod, namespace, GPU or selector matches them)"
 }
