@@ -157,3 +157,20 @@ func TestUnmappedSaysWhy(t *testing.T) {
 		t.Fatalf("warnings %q", st.Warnings)
 	}
 }
+
+// A guessed join (IfMatched) that matches none of this exporter's GPUs
+// reports nothing for its endpoint, not "no data".
+func TestIfMatchedTargetIsSilentWithoutGPUs(t *testing.T) {
+	body, mu := twoGPUs, &sync.Mutex{}
+	srv := serve(t, &body, mu)
+	c := &collector{}
+	d := New(Config{URL: srv.URL, Targets: []Target{{Endpoint: "here"}, {Endpoint: "elsewhere", Host: "10.0.0.9", IfMatched: true}}}, c)
+	if err := d.ScrapeOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range c.Take() {
+		if o.Endpoint == "elsewhere" {
+			t.Fatalf("observation for an endpoint this exporter does not serve: %+v", o)
+		}
+	}
+}

@@ -132,7 +132,9 @@ func assign(readings []*reading, targets []Target, emitUnmapped bool) (groups []
 		return g
 	}
 	for _, t := range targets {
-		get(t.Endpoint, false) // a target without GPUs still reports "no data"
+		if !t.IfMatched {
+			get(t.Endpoint, false) // a target without GPUs still reports "no data"
+		}
 	}
 	for _, r := range readings {
 		claimed := false
