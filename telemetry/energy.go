@@ -58,7 +58,20 @@ func (s *Store) outputRate(ep *endpointState, now time.Time, window time.Duratio
 	}
 	from := now.Add(-window)
 	covered := min(window, now.Sub(ep.seen))
+	// The store keeps the last ProbeHistory probes: when they do not
+	// reach back to the window's start, the rate is over the span they
+	// cover (from the oldest kept, whose tokens are then left out).
 	tokens := 0
+	oldest := now
+	for _, p := range ep.probes {
+		if p.At.Before(oldest) {
+			oldest = p.At
+		}
+	}
+	full := len(ep.probes) >= s.cfg.ProbeHistory
+	if full && oldest.After(from) {
+		covered, from = now.Sub(oldest), oldest
+	}
 	for _, p := range ep.probes {
 		if p.At.After(from) && !p.At.After(now) && p.OK {
 			tokens += p.OutputTokens

@@ -81,6 +81,21 @@ func TestEnergyPerToken(t *testing.T) {
 		t.Fatalf("probe-only energy per token %+v", e)
 	}
 
+	// More probes than the store keeps (50): the rate is over the span the
+	// kept ones cover. One probe of 10 tokens a second for 200 s is
+	// 10 tok/s, so 400 W is 40 J/token, not 4× that.
+	h := NewStore(StoreConfig{})
+	h.Observe(Observation{Kind: KindSample, At: t0, Endpoint: "m", Signal: ProbeSuccess, Source: "probe:z", Value: 1})
+	for i := 1; i <= 200; i++ {
+		at := t0.Add(time.Duration(i) * time.Second)
+		h.Observe(Observation{Kind: KindProbe, At: at, Endpoint: "m", Source: "probe:z", Probe: &ProbeRecord{OK: true, OutputTokens: 10}})
+		h.Observe(Observation{Kind: KindSample, At: at, Endpoint: "m", Signal: GPUPower, Source: "dcgm:x", Value: 400, Interval: time.Second})
+	}
+	e = h.Snapshot(t0.Add(200*time.Second), 5*time.Minute).Endpoints[0].Signals[EnergyPerToken]
+	if e.Value == nil || math.Abs(*e.Value-40) > 1e-9 {
+		t.Fatalf("energy per token over a long window of probes %+v", e)
+	}
+
 	// No tokens in the window: no data, never zero or infinite.
 	z := NewStore(StoreConfig{})
 	z.Observe(Observation{Kind: KindSample, At: t0, Endpoint: "m", Signal: GPUPower, Source: "dcgm:x", Value: 80, Interval: time.Second})
