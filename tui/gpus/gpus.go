@@ -208,7 +208,11 @@ func (m *Model) total(r *themes.Roles, c columns, hidden int) string {
 			hottest = t
 		}
 	}
-	label := "Σ " + strconv.Itoa(len(m.devs)) + " GPUs"
+	sum := "Σ "
+	if g.ASCII {
+		sum = "total "
+	}
+	label := sum + strconv.Itoa(len(m.devs)) + " GPUs"
 	if hidden > 0 {
 		label += " (" + strconv.Itoa(hidden) + " more)"
 	}

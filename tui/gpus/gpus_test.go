@@ -52,6 +52,22 @@ func TestPanelTotalAndUnknowns(t *testing.T) {
 	}
 }
 
+// --ascii draws the panel in ASCII only.
+func TestPanelASCII(t *testing.T) {
+	m := panel(threeGPUs())
+	m.ctx.Glyphs = themes.NewGlyphs(true)
+	m.SetSize(160, m.Want())
+	v := ansi.Strip(m.View())
+	for _, r := range v {
+		if r > 0x7e && r != '\n' {
+			t.Fatalf("non-ASCII %q in %s", r, v)
+		}
+	}
+	if !strings.Contains(v, "total 3 GPUs") || !strings.Contains(v, "72C") || !strings.Contains(v, "#") {
+		t.Fatalf("ascii panel %s", v)
+	}
+}
+
 // Every width from the minimum to very wide: each line fits exactly,
 // and the extra columns appear only with room.
 func TestPanelFitsEveryWidth(t *testing.T) {
