@@ -92,3 +92,25 @@ func TestGPUPanelToggle(t *testing.T) {
 		t.Fatal("panel without GPU data")
 	}
 }
+
+// With the GPU panel on the main screen every frame still fits the
+// terminal, at every width and height (the resize fuzz, with GPUs).
+func TestResizeWithGPUPanel(t *testing.T) {
+	for _, ascii := range []bool{false, true} {
+		opts := testOptions()
+		opts.ASCII = ascii
+		m := New(gpuFixtureStore(), fixtureAlerts(), opts)
+		m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+		refresh(m)
+		step := 1
+		if testing.Short() {
+			step = 5
+		}
+		for w := 0; w <= 240; w += step {
+			for _, h := range []int{0, 1, 10, 14, 24, 40, 60} {
+				m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+				checkFrame(t, m, w, h, "main+gpus")
+			}
+		}
+	}
+}
