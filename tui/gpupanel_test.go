@@ -45,6 +45,13 @@ func gpuFixtureStore() *telemetry.Store {
 		dev := d.d
 		s.Observe(telemetry.Observation{Kind: telemetry.KindGPU, At: d.at, Source: d.src, Interval: time.Second, GPU: &dev})
 	}
+	// llama-8b's two GPUs draw 810 W ± 40 W while the engine writes 2,000
+	// output tokens a second: about 0.405 J/token.
+	sc := script{s}
+	for i, at := 0, t0; at.Before(tNow); i, at = i+1, at.Add(5*time.Second) {
+		sc.sample("llama-8b", telemetry.GPUPower, 810+40*wave(i, 13), at, dcgmA, 5*time.Second)
+		sc.sample("llama-8b", telemetry.OutputTPS, 2000, at, scrapeSrc, 5*time.Second)
+	}
 	return s
 }
 
@@ -112,5 +119,25 @@ func TestResizeWithGPUPanel(t *testing.T) {
 				checkFrame(t, m, w, h, "main+gpus")
 			}
 		}
+	}
+}
+
+// The detail view's GPU section: power with its trend, and energy per
+// token naming the server's token counter it divides by.
+func TestGoldenGPUDetail(t *testing.T) {
+	tm := startGPUs(t, 120, 40)
+	waitOut(t, tm, "5 GPUs")
+	send(tm, "/", "8", "b", "enter", "enter")
+	waitOut(t, tm, "J/token (srv)")
+	finish(t, tm)
+}
+
+// A refresh where only a GPU's figures changed is redrawn: the
+// fingerprint covers the GPU panel's data.
+func TestFingerprintCoversGPUs(t *testing.T) {
+	a := dataMsg{snap: telemetry.Snapshot{GPUs: []telemetry.GPUDevice{{Key: "h/0", PowerW: fp(100)}}}}
+	b := dataMsg{snap: telemetry.Snapshot{GPUs: []telemetry.GPUDevice{{Key: "h/0", PowerW: fp(101)}}}}
+	if fingerprint(&a) == fingerprint(&b) {
+		t.Fatal("a GPU's power changed and the fingerprint did not")
 	}
 }

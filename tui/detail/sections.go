@@ -96,18 +96,6 @@ func (m *Model) summary(w int) string {
 	for _, sig := range []telemetry.Signal{telemetry.OutputTPS, telemetry.ErrorRate, telemetry.Running, telemetry.Waiting, telemetry.KVCache} {
 		items = append(items, item{label(sig, m.ep.Signals[sig], false), scalar(m.ep.Signals, sig)})
 	}
-	// GPU power and energy per token, where GPUs are joined; J/token
-	// names whose output tokens it divides by.
-	if _, ok := m.ep.Signals[telemetry.GPUPower]; ok {
-		items = append(items, item{"GPU power", scalar(m.ep.Signals, telemetry.GPUPower)})
-	}
-	if s, ok := m.ep.Signals[telemetry.EnergyPerToken]; ok {
-		by := " (server tokens)"
-		if strings.Contains(s.Source, "probe tokens") {
-			by = " (probe tokens)"
-		}
-		items = append(items, item{"energy" + by, scalar(m.ep.Signals, telemetry.EnergyPerToken)})
-	}
 	for _, sig := range latency {
 		if _, ok := m.ep.Server[sig]; ok {
 			items = append(items, item{label(sig, telemetry.SignalSnapshot{}, true), dist(m.ep.Server, sig)})
