@@ -29,7 +29,7 @@ type stateLines struct {
 }
 
 type stateKey struct {
-	role     byte // 'e' endpoint, 's' source, 'v' track value, 'f' track status, 'a' alert
+	role     byte // 'e' endpoint, 's' source, 'v' track value, 'f' track status, 'a' alert, 'g' GPU device
 	endpoint string
 	signal   telemetry.Signal
 	source   string // full source for 'e' and 's', source kind for tracks, objective and severity for alerts
@@ -51,6 +51,11 @@ func (s *stateLines) update(o telemetry.Observation, encoded []byte) {
 			name = o.Status.Name
 		}
 		k = stateKey{role: 's', source: name}
+	case telemetry.KindGPU:
+		if o.GPU == nil {
+			return
+		}
+		k = stateKey{role: 'g', source: o.Source + "|" + o.GPU.Key}
 	case telemetry.KindSample, telemetry.KindHistogram:
 		if o.Signal == "" {
 			return

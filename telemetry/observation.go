@@ -56,6 +56,7 @@ type Observation struct {
 	Probe   *ProbeRecord  `json:"probe,omitempty"`
 	Live    *LiveText     `json:"live,omitempty"`
 	Status  *SourceStatus `json:"status,omitempty"`
+	GPU     *GPUDevice    `json:"gpu,omitempty"`
 }
 
 // Sink receives observations. Implementations must be safe for concurrent

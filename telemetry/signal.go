@@ -29,7 +29,7 @@ const (
 
 // Signals lists every signal in display order: the request-level and
 // capacity figures, then the engine diagnosis signals (EngineSignals).
-var Signals = append([]Signal{TTFT, TTFA, TPOT, ITL, E2E, OutputTPS, Running, Waiting, KVCache, GPUMemBW, MBU, ErrorRate, ProbeSuccess, Goodput},
+var Signals = append([]Signal{TTFT, TTFA, TPOT, ITL, E2E, OutputTPS, Running, Waiting, KVCache, GPUMemBW, MBU, GPUPower, EnergyPerToken, ErrorRate, ProbeSuccess, Goodput},
 	EngineSignals...)
 
 // SignalInfo says what a signal is, so every figure shown can name its
@@ -79,6 +79,10 @@ var signalInfo = map[Signal]SignalInfo{
 		Definition: "measured GPU memory-bandwidth utilisation: DCGM DRAM-active ratio (or memory busy time when only MEM_COPY_UTIL exists)"},
 	MBU: {Unit: "%", Scale: 100, Title: "MBU",
 		Definition: "model bandwidth utilisation: the engine's own bytes-read counter / peak bandwidth per GPU where it has one (measured); else estimated, marked est. and ~: (weight bytes + live KV bytes) / decode step time / (peak bandwidth × GPUs)"},
+	GPUPower: {Unit: "W", Scale: 1, Title: "power",
+		Definition: "GPU power, summed over the endpoint's GPUs: DCGM energy counter increase ÷ scrape interval where it exists, else DCGM_FI_DEV_POWER_USAGE or nvidia-smi power.draw"},
+	EnergyPerToken: {Unit: "J/tok", Scale: 1, Title: "J/tok",
+		Definition: "GPU energy per output token over the window: mean GPU power ÷ mean output tok/s (server counter; probes' tokens, approx, where only probes exist)"},
 	ErrorRate: {Unit: "%", Scale: 100, Title: "err",
 		Definition: "failed requests / all requests in the window"},
 	ProbeSuccess: {Unit: "", Scale: 1, Title: "up",

@@ -13,6 +13,9 @@ type Snapshot struct {
 	Window    time.Duration      `json:"-"`
 	Endpoints []EndpointSnapshot `json:"endpoints"`
 	Sources   []SourceStatus     `json:"sources"`
+	// GPUs are the devices GPU sources report, each with the endpoints
+	// it is joined to.
+	GPUs []GPUDevice `json:"gpus,omitempty"`
 }
 
 // EndpointSnapshot is one endpoint and every signal known for it.
@@ -69,6 +72,7 @@ func (s *Store) Snapshot(now time.Time, window time.Duration) Snapshot {
 		snap.Sources = append(snap.Sources, st)
 	}
 	sort.Slice(snap.Sources, func(i, j int) bool { return snap.Sources[i].Name < snap.Sources[j].Name })
+	snap.GPUs = s.gpuSnapshot(now)
 	return snap
 }
 
@@ -121,6 +125,9 @@ func (s *Store) Probed(endpoint string) bool {
 // primarySnapshot is the figure of sig a view shows first (see
 // EndpointSnapshot): the client's on a probed endpoint, else the server's.
 func (s *Store) primarySnapshot(ep *endpointState, sig Signal, now time.Time, window time.Duration) (SignalSnapshot, bool) {
+	if sig == EnergyPerToken {
+		return s.energyPerToken(ep, now, window)
+	}
 	if ep.probed() && ClientSignal(sig) {
 		if _, judged := ep.tracks[trackKey{Goodput, "probe"}]; sig == Goodput && !judged {
 			return SignalSnapshot{}, false // no latency objective to judge probes by
@@ -169,6 +176,9 @@ func (s *Store) endpointSnapshot(ep *endpointState, now time.Time, window time.D
 			}
 			es.Server[sig] = s.signalSnapshot(t, now, window)
 		}
+	}
+	if v, ok := s.energyPerToken(ep, now, window); ok {
+		es.Signals[EnergyPerToken] = v
 	}
 	// Tracks of signals outside the standard list (e.g. GPU memory used).
 	for k, t := range ep.tracks {

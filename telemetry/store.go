@@ -44,6 +44,7 @@ type Store struct {
 	mu        sync.RWMutex
 	endpoints map[string]*endpointState
 	sources   map[string]SourceStatus
+	gpus      map[string]*gpuState // by source|device key
 }
 
 type endpointState struct {
@@ -105,7 +106,7 @@ func NewStore(cfg StoreConfig) *Store {
 	if len(cfg.Prefer) == 0 {
 		cfg.Prefer = def.Prefer
 	}
-	return &Store{cfg: cfg, endpoints: map[string]*endpointState{}, sources: map[string]SourceStatus{}}
+	return &Store{cfg: cfg, endpoints: map[string]*endpointState{}, sources: map[string]SourceStatus{}, gpus: map[string]*gpuState{}}
 }
 
 // Config returns the store's effective configuration.
@@ -123,6 +124,10 @@ func (s *Store) Observe(o Observation) {
 			}
 			s.sources[key] = *o.Status
 		}
+		return
+	}
+	if o.Kind == KindGPU {
+		s.observeGPU(o)
 		return
 	}
 	if o.Endpoint == "" {

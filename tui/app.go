@@ -13,6 +13,7 @@ import (
 	"github.com/tokentop/tokentop/tui/alerts"
 	"github.com/tokentop/tokentop/tui/common"
 	"github.com/tokentop/tokentop/tui/detail"
+	"github.com/tokentop/tokentop/tui/gpus"
 	"github.com/tokentop/tokentop/tui/header"
 	"github.com/tokentop/tokentop/tui/help"
 	"github.com/tokentop/tokentop/tui/keys"
@@ -57,6 +58,10 @@ type app struct {
 	help     help.Model
 	problems problems.Model
 	footer   bhelp.Model
+	gpuP     gpus.Model
+	// gpusHidden: u hid the GPU panel; layoutGPUH is its height now.
+	gpusHidden bool
+	layoutGPUH int
 
 	// Refresh bookkeeping: one tick chain and one live chain, each with
 	// an id so a superseded chain dies (bubbles#661: two chains double
@@ -118,6 +123,7 @@ func newApp(data Data, al Alerts, o Options) *app {
 	a.detail = detail.New(&a.ctx)
 	a.help = help.New(&a.ctx, a.keys)
 	a.problems = problems.New(&a.ctx)
+	a.gpuP = gpus.New(&a.ctx)
 	a.footer = help.Bubbles(&a.ctx)
 	a.table.Filter().SetStyles(a.ctx.Styles.Lip.Desc)
 	a.firing = map[string]bool{}

@@ -225,11 +225,13 @@ func fingerprint(m *dataMsg) uint64 {
 		put(r)
 	}
 	put(m.snap.Sources)
+	put(m.snap.GPUs) // the GPU panel
 	put(quietAlerts(m.alerts))
 	if d := m.detail; d != nil {
 		dd := *d
 		dd.At = time.Time{}
 		dd.TTFT, dd.TPOT, dd.DRAM, dd.MBU, dd.FB = denan(d.TTFT), denan(d.TPOT), denan(d.DRAM), denan(d.MBU), denan(d.FB)
+		dd.Power = denan(d.Power)
 		dd.Objectives = quietAlerts(d.Objectives)
 		put(dd)
 	}

@@ -30,12 +30,14 @@ func (a *app) layout() {
 	if n := a.alertP.Len(); h >= 16 && n > 0 {
 		alertsH = min(1+n, max(3, h/4))
 	}
-	tableH := max(body-1-alertsH, 1) // info line between
+	a.layoutGPUH = a.gpuHeight(max(body-1-alertsH, 0))
+	a.gpuP.SetSize(w, a.layoutGPUH)
+	tableH := max(body-1-alertsH-a.layoutGPUH, 1) // info line between
 	a.table.SetSize(w, tableH)
 	a.alertP.SetSize(w, alertsH)
 	a.layoutAlertsH = alertsH
 	a.layoutTableTop = header.Height
-	a.layoutAlertsTop = header.Height + tableH + 1
+	a.layoutAlertsTop = header.Height + tableH + 1 + a.layoutGPUH
 	if alertsH <= 1 && a.alertsFocus {
 		a.alertsFocus = false
 		a.alertP.Focus(false)

@@ -74,6 +74,7 @@ func (a *app) onData(msg dataMsg) tea.Cmd {
 		a.problems.SetData(msg.snap)
 		a.table.SetRows(msg.rows)
 		a.alertP.SetAlerts(msg.alerts)
+		a.gpuP.SetDevices(msg.snap.GPUs)
 		bell = a.checkBell(msg.alerts)
 		a.layout()
 	}

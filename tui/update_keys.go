@@ -50,6 +50,9 @@ func (a *app) onKey(k tea.KeyPressMsg) tea.Cmd {
 			a.flash("mouse capture on")
 		}
 		return nil
+	case key.Matches(k, km.GPUs):
+		a.toggleGPUs()
+		return nil
 	case key.Matches(k, km.Side):
 		a.serverSide, a.dirty = !a.serverSide, true
 		return a.refetch()

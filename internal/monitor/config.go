@@ -252,7 +252,7 @@ func (j *gpuJoin) targetsFor(dcgmHost string) func() []gpu.Target {
 		defer j.mu.Unlock()
 		out := make([]gpu.Target, 0, len(j.endpoints))
 		for _, e := range j.endpoints {
-			t := gpu.Target{Endpoint: e.name}
+			t := gpu.Target{Endpoint: e.name, IfMatched: true}
 			if !sameHost(e.host, dcgmHost) {
 				t.Host = e.host
 			}
@@ -274,14 +274,20 @@ func hostOf(raw string) string {
 	return u.Hostname()
 }
 
-// sameHost: names equal, or both loopback (localhost, 127.0.0.1, ::1).
+// sameHost: names equal, or both this machine's loopback name
+// (localhost, 127.0.0.1, ::1). Other loopback addresses (127.0.0.2…)
+// are hosts of their own, as tests and local multi-server setups use
+// them, so each gets only its own exporter's GPUs.
 func sameHost(a, b string) bool {
 	if strings.EqualFold(a, b) {
 		return true
 	}
-	loop := func(h string) bool {
+	local := func(h string) bool {
+		if strings.EqualFold(h, "localhost") {
+			return true
+		}
 		ip := net.ParseIP(h)
-		return strings.EqualFold(h, "localhost") || ip != nil && ip.IsLoopback()
+		return ip != nil && (ip.Equal(net.IPv4(127, 0, 0, 1)) || ip.Equal(net.IPv6loopback))
 	}
-	return loop(a) && loop(b)
+	return local(a) && local(b)
 }

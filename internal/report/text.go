@@ -58,7 +58,35 @@ func Text(w io.Writer, snap telemetry.Snapshot) error {
 		}
 		fmt.Fprintln(tw, line)
 	}
+	for _, g := range snap.GPUs {
+		fmt.Fprintln(tw, gpuLine(g))
+	}
 	return tw.Flush()
+}
+
+// gpuLine is one GPU of the snapshot: where it is, what it is, the
+// figures its source has ("—" for the others) and its endpoints.
+func gpuLine(g telemetry.GPUDevice) string {
+	num := func(p *float64, scale float64, unit string) string {
+		if p == nil {
+			return "—"
+		}
+		return Number(*p*scale) + unit
+	}
+	dram := num(g.DRAMActiveRatio, 100, "%")
+	if g.DRAMActiveRatio == nil && g.MemBusyRatio != nil {
+		dram = "~" + num(g.MemBusyRatio, 100, "%") + " busy"
+	}
+	line := fmt.Sprintf("gpu %s/%s %s: mem %s/%s, DRAM %s, util %s, power %s/%s, temp %s",
+		g.Host, g.Index, g.Name, num(g.MemUsedBytes, 1.0/(1<<30), "GiB"), num(g.MemTotalBytes, 1.0/(1<<30), "GiB"),
+		dram, num(g.UtilRatio, 100, "%"), num(g.PowerW, 1, "W"), num(g.PowerLimitW, 1, "W"), num(g.TemperatureCelsius, 1, "°C"))
+	if g.State == telemetry.Stale {
+		line += " (STALE)"
+	}
+	if len(g.Endpoints) > 0 {
+		line += " → " + strings.Join(g.Endpoints, ", ")
+	}
+	return line
 }
 
 // Pair formats p50/p99 of a distribution with its state.

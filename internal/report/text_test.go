@@ -42,3 +42,26 @@ func TestTextShowsStatesNotNumbersAsLive(t *testing.T) {
 		t.Fatalf("json: %v %s", err, buf.String())
 	}
 }
+
+// The text report lists each GPU with the figures its source has and the
+// endpoints it serves; unknown figures are dashes, never 0.
+func TestTextListsGPUs(t *testing.T) {
+	p := func(v float64) *float64 { return &v }
+	snap := telemetry.Snapshot{At: time.Unix(0, 0).UTC(), GPUs: []telemetry.GPUDevice{
+		{Host: "h", Index: "0", Name: "NVIDIA H200", MemUsedBytes: p(64 << 30), MemTotalBytes: p(140 << 30), DRAMActiveRatio: p(0.42),
+			UtilRatio: p(1), PowerW: p(512), PowerLimitW: p(700), TemperatureCelsius: p(61), Endpoints: []string{"h:8000/m"}},
+		{Host: "h", Index: "1", Name: "NVIDIA L4", MemBusyRatio: p(0.3), State: telemetry.Stale},
+	}}
+	var b strings.Builder
+	if err := Text(&b, snap); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"gpu h/0 NVIDIA H200: mem 64.0GiB/140GiB, DRAM 42.0%, util 100%, power 512W/700W, temp 61.0°C → h:8000/m",
+		"gpu h/1 NVIDIA L4: mem —/—, DRAM ~30.0% busy, util —, power —/—, temp — (STALE)",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in\n%s", want, b.String())
+		}
+	}
+}

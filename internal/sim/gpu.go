@@ -89,3 +89,34 @@ func GPUNames() []string {
 	sort.Strings(names)
 	return names
 }
+
+// The power model, documented in docs/engines.md: a GPU draws IdleWatts
+// doing nothing and approaches TDPWatts when busy, compute (the share of
+// time a step runs) weighing 0.35 and memory traffic (DRAM-active ratio)
+// 0.5 of the range: decode is memory-bound, so a GPU streaming weights at
+// full bandwidth draws most of its board power.
+const (
+	powerBusyWeight = 0.35
+	powerDRAMWeight = 0.5
+)
+
+// powerWatts is the draw at GPU utilisation busy and DRAM activity dram
+// (ratios 0–1).
+func (g GPU) powerWatts(busy, dram float64) float64 {
+	return g.IdleWatts + (g.TDPWatts-g.IdleWatts)*(powerBusyWeight*busy+powerDRAMWeight*dram)
+}
+
+// energyMillijoules integrates powerWatts since start: idle power over
+// the elapsed time plus the weighted busy and DRAM-active seconds, so the
+// counter's increase over any interval is the mean of the power over it
+// (DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION is in mJ).
+func (g GPU) energyMillijoules(elapsedNs, busyNs, activeNs float64) float64 {
+	j := g.IdleWatts*elapsedNs/1e9 + (g.TDPWatts-g.IdleWatts)*(powerBusyWeight*busyNs+powerDRAMWeight*activeNs)/1e9
+	return j * 1000
+}
+
+// temperatureCelsius is the steady-state die temperature at power p: 30 °C
+// ambient plus 45 °C at the power limit (no thermal lag is simulated).
+func (g GPU) temperatureCelsius(p float64) float64 {
+	return 30 + 45*p/g.TDPWatts
+}

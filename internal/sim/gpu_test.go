@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -26,7 +27,8 @@ func dcgmScrape(t *testing.T, url string) map[string]float64 {
 	fams := scrape(t, url)
 	out := map[string]float64{}
 	for name, f := range fams {
-		out[name] = f.Metric[0].GetGauge().GetValue()
+		m := f.Metric[0]
+		out[name] = m.GetGauge().GetValue() + m.GetCounter().GetValue() // one of them is set
 	}
 	return out
 }
@@ -158,4 +160,62 @@ func TestGPUsAreBandwidthTableEntries(t *testing.T) {
 			t.Errorf("LookupGPU(%q) = %q, %v; want %q", in, g.Name, err, want)
 		}
 	}
+}
+
+// DCGM power follows activity: an idle GPU draws exactly its idle power
+// (H100 SXM: 70 W of 700 W, so 30 + 45×70/700 = 34.5 → 34 or 35 °C) and
+// its energy counter grows by idle power × elapsed time; under load the
+// draw rises and the counter's increase over an interval is the draw
+// integrated over it (idle + weighted busy and DRAM-active time).
+func TestDCGMPowerEnergyTemperature(t *testing.T) {
+	idle := startServer(t, Config{DCGMListen: "127.0.0.1:0", Models: []ModelSpec{stepModel("m", 10*time.Millisecond, 1e6)}})
+	g, err := LookupGPU(idle.cfg.Models[0].GPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	a := dcgmScrape(t, idle.DCGMURL())
+	time.Sleep(300 * time.Millisecond) // real time must pass for the counter to move
+	b := dcgmScrape(t, idle.DCGMURL())
+	dt := time.Since(t0).Seconds()
+	if a["DCGM_FI_DEV_POWER_USAGE"] != g.IdleWatts || a["DCGM_FI_DEV_POWER_MGMT_LIMIT"] != g.TDPWatts {
+		t.Fatalf("idle power %v limit %v, want %v %v", a["DCGM_FI_DEV_POWER_USAGE"], a["DCGM_FI_DEV_POWER_MGMT_LIMIT"], g.IdleWatts, g.TDPWatts)
+	}
+	if temp := a["DCGM_FI_DEV_GPU_TEMP"]; math.Abs(temp-(30+45*g.IdleWatts/g.TDPWatts)) > 0.5 {
+		t.Fatalf("idle temperature %v", temp)
+	}
+	de := (b["DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"] - a["DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"]) / 1000
+	// The counter moved by idle × (time between the two reads) ≤ idle × dt.
+	if de <= 0 || de > g.IdleWatts*dt+0.01 || de < g.IdleWatts*0.25 {
+		t.Fatalf("idle energy %.3f J over ≤ %.3f s at %v W", de, dt, g.IdleWatts)
+	}
+	if a["DCGM_FI_DEV_FB_USED"]+a["DCGM_FI_DEV_FB_FREE"] != float64(g.MemMiB) {
+		t.Fatalf("used+free %v, want %d MiB", a["DCGM_FI_DEV_FB_USED"]+a["DCGM_FI_DEV_FB_FREE"], g.MemMiB)
+	}
+
+	// Under load: the counter's mean power over 1.5 s agrees with the
+	// draw sampled every 100 ms over the same span.
+	busy := startServer(t, Config{DCGMListen: "127.0.0.1:0", Load: 8, Models: []ModelSpec{kvHeavyModel()}})
+	retry(t, func() error {
+		time.Sleep(1100 * time.Millisecond) // fill the 1 s activity window
+		start, first := time.Now(), dcgmScrape(t, busy.DCGMURL())
+		var sum float64
+		n := 0
+		for time.Since(start) < 1500*time.Millisecond {
+			time.Sleep(100 * time.Millisecond) // sampling period, not synchronisation
+			sum += dcgmScrape(t, busy.DCGMURL())["DCGM_FI_DEV_POWER_USAGE"]
+			n++
+		}
+		last, dt := dcgmScrape(t, busy.DCGMURL()), time.Since(start).Seconds()
+		mean := sum / float64(n)
+		counter := (last["DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"] - first["DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"]) / 1000 / dt
+		t.Logf("loaded: sampled mean %.1f W, counter %.1f W (idle %v, limit %v)", mean, counter, g.IdleWatts, g.TDPWatts)
+		if mean <= g.IdleWatts*1.2 || mean > g.TDPWatts {
+			return fmt.Errorf("loaded power %.1f W, want well above idle %v and ≤ %v", mean, g.IdleWatts, g.TDPWatts)
+		}
+		if math.Abs(counter-mean) > 0.15*mean {
+			return fmt.Errorf("energy counter %.1f W vs sampled power %.1f W", counter, mean)
+		}
+		return nil
+	})
 }

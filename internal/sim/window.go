@@ -8,6 +8,9 @@ import "sync"
 type busyWindow struct {
 	mu    sync.Mutex
 	slots [windowSlots]slot
+	// Since start: ns a step ran and DRAM-active ns, for the energy
+	// counter (the integral of the power the ratios give).
+	busyTotal, activeTotal float64
 }
 
 type slot struct {
@@ -34,6 +37,8 @@ func (w *busyWindow) add(start, end int64, active, memBusy, bytes, tokens float6
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.busyTotal += float64(end - start)
+	w.activeTotal += active
 	total := float64(end - start)
 	for t := start; t < end; {
 		idx := t / slotNs
@@ -99,4 +104,13 @@ func (w *busyWindow) read(now int64) windowStats {
 		bytesPerS:  bytes / (span / 1e9),
 		tokensPerS: tokens / (span / 1e9),
 	}
+}
+
+// totals returns the busy and DRAM-active time since start, in ns. A
+// step is counted once planned, so they can lead the clock by at most
+// the step in flight.
+func (w *busyWindow) totals() (busyNs, activeNs float64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.busyTotal, w.activeTotal
 }

@@ -41,6 +41,11 @@ type Target struct {
 	GPUs []string `json:"gpus,omitempty" yaml:"gpus,omitempty"`
 	// Selectors are label matchers (label names case-insensitive).
 	Selectors []map[string]string `json:"selectors,omitempty" yaml:"selectors,omitempty"`
+	// IfMatched reports the endpoint only when one of the exporter's GPUs
+	// matches: a guessed join (quick mode: "the GPUs of my host") must not
+	// report "no data" from another host's exporter, where it would
+	// overwrite the figures of the exporter that does serve it.
+	IfMatched bool `json:"-" yaml:"-"`
 }
 
 // Config configures a dcgm-exporter scraper.

@@ -20,10 +20,23 @@ import (
 
 // DCGM field names read from dcgm-exporter.
 const (
-	DRAMActive  = "DCGM_FI_PROF_DRAM_ACTIVE"  // ratio 0–1
-	MemCopyUtil = "DCGM_FI_DEV_MEM_COPY_UTIL" // percent 0–100, busy time
-	FBUsed      = "DCGM_FI_DEV_FB_USED"       // MiB
+	DRAMActive  = "DCGM_FI_PROF_DRAM_ACTIVE"             // ratio 0–1
+	MemCopyUtil = "DCGM_FI_DEV_MEM_COPY_UTIL"            // percent 0–100, busy time
+	FBUsed      = "DCGM_FI_DEV_FB_USED"                  // MiB
+	FBFree      = "DCGM_FI_DEV_FB_FREE"                  // MiB
+	FBReserved  = "DCGM_FI_DEV_FB_RESERVED"              // MiB
+	FBTotal     = "DCGM_FI_DEV_FB_TOTAL"                 // MiB (not in the default field list)
+	GPUUtil     = "DCGM_FI_DEV_GPU_UTIL"                 // percent 0–100 of time a kernel ran
+	Power       = "DCGM_FI_DEV_POWER_USAGE"              // W
+	PowerLimit  = "DCGM_FI_DEV_POWER_MGMT_LIMIT"         // W
+	Energy      = "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION" // mJ since the driver loaded (counter)
+	GPUTemp     = "DCGM_FI_DEV_GPU_TEMP"                 // °C
 )
+
+// dcgmFields are the fields read, in the order the status lists them.
+func dcgmFields() []string {
+	return []string{DRAMActive, MemCopyUtil, FBUsed, FBFree, FBReserved, FBTotal, GPUUtil, Power, PowerLimit, Energy, GPUTemp}
+}
 
 // dcgmSentinel: DCGM reports unsupported fields as int64 values near
 // 2^63; values at or above it mean "no value".
@@ -43,6 +56,7 @@ type DCGM struct {
 	failures  int
 	lastOK    time.Time
 	endpoints []string
+	energy    energyMeter
 }
 
 // New returns a dcgm-exporter scraper reporting to sink.
@@ -90,14 +104,16 @@ func (d *DCGM) ScrapeOnce(ctx context.Context) error {
 		d.fail(at, time.Since(start), err)
 		return err
 	}
+	fields := dcgmFields()
 	page, err := expo.Parse(resp.Body, expo.Options{OpenMetrics: om, Want: func(n string) bool {
-		return n == DRAMActive || n == MemCopyUtil || n == FBUsed
+		return slices.Contains(fields, n)
 	}})
 	if err != nil {
 		d.fail(at, time.Since(start), err)
 		return err
 	}
 	readings, warnings := dcgmReadings(page)
+	d.energy.update(readings, at)
 	targets := d.cfg.Targets
 	if d.cfg.MoreTargets != nil {
 		targets = append(slices.Clip(targets), d.cfg.MoreTargets()...)
@@ -108,7 +124,7 @@ func (d *DCGM) ScrapeOnce(ctx context.Context) error {
 	for _, g := range groups {
 		d.endpoints = append(d.endpoints, g.endpoint)
 	}
-	for _, o := range observations(groups, base) {
+	for _, o := range observations(readings, groups, base) {
 		d.sink.Observe(o)
 	}
 	d.failures, d.lastOK = 0, at
@@ -120,7 +136,7 @@ func (d *DCGM) ScrapeOnce(ctx context.Context) error {
 	st.Recognised = recognised(page)
 	st.Warnings = append(st.Warnings, warnings...)
 	if len(unmapped) > 0 && !d.cfg.EmitUnmapped {
-		st.Warnings = append(st.Warnings, fmt.Sprintf("%d GPU(s) not mapped to an endpoint: %s", len(unmapped), strings.Join(unmapped, ", ")))
+		st.Warnings = append(st.Warnings, unmappedWarning(unmapped, targets))
 	}
 	st.Description = describe(readings, groups)
 	d.sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: at, Source: d.source, Interval: d.cfg.Interval, Status: &st})
@@ -186,6 +202,14 @@ func dcgmReadings(page *expo.Page) ([]*reading, []string) {
 	read(DRAMActive, func(r *reading, v float64) { r.dram = math.Min(v, 1) })
 	read(MemCopyUtil, func(r *reading, v float64) { r.busy = math.Min(v/100, 1) })
 	read(FBUsed, func(r *reading, v float64) { r.fbUsed = v })
+	read(FBFree, func(r *reading, v float64) { r.fbFree = v })
+	read(FBReserved, func(r *reading, v float64) { r.fbReserved = v })
+	read(FBTotal, func(r *reading, v float64) { r.fbTotal = v })
+	read(GPUUtil, func(r *reading, v float64) { r.util = math.Min(v/100, 1) })
+	read(Power, func(r *reading, v float64) { r.power = v })
+	read(PowerLimit, func(r *reading, v float64) { r.powerLimit = v })
+	read(Energy, func(r *reading, v float64) { r.energy = v })
+	read(GPUTemp, func(r *reading, v float64) { r.temp = v })
 	sort.Slice(order, func(i, j int) bool { return order[i].key < order[j].key })
 	return order, warnings
 }
@@ -211,6 +235,7 @@ func gpuKey(s *expo.Series) (string, *reading) {
 	key := r.host + "/" + id
 	if mig := r.label("GPU_I_ID"); mig != "" {
 		key += "/mig" + mig
+		r.mig = mig
 	}
 	r.key = key
 	return key, r
@@ -218,7 +243,7 @@ func gpuKey(s *expo.Series) (string, *reading) {
 
 func recognised(page *expo.Page) []string {
 	var out []string
-	for _, n := range []string{DRAMActive, MemCopyUtil, FBUsed} {
+	for _, n := range dcgmFields() {
 		if page.Families[n] != nil {
 			out = append(out, n)
 		}
@@ -227,8 +252,11 @@ func recognised(page *expo.Page) []string {
 }
 
 func describe(readings []*reading, groups []*group) string {
-	var dram, busy int
+	var dram, busy, counter int
 	for _, r := range readings {
+		if !math.IsNaN(r.energy) {
+			counter++
+		}
 		switch {
 		case !math.IsNaN(r.dram):
 			dram++
@@ -242,6 +270,12 @@ func describe(readings []*reading, groups []*group) string {
 		desc += "; no DRAM_ACTIVE: showing MEM_COPY_UTIL memory busy time (approximate, not bandwidth)"
 	case busy > 0:
 		desc += fmt.Sprintf("; %d GPU(s) without DRAM_ACTIVE", busy)
+	}
+	switch {
+	case counter == len(readings) && counter > 0:
+		desc += "; power from the energy counter"
+	case counter > 0:
+		desc += fmt.Sprintf("; power from the energy counter on %d of %d GPU(s), sampled draw elsewhere", counter, len(readings))
 	}
 	return desc
 }

@@ -11,6 +11,16 @@
 //     with any read/write), not a bandwidth fraction, and the source status
 //     says so.
 //   - FBUsedMiB: framebuffer memory in use (MiB), summed over the GPUs.
+//   - telemetry.GPUPower: power (W) summed over the GPUs, each from its
+//     energy counter's mean since the counter last moved
+//     (DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION) where it has one, else its
+//     sampled draw (DCGM_FI_DEV_POWER_USAGE, nvidia-smi power.draw). The
+//     store derives telemetry.EnergyPerToken from it.
+//
+// Per GPU, every refresh also emits a telemetry.KindGPU observation: the
+// device's memory used/total, DRAM activity or busy time, utilisation,
+// power and limit, temperature and energy counter, with the endpoints it
+// is joined to (the GPU panel, Snapshot.GPUs).
 //
 // GPUs are mapped to endpoints by Targets: by host (Hostname/hostname or
 // pod label), pod, namespace, GPU index/UUID, or explicit label selectors.

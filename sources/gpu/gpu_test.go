@@ -67,7 +67,8 @@ func serve(t *testing.T, body *string, mu *sync.Mutex) *httptest.Server {
 
 // Values read from dcgm-exporter-metrics.txt: the T4 on host 424773df46e0
 // has MEM_COPY_UTIL 0 and FB_USED 0 and no DRAM_ACTIVE; the A10G (pod
-// ray-1111111, namespace ray-llm) has DRAM_ACTIVE 0.000003 only.
+// ray-1111111, namespace ray-llm) has DRAM_ACTIVE 0.000003 only; the T4
+// on 551bdf382151 has only FB_TOTAL, FB_RESERVED and the power limit.
 func TestDCGMFixture(t *testing.T) {
 	body, mu := fixture(t), &sync.Mutex{}
 	srv := serve(t, &body, mu)
@@ -93,7 +94,7 @@ func TestDCGMFixture(t *testing.T) {
 		t.Fatalf("a10g fb %+v", o)
 	}
 	st := statusOf(t, obs)
-	if st.State != telemetry.Live || len(st.Recognised) != 3 || !strings.Contains(st.Description, "2 GPU(s)") ||
+	if st.State != telemetry.Live || len(st.Recognised) != 11 || !strings.Contains(st.Description, "3 GPU(s)") ||
 		!strings.Contains(st.Description, "NVIDIA A10G") {
 		t.Fatalf("status %+v", st)
 	}
@@ -211,21 +212,24 @@ func TestDCGMRunStops(t *testing.T) {
 }
 
 func TestParseSMILine(t *testing.T) {
-	r, err := parseSMILine("0, GPU-20c56d28-0da5, NVIDIA H100 80GB HBM3, 35, 40000, 81559", "node")
+	r, err := parseSMILine("0, GPU-20c56d28-0da5, NVIDIA H100 80GB HBM3, 35, 40000, 81559, 97, 512.34, 700.00, 61", "node")
 	if err != nil || r.index != "0" || r.uuid != "GPU-20c56d28-0da5" || r.model != "NVIDIA H100 80GB HBM3" ||
-		r.busy != 0.35 || r.fbUsed != 40000 || r.key != "node/GPU-20c56d28-0da5" {
+		r.busy != 0.35 || r.fbUsed != 40000 || r.key != "node/GPU-20c56d28-0da5" || r.memTotal() != 81559 ||
+		r.util != 0.97 || r.power != 512.34 || r.powerLimit != 700 || r.temp != 61 {
 		t.Fatalf("%+v %v", r, err)
 	}
-	r, err = parseSMILine("1, GPU-x, Tesla T4, [N/A], [Not Supported], 15360", "node")
-	if err != nil || !math.IsNaN(r.busy) || !math.IsNaN(r.fbUsed) {
+	// A GB10 (shared memory) reports no framebuffer and no power limit.
+	r, err = parseSMILine("1, GPU-x, NVIDIA GB10, [N/A], [N/A], [N/A], 0, 5.04, [N/A], 39", "node")
+	if err != nil || !math.IsNaN(r.busy) || !math.IsNaN(r.fbUsed) || !math.IsNaN(r.memTotal()) ||
+		!math.IsNaN(r.powerLimit) || r.power != 5.04 || r.temp != 39 {
 		t.Fatalf("%+v %v", r, err)
 	}
-	for _, bad := range []string{"", "No devices were found", "x, a, b, 1, 2, 3", "0, a, b, 1, 2"} {
+	for _, bad := range []string{"", "No devices were found", "x, a, b, 1, 2, 3, 4, 5, 6, 7", "0, a, b, 1, 2, 3"} {
 		if _, err := parseSMILine(bad, "node"); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
-	r, _ = parseSMILine("0, GPU-\x1b[31m, NVIDIA\x07, 1, 2, 3", "node")
+	r, _ = parseSMILine("0, GPU-\x1b[31m, NVIDIA\x07, 1, 2, 3, 4, 5, 6, 7", "node")
 	if strings.ContainsAny(r.uuid+r.model, "\x1b\x07") {
 		t.Fatal("unsanitised")
 	}
@@ -244,8 +248,8 @@ const loopScript = `#!/bin/sh
 # args: --query-gpu=... --format=... -lms N
 i=0
 while [ $i -lt 50 ]; do
-  echo "0, GPU-a, NVIDIA H100 80GB HBM3, 40, 1000, 81559"
-  echo "1, GPU-b, NVIDIA H100 80GB HBM3, 60, 3000, 81559"
+  echo "0, GPU-a, NVIDIA H100 80GB HBM3, 40, 1000, 81559, 90, 300.5, 700.00, 55"
+  echo "1, GPU-b, NVIDIA H100 80GB HBM3, 60, 3000, 81559, 80, 250.25, 700.00, 57"
   i=$((i+1))
   sleep 0.02
 done
@@ -292,6 +296,13 @@ func TestSMILoop(t *testing.T) {
 	for _, o := range obs {
 		if o.Signal == FBUsedMiB && o.Value != 4000 {
 			t.Fatalf("fb %+v", o)
+		}
+		if o.Signal == telemetry.GPUPower && (o.Value != 300.5+250.25 || o.Approx) {
+			t.Fatalf("power %+v", o)
+		}
+		if o.Kind == telemetry.KindGPU && o.GPU.Index == "1" && (*o.GPU.PowerW != 250.25 || *o.GPU.TemperatureCelsius != 57 ||
+			*o.GPU.MemTotalBytes != 81559*mib || *o.GPU.UtilRatio != 0.8 || o.GPU.Endpoints[0] != "e") {
+			t.Fatalf("device %+v", o.GPU)
 		}
 	}
 }

@@ -139,7 +139,7 @@ func (s *SMI) emit(batch []*reading, warns []string) {
 	at := s.cfg.Now()
 	groups, unmapped := assign(batch, s.cfg.Targets, s.cfg.EmitUnmapped)
 	base := telemetry.Observation{At: at, Source: s.source, Interval: s.cfg.Interval}
-	for _, o := range observations(groups, base) {
+	for _, o := range observations(batch, groups, base) {
 		s.sink.Observe(o)
 	}
 	s.failures, s.lastOK, s.lastErr = 0, at, ""
@@ -147,9 +147,9 @@ func (s *SMI) emit(batch []*reading, warns []string) {
 	st.State = telemetry.Live
 	st.Warnings = warns
 	if len(unmapped) > 0 && !s.cfg.EmitUnmapped {
-		st.Warnings = append(st.Warnings, fmt.Sprintf("%d GPU(s) not mapped to an endpoint: %s", len(unmapped), strings.Join(unmapped, ", ")))
+		st.Warnings = append(st.Warnings, unmappedWarning(unmapped, s.cfg.Targets))
 	}
-	st.Description = fmt.Sprintf("%d GPU(s) %v; memory busy time (utilization.memory), not bandwidth", len(batch), models(batch))
+	st.Description = fmt.Sprintf("%d GPU(s) %v; memory busy time (utilization.memory), not bandwidth; power is sampled power.draw", len(batch), models(batch))
 	s.sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: at, Source: s.source, Interval: s.cfg.Interval, Status: &st})
 }
 

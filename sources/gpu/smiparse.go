@@ -10,16 +10,20 @@ import (
 )
 
 // smiQuery is the nvidia-smi query; parseSMILine expects its columns.
-const smiQuery = "index,uuid,name,utilization.memory,memory.used,memory.total"
+const smiQuery = "index,uuid,name,utilization.memory,memory.used,memory.total,utilization.gpu,power.draw,power.limit,temperature.gpu"
+
+// smiFields is the number of columns of smiQuery.
+const smiFields = 10
 
 // parseSMILine parses one line of
 // nvidia-smi --query-gpu=<smiQuery> --format=csv,noheader,nounits.
 // utilization.memory is % of time memory was read or written (busy time);
-// memory.* are MiB. "[N/A]"/"[Not Supported]" give NaN.
+// utilization.gpu % of time a kernel ran; memory.* are MiB, power.* W,
+// temperature.gpu °C. "[N/A]"/"[Not Supported]" give NaN.
 func parseSMILine(line, host string) (*reading, error) {
 	fields := strings.Split(strings.TrimSpace(line), ",")
-	if len(fields) != 6 {
-		return nil, fmt.Errorf("nvidia-smi: want 6 fields, got %d in %q", len(fields), sanitize.Capped(line, 120))
+	if len(fields) != smiFields {
+		return nil, fmt.Errorf("nvidia-smi: want %d fields, got %d in %q", smiFields, len(fields), sanitize.Capped(line, 120))
 	}
 	for i := range fields {
 		fields[i] = strings.TrimSpace(fields[i])
@@ -41,6 +45,11 @@ func parseSMILine(line, host string) (*reading, error) {
 		r.busy = math.Min(math.Max(v/100, 0), 1)
 	}
 	r.fbUsed = smiNumber(fields[4])
+	r.fbTotal = smiNumber(fields[5])
+	if v := smiNumber(fields[6]); !math.IsNaN(v) {
+		r.util = math.Min(v/100, 1)
+	}
+	r.power, r.powerLimit, r.temp = smiNumber(fields[7]), smiNumber(fields[8]), smiNumber(fields[9])
 	return r, nil
 }
 

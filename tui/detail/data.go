@@ -47,7 +47,7 @@ type Data struct {
 	// Thresholds in display units.
 	TTFTThr, TPOTThr, ITLThr          float64
 	HasTTFTThr, HasTPOTThr, HasITLThr bool
-	DRAM, MBU, FB                     []float64 // small sparklines
+	DRAM, MBU, FB, Power              []float64 // small sparklines
 	ITL                               []telemetry.Bucket
 	Probes                            []telemetry.ProbeAt
 	Live                              telemetry.LiveText
@@ -93,6 +93,7 @@ func Fetch(src Source, thr ThresholdFunc, ep string, now time.Time, window time.
 	d.TPOT = src.Series(ep, telemetry.TPOT, end, window, chartN)
 	sEnd := Align(now, window, SparkPoints)
 	d.DRAM = src.Series(ep, telemetry.GPUMemBW, sEnd, window, SparkPoints)
+	d.Power = src.Series(ep, telemetry.GPUPower, sEnd, window, SparkPoints)
 	d.MBU = src.Series(ep, telemetry.MBU, sEnd, window, SparkPoints)
 	d.FB = src.Series(ep, FBUsed, sEnd, window, SparkPoints)
 	d.ITL = src.WindowBuckets(ep, telemetry.ITL, now, window, ITLBounds())

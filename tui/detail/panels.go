@@ -167,12 +167,25 @@ func (m *Model) gpuRows() []gpuRow {
 		}
 		return gpuRow{label, format.Signal(s, ok, text, ctx.Now, 16, ctx.Glyphs.Unknown), trend}
 	}
-	return []gpuRow{
+	rows := []gpuRow{
 		row("DRAM active", telemetry.GPUMemBW, "%", m.data.DRAM),
 		row(mbuLabel(m.ep.Signals[telemetry.MBU]), telemetry.MBU, "%", m.data.MBU),
 		row("memory used", FBUsed, "MiB", m.data.FB),
 		row("KV cache", telemetry.KVCache, "%", nil),
 	}
+	// Power and energy per token where GPUs are joined; the label of
+	// J/token says whose output tokens it divides by.
+	if _, ok := m.ep.Signals[telemetry.GPUPower]; ok {
+		rows = append(rows, row("power", telemetry.GPUPower, "W", m.data.Power))
+	}
+	if s, ok := m.ep.Signals[telemetry.EnergyPerToken]; ok {
+		label := "J/token (srv)"
+		if strings.Contains(s.Source, "probe tokens") {
+			label = "J/token (probe)"
+		}
+		rows = append(rows, row(label, telemetry.EnergyPerToken, "J/tok", nil))
+	}
+	return rows
 }
 
 // gpu shows measured DRAM-active, the MBU estimate and memory used, each

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/gpus"
 	"github.com/tokentop/tokentop/tui/keys"
 )
 
@@ -125,6 +126,17 @@ func (m *Model) render() string {
 			lbl := ""
 			if i == 0 {
 				lbl = label
+			}
+			out = append(out, " "+r.Accent.S(common.Fit(lbl, 15, ""))+" "+r.Text.S(l))
+		}
+	}
+	out = append(out, "", st.Title.S(" GPU panel (u shows or hides it)"))
+	for _, s := range gpus.Terms() {
+		def := ansi.Wordwrap(s[1], max(w-18, 20), " ")
+		for i, l := range strings.Split(def, "\n") {
+			lbl := ""
+			if i == 0 {
+				lbl = s[0]
 			}
 			out = append(out, " "+r.Accent.S(common.Fit(lbl, 15, ""))+" "+r.Text.S(l))
 		}

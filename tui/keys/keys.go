@@ -18,6 +18,8 @@ type Map struct {
 	// Problems opens the full messages of failing sources and figures;
 	// Mouse turns mouse capture off and on, so they can be copied.
 	Problems, Mouse key.Binding
+	// GPUs shows or hides the per-GPU panel.
+	GPUs key.Binding
 	// Replay controls: disabled (not matched, not in help) unless the
 	// map comes from WithReplay.
 	Pause, SeekBack, SeekFwd, SeekBackLong, SeekFwdLong key.Binding
@@ -59,6 +61,7 @@ func New(ascii bool) Map {
 		Side:        b([]string{"v"}, "v", "client/server figures"),
 		Problems:    b([]string{"e"}, "e", "errors in full"),
 		Mouse:       b([]string{"m"}, "m", "mouse capture on/off"),
+		GPUs:        b([]string{"u"}, "u", "GPU panel on/off"),
 		Redraw:      b([]string{"r", "ctrl+l"}, "r", "redraw"),
 		Help:        b([]string{"?"}, "?", "help"),
 		Quit:        b([]string{"q", "ctrl+c"}, "q", "quit"),
@@ -100,7 +103,7 @@ func (m Map) FullHelp() [][]key.Binding {
 		{m.Up, m.Down, m.PageUp, m.PageDown, m.Top, m.Bottom},
 		{m.Enter, m.Back, m.Tab, m.Filter, m.Sort, m.SortReverse, m.Side},
 		{m.Freeze, m.WindowUp, m.WindowDown, m.Faster, m.Slower},
-		{m.Problems, m.Mouse, m.Theme, m.Redraw, m.Help, m.Quit},
+		{m.Problems, m.Mouse, m.GPUs, m.Theme, m.Redraw, m.Help, m.Quit},
 		{m.Pause, m.SeekBack, m.SeekFwd, m.SeekBackLong, m.SeekFwdLong, m.Speed1, m.Speed10, m.SpeedMax},
 	}
 }

@@ -1,0 +1,129 @@
+package gpu
+
+import (
+	"bufio"
+	"context"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/tokentop/tokentop/sources/scrape"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// sumSeries adds up the values of the series of family name whose label
+// text contains match, read straight off the page (not through the
+// parsers under test).
+func sumSeries(t *testing.T, url, name, match string) float64 {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var sum float64
+	n := 0
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, name+"{") || !strings.Contains(line, match) {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += v
+		n++
+	}
+	if n == 0 {
+		t.Fatalf("no %s{%s} on %s", name, match, url)
+	}
+	return sum
+}
+
+// Energy per output token through the real sources and the store,
+// against the simulator's own counters: ΔTOTAL_ENERGY_CONSUMPTION of the
+// model's two GPUs ÷ Δvllm:generation_tokens_total over the same rounds.
+// The sources run on a clock that advances 1 s per round, so each
+// round's power (Δenergy/1 s) and rate (Δtokens/1 s) have equal weight
+// and their window means divide to ΣΔE/ΣΔN.
+func TestEnergyPerTokenAgainstSimulator(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a simulator")
+	}
+	model := sim.ModelSpec{Name: "org/b", Params: 3.21e9, KVBytesPerToken: 114688, GPU: "H100 SXM", NumGPUs: 2, MaxBatch: 8, MeanOutputTokens: 32}
+	srv, err := sim.New(sim.Config{Listen: "127.0.0.1:0", DCGMListen: "127.0.0.1:0", Seed: 1, Load: 4, Models: []sim.ModelSpec{model}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Close() }()
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	store := telemetry.NewStore(telemetry.StoreConfig{})
+	now := time.Unix(1_000_000, 0)
+	clock := func() time.Time { return now }
+	ep := "sim/org/b"
+	dcgm := New(Config{URL: srv.DCGMURL(), Now: clock, Targets: []Target{{Endpoint: ep, Pod: sim.PodName("org/b")}}}, store)
+	sc := scrape.New(scrape.Config{URL: srv.URL(), Name: "sim", Now: clock}, store)
+	round := func() {
+		t.Helper()
+		if err := sc.ScrapeOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := dcgm.ScrapeOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	energy := func() float64 {
+		return sumSeries(t, srv.DCGMURL()+"/metrics", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", `pod="`+sim.PodName("org/b")+`"`)
+	}
+	tokens := func() float64 {
+		return sumSeries(t, srv.URL()+"/metrics", "vllm:generation_tokens_total", `model_name="org/b"`)
+	}
+
+	e0, n0 := energy(), tokens()
+	round() // baseline: outside the window below
+	const rounds = 6
+	deadline := time.Now().Add(20 * time.Second)
+	for i := 0; i < rounds; i++ {
+		// Let each round run long enough (≥ 24 tokens) that the few ms
+		// between the direct reads and the sources' scrapes stay small.
+		before := tokens()
+		for tokens() < before+24 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond) // real time for the simulator to run; not synchronisation
+		}
+		now = now.Add(time.Second)
+		round()
+	}
+	e1, n1 := energy(), tokens()
+	want := (e1 - e0) / 1000 / (n1 - n0)
+
+	got := store.Snapshot(now, rounds*time.Second)
+	var es *telemetry.EndpointSnapshot
+	for i := range got.Endpoints {
+		if got.Endpoints[i].Name == ep {
+			es = &got.Endpoints[i]
+		}
+	}
+	if es == nil {
+		t.Fatalf("no endpoint %s in %+v", ep, got.Endpoints)
+	}
+	e := es.Signals[telemetry.EnergyPerToken]
+	if e.Value == nil || e.Approx {
+		t.Fatalf("energy per token %+v", e)
+	}
+	t.Logf("store %.4f J/token, simulator counters %.4f J/token (ΔE %.1f J, ΔN %.0f tokens); power %v W", *e.Value, want,
+		(e1-e0)/1000, n1-n0, *es.Signals[telemetry.GPUPower].Value)
+	if math.Abs(*e.Value-want) > 0.02*want {
+		t.Fatalf("energy per token %.4f J, simulator says %.4f J", *e.Value, want)
+	}
+	if len(got.GPUs) != 2 || got.GPUs[0].Endpoints[0] != ep || got.GPUs[0].PowerW == nil || got.GPUs[0].TemperatureCelsius == nil {
+		t.Fatalf("devices %+v", got.GPUs)
+	}
+}

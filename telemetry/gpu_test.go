@@ -1,0 +1,106 @@
+package telemetry
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func f64(v float64) *float64 { return &v }
+
+func TestGPUDevicesInSnapshot(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	t0 := time.Unix(10_000, 0)
+	for _, idx := range []string{"10", "2", "0"} {
+		s.Observe(Observation{Kind: KindGPU, At: t0, Source: "dcgm:http://h:9400/metrics", Interval: time.Second,
+			GPU: &GPUDevice{Key: "h/" + idx, Host: "h", Index: idx, Name: "NVIDIA H200", Endpoints: []string{"m"},
+				MemUsedBytes: f64(1 << 30), PowerW: f64(300), TemperatureCelsius: f64(60)}})
+	}
+	snap := s.Snapshot(t0.Add(time.Second), time.Minute)
+	var order []string
+	for _, d := range snap.GPUs {
+		order = append(order, d.Index)
+		if d.State != Live || d.Source != "dcgm:http://h:9400/metrics" || d.Endpoints[0] != "m" {
+			t.Fatalf("device %+v", d)
+		}
+	}
+	if strings.Join(order, ",") != "0,2,10" {
+		t.Fatalf("natural order: %v", order)
+	}
+	b, err := json.Marshal(snap.GPUs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{`"mem_used_bytes":1073741824`, `"power_w":300`, `"temperature_celsius":60`} {
+		if !strings.Contains(string(b), k) {
+			t.Fatalf("%s lacks %s", b, k)
+		}
+	}
+	if strings.Contains(string(b), "mem_total_bytes") {
+		t.Fatalf("unknown total must be absent, not zero: %s", b)
+	}
+	if d := s.Snapshot(t0.Add(10*time.Second), time.Minute).GPUs[0]; d.State != Stale {
+		t.Fatalf("10 s old at 1 s interval: %s", d.State)
+	}
+	if n := len(s.Snapshot(t0.Add(2*time.Hour), time.Minute).GPUs); n != 0 {
+		t.Fatalf("devices older than MaxWindow are dropped, got %d", n)
+	}
+}
+
+// Energy per token is mean power ÷ mean output tok/s over the window:
+// 300 W then 500 W (mean 400 W) against 100 then 300 tok/s (mean 200) is
+// 2 J/token; where only probes give tokens it is their tokens over the
+// covered time, marked approx.
+func TestEnergyPerToken(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	t0 := time.Unix(20_000, 0)
+	for i, p := range []float64{300, 500} {
+		at := t0.Add(time.Duration(i) * time.Second)
+		s.Observe(Observation{Kind: KindSample, At: at, Endpoint: "m", Signal: GPUPower, Source: "dcgm:x", Value: p, Interval: time.Second})
+		s.Observe(Observation{Kind: KindSample, At: at, Endpoint: "m", Signal: OutputTPS, Source: "scrape:y", Value: []float64{100, 300}[i], Interval: time.Second})
+	}
+	now := t0.Add(1500 * time.Millisecond)
+	e := s.Snapshot(now, time.Minute).Endpoints[0].Signals[EnergyPerToken]
+	if e.Value == nil || math.Abs(*e.Value-2) > 1e-9 || e.Approx || e.Unit != "J/tok" || !strings.Contains(e.Source, "scrape:y") {
+		t.Fatalf("energy per token %+v", e)
+	}
+
+	// Probes only: 2 probes of 50 tokens in the 10 s since the endpoint
+	// appeared = 10 tok/s; 400 W / 10 = 40 J/token.
+	p := NewStore(StoreConfig{})
+	p.Observe(Observation{Kind: KindSample, At: t0, Endpoint: "m", Signal: ProbeSuccess, Source: "probe:z", Value: 1})
+	for i := range 2 {
+		at := t0.Add(time.Duration(i+1) * 4 * time.Second)
+		p.Observe(Observation{Kind: KindProbe, At: at, Endpoint: "m", Source: "probe:z", Probe: &ProbeRecord{OK: true, OutputTokens: 50}})
+		p.Observe(Observation{Kind: KindSample, At: at, Endpoint: "m", Signal: GPUPower, Source: "dcgm:x", Value: 400, Interval: time.Second})
+	}
+	e = p.Snapshot(t0.Add(10*time.Second), time.Minute).Endpoints[0].Signals[EnergyPerToken]
+	if e.Value == nil || math.Abs(*e.Value-40) > 1e-9 || !e.Approx || !strings.Contains(e.Source, "probe tokens") {
+		t.Fatalf("probe-only energy per token %+v", e)
+	}
+
+	// More probes than the store keeps (50): the rate is over the span the
+	// kept ones cover. One probe of 10 tokens a second for 200 s is
+	// 10 tok/s, so 400 W is 40 J/token, not 4× that.
+	h := NewStore(StoreConfig{})
+	h.Observe(Observation{Kind: KindSample, At: t0, Endpoint: "m", Signal: ProbeSuccess, Source: "probe:z", Value: 1})
+	for i := 1; i <= 200; i++ {
+		at := t0.Add(time.Duration(i) * time.Second)
+		h.Observe(Observation{Kind: KindProbe, At: at, Endpoint: "m", Source: "probe:z", Probe: &ProbeRecord{OK: true, OutputTokens: 10}})
+		h.Observe(Observation{Kind: KindSample, At: at, Endpoint: "m", Signal: GPUPower, Source: "dcgm:x", Value: 400, Interval: time.Second})
+	}
+	e = h.Snapshot(t0.Add(200*time.Second), 5*time.Minute).Endpoints[0].Signals[EnergyPerToken]
+	if e.Value == nil || math.Abs(*e.Value-40) > 1e-9 {
+		t.Fatalf("energy per token over a long window of probes %+v", e)
+	}
+
+	// No tokens in the window: no data, never zero or infinite.
+	z := NewStore(StoreConfig{})
+	z.Observe(Observation{Kind: KindSample, At: t0, Endpoint: "m", Signal: GPUPower, Source: "dcgm:x", Value: 80, Interval: time.Second})
+	z.Observe(Observation{Kind: KindSample, At: t0, Endpoint: "m", Signal: OutputTPS, Source: "scrape:y", Value: 0, Interval: time.Second})
+	if e := z.Snapshot(t0, time.Minute).Endpoints[0].Signals[EnergyPerToken]; e.Value != nil || e.State != NoData {
+		t.Fatalf("idle %+v", e)
+	}
+}

@@ -1,0 +1,143 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+func fp(v float64) *float64 { return &v }
+
+const dcgmA, dcgmB = "dcgm:http://gpu-a:9400/metrics", "dcgm:http://gpu-b:9400/metrics"
+
+// gpuFixtureStore is the fixture with two hosts' GPUs: gpu-a's two H100s
+// serve llama-8b; gpu-b's first is at its power cap and hot, its second
+// has only memory busy time and went quiet 40 s ago; a MIG slice and an
+// unclaimed GPU complete the set.
+func gpuFixtureStore() *telemetry.Store {
+	s := fixtureStore()
+	const gib = 1 << 30
+	devs := []struct {
+		at  time.Time
+		src string
+		d   telemetry.GPUDevice
+	}{
+		{tNow.Add(-time.Second), dcgmA, telemetry.GPUDevice{Key: "gpu-a/GPU-0", Host: "gpu-a", Index: "0", Name: "NVIDIA H100 80GB HBM3",
+			Endpoints: []string{"llama-8b"}, MemUsedBytes: fp(71.2 * gib), MemTotalBytes: fp(79.6 * gib), DRAMActiveRatio: fp(0.48),
+			UtilRatio: fp(0.97), PowerW: fp(412), PowerLimitW: fp(700), TemperatureCelsius: fp(61)}},
+		{tNow.Add(-time.Second), dcgmA, telemetry.GPUDevice{Key: "gpu-a/GPU-1", Host: "gpu-a", Index: "1", Name: "NVIDIA H100 80GB HBM3",
+			Endpoints: []string{"llama-8b"}, MemUsedBytes: fp(71.2 * gib), MemTotalBytes: fp(79.6 * gib), DRAMActiveRatio: fp(0.46),
+			UtilRatio: fp(0.96), PowerW: fp(398), PowerLimitW: fp(700), TemperatureCelsius: fp(59)}},
+		{tNow.Add(-time.Second), dcgmB, telemetry.GPUDevice{Key: "gpu-b/GPU-2", Host: "gpu-b", Index: "0", Name: "NVIDIA H200",
+			Endpoints: []string{"qwen-72b"}, MemUsedBytes: fp(131 * gib), MemTotalBytes: fp(140.4 * gib), DRAMActiveRatio: fp(0.81),
+			UtilRatio: fp(1), PowerW: fp(697), PowerLimitW: fp(700), TemperatureCelsius: fp(87)}},
+		{tNow.Add(-40 * time.Second), dcgmB, telemetry.GPUDevice{Key: "gpu-b/GPU-3", Host: "gpu-b", Index: "1", Name: "NVIDIA H200",
+			Endpoints: []string{"qwen-72b"}, MemUsedBytes: fp(131 * gib), MemTotalBytes: fp(140.4 * gib), MemBusyRatio: fp(0.35)}},
+		{tNow.Add(-time.Second), dcgmB, telemetry.GPUDevice{Key: "gpu-b/GPU-4/mig1", Host: "gpu-b", Index: "2", MIG: "1", Name: "NVIDIA A100-SXM4-80GB",
+			MemUsedBytes: fp(0.5 * gib), MemTotalBytes: fp(9.5 * gib), PowerW: fp(61)}},
+	}
+	for _, d := range devs {
+		dev := d.d
+		s.Observe(telemetry.Observation{Kind: telemetry.KindGPU, At: d.at, Source: d.src, Interval: time.Second, GPU: &dev})
+	}
+	// llama-8b's two GPUs draw 810 W ± 40 W while the engine writes 2,000
+	// output tokens a second: about 0.405 J/token.
+	sc := script{s}
+	for i, at := 0, t0; at.Before(tNow); i, at = i+1, at.Add(5*time.Second) {
+		sc.sample("llama-8b", telemetry.GPUPower, 810+40*wave(i, 13), at, dcgmA, 5*time.Second)
+		sc.sample("llama-8b", telemetry.OutputTPS, 2000, at, scrapeSrc, 5*time.Second)
+	}
+	return s
+}
+
+func startGPUs(t *testing.T, w, h int) *teatest.TestModel {
+	t.Helper()
+	return teatest.NewTestModel(t, New(gpuFixtureStore(), fixtureAlerts(), testOptions()),
+		teatest.WithInitialTermSize(w, h), teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
+}
+
+// The main screen with the GPU panel, shown by default: at 160×50 with
+// bars, hosts and endpoints; at 80×24 the fixed columns and as many GPUs
+// as half the body holds, the total saying how many are left out.
+func TestGoldenGPUPanel(t *testing.T) {
+	for _, sz := range [][2]int{{160, 50}, {80, 24}} {
+		t.Run(sizeName(sz), func(t *testing.T) {
+			tm := startGPUs(t, sz[0], sz[1])
+			waitOut(t, tm, "5 GPUs")
+			finish(t, tm)
+		})
+	}
+}
+
+// u hides the panel and shows it again.
+func TestGPUPanelToggle(t *testing.T) {
+	a := newApp(gpuFixtureStore(), fixtureAlerts(), testOptions())
+	a.resize(160, 50)
+	msg := a.fetch()()
+	a.onData(msg.(dataMsg))
+	if !strings.Contains(a.render(), "Σ 5 GPUs") || a.layoutGPUH != 7 {
+		t.Fatalf("panel not shown by default (height %d)", a.layoutGPUH)
+	}
+	a.onKey(keyMsg("u"))
+	if strings.Contains(a.render(), "5 GPUs") || a.layoutGPUH != 0 {
+		t.Fatal("u did not hide the panel")
+	}
+	a.onKey(keyMsg("u"))
+	if !strings.Contains(a.render(), "5 GPUs") {
+		t.Fatal("u did not show the panel again")
+	}
+	// Without GPU data there is no panel and the table keeps the room.
+	b := newApp(fixtureStore(), fixtureAlerts(), testOptions())
+	b.resize(160, 50)
+	b.onData(b.fetch()().(dataMsg))
+	if b.layoutGPUH != 0 || strings.Contains(b.render(), "GPUs") {
+		t.Fatal("panel without GPU data")
+	}
+}
+
+// With the GPU panel on the main screen every frame still fits the
+// terminal, at every width and height (the resize fuzz, with GPUs).
+func TestResizeWithGPUPanel(t *testing.T) {
+	for _, ascii := range []bool{false, true} {
+		opts := testOptions()
+		opts.ASCII = ascii
+		m := New(gpuFixtureStore(), fixtureAlerts(), opts)
+		m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+		refresh(m)
+		step := 1
+		if testing.Short() {
+			step = 5
+		}
+		for w := 0; w <= 240; w += step {
+			for _, h := range []int{0, 1, 10, 14, 24, 40, 60} {
+				m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+				checkFrame(t, m, w, h, "main+gpus")
+			}
+		}
+	}
+}
+
+// The detail view's GPU section: power with its trend, and energy per
+// token naming the server's token counter it divides by.
+func TestGoldenGPUDetail(t *testing.T) {
+	tm := startGPUs(t, 120, 40)
+	waitOut(t, tm, "5 GPUs")
+	send(tm, "/", "8", "b", "enter", "enter")
+	waitOut(t, tm, "J/token (srv)")
+	finish(t, tm)
+}
+
+// A refresh where only a GPU's figures changed is redrawn: the
+// fingerprint covers the GPU panel's data.
+func TestFingerprintCoversGPUs(t *testing.T) {
+	a := dataMsg{snap: telemetry.Snapshot{GPUs: []telemetry.GPUDevice{{Key: "h/0", PowerW: fp(100)}}}}
+	b := dataMsg{snap: telemetry.Snapshot{GPUs: []telemetry.GPUDevice{{Key: "h/0", PowerW: fp(101)}}}}
+	if fingerprint(&a) == fingerprint(&b) {
+		t.Fatal("a GPU's power changed and the fingerprint did not")
+	}
+}

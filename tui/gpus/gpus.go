@@ -1,0 +1,355 @@
+// Package gpus is the per-GPU panel (nvitop's device list): one line per
+// GPU with its index, name, memory used/total, DRAM activity,
+// utilisation, power against its limit and temperature, where the source
+// has them, and a total line. It reads telemetry.Snapshot.GPUs only.
+package gpus
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/themes"
+	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/format"
+)
+
+// Model is the panel.
+type Model struct {
+	ctx           *common.Context
+	devs          []telemetry.GPUDevice
+	width, height int
+}
+
+// New returns an empty panel.
+func New(ctx *common.Context) Model { return Model{ctx: ctx} }
+
+// SetDevices replaces the devices (already in display order).
+func (m *Model) SetDevices(d []telemetry.GPUDevice) { m.devs = d }
+
+// Len is the number of devices.
+func (m *Model) Len() int { return len(m.devs) }
+
+// Want is the number of lines the panel needs for every device: a title,
+// one line each, and a total when there are several.
+func (m *Model) Want() int {
+	switch n := len(m.devs); n {
+	case 0:
+		return 0
+	case 1:
+		return 2
+	default:
+		return n + 2
+	}
+}
+
+// SetSize sets the panel box; View draws exactly h lines.
+func (m *Model) SetSize(w, h int) { m.width, m.height = max(w, 0), max(h, 0) }
+
+// columns decides which columns fit: the fixed ones always, the bars,
+// host and endpoint columns when there is room.
+type columns struct {
+	name, host, endpoint, bar int
+}
+
+const (
+	idxW   = 3  // "2/1", " 10"
+	memW   = 15 // "127.5/159.6GiB"
+	pctW   = 5  // " 100%"
+	powerW = 11 // " 1024/1400W"
+	tempW  = 5  // " 61°C"
+	// fixedW is the always-shown columns with the spaces between the
+	// seven cells (index, name, memory, DRAM, util, power, temperature).
+	fixedW = idxW + memW + 2*pctW + powerW + tempW + 6
+)
+
+// layout shares what the fixed columns leave: bars first (at 120
+// columns and up), then the host when GPUs span several, then the
+// endpoint; the name takes the rest.
+func (m *Model) layout(multiHost bool) columns {
+	var c columns
+	room := m.width - fixedW
+	if room >= 70 {
+		c.bar = 10
+		room -= 2 * (c.bar + 1)
+	}
+	if multiHost && room >= 50 {
+		c.host = min(16, room/5)
+		room -= c.host + 1
+	}
+	if room >= 44 {
+		c.endpoint = min(room/2, 40)
+		room -= c.endpoint + 1
+	}
+	c.name = max(room, 6)
+	return c
+}
+
+// View renders exactly the panel's height.
+func (m *Model) View() string {
+	if m.width <= 0 || m.height <= 0 || len(m.devs) == 0 {
+		return ""
+	}
+	r := &m.ctx.Styles.Normal
+	g := m.ctx.Glyphs
+	multiHost := false
+	for _, d := range m.devs {
+		multiHost = multiHost || d.Host != m.devs[0].Host
+	}
+	c := m.layout(multiHost)
+	head := []string{common.FitRight("GPU", idxW, g.Ellipsis), common.Fit("NAME", c.name, g.Ellipsis)}
+	if c.host > 0 {
+		head = append(head, common.Fit("HOST", c.host, g.Ellipsis))
+	}
+	head = append(head, common.FitRight("MEM used/total", memW, g.Ellipsis))
+	if c.bar > 0 {
+		head = append(head, common.Fit("", c.bar, ""))
+	}
+	head = append(head, common.FitRight("DRAM", pctW, ""))
+	if c.bar > 0 {
+		head = append(head, common.Fit("", c.bar, ""))
+	}
+	head = append(head, common.FitRight("UTIL", pctW, ""), common.FitRight("POWER", powerW, ""), common.FitRight("TEMP", tempW, ""))
+	if c.endpoint > 0 {
+		head = append(head, common.Fit("ENDPOINT", c.endpoint, ""))
+	}
+	lines := []string{m.ctx.Styles.Title.S(common.Fit(strings.Join(head, " "), m.width, g.Ellipsis))}
+	rows := len(m.devs)
+	total := rows > 1
+	if room := m.height - 1; rows+boolInt(total) > room {
+		total = room >= 2 // keep the total; the devices cut say so there
+		rows = max(room-boolInt(total), 0)
+	}
+	for _, d := range m.devs[:rows] {
+		lines = append(lines, m.device(r, c, d))
+	}
+	if total {
+		lines = append(lines, m.total(r, c, len(m.devs)-rows))
+	}
+	for len(lines) < m.height {
+		lines = append(lines, "")
+	}
+	return strings.Join(lines[:m.height], "\n")
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// device is one GPU's line; a stale device is drawn in the stale paint
+// with its index marked, so old figures never pass for live ones.
+func (m *Model) device(r *themes.Roles, c columns, d telemetry.GPUDevice) string {
+	g := m.ctx.Glyphs
+	paint := r.Text
+	idx := d.Index
+	if d.MIG != "" {
+		idx += "/" + d.MIG
+	}
+	if d.State == telemetry.Stale {
+		paint = r.Stale
+		idx = "?" + idx
+	}
+	cells := []string{paint.S(common.FitRight(idx, idxW, g.Ellipsis)),
+		paint.S(common.FitMiddle(common.Safe(d.Name), c.name, g.Ellipsis))}
+	if c.host > 0 {
+		cells = append(cells, r.Faint.S(common.FitMiddle(common.Safe(d.Host), c.host, g.Ellipsis)))
+	}
+	memRatio := ratio(d.MemUsedBytes, d.MemTotalBytes)
+	cells = append(cells, paint.S(common.FitRight(memText(d.MemUsedBytes, d.MemTotalBytes, g.Unknown), memW, g.Ellipsis)))
+	if c.bar > 0 {
+		cells = append(cells, m.bar(r, memRatio, c.bar))
+	}
+	dram, approx := val(d.DRAMActiveRatio), false
+	if math.IsNaN(dram) {
+		dram, approx = val(d.MemBusyRatio), true
+	}
+	cells = append(cells, paint.S(common.FitRight(pct(dram, approx, g.Unknown), pctW, "")))
+	if c.bar > 0 {
+		cells = append(cells, m.bar(r, dram, c.bar))
+	}
+	cells = append(cells, paint.S(common.FitRight(pct(val(d.UtilRatio), false, g.Unknown), pctW, "")),
+		m.power(r, paint, val(d.PowerW), val(d.PowerLimitW)),
+		m.temp(r, paint, val(d.TemperatureCelsius)))
+	if c.endpoint > 0 {
+		ep := strings.Join(d.Endpoints, ", ")
+		if ep == "" {
+			ep = "(not joined)"
+		}
+		cells = append(cells, r.Faint.S(common.FitMiddle(common.Safe(ep), c.endpoint, g.Ellipsis)))
+	}
+	return common.Cut(strings.Join(cells, " "), m.width)
+}
+
+// total sums memory and power, averages DRAM and utilisation and shows
+// the hottest GPU, over the devices that report each figure.
+func (m *Model) total(r *themes.Roles, c columns, hidden int) string {
+	g := m.ctx.Glyphs
+	var used, size, power, limit, dram, util, hottest float64
+	var nUsed, nSize, nPower, nLimit, nDram, nUtil int
+	hottest = math.NaN()
+	for _, d := range m.devs {
+		add := func(p *float64, sum *float64, n *int) {
+			if p != nil {
+				*sum += *p
+				*n++
+			}
+		}
+		add(d.MemUsedBytes, &used, &nUsed)
+		add(d.MemTotalBytes, &size, &nSize)
+		add(d.PowerW, &power, &nPower)
+		add(d.PowerLimitW, &limit, &nLimit)
+		add(d.DRAMActiveRatio, &dram, &nDram)
+		add(d.UtilRatio, &util, &nUtil)
+		if t := val(d.TemperatureCelsius); !math.IsNaN(t) && (math.IsNaN(hottest) || t > hottest) {
+			hottest = t
+		}
+	}
+	sum := "Σ "
+	if g.ASCII {
+		sum = "total "
+	}
+	label := sum + strconv.Itoa(len(m.devs)) + " GPUs"
+	if hidden > 0 {
+		label += " (" + strconv.Itoa(hidden) + " more)"
+	}
+	cells := []string{r.Accent.S(common.Fit(label, idxW+1+c.name, g.Ellipsis))}
+	if c.host > 0 {
+		cells = append(cells, common.Fit("", c.host, ""))
+	}
+	usedP, sizeP := known(used, nUsed), known(size, nSize)
+	cells = append(cells, r.Accent.S(common.FitRight(memText(usedP, sizeP, g.Unknown), memW, g.Ellipsis)))
+	if c.bar > 0 {
+		cells = append(cells, m.bar(r, ratio(usedP, sizeP), c.bar))
+	}
+	meanDram := mean(dram, nDram)
+	cells = append(cells, r.Accent.S(common.FitRight(pct(meanDram, false, g.Unknown), pctW, "")))
+	if c.bar > 0 {
+		cells = append(cells, m.bar(r, meanDram, c.bar))
+	}
+	lim := math.NaN()
+	if nLimit == nPower && nPower > 0 {
+		lim = limit // a limit only when every drawing GPU has one
+	}
+	cells = append(cells, r.Accent.S(common.FitRight(pct(mean(util, nUtil), false, g.Unknown), pctW, "")),
+		m.power(r, r.Accent, val(known(power, nPower)), lim), m.temp(r, r.Accent, hottest))
+	return common.Cut(strings.Join(cells, " "), m.width)
+}
+
+func (m *Model) power(r *themes.Roles, paint themes.Paint, w, limit float64) string {
+	text := m.ctx.Glyphs.Unknown
+	switch {
+	case !math.IsNaN(w) && !math.IsNaN(limit):
+		text = strconv.Itoa(int(math.Round(w))) + "/" + strconv.Itoa(int(math.Round(limit))) + "W"
+		if w >= 0.95*limit {
+			paint = r.Warn // at the cap: the GPU is power-throttling
+		}
+	case !math.IsNaN(w):
+		text = strconv.Itoa(int(math.Round(w))) + "W"
+	}
+	return paint.S(common.FitRight(text, powerW, m.ctx.Glyphs.Ellipsis))
+}
+
+func (m *Model) temp(r *themes.Roles, paint themes.Paint, c float64) string {
+	text := m.ctx.Glyphs.Unknown
+	if !math.IsNaN(c) {
+		deg := "°C"
+		if m.ctx.Glyphs.ASCII {
+			deg = "C"
+		}
+		text = strconv.Itoa(int(math.Round(c))) + deg
+		if c >= 85 {
+			paint = r.Warn // datacentre GPUs slow down near 85–90 °C
+		}
+	}
+	return paint.S(common.FitRight(text, tempW, ""))
+}
+
+// bar draws ratio v (0–1) in w cells; unknown is blank, never empty-as-zero.
+func (m *Model) bar(r *themes.Roles, v float64, w int) string {
+	if math.IsNaN(v) {
+		return common.Fit("", w, "")
+	}
+	full := int(math.Round(min(max(v, 0), 1) * float64(w)))
+	g := m.ctx.Glyphs
+	return r.Line.S(strings.Repeat(g.Bar, full)) + r.Faint.S(strings.Repeat(g.HLine, w-full))
+}
+
+func val(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+func known(sum float64, n int) *float64 {
+	if n == 0 {
+		return nil
+	}
+	return &sum
+}
+
+func mean(sum float64, n int) float64 {
+	if n == 0 {
+		return math.NaN()
+	}
+	return sum / float64(n)
+}
+
+func ratio(used, total *float64) float64 {
+	if used == nil || total == nil || *total <= 0 {
+		return math.NaN()
+	}
+	return *used / *total
+}
+
+// pct formats a ratio; approx (memory busy time standing in for DRAM
+// activity) is marked "~", as MBU~ is in the table.
+func pct(v float64, approx bool, unknown string) string {
+	if math.IsNaN(v) {
+		return unknown
+	}
+	s := format.Percent(v * 100)
+	if approx {
+		s = "~" + s
+	}
+	return s
+}
+
+// memText is "used/total" in GiB (or MiB below 1 GiB), with one unit.
+func memText(used, total *float64, unknown string) string {
+	const gib = 1 << 30
+	switch {
+	case used == nil && total == nil:
+		return unknown
+	case total == nil:
+		return format.MiB(*used/(1<<20)) + "/" + unknown
+	case used == nil:
+		return unknown + "/" + format.MiB(*total/(1<<20))
+	}
+	return oneDecimal(*used/gib) + "/" + oneDecimal(*total/gib) + "GiB"
+}
+
+func oneDecimal(v float64) string {
+	if v >= 100 {
+		return strconv.Itoa(int(math.Round(v)))
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
+// Terms explains every figure of the panel, for the help screen.
+func Terms() [][2]string {
+	return [][2]string{
+		{"GPU", "the device index on its host (index/N: MIG instance N); ?N: no fresh reading for 3 refreshes, figures dimmed"},
+		{"MEM used/total", "framebuffer memory in use / its size (DCGM FB_USED, FB_USED+FREE+RESERVED or FB_TOTAL; nvidia-smi memory.used/total); engines preallocate most of it"},
+		{"DRAM", "DCGM_FI_PROF_DRAM_ACTIVE: share of cycles the memory interface moved data, the measured bandwidth use; ~N% is memory busy time (MEM_COPY_UTIL, utilization.memory), not bandwidth"},
+		{"UTIL", "share of time any kernel ran (DCGM GPU_UTIL, utilization.gpu): near 100% whenever anything runs, so not a measure of how much of the GPU works"},
+		{"POWER", "draw now / power limit, W (DCGM POWER_USAGE and POWER_MGMT_LIMIT, nvidia-smi power.draw/power.limit); at 95% of the limit it is highlighted: the GPU throttles"},
+		{"TEMP", "GPU die temperature, °C; highlighted from 85 °C, where datacentre GPUs slow down"},
+		{"ENDPOINT", "the endpoints the GPU is joined to (same host in quick mode, or the GPU map); (not joined): no endpoint claims it"},
+		{"Σ N GPUs", "total: memory and power summed, DRAM and UTIL averaged, TEMP the hottest, each over the GPUs that report it"},
+	}
+}

@@ -1,0 +1,98 @@
+package gpus
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/themes"
+	"github.com/tokentop/tokentop/tui/common"
+)
+
+func fp(v float64) *float64 { return &v }
+
+func panel(devs []telemetry.GPUDevice) *Model {
+	th, _ := themes.Resolve("mono", func(string) string { return "" })
+	ctx := &common.Context{Styles: themes.NewStyles(th), Glyphs: themes.NewGlyphs(false)}
+	m := New(ctx)
+	m.SetDevices(devs)
+	return &m
+}
+
+func threeGPUs() []telemetry.GPUDevice {
+	const gib = 1 << 30
+	return []telemetry.GPUDevice{
+		{Key: "a/0", Host: "a", Index: "0", Name: "NVIDIA H100 80GB HBM3", MemUsedBytes: fp(60 * gib), MemTotalBytes: fp(80 * gib),
+			DRAMActiveRatio: fp(0.5), UtilRatio: fp(0.9), PowerW: fp(400.4), PowerLimitW: fp(700), TemperatureCelsius: fp(60)},
+		{Key: "a/1", Host: "a", Index: "1", Name: "NVIDIA H100 80GB HBM3", MemUsedBytes: fp(20 * gib), MemTotalBytes: fp(80 * gib),
+			DRAMActiveRatio: fp(0.3), UtilRatio: fp(0.5), PowerW: fp(200), PowerLimitW: fp(700), TemperatureCelsius: fp(72)},
+		// Reports nothing but its name: every figure unknown, never 0.
+		{Key: "a/2", Host: "a", Index: "2", Name: "NVIDIA L4"},
+	}
+}
+
+// The total line, computed by hand: memory 60+20 = 80 of 160 GiB; DRAM
+// (0.5+0.3)/2 = 40%; util (0.9+0.5)/2 = 70%; power 400.4+200 = 600 W of
+// 1400 W; hottest 72 °C. The L4 adds nothing and shows dashes.
+func TestPanelTotalAndUnknowns(t *testing.T) {
+	m := panel(threeGPUs())
+	m.SetSize(80, m.Want())
+	lines := strings.Split(ansi.Strip(m.View()), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("want title, 3 GPUs, total; got %q", lines)
+	}
+	total := strings.Fields(lines[4])
+	if strings.Join(total, " ") != "Σ 3 GPUs 80.0/160GiB 40% 70% 600/1400W 72°C" {
+		t.Fatalf("total %q", lines[4])
+	}
+	l4 := strings.Fields(lines[3])
+	if strings.Join(l4[3:], " ") != "— — — — —" {
+		t.Fatalf("unknown figures must be dashes: %q", lines[3])
+	}
+}
+
+// --ascii draws the panel in ASCII only.
+func TestPanelASCII(t *testing.T) {
+	m := panel(threeGPUs())
+	m.ctx.Glyphs = themes.NewGlyphs(true)
+	m.SetSize(160, m.Want())
+	v := ansi.Strip(m.View())
+	for _, r := range v {
+		if r > 0x7e && r != '\n' {
+			t.Fatalf("non-ASCII %q in %s", r, v)
+		}
+	}
+	if !strings.Contains(v, "total 3 GPUs") || !strings.Contains(v, "72C") || !strings.Contains(v, "#") {
+		t.Fatalf("ascii panel %s", v)
+	}
+}
+
+// Every width from the minimum to very wide: each line fits exactly,
+// and the extra columns appear only with room.
+func TestPanelFitsEveryWidth(t *testing.T) {
+	devs := threeGPUs()
+	devs[2].Host = "b"
+	devs[2].Endpoints = []string{"http://10.0.0.7:8000/meta-llama/Llama-3.1-70B-Instruct"}
+	m := panel(devs)
+	for w := 40; w <= 240; w++ {
+		m.SetSize(w, m.Want())
+		for _, l := range strings.Split(m.View(), "\n") {
+			if got := ansi.StringWidth(l); got > w {
+				t.Fatalf("width %d: line of %d cells: %q", w, got, ansi.Strip(l))
+			}
+		}
+		view := ansi.Strip(m.View())
+		if w >= 160 != strings.Contains(view, "ENDPOINT") && w >= 160 {
+			t.Fatalf("width %d: endpoint column expected", w)
+		}
+		if w <= 80 && strings.Contains(view, "HOST") {
+			t.Fatalf("width %d: no room for hosts", w)
+		}
+	}
+	// Too few lines: the total stays and says how many GPUs are left out.
+	m.SetSize(100, 3)
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "Σ 3 GPUs (2 more)") {
+		t.Fatalf("cut panel %q", v)
+	}
+}
