@@ -36,7 +36,7 @@ func TestEngineSignalsInReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"a engine (server): queue 10.0/98.2ms · preempt/s 0.25/s · prefix hit 40.0% · accept len 2.20tok/step", " 48.0%", "~31.0%"} {
+	for _, want := range []string{"a engine (server): queue 10.0/98.2ms · preemptions 0.25/s · prefix hit 40.0% · accept len 2.20tok/step", " 48.0%", "~31.0%"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
 		}

@@ -32,7 +32,7 @@ func TestEngineSection(t *testing.T) {
 	for _, want := range []string{
 		" engine server figures over 5m",
 		"queue        p50 12ms p95 41ms p99 80ms n=200",
-		"preempt/s    0.5/s",
+		"preemptions  0.5/s",
 		"prefix hit   38%",
 		"accept len   2.2tok/step 1m ago", // stale: its age, never a fresh-looking figure
 		"MBU (engine)",
