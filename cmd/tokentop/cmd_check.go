@@ -68,32 +68,28 @@ type checkReport struct {
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("check", checkUsage, stderr)
 	sloFlags := bindSLOFlags(fs)
-	n := fs.Int("n", 20, "requests per endpoint")
-	jsonOut := fs.Bool("json", false, "print one JSON document instead of the table")
-	configPath := fs.String("config", "", "read endpoints and objectives from this YAML file")
-	var po probe.Options
-	var api string
-	fs.StringVar(&po.Model, "model", "", "model to request (default: discovered from /v1/models)")
-	fs.StringVar(&api, "api", "", "protocol (default: from the URL path, else openai-chat)")
-	fs.IntVar(&po.MaxTokens, "max-tokens", probe.DefaultMaxTokens, "output tokens to ask for")
-	fs.DurationVar(&po.Timeout, "timeout", probe.DefaultTimeout, "per-request timeout")
-	fs.StringVar(&po.Auth.TokenEnv, "api-key-env", "", "read the API key from this environment variable")
-	fs.StringVar(&po.Auth.TokenFile, "api-key-file", "", "read the API key from this file (re-read per request)")
-	fs.StringVar(&po.Auth.CAFile, "ca-file", "", "PEM CA bundle to trust in addition to the system roots")
+	n := fs.Int("n", defaultRequests, nUsage)
+	jsonOut := fs.Bool("json", false, jsonUsage)
+	configPath := fs.String("config", "", configUsage)
+	var req requestFlags
+	req.bind(fs)
 	var nf notifyFlags
 	nf.bind(fs)
 
 	urls, err := parseInterspersed(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return exitError{code: 2, err: err}
+		return err
 	}
 	if *n < 1 {
-		return exitError{code: 2, err: errors.New("-n must be at least 1")}
+		return usagef("-n must be at least 1")
 	}
-	po.API = probe.API(api)
+	if err := req.validate(); err != nil {
+		return err
+	}
+	po, err := req.options()
+	if err != nil {
+		return err
+	}
 	var targets []checkTarget
 	for _, u := range urls {
 		o := po
@@ -102,8 +98,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	base := slo.DefaultObjectives()
 	var notifyCfg config.Notify
-	if *configPath != "" {
-		cfg, err := checkConfig(*configPath, *n)
+	path := *configPath
+	if path == "" && len(urls) == 0 {
+		path = existingDefaultConfig()
+	}
+	if path != "" {
+		cfg, err := checkConfig(path, *n)
 		if err != nil {
 			return exitError{code: 2, err: err}
 		}
@@ -115,12 +115,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	nf.apply(&notifyCfg)
 	if len(targets) == 0 {
-		fs.Usage()
-		return exitError{code: 2, err: errors.New("check: give at least one URL or --config FILE")}
+		return usagef("give at least one URL or --config FILE")
 	}
 	objs, err := sloFlags.Apply(base)
 	if err != nil {
-		return exitError{code: 2, err: err}
+		return usageError{msg: err.Error()}
 	}
 	// Started before measuring, so a hook that does not exist fails now.
 	nt, err := monitor.StartNotifications(notifyCfg, nil, monitor.NotifyOptions{Log: stderr})
