@@ -474,7 +474,7 @@ func TestCLIGoodput(t *testing.T) {
 		}
 		g := doc.Goodput
 		if g == nil || g.Share != c.share || g.Requests != 2 || g.Good != int(2*c.share) || len(g.BoundsMS) != 1 ||
-			g.GoodOutputTokens != int(4*c.share) || math.Abs(g.GoodOutputThroughput-float64(g.GoodOutputTokens)/g.DurationS) > 1e-9 {
+			g.GoodOutputTokens != int(4*c.share) || math.Abs(g.GoodOutputThroughput-float64(g.GoodOutputTokens)/(g.DurationMS/1000)) > 1e-9 {
 			t.Errorf("--slo-ttft %s: goodput %+v", c.bound, g)
 		}
 	}
