@@ -51,13 +51,12 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if len(rest) != 1 {
-		fs.Usage()
-		return errors.New("replay: give exactly one recording file")
+		return usagef("give exactly one recording file (got %d arguments)", len(rest))
 	}
 	path := rest[0]
 	sp, err := parseSpeed(*speed)
 	if err != nil {
-		return err
+		return usageError{msg: err.Error()}
 	}
 	settings, hasSettings, err := record.ReadSettings(path)
 	if err != nil {
@@ -178,7 +177,7 @@ func replayJSON(path, at string, first, last time.Time, damage error, window tim
 	if at != "" {
 		var err error
 		if t, err = parseReplayTime(at, first); err != nil {
-			return exitError{code: 2, err: err}
+			return usageError{msg: err.Error()}
 		}
 	}
 	if t.Before(first) || t.After(last) {
@@ -187,9 +186,9 @@ func replayJSON(path, at string, first, last time.Time, damage error, window tim
 			end = "is readable up to"
 			fmt.Fprintf(stderr, "tokentop replay: %v\n", damage)
 		}
-		return exitError{code: 2, err: fmt.Errorf("--at %s: %s is outside the recording, which starts at %s and %s %s (%s long)",
+		return usagef("--at %s: %s is outside the recording, which starts at %s and %s %s (%s long)",
 			at, t.UTC().Format(time.RFC3339Nano), first.UTC().Format(time.RFC3339Nano), end, last.UTC().Format(time.RFC3339Nano),
-			slo.FormatDuration(last.Sub(first).Round(time.Millisecond)))}
+			slo.FormatDuration(last.Sub(first).Round(time.Millisecond)))
 	}
 	st, err := monitor.ReplayAt(path, t, window, j)
 	var d *record.DamageError
