@@ -31,6 +31,7 @@ type probeConfig struct {
 	promptFile string
 	bounds     probe.Bounds // goodput: per-request latency bounds
 	urls       []string     // more than one: an A/B comparison
+	confidence float64      // A/B: level of the intervals, 0.95 = 95 %
 }
 
 // runProbe runs `tokentop probe URL [flags]`. It returns an error when the
@@ -129,7 +130,7 @@ alike. The first URL is the baseline; for each other endpoint it reports
 the difference (endpoint − baseline) of TTFT, TPOT and E2E p50 and p95 and
 of the median decode tok/s, with a 95% confidence interval: a paired
 percentile bootstrap over rounds (2000 resamples of the rounds in which
-both requests succeeded, fixed seed). A CI that excludes 0 is a
+both requests succeeded, fixed seed; --confidence sets the level). A CI that excludes 0 is a
 difference the run supports; one that contains 0 is not.
 
 ` + probe.Definitions
@@ -169,6 +170,15 @@ func parseProbeArgs(args []string, stderr io.Writer) (probeConfig, error) {
 	// names and defaults, so probe and check judge a request alike.
 	bounds := newSLOFlags()
 	bounds.bindLatency(fs)
+	fs.Func("confidence", "A/B: confidence level of the difference intervals, in percent (default 95)", func(s string) error {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+		if err != nil || !(v >= 50 && v < 100) {
+			return fmt.Errorf("want a percentage from 50 to below 100, e.g. 95 or 99")
+		}
+		cfg.confidence = v / 100
+		return nil
+	})
+	cfg.confidence = 0.95
 	fs.BoolVar(&jsonOut, "json", false, jsonUsage)
 	fs.BoolVar(&jsonlOut, "jsonl", false, "one JSON object per request, then a summary object (one URL only)")
 	fs.BoolVar(&csvOut, "csv", false, "one CSV row per request (one URL only)")

@@ -15,6 +15,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -28,7 +29,6 @@ import (
 // ±0.3 % of their bootstrap values (Efron & Tibshirani, ch. 13).
 const (
 	abResamples    = 2000
-	abConfidence   = 0.95
 	abMinPaired    = 5 // fewer paired rounds: no interval, it would mean nothing
 	abBootstrapPCG = 0x7a11ab
 )
@@ -146,7 +146,7 @@ func runProbeAB(ctx context.Context, cfg probeConfig, stdout io.Writer, note fun
 	}
 	start := time.Now()
 	results := abRounds(ctx, probers, cfg.n)
-	rep := abReport(probers, results, cfg.format == "json")
+	rep := abReport(probers, results, cfg.format == "json", cfg.confidence)
 	rep.DurationMS = ms(time.Since(start))
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -219,12 +219,12 @@ func abLabel(i int) string {
 	return fmt.Sprintf("E%d", i+1)
 }
 
-func abReport(probers []*probe.Prober, results [][]*probe.Result, withRequests bool) abReportJSON {
+func abReport(probers []*probe.Prober, results [][]*probe.Result, withRequests bool, level float64) abReportJSON {
 	rounds := 0
 	if len(results) > 0 {
 		rounds = len(results[0])
 	}
-	rep := abReportJSON{Rounds: rounds, Order: abOrder, CIMethod: abCIMethod, CILevel: abConfidence}
+	rep := abReportJSON{Rounds: rounds, Order: abOrder, CIMethod: abCIMethod, CILevel: level}
 	metrics := abMetrics()
 	for i, p := range probers {
 		e := abEndpointJSON{Label: abLabel(i), URL: p.URL(), API: string(p.API()), Model: p.Model(), Figures: map[string]float64{}}
@@ -252,7 +252,7 @@ func abReport(probers []*probe.Prober, results [][]*probe.Result, withRequests b
 	for i := 1; i < len(probers); i++ {
 		c := abComparisonJSON{Endpoint: abLabel(i), Baseline: abLabel(0)}
 		for _, m := range metrics {
-			c.Metrics = append(c.Metrics, abDiff(m, results[0], results[i], rng))
+			c.Metrics = append(c.Metrics, abDiff(m, results[0], results[i], level, rng))
 		}
 		rep.Comparisons = append(rep.Comparisons, c)
 	}
@@ -279,7 +279,7 @@ func quantileOf(m abMetric, rs []*probe.Result) (float64, bool) {
 // with its bootstrap interval: resample the paired rounds with
 // replacement, take the metric of each side over the resample, and read
 // the interval from the spread of the differences.
-func abDiff(m abMetric, a, b []*probe.Result, rng *rand.Rand) abDiffJSON {
+func abDiff(m abMetric, a, b []*probe.Result, level float64, rng *rand.Rand) abDiffJSON {
 	var xa, xb []float64
 	for r := range min(len(a), len(b)) {
 		if a[r] == nil || b[r] == nil || !a[r].OK || !b[r].OK {
@@ -306,7 +306,7 @@ func abDiff(m abMetric, a, b []*probe.Result, rng *rand.Rand) abDiffJSON {
 		d.Verdict = fmt.Sprintf("too few paired rounds for an interval (%d < %d)", len(xa), abMinPaired)
 		return d
 	}
-	lo, hi := bootstrapCI(xa, xb, m.q, rng)
+	lo, hi := bootstrapCI(xa, xb, m.q, level, rng)
 	d.CILow, d.CIHigh = ptr(lo), ptr(hi)
 	switch {
 	case lo > 0 && m.higher, hi < 0 && !m.higher:
@@ -319,9 +319,9 @@ func abDiff(m abMetric, a, b []*probe.Result, rng *rand.Rand) abDiffJSON {
 	return d
 }
 
-// bootstrapCI is the abConfidence percentile interval of
+// bootstrapCI is the level (e.g. 0.95) percentile interval of
 // quantile(q, b) − quantile(q, a) over resampled pairs.
-func bootstrapCI(a, b []float64, q float64, rng *rand.Rand) (lo, hi float64) {
+func bootstrapCI(a, b []float64, q, level float64, rng *rand.Rand) (lo, hi float64) {
 	n := len(a)
 	ra, rb := make([]float64, n), make([]float64, n)
 	diffs := make([]float64, abResamples)
@@ -332,7 +332,7 @@ func bootstrapCI(a, b []float64, q float64, rng *rand.Rand) (lo, hi float64) {
 		}
 		diffs[k] = telemetry.SampleQuantile(q, rb) - telemetry.SampleQuantile(q, ra)
 	}
-	tail := (1 - abConfidence) / 2
+	tail := (1 - level) / 2
 	slices.Sort(diffs)
 	return telemetry.SampleQuantile(tail, diffs), telemetry.SampleQuantile(1-tail, diffs)
 }
@@ -368,7 +368,7 @@ func writeABTable(w io.Writer, rep abReportJSON, cfg probeConfig) error {
 		return err
 	}
 	for _, c := range rep.Comparisons {
-		fmt.Fprintf(b, "\n%s − %s (%.0f%% CI: %s)\n", c.Endpoint, c.Baseline, 100*rep.CILevel, rep.CIMethod)
+		fmt.Fprintf(b, "\n%s − %s (%s%% CI: %s)\n", c.Endpoint, c.Baseline, strconv.FormatFloat(100*rep.CILevel, 'g', 4, 64), rep.CIMethod)
 		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "\tdifference\tCI low\tCI high\trelative\tpaired\t")
 		for _, d := range c.Metrics {
