@@ -9,8 +9,10 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/tokentop/tokentop/slo"
 )
 
 func init() {
@@ -127,14 +129,14 @@ func printSimBanner(w io.Writer, srv *sim.Server, cfg sim.Config) {
 		if target == "" {
 			target = "all models"
 		}
-		fmt.Fprintf(w, "  scenario: %s at %s for %s on %s\n", e.Kind, e.At, durationOrEnd(e.For), target)
+		fmt.Fprintf(w, "  scenario: %s at %s for %s on %s\n", e.Kind, slo.FormatDuration(e.At), durationOrEnd(e.For), target)
 	}
 	fmt.Fprintln(w, "Press Ctrl-C to stop.")
 }
 
-func durationOrEnd(d interface{ String() string }) string {
-	if s := d.String(); s != "0s" {
-		return s
+func durationOrEnd(d time.Duration) string {
+	if d > 0 {
+		return slo.FormatDuration(d)
 	}
 	return "the rest of the run"
 }
