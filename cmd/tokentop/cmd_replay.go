@@ -172,6 +172,41 @@ type replayDoc struct {
 	AlertHistory []slo.Alert     `json:"alert_history"`
 }
 
+// MarshalJSON writes the document with every duration in ms, named
+// *_ms, as all of tokentop's JSON (report.AlertJSON, report.ObjectiveJSON).
+func (d replayDoc) MarshalJSON() ([]byte, error) {
+	snap, err := json.Marshal(d.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(snap, &m); err != nil {
+		return nil, err
+	}
+	m["judged"] = d.Judged
+	objs := make([]map[string]any, 0, len(d.Objectives))
+	for _, o := range d.Objectives {
+		j, err := report.ObjectiveJSON(o)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, j)
+	}
+	m["objectives"] = objs
+	for key, list := range map[string][]slo.Alert{"alerts": d.Alerts, "alert_history": d.AlertHistory} {
+		alerts := make([]map[string]any, 0, len(list))
+		for _, a := range list {
+			j, err := report.AlertJSON(a)
+			if err != nil {
+				return nil, err
+			}
+			alerts = append(alerts, j)
+		}
+		m[key] = alerts
+	}
+	return json.Marshal(m)
+}
+
 func replayJSON(path, at string, first, last time.Time, damage error, window time.Duration, j monitor.Judging, stdout, stderr io.Writer) error {
 	t := last
 	if at != "" {
