@@ -40,7 +40,12 @@ listed (N/A) and said on stderr.
 --webhook and --on-alert are told of each objective that failed, as a
 firing alert (a webhook's ends 4 minutes later unless re-sent); delivery
 gets 5 s, retries included, and failures are said on stderr. They never
-change the exit status: a check notifies only when it already exits 1.`
+change the exit status: a check notifies only when it already exits 1.
+
+--json prints one document: {"pass", "exit_code", "results": [...],
+"goodput": [...]}; a latency objective's figures are value_ms and
+threshold_ms, a ratio's value and threshold (fractions). The figures are
+defined in 'tokentop probe --help' and docs/definitions.md.`
 
 // measurer runs one measurement and feeds what it sees into sink. It
 // returns an error only when it could not measure at all (the endpoint
