@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"io"
 	"time"
 
@@ -72,11 +71,4 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		err = report.WriteText(stdout, doc)
 	}
 	return errors.Join(err, stopNotifications(nt))
-}
-
-// flagSet reports whether the command line set the flag name.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
