@@ -17,14 +17,15 @@ func init() {
 const snapshotUsage = `tokentop snapshot [URL...] [--scrape URL] [--prometheus URL] [--dcgm URL] [--config FILE] [flags]
 
 Runs the configured sources for --duration, judges the objectives, then
-prints one read-out: tables, or with --json one JSON document: {"endpoints": [...], "sources": [...], "slo":
-{"objectives": [...], "alerts": [...]}}. Each endpoint has name, model,
-engine and signals (ttft, tpot, itl, e2e, output_tps, running, waiting,
-kv_cache, gpu_mem_bw, mbu, error_rate; absent when not known), each with
-unit, p50/p90/p95/p99 or value, source, state and observed_at. Each
-objective (one per objective and endpoint) has its state (inactive,
-pending, firing, no_data, unknown), value (base units; null until
-measured), threshold and data state; alerts are the episodes that fired.
+prints one read-out: tables, or with --json one JSON document:
+{"endpoints": [...], "sources": [...], "window_ms", "slo": {"objectives":
+[...], "alerts": [...]}}. Each endpoint has name, model, engine and signals
+(ttft, tpot, itl, e2e, output_tps, running, waiting, kv_cache, gpu_mem_bw,
+mbu, error_rate; absent when not known), each with unit, p50/p90/p95/p99
+or value, source, state and observed_at. Each objective (one per objective
+and endpoint) has its state (inactive, pending, firing, no_data, unknown),
+value (value_ms for a latency; null until measured), threshold
+(threshold_ms) and data state; alerts are the episodes that fired.
 
 --webhook and --on-alert are notified of alerts that fire or resolve
 during the run; notifications still queued at the end get 5 s. Delivery
