@@ -160,7 +160,9 @@ func TestABSimulatorsOfDifferentSpeed(t *testing.T) {
 	aURL := startSim(t, spec)
 	bURL := startSim(t, spec, sim.Event{Kind: sim.EventBandwidth, Factor: 0.5})
 	rep := runAB(t, aURL, bURL, "-n", abTestRounds, "--confidence", "99", "--max-tokens", "24")
-	step := spec.DecodeStepTime(40, 1) * 1e3 // ms; the prompt and half the answer resident
+	// What halving the bandwidth adds to a step, whatever else a step costs
+	// (compute, overhead): the prompt and half the answer resident.
+	step := (spec.DecodeStepTime(40, 0.5) - spec.DecodeStepTime(40, 1)) * 1e3
 	d := metricOf(t, rep, "tpot_p50_ms")
 	if !contains(d, step) || d.Verdict != "worse" {
 		t.Errorf("TPOT p50: difference %.3f ms, CI [%.3f, %.3f]: want the step time %.3f ms inside", *d.Difference, *d.CILow, *d.CIHigh, step)
