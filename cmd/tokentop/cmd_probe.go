@@ -128,10 +128,11 @@ every endpoint, one request at a time, in an order that rotates every
 round, so drift in time and the order's own effect fall on each endpoint
 alike. The first URL is the baseline; for each other endpoint it reports
 the difference (endpoint − baseline) of TTFT, TPOT and E2E p50 and p95 and
-of the median decode tok/s, with a 95% confidence interval: a paired
-percentile bootstrap over rounds (2000 resamples of the rounds in which
-both requests succeeded, fixed seed; --confidence sets the level). A CI that excludes 0 is a
-difference the run supports; one that contains 0 is not.
+of the median decode tok/s, with a confidence interval (--confidence, 95%
+by default): a paired percentile bootstrap over rounds (2000 resamples of
+the rounds in which both requests succeeded, fixed seed). An interval that
+excludes 0 is a difference the run supports; one that holds 0 is not.
+--model applies to every URL.
 
 ` + probe.Definitions
 
