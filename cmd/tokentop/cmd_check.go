@@ -40,7 +40,12 @@ listed (N/A) and said on stderr.
 --webhook and --on-alert are told of each objective that failed, as a
 firing alert (a webhook's ends 4 minutes later unless re-sent); delivery
 gets 5 s, retries included, and failures are said on stderr. They never
-change the exit status: a check notifies only when it already exits 1.`
+change the exit status: a check notifies only when it already exits 1.
+
+--json prints one document: {"pass", "exit_code", "results": [...],
+"goodput": [...]}; a latency objective's figures are value_ms and
+threshold_ms, a ratio's value and threshold (fractions). The figures are
+defined in 'tokentop probe --help' and docs/definitions.md.`
 
 // measurer runs one measurement and feeds what it sees into sink. It
 // returns an error only when it could not measure at all (the endpoint
@@ -53,7 +58,8 @@ type checkTarget struct {
 	measure measurer
 }
 
-// checkReport is what `check --json` prints.
+// checkReport is the check's verdict; `check --json` prints it as
+// checkReportJSON.
 type checkReport struct {
 	Pass     bool         `json:"pass"`
 	ExitCode int          `json:"exit_code"`
@@ -65,35 +71,93 @@ type checkReport struct {
 	Goodput []probe.Goodput `json:"goodput,omitempty"`
 }
 
+// checkReportJSON is what `check --json` prints: the report with every
+// duration in milliseconds, named *_ms.
+type checkReportJSON struct {
+	Pass     bool              `json:"pass"`
+	ExitCode int               `json:"exit_code"`
+	Results  []checkResultJSON `json:"results"`
+	Errors   []string          `json:"errors,omitempty"`
+	Warnings []string          `json:"warnings,omitempty"`
+	Goodput  []probe.Goodput   `json:"goodput,omitempty"`
+}
+
+// checkResultJSON is one objective on one endpoint. A latency objective's
+// figures are value_ms and threshold_ms; a ratio's (error rate, share of
+// good requests, availability) value and threshold, as fractions. A value
+// that was not measured is absent, never 0.
+type checkResultJSON struct {
+	Objective   string           `json:"objective"`
+	Description string           `json:"description"`
+	Endpoint    string           `json:"endpoint"`
+	Kind        slo.Kind         `json:"kind"`
+	Signal      telemetry.Signal `json:"signal"`
+	Measured    bool             `json:"measured"`
+	Pass        bool             `json:"pass"`
+	ValueMS     *float64         `json:"value_ms,omitempty"`
+	ThresholdMS *float64         `json:"threshold_ms,omitempty"`
+	Value       *float64         `json:"value,omitempty"`
+	Threshold   *float64         `json:"threshold,omitempty"`
+	Count       float64          `json:"count,omitempty"`
+	Approx      bool             `json:"approx,omitempty"`
+	Data        telemetry.State  `json:"data"`
+	Source      string           `json:"source,omitempty"`
+	Reason      string           `json:"reason,omitempty"`
+}
+
+func (rep checkReport) json() checkReportJSON {
+	out := checkReportJSON{Pass: rep.Pass, ExitCode: rep.ExitCode, Errors: rep.Errors, Warnings: rep.Warnings,
+		Goodput: rep.Goodput, Results: make([]checkResultJSON, len(rep.Results))}
+	for i, r := range rep.Results {
+		j := checkResultJSON{Objective: r.Objective, Description: r.Description, Endpoint: r.Endpoint, Kind: r.Kind,
+			Signal: r.Signal, Measured: r.Measured, Pass: r.Pass, Count: r.Count, Approx: r.Approx, Data: r.Data,
+			Source: r.Source, Reason: r.Reason}
+		threshold := r.Threshold
+		if isLatencyObjective(r) {
+			j.ThresholdMS = ptr(threshold * 1000)
+			if r.Value != nil {
+				j.ValueMS = ptr(*r.Value * 1000)
+			}
+		} else {
+			j.Threshold, j.Value = &threshold, r.Value
+		}
+		out.Results[i] = j
+	}
+	return out
+}
+
+// isLatencyObjective: a percentile objective on a duration signal, whose
+// value and threshold are seconds (a ratio objective on TTFT judges a
+// share of requests).
+func isLatencyObjective(r slo.Result) bool {
+	return r.Kind == slo.Percentile && r.Signal.Info().Unit == "ms"
+}
+
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("check", checkUsage, stderr)
 	sloFlags := bindSLOFlags(fs)
-	n := fs.Int("n", 20, "requests per endpoint")
-	jsonOut := fs.Bool("json", false, "print one JSON document instead of the table")
-	configPath := fs.String("config", "", "read endpoints and objectives from this YAML file")
-	var po probe.Options
-	var api string
-	fs.StringVar(&po.Model, "model", "", "model to request (default: discovered from /v1/models)")
-	fs.StringVar(&api, "api", "", "protocol (default: from the URL path, else openai-chat)")
-	fs.IntVar(&po.MaxTokens, "max-tokens", probe.DefaultMaxTokens, "output tokens to ask for")
-	fs.DurationVar(&po.Timeout, "timeout", probe.DefaultTimeout, "per-request timeout")
-	fs.StringVar(&po.Auth.TokenEnv, "api-key-env", "", "read the API key from this environment variable")
-	fs.StringVar(&po.Auth.TokenFile, "api-key-file", "", "read the API key from this file (re-read per request)")
-	fs.StringVar(&po.Auth.CAFile, "ca-file", "", "PEM CA bundle to trust in addition to the system roots")
+	n := fs.Int("n", defaultRequests, nUsage)
+	jsonOut := fs.Bool("json", false, jsonUsage)
+	configPath := fs.String("config", "", configUsage)
+	var req requestFlags
+	req.bind(fs)
 	var nf notifyFlags
 	nf.bind(fs)
 
 	urls, err := parseInterspersed(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return exitError{code: 2, err: err}
+		return err
 	}
 	if *n < 1 {
-		return exitError{code: 2, err: errors.New("-n must be at least 1")}
+		return usagef("-n must be at least 1")
 	}
-	po.API = probe.API(api)
+	if err := req.validate(); err != nil {
+		return err
+	}
+	po, err := req.options()
+	if err != nil {
+		return err
+	}
 	var targets []checkTarget
 	for _, u := range urls {
 		o := po
@@ -102,8 +166,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	base := slo.DefaultObjectives()
 	var notifyCfg config.Notify
-	if *configPath != "" {
-		cfg, err := checkConfig(*configPath, *n)
+	path := *configPath
+	if path == "" && len(urls) == 0 {
+		path = existingDefaultConfig()
+	}
+	if path != "" {
+		cfg, err := checkConfig(path, *n)
 		if err != nil {
 			return exitError{code: 2, err: err}
 		}
@@ -115,12 +183,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	nf.apply(&notifyCfg)
 	if len(targets) == 0 {
-		fs.Usage()
-		return exitError{code: 2, err: errors.New("check: give at least one URL or --config FILE")}
+		return usagef("give at least one URL or --config FILE")
 	}
 	objs, err := sloFlags.Apply(base)
 	if err != nil {
-		return exitError{code: 2, err: err}
+		return usageError{msg: err.Error()}
 	}
 	// Started before measuring, so a hook that does not exist fails now.
 	nt, err := monitor.StartNotifications(notifyCfg, nil, monitor.NotifyOptions{Log: stderr})
@@ -136,7 +203,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := enc.Encode(rep.json()); err != nil {
 			return exitError{code: 2, err: err}
 		}
 	} else if err := printCheck(stdout, stderr, rep); err != nil {

@@ -23,7 +23,7 @@ func TestCheckGoodput(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
 	}
-	var rep checkReport
+	var rep checkReportJSON
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -31,7 +31,7 @@ func TestCheckGoodput(t *testing.T) {
 		t.Fatalf("goodput %+v", rep.Goodput)
 	}
 	g := rep.Goodput[0]
-	if g.Requests != 3 || g.Good != 0 || g.Share != 0 || g.GoodOutputThroughput != 0 || g.BoundsMS["tpot"] != 50 || g.DurationS <= 0 {
+	if g.Requests != 3 || g.Good != 0 || g.Share != 0 || g.GoodOutputThroughput != 0 || g.BoundsMS["tpot"] != 50 || g.DurationMS <= 0 {
 		t.Errorf("degraded goodput %+v", g)
 	}
 }

@@ -29,7 +29,8 @@ const dashboardUsage = `tokentop [dashboard] URL [URL...] [flags]
 Probes each URL (every model it lists on /v1/models), scrapes the engine's
 /metrics on the same host, and shows them live. A URL may be the server root
 (http://host:8000), the /v1 base, or a full endpoint path. When stdout is not
-a terminal it prints a plain-text summary every refresh (--json: JSON lines),
+a terminal it prints a plain-text summary every refresh (--json: one JSON
+object per line and refresh, as 'tokentop snapshot --json' prints once),
 each with every objective's state and value and the alert episodes; then
 notification failures are also said on stderr (on a terminal: the header's
 sources line). Notifications never delivered make the exit status 1.`
@@ -50,9 +51,9 @@ func (v *viewFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&v.theme, "theme", config.DefaultTheme, "colour theme: dark, light, high-contrast, okabe-ito (colour-blind safe), mono")
 	fs.BoolVar(&v.ascii, "ascii", false, "draw charts and borders with plain ASCII (fonts without braille or box runes)")
 	fs.IntVar(&v.fps, "fps", config.DefaultFPS, "maximum frames per second written to the terminal")
-	fs.DurationVar(&v.refresh, "refresh", config.DefaultRefresh, "how often the view reads the data")
-	fs.DurationVar(&v.window, "window", config.DefaultWindow, "quantile window: 1m, 5m, 15m, 1h")
-	fs.BoolVar(&v.json, "json", false, "headless: print one JSON snapshot (endpoints, sources, SLO objectives and alerts) per refresh instead of the dashboard")
+	durationVar(fs, &v.refresh, "refresh", config.DefaultRefresh, "how often the view reads the data")
+	bindWindow(fs, &v.window)
+	fs.BoolVar(&v.json, "json", false, jsonUsage)
 	fs.BoolVar(&v.bell, "bell", false, "ring the terminal bell when an alert starts firing")
 }
 

@@ -30,7 +30,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var nf notifyFlags
 	vf.bind(fs)
 	nf.bind(fs)
-	seed := fs.Int64("seed", 1, "simulator seed")
+	seed := fs.Int64("seed", 1, simSeedUsage)
 	procs := bindProcs(fs)
 	var recordPath string
 	bindRecord(fs, &recordPath)
@@ -38,7 +38,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("demo takes no arguments (got %q)", fs.Args())
+		return usagef("demo takes no arguments (got %q)", fs.Args())
 	}
 	if err := applyProcs(fs, *procs); err != nil {
 		return err

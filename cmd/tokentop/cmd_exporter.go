@@ -12,7 +12,7 @@ func init() {
 	register(command{name: "exporter", summary: "run probes continuously and serve them as Prometheus metrics", run: runExporter})
 }
 
-const exporterUsage = `tokentop exporter URL [URL...] [--listen :9464] [flags]
+const exporterUsage = `tokentop exporter URL [URL...] [--listen 127.0.0.1:9464] [flags]
        tokentop exporter --config FILE [flags]
 
 Probes the endpoints continuously and serves /metrics (tokentop_probe_*
@@ -24,7 +24,7 @@ func runExporter(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := newFlagSet("exporter", exporterUsage, stderr)
 	var sf sourceFlags
 	sf.bind(fs)
-	listen := fs.String("listen", ":9464", "address to serve /metrics and /healthz on")
+	listen := fs.String("listen", "127.0.0.1:9464", "address to serve /metrics and /healthz on (loopback by default; :9464 for every interface)")
 	urls, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/sources/probe"
-	"github.com/tokentop/tokentop/telemetry"
 )
 
 // probeSummary is the one-line description `tokentop help` shows.
@@ -33,6 +31,8 @@ type probeConfig struct {
 	prompt     string
 	promptFile string
 	bounds     slo.Bounds // goodput: per-request latency bounds
+	urls       []string   // more than one: an A/B comparison
+	confidence float64    // A/B: level of the intervals, 0.95 = 95 %
 }
 
 // runProbe runs `tokentop probe URL [flags]`. It returns an error when the
@@ -51,6 +51,9 @@ func runProbe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if cfg.opts.Auth.Insecure {
 		note("WARNING: TLS certificate verification is OFF (--insecure): the endpoint is not authenticated\n")
+	}
+	if len(cfg.urls) > 1 {
+		return errors.Join(runProbeAB(ctx, cfg, stdout, note), notes)
 	}
 	p, err := probe.New(cfg.opts)
 	if err != nil {
@@ -101,119 +104,119 @@ func runProbe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
+// probeRenamed are probe's flags that moved so that one name means one
+// thing in every command.
+func probeRenamed() renamedFlags {
+	return renamedFlags{
+		"seed":     "--sample-seed (the sampling seed sent with each request; --seed is the simulator's, in sim, demo and serve)",
+		"interval": "--request-interval (time between request starts here; --interval is the time between probes of one endpoint in the monitoring commands)",
+	}
+}
+
+const probeUsage = `tokentop probe URL [flags]
+       tokentop probe URL1 URL2 [URL...] [flags]      (A/B: compare endpoints)
+
+` + probeSummary + `.
+URL: server root (http://host:8000), the /v1 base, or a full endpoint path.
+
+With one URL: -n requests (-c at once), then a table of every request and
+mean/median/p90/p95/p99 of TTFT, TTFA, TPOT, ITL and E2E; --json one
+document (the summary with every request), --jsonl one object per request
+then the summary, --csv one row per request.
+
+With several URLs (A/B): -n rounds; each round sends the same prompt to
+every endpoint, one request at a time, in an order that rotates every
+round, so drift in time and the order's own effect fall on each endpoint
+alike. The first URL is the baseline; for each other endpoint it reports
+the difference (endpoint − baseline) of TTFT, TPOT and E2E p50 and p95 and
+of the median decode tok/s, with a confidence interval (--confidence, 95%
+by default): a paired percentile bootstrap over rounds (2000 resamples of
+the rounds in which both requests succeeded, fixed seed). An interval that
+excludes 0 is a difference the run supports; one that holds 0 is not.
+--model applies to every URL.
+
+` + probe.Definitions
+
 func parseProbeArgs(args []string, stderr io.Writer) (probeConfig, error) {
 	var cfg probeConfig
-	o := &cfg.opts
-	fs := flag.NewFlagSet("probe", flag.ContinueOnError)
-	out := &errorNoted{w: stderr}
-	fs.SetOutput(out)
-	var usageErr error
-	fs.Usage = func() {
-		if out.noted { // a usage error: main says it in one line
-			out.noted = false
-			return
-		}
-		_, err1 := fmt.Fprintf(stderr, "usage: tokentop probe URL [flags]\n\n%s.\nURL: server root (http://host:8000), the /v1 base, or a full endpoint path.\n\nflags:\n", probeSummary)
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
-		fs.SetOutput(out)
-		_, err2 := fmt.Fprintf(stderr, "\n%s\n", probe.Definitions)
-		usageErr = errors.Join(err1, err2)
+	if err := probeRenamed().check(args); err != nil {
+		return cfg, err
 	}
-	var api string
+	o := &cfg.opts
+	fs := newFlagSet("probe", probeUsage, stderr)
+	var req requestFlags
+	req.bind(fs)
 	var jsonOut, jsonlOut, csvOut bool
 	var maxRPM, maxConc int
-	fs.StringVar(&o.Model, "model", "", "model to request (default: discovered from /v1/models)")
 	fs.StringVar(&o.Name, "name", "", "endpoint name (default host:port/model)")
-	fs.IntVar(&cfg.n, "n", 10, "number of requests")
-	fs.IntVar(&o.Concurrency, "c", 1, "requests in flight at once")
-	fs.IntVar(&o.MaxTokens, "max-tokens", probe.DefaultMaxTokens, "output tokens to ask for")
-	fs.StringVar(&api, "api", "", "protocol: "+joinProbeAPIs()+" (default: from the URL path, else openai-chat)")
+	fs.IntVar(&cfg.n, "n", defaultRequests, nUsage)
+	fs.IntVar(&o.Concurrency, "c", 1, "requests in flight at once (one URL only)")
 	fs.StringVar(&cfg.prompt, "prompt", "short", "built-in prompt (short, medium, long) or the prompt text")
 	fs.StringVar(&cfg.promptFile, "prompt-file", "", "read the prompt from this file")
 	fs.Float64Var(&o.Temperature, "temperature", 0, "sampling temperature")
-	fs.Func("seed", "sampling seed sent with each request (default: none)", func(s string) error {
+	fs.Func("sample-seed", "sampling seed sent with each request (default: none)", func(s string) error {
 		v, err := strconv.ParseInt(s, 10, 64)
 		o.Seed = &v
 		return err
 	})
-	fs.DurationVar(&o.Timeout, "timeout", probe.DefaultTimeout, "per-request timeout")
-	fs.DurationVar(&o.StallTimeout, "stall-timeout", probe.DefaultStallTimeout, "fail a request when no event arrives for this long")
-	fs.DurationVar(&o.Interval, "interval", 0, "time between request starts (default: back to back)")
+	durationVar(fs, &o.StallTimeout, "stall-timeout", probe.DefaultStallTimeout, "fail a request when no event arrives for this long")
+	durationVar(fs, &o.Interval, "request-interval", 0, "time between request starts (0 = back to back)")
 	fs.IntVar(&maxRPM, "max-rpm", probe.DefaultLimits().MaxPerMinute, "ceiling on requests per minute")
 	fs.IntVar(&maxConc, "max-concurrency", probe.DefaultLimits().MaxConcurrency, "ceiling on -c")
 	fs.IntVar(&o.MaxLineBytes, "max-line-bytes", probe.DefaultMaxLineBytes, "longest stream line accepted")
 	fs.BoolVar(&o.HTTP2, "http2", false, "allow HTTP/2 (default HTTP/1.1: one connection per stream)")
 	fs.BoolVar(&o.Prewarm, "prewarm", false, "open connections before the first request")
-	fs.BoolVar(&o.NoUsage, "no-usage", false, "do not ask for a usage chunk (servers that reject stream_options)")
 	fs.BoolVar(&o.IncludeMetrics, "include-metrics", false, "ask vLLM for its per-request timings (include_metrics; the server needs --enable-per-request-metrics): queue, prefill and decode join the breakdown")
-	fs.StringVar(&o.Auth.TokenEnv, "api-key-env", "", "read the API key from this environment variable")
-	fs.StringVar(&o.Auth.TokenFile, "api-key-file", "", "read the API key from this file (re-read per request)")
-	fs.Func("header", "extra request header `Name: value` (repeatable)", func(s string) error {
-		h, err := probe.ParseHeader(s)
-		if err == nil {
-			o.Headers = append(o.Headers, h)
-		}
-		return err
-	})
-	fs.StringVar(&o.Auth.CAFile, "ca-file", "", "PEM CA bundle to trust in addition to the system roots")
 	fs.StringVar(&o.Auth.ServerName, "server-name", "", "TLS server name to verify")
-	fs.BoolVar(&o.Auth.Insecure, "insecure", false, "do NOT verify the TLS certificate")
-	// Goodput bounds, named as the other commands' objectives and with
-	// their defaults, so probe and check judge a request alike.
-	cfg.bounds = slo.BoundsFor(slo.DefaultObjectives(), "")
-	for _, b := range []struct {
-		sig  telemetry.Signal
-		name string
-	}{{telemetry.TTFT, "slo-ttft"}, {telemetry.TTFA, "slo-ttfa"}, {telemetry.TPOT, "slo-tpot"}, {telemetry.E2E, "slo-e2e"}} {
-		def := "0 = none"
-		if v, ok := cfg.bounds[b.sig]; ok {
-			def = "default " + slo.FormatValue(b.sig, v)
+	// Goodput bounds: the other commands' latency objectives, with their
+	// names and defaults, so probe and check judge a request alike.
+	bounds := newSLOFlags()
+	bounds.bindLatency(fs)
+	fs.Func("confidence", "A/B: confidence level of the difference intervals, in percent (default 95)", func(s string) error {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+		if err != nil || !(v >= 50 && v < 100) {
+			return fmt.Errorf("want a percentage from 50 to below 100, e.g. 95 or 99")
 		}
-		fs.Func(b.name, "goodput: a request is good only if its "+b.sig.Info().Title+" is at or below this ("+def+")", func(s string) error {
-			d, err := slo.ParseDuration(s)
-			if err != nil || d < 0 {
-				return fmt.Errorf("invalid bound %q (use e.g. 500ms, 5s; 0 = none)", s)
-			}
-			if d == 0 {
-				delete(cfg.bounds, b.sig)
-			} else {
-				cfg.bounds[b.sig] = d.Seconds()
-			}
-			return nil
-		})
-	}
-	fs.BoolVar(&jsonOut, "json", false, "print one JSON summary document (with every request)")
-	fs.BoolVar(&jsonlOut, "jsonl", false, "print one JSON object per request, then a summary object")
-	fs.BoolVar(&csvOut, "csv", false, "print one CSV row per request")
+		cfg.confidence = v / 100
+		return nil
+	})
+	cfg.confidence = 0.95
+	fs.BoolVar(&jsonOut, "json", false, jsonUsage)
+	fs.BoolVar(&jsonlOut, "jsonl", false, "one JSON object per request, then a summary object (one URL only)")
+	fs.BoolVar(&csvOut, "csv", false, "one CSV row per request (one URL only)")
 
-	// Flags may follow the URL: parse, take one positional, parse again.
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return cfg, errors.Join(err, usageErr)
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		return cfg, err
 	}
-	if len(positional) != 1 {
-		fs.Usage()
-		return cfg, errors.Join(fmt.Errorf("want exactly one URL, got %d arguments", len(positional)), usageErr)
+	if len(positional) == 0 {
+		return cfg, usagef("give the URL to probe (several for an A/B comparison)")
 	}
+	if err := req.validate(); err != nil {
+		return cfg, err
+	}
+	base, err := req.options()
+	if err != nil {
+		return cfg, err
+	}
+	base.Temperature, base.Seed, base.Name, base.Concurrency = o.Temperature, o.Seed, o.Name, o.Concurrency
+	base.StallTimeout, base.Interval, base.MaxLineBytes = o.StallTimeout, o.Interval, o.MaxLineBytes
+	base.HTTP2, base.Prewarm, base.IncludeMetrics = o.HTTP2, o.Prewarm, o.IncludeMetrics
+	base.Auth.ServerName = o.Auth.ServerName
+	*o = base
 	o.URL = positional[0]
-	o.API = probe.API(api)
+	cfg.urls = positional
 	o.Limits = probe.Limits{MaxConcurrency: maxConc, MaxPerMinute: maxRPM}
-	if cfg.n < 1 {
-		return cfg, errors.New("-n must be at least 1")
+	objs, err := bounds.Objectives()
+	if err != nil {
+		return cfg, usageError{msg: err.Error()}
 	}
-	if o.Auth.TokenEnv != "" && o.Auth.TokenFile != "" {
-		return cfg, errors.New("give --api-key-env or --api-key-file, not both")
+	cfg.bounds = slo.BoundsFor(objs, "")
+	if cfg.n < 1 {
+		return cfg, usagef("-n must be at least 1")
 	}
 	if countTrue(jsonOut, jsonlOut, csvOut) > 1 {
-		return cfg, errors.New("choose one of --json, --jsonl, --csv")
+		return cfg, usagef("choose one of --json, --jsonl, --csv")
 	}
 	switch {
 	case jsonOut:
@@ -225,9 +228,20 @@ func parseProbeArgs(args []string, stderr io.Writer) (probeConfig, error) {
 	default:
 		cfg.format = "table"
 	}
+	if len(cfg.urls) > 1 {
+		if o.Concurrency != 1 {
+			return cfg, usagef("an A/B comparison sends one request at a time: -c must be 1")
+		}
+		if cfg.format == "jsonl" || cfg.format == "csv" {
+			return cfg, usagef("an A/B comparison prints a table or --json")
+		}
+		if o.Name != "" {
+			return cfg, usagef("--name names one endpoint: not with several URLs")
+		}
+	}
 	prompt, err := loadProbePrompt(cfg.prompt, cfg.promptFile)
 	if err != nil {
-		return cfg, err
+		return cfg, usageError{msg: err.Error()}
 	}
 	o.Prompt = prompt
 	return cfg, nil

@@ -140,13 +140,13 @@ func TestCLIJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("not one JSON document: %v\n%s", err, out)
 	}
-	for _, k := range []string{"completed", "failed", "output_throughput", "duration_s", "total_output_tokens"} {
+	for _, k := range []string{"completed", "failed", "output_throughput", "duration_ms", "total_output_tokens"} {
 		if _, ok := doc[k]; !ok {
 			t.Errorf("summary lacks %q", k)
 		}
 	}
-	for _, m := range []string{"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms"} {
-		for _, s := range []string{"mean_", "median_", "p90_", "p99_"} {
+	for _, m := range []string{"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms"} {
+		for _, s := range []string{"mean_", "median_", "p90_", "p95_", "p99_"} {
 			if v, ok := doc[s+m].(float64); !ok || v <= 0 {
 				t.Errorf("%s%s = %v", s, m, doc[s+m])
 			}
@@ -160,7 +160,7 @@ func TestCLIJSON(t *testing.T) {
 		t.Fatalf("requests %v", doc["requests"])
 	}
 	r0 := reqs[0].(map[string]any)
-	for _, k := range []string{"ttft_ms", "tpot_ms", "itl_ms", "e2el_ms", "output_tokens", "output_tokens_source",
+	for _, k := range []string{"ttft_ms", "tpot_ms", "itl_ms", "e2e_ms", "output_tokens", "output_tokens_source",
 		"prompt_tokens", "tokens_per_event", "connect_ms", "ttfb_ms"} {
 		if _, ok := r0[k]; !ok {
 			t.Errorf("request lacks %q: %v", k, r0)
@@ -212,10 +212,14 @@ func TestCLITable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"ttft_ms", "median", "p99", "completed 2", "output_throughput", "Probe definitions", "max_tokens 16"} {
+	for _, want := range []string{"ttft_ms", "median", "p95", "p99", "completed 2", "output_throughput", "max_tokens 16", "definitions: tokentop probe --help"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
+	}
+	// The definitions are in --help, not after every run.
+	if strings.Contains(out, "Probe definitions") {
+		t.Errorf("the table repeats the definitions:\n%s", out)
 	}
 }
 
@@ -246,7 +250,9 @@ func TestCLIArgs(t *testing.T) {
 	url := cliServer(t)
 	for _, args := range [][]string{
 		{},
-		{url, url},
+		{url, url, "-c", "2"},
+		{url, url, "--csv"},
+		{url, "--seed", "7"},
 		{url, "--json", "--csv"},
 		{url, "--api", "nope"},
 		{url, "-n", "0"},
@@ -293,7 +299,7 @@ func TestCLIModelDiscovery(t *testing.T) {
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	_, stderr, err := runCLI(t, srv.URL, "-n", "1", "--seed", "7", "--prewarm")
+	_, stderr, err := runCLI(t, srv.URL, "-n", "1", "--sample-seed", "7", "--prewarm")
 	mu.Lock()
 	defer mu.Unlock()
 	if err != nil || !strings.Contains(stderr, "found 2 models (base, lora-a); probing base") || !slices.Equal(got, []string{"base"}) {
@@ -468,7 +474,7 @@ func TestCLIGoodput(t *testing.T) {
 		}
 		g := doc.Goodput
 		if g == nil || g.Share != c.share || g.Requests != 2 || g.Good != int(2*c.share) || len(g.BoundsMS) != 1 ||
-			g.GoodOutputTokens != int(4*c.share) || math.Abs(g.GoodOutputThroughput-float64(g.GoodOutputTokens)/g.DurationS) > 1e-9 {
+			g.GoodOutputTokens != int(4*c.share) || math.Abs(g.GoodOutputThroughput-float64(g.GoodOutputTokens)/(g.DurationMS/1000)) > 1e-9 {
 			t.Errorf("--slo-ttft %s: goodput %+v", c.bound, g)
 		}
 	}

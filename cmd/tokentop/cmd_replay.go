@@ -51,13 +51,12 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if len(rest) != 1 {
-		fs.Usage()
-		return errors.New("replay: give exactly one recording file")
+		return usagef("give exactly one recording file (got %d arguments)", len(rest))
 	}
 	path := rest[0]
 	sp, err := parseSpeed(*speed)
 	if err != nil {
-		return err
+		return usageError{msg: err.Error()}
 	}
 	settings, hasSettings, err := record.ReadSettings(path)
 	if err != nil {
@@ -173,12 +172,47 @@ type replayDoc struct {
 	AlertHistory []slo.Alert     `json:"alert_history"`
 }
 
+// MarshalJSON writes the document with every duration in ms, named
+// *_ms, as all of tokentop's JSON (report.AlertJSON, report.ObjectiveJSON).
+func (d replayDoc) MarshalJSON() ([]byte, error) {
+	snap, err := json.Marshal(d.Snapshot)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(snap, &m); err != nil {
+		return nil, err
+	}
+	m["judged"] = d.Judged
+	objs := make([]map[string]any, 0, len(d.Objectives))
+	for _, o := range d.Objectives {
+		j, err := report.ObjectiveJSON(o)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, j)
+	}
+	m["objectives"] = objs
+	for key, list := range map[string][]slo.Alert{"alerts": d.Alerts, "alert_history": d.AlertHistory} {
+		alerts := make([]map[string]any, 0, len(list))
+		for _, a := range list {
+			j, err := report.AlertJSON(a)
+			if err != nil {
+				return nil, err
+			}
+			alerts = append(alerts, j)
+		}
+		m[key] = alerts
+	}
+	return json.Marshal(m)
+}
+
 func replayJSON(path, at string, first, last time.Time, damage error, window time.Duration, j monitor.Judging, stdout, stderr io.Writer) error {
 	t := last
 	if at != "" {
 		var err error
 		if t, err = parseReplayTime(at, first); err != nil {
-			return exitError{code: 2, err: err}
+			return usageError{msg: err.Error()}
 		}
 	}
 	if t.Before(first) || t.After(last) {
@@ -187,9 +221,9 @@ func replayJSON(path, at string, first, last time.Time, damage error, window tim
 			end = "is readable up to"
 			fmt.Fprintf(stderr, "tokentop replay: %v\n", damage)
 		}
-		return exitError{code: 2, err: fmt.Errorf("--at %s: %s is outside the recording, which starts at %s and %s %s (%s long)",
+		return usagef("--at %s: %s is outside the recording, which starts at %s and %s %s (%s long)",
 			at, t.UTC().Format(time.RFC3339Nano), first.UTC().Format(time.RFC3339Nano), end, last.UTC().Format(time.RFC3339Nano),
-			slo.FormatDuration(last.Sub(first).Round(time.Millisecond)))}
+			slo.FormatDuration(last.Sub(first).Round(time.Millisecond)))
 	}
 	st, err := monitor.ReplayAt(path, t, window, j)
 	var d *record.DamageError

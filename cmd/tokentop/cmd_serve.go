@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -48,13 +47,13 @@ type serveFlags struct {
 
 func (f *serveFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.ssh, "ssh", false, "serve the dashboard over SSH (the only mode)")
-	fs.BoolVar(&f.demo, "demo", false, "serve the built-in simulator's demo instead of real sources")
-	fs.Int64Var(&f.seed, "seed", 1, "simulator seed (--demo)")
-	fs.StringVar(&f.listen, "listen", sshserve.DefaultListen, "address to listen on (a non-loopback address is warned about)")
+	fs.BoolVar(&f.demo, "demo", false, demoFlagUsage)
+	fs.Int64Var(&f.seed, "seed", 1, simSeedUsage)
+	fs.StringVar(&f.listen, "listen", sshserve.DefaultListen, "address to listen on (loopback by default; a non-loopback address is warned about)")
 	fs.StringVar(&f.authorizedKeys, "authorized-keys", "", "OpenSSH authorized_keys file of who may watch (default ~/.ssh/authorized_keys)")
 	fs.StringVar(&f.hostKey, "host-key", "", "host key file, created if missing (default $XDG_DATA_HOME/tokentop/ssh_host_ed25519_key)")
-	fs.DurationVar(&f.idle, "idle-timeout", sshserve.DefaultIdleTimeout, "close a session after this long without input (negative: never)")
-	fs.DurationVar(&f.maxDuration, "max-duration", sshserve.DefaultMaxDuration, "close a session this long after it began (negative: never)")
+	durationVar(fs, &f.idle, "idle-timeout", sshserve.DefaultIdleTimeout, "close a session after this long without input (negative: never)")
+	durationVar(fs, &f.maxDuration, "max-duration", sshserve.DefaultMaxDuration, "close a session this long after it began (negative: never)")
 	fs.IntVar(&f.maxSessions, "max-sessions", sshserve.DefaultMaxSessions, "most concurrent viewers; more are told 'too many viewers'")
 }
 
@@ -83,14 +82,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if !sv.ssh {
-		fs.Usage()
-		return exitError{code: 2, err: errors.New("serve: give --ssh (the only way to serve for now)")}
+		return usagef("give --ssh (the only way to serve for now)")
 	}
 	if sv.maxSessions < 1 {
-		return errors.New("serve: --max-sessions must be at least 1")
+		return usagef("--max-sessions must be at least 1")
 	}
 	if sv.demo && (len(urls) > 0 || sf.configPath != "" || len(sf.prometheus)+len(sf.scrape)+len(sf.dcgm) > 0) {
-		return errors.New("serve: --demo serves the built-in simulator and takes no sources")
+		return usagef("--demo serves the built-in simulator and takes no sources")
 	}
 	m, c, stopSim, err := serveMonitor(ctx, &sf, sv, urls, stderr)
 	if err != nil {

@@ -36,7 +36,7 @@ func waitFor(t *testing.T, what string, f func() bool) {
 
 func TestServeNeedsSSH(t *testing.T) {
 	code, _, stderr := runCmd(t, "serve")
-	if code != 2 || !strings.Contains(stderr, "Usage: tokentop serve --ssh") || !strings.Contains(stderr, "give --ssh") {
+	if code != 2 || stderr != "tokentop serve: give --ssh (the only way to serve for now)\nRun 'tokentop serve --help' for its flags.\n" {
 		t.Errorf("serve without --ssh: exit %d, stderr:\n%s", code, stderr)
 	}
 }

@@ -3,15 +3,16 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/tokentop/tokentop/slo"
 )
 
 func init() {
@@ -30,9 +31,9 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var models, events listFlag
 	var modelList, scenarioFile string
 	var demo bool
-	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8000", "OpenAI API and /metrics address")
-	fs.StringVar(&cfg.DCGMListen, "dcgm-listen", "127.0.0.1:9400", "dcgm-exporter style GPU metrics address (empty disables)")
-	fs.Int64Var(&cfg.Seed, "seed", 1, "seed for step jitter, answer lengths and text")
+	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8000", "OpenAI API and /metrics address (loopback by default)")
+	fs.StringVar(&cfg.DCGMListen, "dcgm-listen", "127.0.0.1:9400", "dcgm-exporter style GPU metrics address (loopback by default; empty disables)")
+	fs.Int64Var(&cfg.Seed, "seed", 1, simSeedUsage)
 	fs.IntVar(&cfg.Load, "load", 4, "background client streams per model (0 = idle until probed)")
 	fs.Var(&models, "model", "serve `NAME[:SIZE]` (repeatable; SIZE like 1b, 3b, 8b, 14b, 32b, 70b; default 8b)")
 	fs.StringVar(&modelList, "models", "", "comma-separated `NAME[:SIZE]` list, same as repeated --model")
@@ -40,15 +41,12 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Var(&events, "event", "scenario event `KIND@AT[,key=value...]`, e.g. bandwidth@30s,factor=0.25,for=45s (repeatable)")
 	fs.StringVar(&cfg.MetricsFormat, "metrics-format", sim.FormatVLLM, "metrics exposition: vllm or sglang")
 	fs.StringVar(&cfg.Hostname, "hostname", "tokentop-sim", "Hostname label of the DCGM series")
-	fs.BoolVar(&demo, "demo", false, "serve the demo setup: healthy, degrading (30-75 s) and bursty models")
+	fs.BoolVar(&demo, "demo", false, demoFlagUsage)
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return exitError{code: 2, err: err}
+		return err
 	}
 	if fs.NArg() > 0 {
-		return exitError{code: 2, err: fmt.Errorf("sim: unexpected argument %q", fs.Arg(0))}
+		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if demo {
 		d := sim.DemoConfig()
@@ -60,21 +58,21 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, m := range models {
 		spec, err := parseModelFlag(m)
 		if err != nil {
-			return exitError{code: 2, err: err}
+			return usageError{msg: err.Error()}
 		}
 		cfg.Models = append(cfg.Models, spec)
 	}
 	if scenarioFile != "" {
 		sc, err := sim.LoadScenario(scenarioFile)
 		if err != nil {
-			return exitError{code: 2, err: err}
+			return usageError{msg: err.Error()}
 		}
 		cfg.Scenario.Events = append(cfg.Scenario.Events, sc.Events...)
 	}
 	for _, e := range events {
 		ev, err := sim.ParseEvent(e)
 		if err != nil {
-			return exitError{code: 2, err: err}
+			return usageError{msg: err.Error()}
 		}
 		cfg.Scenario.Events = append(cfg.Scenario.Events, ev)
 	}
@@ -83,7 +81,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	defer stop()
 	srv, err := sim.New(cfg)
 	if err != nil {
-		return exitError{code: 2, err: err}
+		return usageError{msg: err.Error()}
 	}
 	defer srv.Close()
 	if err := srv.Start(ctx); err != nil {
@@ -131,14 +129,14 @@ func printSimBanner(w io.Writer, srv *sim.Server, cfg sim.Config) {
 		if target == "" {
 			target = "all models"
 		}
-		fmt.Fprintf(w, "  scenario: %s at %s for %s on %s\n", e.Kind, e.At, durationOrEnd(e.For), target)
+		fmt.Fprintf(w, "  scenario: %s at %s for %s on %s\n", e.Kind, slo.FormatDuration(e.At), durationOrEnd(e.For), target)
 	}
 	fmt.Fprintln(w, "Press Ctrl-C to stop.")
 }
 
-func durationOrEnd(d interface{ String() string }) string {
-	if s := d.String(); s != "0s" {
-		return s
+func durationOrEnd(d time.Duration) string {
+	if d > 0 {
+		return slo.FormatDuration(d)
 	}
 	return "the rest of the run"
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"time"
 
@@ -13,21 +11,21 @@ import (
 )
 
 func init() {
-	register(command{name: "snapshot", summary: "run the sources for a while and print one JSON read-out", run: runSnapshot})
+	register(command{name: "snapshot", summary: "run the sources for a while and print one read-out (tables, or --json)", run: runSnapshot})
 }
 
 const snapshotUsage = `tokentop snapshot [URL...] [--scrape URL] [--prometheus URL] [--dcgm URL] [--config FILE] [flags]
 
 Runs the configured sources for --duration, judges the objectives, then
-prints one JSON document: {"endpoints": [...], "sources": [...], "slo":
-{"objectives": [...], "alerts": [...]}}. Each endpoint has name, model,
-engine and signals (ttft, tpot, itl, e2e, output_tps, running, waiting,
-kv_cache, gpu_mem_bw, mbu, error_rate; absent when not known), each with
-unit, p50/p90/p95/p99 or value, source, state and observed_at. Each
-objective (one per objective and endpoint) has its state (inactive,
-pending, firing, no_data, unknown), value (base units; null until
-measured), threshold and data state; alerts are the episodes that fired.
---text prints the same as tables.
+prints one read-out: tables, or with --json one JSON document:
+{"endpoints": [...], "sources": [...], "window_ms", "slo": {"objectives":
+[...], "alerts": [...]}}. Each endpoint has name, model, engine and signals
+(ttft, tpot, itl, e2e, output_tps, running, waiting, kv_cache, gpu_mem_bw,
+mbu, error_rate; absent when not known), each with unit, p50/p90/p95/p99
+or value, source, state and observed_at. Each objective (one per objective
+and endpoint) has its state (inactive, pending, firing, no_data, unknown),
+value (value_ms for a latency; null until measured), threshold
+(threshold_ms) and data state; alerts are the episodes that fired.
 
 --webhook and --on-alert are notified of alerts that fire or resolve
 during the run; notifications still queued at the end get 5 s. Delivery
@@ -38,19 +36,20 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := newFlagSet("snapshot", snapshotUsage, stderr)
 	var sf sourceFlags
 	sf.bind(fs)
-	duration := fs.Duration("duration", 15*time.Second, "how long to collect before printing")
-	window := fs.Duration("window", 5*time.Minute, "quantile window of the read-out")
-	text := fs.Bool("text", false, "print plain-text tables instead of JSON")
-	fs.Bool("json", true, "print one JSON document (the default)")
+	var duration, window time.Duration
+	durationVar(fs, &duration, "duration", 15*time.Second, "how long to collect before printing")
+	bindWindow(fs, &window)
+	text := fs.Bool("text", false, "plain-text tables (the default; kept for scripts that pass it)")
+	jsonOut := fs.Bool("json", false, jsonUsage)
 	urls, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
-	if *text && flagSet(fs, "json") {
-		return errors.New("snapshot: --text and --json exclude each other")
+	if *text && *jsonOut {
+		return usagef("--text and --json exclude each other")
 	}
-	if *duration <= 0 {
-		return fmt.Errorf("--duration must be positive")
+	if duration <= 0 {
+		return usagef("--duration must be positive")
 	}
 	m, c, err := sf.open(urls, stderr)
 	if err != nil {
@@ -60,24 +59,17 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	runCtx, cancel := context.WithTimeout(ctx, *duration)
+	runCtx, cancel := context.WithTimeout(ctx, duration)
 	defer cancel()
 	if err := m.Run(runCtx); err != nil {
 		return errors.Join(err, stopNotifications(nt))
 	}
 	m.EvaluateNow()
-	doc := report.Build(m.Store.Snapshot(time.Now(), *window), m.SLO)
-	if *text {
-		err = report.WriteText(stdout, doc)
-	} else {
+	doc := report.Build(m.Store.Snapshot(time.Now(), window), m.SLO)
+	if *jsonOut {
 		err = report.WriteJSON(stdout, doc)
+	} else {
+		err = report.WriteText(stdout, doc)
 	}
 	return errors.Join(err, stopNotifications(nt))
-}
-
-// flagSet reports whether the command line set the flag name.
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }

@@ -15,7 +15,7 @@ import (
 // read-out has the documented shape with live figures.
 func TestSnapshotAgainstSimulator(t *testing.T) {
 	url := startSim(t, model(sim.DemoHealthy))
-	code, out, errOut := runCmd(t, "snapshot", url, "--duration", "4s", "--interval", "500ms", "--max-tokens", "16")
+	code, out, errOut := runCmd(t, "snapshot", url, "--duration", "4s", "--interval", "500ms", "--max-tokens", "16", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

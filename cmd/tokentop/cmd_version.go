@@ -19,6 +19,9 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return usagef("version takes no arguments (got %q)", fs.Args())
+	}
 	fmt.Fprintf(stdout, "tokentop %s (%s, %s/%s)\n", version.String(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return nil
 }

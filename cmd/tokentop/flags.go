@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,15 +21,8 @@ type sourceFlags struct {
 	dcgm        listFlag
 	scrape      listFlag
 	nvidiaSMI   bool
-	api         string
-	model       string
-	maxTokens   int
+	req         requestFlags
 	interval    time.Duration
-	apiKeyEnv   string
-	apiKeyFile  string
-	caFile      string
-	insecure    bool
-	headers     listFlag
 	noProbe     bool
 	notify      notifyFlags
 	slo         *sloFlags
@@ -41,20 +33,13 @@ type sourceFlags struct {
 }
 
 func (f *sourceFlags) bind(fs *flag.FlagSet) {
-	fs.StringVar(&f.configPath, "config", "", "YAML config file (default $XDG_CONFIG_HOME/tokentop/config.yaml when present)")
+	fs.StringVar(&f.configPath, "config", "", configUsage)
 	fs.Var(&f.prometheus, "prometheus", "Prometheus-compatible API to query with PromQL (repeatable)")
 	fs.Var(&f.dcgm, "dcgm", "dcgm-exporter URL for GPU memory bandwidth (repeatable)")
 	fs.Var(&f.scrape, "scrape", "engine URL whose /metrics to scrape without probing (repeatable)")
 	fs.BoolVar(&f.nvidiaSMI, "nvidia-smi", false, "read local GPUs with nvidia-smi")
-	fs.StringVar(&f.api, "api", "", "probe protocol: openai-chat, openai-completions, openai-responses, anthropic, tgi, ollama-generate, ollama-chat, llamacpp (default: from the URL)")
-	fs.StringVar(&f.model, "model", "", "model to probe (default: every model on /v1/models)")
-	fs.IntVar(&f.maxTokens, "max-tokens", config.DefaultMaxTokens, "output tokens per probe")
-	fs.DurationVar(&f.interval, "interval", config.DefaultProbeEvery, "time between probes of one endpoint")
-	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key")
-	fs.StringVar(&f.apiKeyFile, "api-key-file", "", "file holding the API key (re-read per request)")
-	fs.StringVar(&f.caFile, "ca-file", "", "PEM CA bundle for TLS verification")
-	fs.BoolVar(&f.insecure, "insecure", false, "DANGEROUS: skip TLS certificate verification")
-	fs.Var(&f.headers, "header", "extra request header 'Name: value' (repeatable)")
+	f.req.bind(fs)
+	durationVar(fs, &f.interval, "interval", config.DefaultProbeEvery, "time between probes of one endpoint")
 	fs.BoolVar(&f.noProbe, "no-probe", false, "scrape the URLs' /metrics only; send no requests")
 	f.notify.bind(fs)
 	fs.BoolVar(&f.noSLO, "no-slo", false, "evaluate no objectives")
@@ -63,17 +48,24 @@ func (f *sourceFlags) bind(fs *flag.FlagSet) {
 	f.slo = bindSLOFlags(fs)
 }
 
+// existingDefaultConfig is the default config path when that file exists.
+func existingDefaultConfig() string {
+	if p := config.DefaultPath(); p != "" {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
 // load builds the configuration: the config file (explicit, or the default
 // path when it exists) plus what the flags and URL arguments add.
 func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 	c := &config.Config{}
 	path := f.configPath
 	if path == "" && len(urls) == 0 && len(f.prometheus)+len(f.scrape)+len(f.dcgm) == 0 {
-		if p := config.DefaultPath(); p != "" {
-			if _, err := os.Stat(p); err == nil {
-				path, f.fromDefault = p, true
-			}
-		}
+		path = existingDefaultConfig()
+		f.fromDefault = path != ""
 	}
 	if path != "" {
 		var err error
@@ -81,24 +73,27 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 			return nil, err
 		}
 	}
-	probeDefaults := config.Probe{Interval: config.Duration(f.interval), MaxTokens: f.maxTokens, Disabled: f.noProbe,
-		Auth: config.Auth{BearerTokenEnv: f.apiKeyEnv, BearerTokenFile: f.apiKeyFile, CAFile: f.caFile, Insecure: f.insecure}}
-	if len(f.headers) > 0 {
-		probeDefaults.Headers = map[string]string{}
-		for _, h := range f.headers {
-			k, v, ok := strings.Cut(h, ":")
-			if !ok {
-				return nil, fmt.Errorf("--header %q: want 'Name: value'", h)
-			}
-			probeDefaults.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
+	if err := f.req.validate(); err != nil {
+		return nil, err
 	}
+	if f.interval <= 0 {
+		return nil, usagef("--interval must be positive")
+	}
+	r := f.req
+	probeDefaults := config.Probe{Interval: config.Duration(f.interval), MaxTokens: r.maxTokens, Disabled: f.noProbe,
+		Timeout: config.Duration(r.timeout), NoUsage: r.noUsage,
+		Auth: config.Auth{BearerTokenEnv: r.apiKeyEnv, BearerTokenFile: r.apiKeyFile, CAFile: r.caFile, Insecure: r.insecure}}
+	headers, err := r.headerMap()
+	if err != nil {
+		return nil, err
+	}
+	probeDefaults.Headers = headers
 	for _, u := range urls {
 		if !strings.Contains(u, "://") {
 			u = "http://" + u // "tokentop gpu-1:8000" just works
 		}
 		p := probeDefaults
-		ep := config.Endpoint{URL: u, Model: f.model, API: f.api, Probe: &p}
+		ep := config.Endpoint{URL: u, Model: r.model, API: r.api, Probe: &p}
 		if f.noScrape {
 			ep.Metrics = "off"
 		}
@@ -163,7 +158,7 @@ func (f *sourceFlags) build(c *config.Config, stderr io.Writer) (*monitor.Monito
 		}
 	}
 	if m.Sources() == 0 {
-		return nil, errors.New("nothing to monitor: give a URL, --prometheus, --scrape, --dcgm or --config (try 'tokentop demo')")
+		return nil, usagef("nothing to monitor: give a URL, --prometheus, --scrape, --dcgm or --config (try 'tokentop demo')")
 	}
 	for _, ep := range c.Endpoints {
 		if ep.Probe != nil && ep.Probe.Insecure {

@@ -100,11 +100,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitCode(err, stderr)
 }
 
-// isUsageError recognises the flag package's parse errors (its messages
-// are the API: it has no error types), which exit 2 like every usage error.
+// isUsageError recognises a usageError and the flag package's parse
+// errors (its messages are the API: it has no error types): both exit 2.
 func isUsageError(err error) bool {
 	if err == nil {
 		return false
+	}
+	var ue usageError
+	if errors.As(err, &ue) {
+		return true
 	}
 	msg := err.Error()
 	for _, p := range []string{"flag provided but not defined", "invalid value ", "invalid boolean value", "flag needs an argument", "bad flag syntax"} {

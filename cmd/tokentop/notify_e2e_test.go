@@ -87,8 +87,8 @@ func testWebhookRefusedSnapshot(t *testing.T, bin string) {
 		SLO     struct {
 			Objectives []struct {
 				Objective, Endpoint, State, Data string
-				Value                            *float64
-				Threshold                        float64
+				ValueMS                          *float64 `json:"value_ms"`
+				ThresholdMS                      float64  `json:"threshold_ms"`
 			}
 			Alerts []struct {
 				Objective, State string
@@ -103,7 +103,7 @@ func testWebhookRefusedSnapshot(t *testing.T, bin string) {
 	for _, o := range doc.SLO.Objectives {
 		if o.Objective == "tpot-p95" && strings.HasSuffix(o.Endpoint, "/"+sim.DemoDegrading) {
 			tpot = true
-			if o.State != "firing" || o.Data != "live" || o.Value == nil || *o.Value < 0.05 || o.Threshold != 0.05 {
+			if o.State != "firing" || o.Data != "live" || o.ValueMS == nil || *o.ValueMS < 50 || o.ThresholdMS != 50 {
 				t.Errorf("tpot objective %+v", o)
 			}
 		}

@@ -25,7 +25,7 @@ type probeRequestJSON struct {
 	TTFTms         *float64          `json:"ttft_ms,omitempty"`
 	TPOTms         *float64          `json:"tpot_ms,omitempty"`
 	ITLms          []float64         `json:"itl_ms,omitempty"`
-	E2ELms         *float64          `json:"e2el_ms,omitempty"`
+	E2Ems          *float64          `json:"e2e_ms,omitempty"`
 	DecodeTPS      *float64          `json:"decode_tps,omitempty"`
 	OutputTokens   int               `json:"output_tokens"`
 	TokensSource   string            `json:"output_tokens_source"`
@@ -77,7 +77,7 @@ func probeRequestOf(r *probe.Result) probeRequestJSON {
 		Status: r.Status, Model: r.Model, Error: r.Err, ErrorKind: string(r.ErrorKind), Warnings: r.Warnings,
 	}
 	if r.OK {
-		j.TTFTms, j.E2ELms = ptr(ms(r.TTFT)), ptr(ms(r.E2E))
+		j.TTFTms, j.E2Ems = ptr(ms(r.TTFT)), ptr(ms(r.E2E))
 		if tpot, ok := r.TPOT(); ok {
 			j.TPOTms = ptr(ms(tpot))
 		}
@@ -134,7 +134,8 @@ func (j *probeRequestJSON) hasPhases() bool {
 
 func ptr(v float64) *float64 { return &v }
 
-// probeSummaryJSON is the run summary (vLLM names: mean_/median_/p90_/p99_).
+// probeSummaryJSON is the run summary (vLLM's names: mean_/median_/p90_/
+// p95_/p99_; E2E is e2e_ms, as everywhere in tokentop, where vLLM says e2el).
 type probeSummaryJSON struct {
 	Summary           bool           `json:"summary,omitempty"`
 	URL               string         `json:"url"`
@@ -144,29 +145,34 @@ type probeSummaryJSON struct {
 	Failed            int            `json:"failed"`
 	ErrorKinds        map[string]int `json:"error_kinds,omitempty"`
 	EstimatedCounts   int            `json:"estimated_token_counts"`
-	DurationS         float64        `json:"duration_s"`
+	DurationMS        float64        `json:"duration_ms"`
 	TotalOutputTokens int            `json:"total_output_tokens"`
 	OutputThroughput  float64        `json:"output_throughput"`
 	MeanTTFTms        *float64       `json:"mean_ttft_ms"`
 	MedianTTFTms      *float64       `json:"median_ttft_ms"`
 	P90TTFTms         *float64       `json:"p90_ttft_ms"`
+	P95TTFTms         *float64       `json:"p95_ttft_ms"`
 	P99TTFTms         *float64       `json:"p99_ttft_ms"`
 	MeanTPOTms        *float64       `json:"mean_tpot_ms"`
 	MedianTPOTms      *float64       `json:"median_tpot_ms"`
 	P90TPOTms         *float64       `json:"p90_tpot_ms"`
+	P95TPOTms         *float64       `json:"p95_tpot_ms"`
 	P99TPOTms         *float64       `json:"p99_tpot_ms"`
 	MeanITLms         *float64       `json:"mean_itl_ms"`
 	MedianITLms       *float64       `json:"median_itl_ms"`
 	P90ITLms          *float64       `json:"p90_itl_ms"`
+	P95ITLms          *float64       `json:"p95_itl_ms"`
 	P99ITLms          *float64       `json:"p99_itl_ms"`
-	MeanE2ELms        *float64       `json:"mean_e2el_ms"`
-	MedianE2ELms      *float64       `json:"median_e2el_ms"`
-	P90E2ELms         *float64       `json:"p90_e2el_ms"`
-	P99E2ELms         *float64       `json:"p99_e2el_ms"`
+	MeanE2Ems         *float64       `json:"mean_e2e_ms"`
+	MedianE2Ems       *float64       `json:"median_e2e_ms"`
+	P90E2Ems          *float64       `json:"p90_e2e_ms"`
+	P95E2Ems          *float64       `json:"p95_e2e_ms"`
+	P99E2Ems          *float64       `json:"p99_e2e_ms"`
 	// Time to the first answer token, over the requests that answered.
 	MeanTTFAms   *float64 `json:"mean_ttfa_ms"`
 	MedianTTFAms *float64 `json:"median_ttfa_ms"`
 	P90TTFAms    *float64 `json:"p90_ttfa_ms"`
+	P95TTFAms    *float64 `json:"p95_ttfa_ms"`
 	P99TTFAms    *float64 `json:"p99_ttfa_ms"`
 	// Reasoning and answer tokens of the completed requests whose phases
 	// are known; estimated_phase_counts says how many splits are estimates.
@@ -178,8 +184,8 @@ type probeSummaryJSON struct {
 	Requests []probeRequestJSON `json:"requests,omitempty"`
 }
 
-// stats are mean, median, p90, p99 of samples (nil each when empty).
-type stats [4]*float64
+// stats are mean, median, p90, p95, p99 of samples (nil each when empty).
+type stats [5]*float64
 
 func statsOf(samples []float64) stats {
 	if len(samples) == 0 {
@@ -191,7 +197,7 @@ func statsOf(samples []float64) stats {
 		sum += v
 	}
 	q := func(p float64) *float64 { return ptr(telemetry.SampleQuantile(p, s)) }
-	return stats{ptr(sum / float64(len(s))), q(0.5), q(0.9), q(0.99)}
+	return stats{ptr(sum / float64(len(s))), q(0.5), q(0.9), q(0.95), q(0.99)}
 }
 
 // report collects results and prints them in the chosen format.
@@ -210,7 +216,7 @@ func newProbeReport(p *probe.Prober, cfg probeConfig, w io.Writer) *probeReport 
 }
 
 func probeCSVHeader() []string {
-	return []string{"request", "ok", "ttft_ms", "tpot_ms", "e2el_ms", "decode_tps", "output_tokens",
+	return []string{"request", "ok", "ttft_ms", "tpot_ms", "e2e_ms", "decode_tps", "output_tokens",
 		"output_tokens_source", "prompt_tokens", "events", "tokens_per_event", "itl_ms", "connect_ms", "tls_ms",
 		"ttfb_ms", "reused", "status", "error_kind", "error",
 		// Appended, so scripts reading the columns above by position keep working.
@@ -259,7 +265,7 @@ func (rp *probeReport) csvRow(r *probe.Result) []string {
 	for i, v := range j.TokensPerEvent {
 		tpe[i] = strconv.Itoa(v)
 	}
-	return []string{strconv.Itoa(j.Request), strconv.FormatBool(j.OK), f(j.TTFTms), f(j.TPOTms), f(j.E2ELms),
+	return []string{strconv.Itoa(j.Request), strconv.FormatBool(j.OK), f(j.TTFTms), f(j.TPOTms), f(j.E2Ems),
 		f(j.DecodeTPS), strconv.Itoa(j.OutputTokens), j.TokensSource, strconv.Itoa(j.PromptTokens),
 		strconv.Itoa(j.Events), strings.Join(tpe, " "), strings.Join(itl, " "), f(ptr(j.ConnectMS)), f(ptr(j.TLSms)),
 		f(ptr(j.TTFBms)), strconv.FormatBool(j.Reused), strconv.Itoa(j.Status), j.ErrorKind, j.Error,
@@ -286,7 +292,7 @@ func optInt(p *int) string {
 
 func (rp *probeReport) summary() probeSummaryJSON {
 	sort.Slice(rp.results, func(i, k int) bool { return rp.results[i].Seq < rp.results[k].Seq })
-	s := probeSummaryJSON{URL: rp.p.URL(), API: string(rp.p.API()), Model: rp.p.Model(), DurationS: rp.duration.Seconds()}
+	s := probeSummaryJSON{URL: rp.p.URL(), API: string(rp.p.API()), Model: rp.p.Model(), DurationMS: ms(rp.duration)}
 	var ttft, ttfa, tpot, itl, e2e []float64
 	for _, r := range rp.results {
 		if !r.OK {
@@ -332,15 +338,15 @@ func (rp *probeReport) summary() probeSummaryJSON {
 	}
 	s.Goodput = probe.GoodputOf(records, rp.cfg.bounds, rp.duration)
 	t := statsOf(ttft)
-	s.MeanTTFTms, s.MedianTTFTms, s.P90TTFTms, s.P99TTFTms = t[0], t[1], t[2], t[3]
+	s.MeanTTFTms, s.MedianTTFTms, s.P90TTFTms, s.P95TTFTms, s.P99TTFTms = t[0], t[1], t[2], t[3], t[4]
 	t = statsOf(ttfa)
-	s.MeanTTFAms, s.MedianTTFAms, s.P90TTFAms, s.P99TTFAms = t[0], t[1], t[2], t[3]
+	s.MeanTTFAms, s.MedianTTFAms, s.P90TTFAms, s.P95TTFAms, s.P99TTFAms = t[0], t[1], t[2], t[3], t[4]
 	t = statsOf(tpot)
-	s.MeanTPOTms, s.MedianTPOTms, s.P90TPOTms, s.P99TPOTms = t[0], t[1], t[2], t[3]
+	s.MeanTPOTms, s.MedianTPOTms, s.P90TPOTms, s.P95TPOTms, s.P99TPOTms = t[0], t[1], t[2], t[3], t[4]
 	t = statsOf(itl)
-	s.MeanITLms, s.MedianITLms, s.P90ITLms, s.P99ITLms = t[0], t[1], t[2], t[3]
+	s.MeanITLms, s.MedianITLms, s.P90ITLms, s.P95ITLms, s.P99ITLms = t[0], t[1], t[2], t[3], t[4]
 	t = statsOf(e2e)
-	s.MeanE2ELms, s.MedianE2ELms, s.P90E2ELms, s.P99E2ELms = t[0], t[1], t[2], t[3]
+	s.MeanE2Ems, s.MedianE2Ems, s.P90E2Ems, s.P95E2Ems, s.P99E2Ems = t[0], t[1], t[2], t[3], t[4]
 	return s
 }
 
@@ -390,7 +396,7 @@ func (rp *probeReport) table(s probeSummaryJSON) error {
 		phases = phases || rows[i].hasPhases()
 	}
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "#\tttft_ms\ttpot_ms\te2el_ms\ttok/s\toutput_tokens\tevents\tconnect_ms\tttfb_ms\treused\tresult\t"
+	head := "#\tttft_ms\ttpot_ms\te2e_ms\ttok/s\toutput_tokens\tevents\tconnect_ms\tttfb_ms\treused\tresult\t"
 	if phases {
 		// Reasoning or tool calls: the answer's own figures too.
 		head += "ttfa_ms\ttool_ms\treasoning_tok\tanswer_tok\treasoning_tpot\tanswer_tpot\t"
@@ -408,7 +414,7 @@ func (rp *probeReport) table(s probeSummaryJSON) error {
 			tokens = "~" + tokens // estimated from events
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%.1f\t%.1f\t%s\t%s\t", r.Seq, num(j.TTFTms), num(j.TPOTms),
-			num(j.E2ELms), num(j.DecodeTPS), tokens, r.Events, j.ConnectMS, j.TTFBms, yesNo(r.Reused), result)
+			num(j.E2Ems), num(j.DecodeTPS), tokens, r.Events, j.ConnectMS, j.TTFBms, yesNo(r.Reused), result)
 		if phases {
 			est := ""
 			if j.PhaseTokensSource == string(probe.TokensEvents) {
@@ -480,7 +486,7 @@ func (rp *probeReport) table(s probeSummaryJSON) error {
 		}
 	}
 	fmt.Fprintf(b, "\ncompleted %d  failed %d  duration %.2f s  output_throughput %.1f tok/s", s.Completed, s.Failed,
-		s.DurationS, s.OutputThroughput)
+		s.DurationMS/1000, s.OutputThroughput)
 	if s.EstimatedCounts > 0 {
 		fmt.Fprintf(b, "  (%d token counts estimated from events, marked ~)", s.EstimatedCounts)
 	}
@@ -498,23 +504,23 @@ func (rp *probeReport) table(s probeSummaryJSON) error {
 		name string
 		v    stats
 	}
-	statRows := []statRow{{"ttft_ms", stats{s.MeanTTFTms, s.MedianTTFTms, s.P90TTFTms, s.P99TTFTms}}}
+	statRows := []statRow{{"ttft_ms", stats{s.MeanTTFTms, s.MedianTTFTms, s.P90TTFTms, s.P95TTFTms, s.P99TTFTms}}}
 	if phases {
-		statRows = append(statRows, statRow{"ttfa_ms", stats{s.MeanTTFAms, s.MedianTTFAms, s.P90TTFAms, s.P99TTFAms}})
+		statRows = append(statRows, statRow{"ttfa_ms", stats{s.MeanTTFAms, s.MedianTTFAms, s.P90TTFAms, s.P95TTFAms, s.P99TTFAms}})
 	}
 	statRows = append(statRows,
-		statRow{"tpot_ms", stats{s.MeanTPOTms, s.MedianTPOTms, s.P90TPOTms, s.P99TPOTms}},
-		statRow{"itl_ms", stats{s.MeanITLms, s.MedianITLms, s.P90ITLms, s.P99ITLms}},
-		statRow{"e2el_ms", stats{s.MeanE2ELms, s.MedianE2ELms, s.P90E2ELms, s.P99E2ELms}})
+		statRow{"tpot_ms", stats{s.MeanTPOTms, s.MedianTPOTms, s.P90TPOTms, s.P95TPOTms, s.P99TPOTms}},
+		statRow{"itl_ms", stats{s.MeanITLms, s.MedianITLms, s.P90ITLms, s.P95ITLms, s.P99ITLms}},
+		statRow{"e2e_ms", stats{s.MeanE2Ems, s.MedianE2Ems, s.P90E2Ems, s.P95E2Ems, s.P99E2Ems}})
 	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\tmean\tmedian\tp90\tp99\t")
+	fmt.Fprintln(tw, "\tmean\tmedian\tp90\tp95\tp99\t")
 	for _, row := range statRows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", row.name, num(row.v[0]), num(row.v[1]), num(row.v[2]), num(row.v[3]))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", row.name, num(row.v[0]), num(row.v[1]), num(row.v[2]), num(row.v[3]), num(row.v[4]))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(b, "\n%s\n", probe.Definitions)
+	b.WriteString("\n(client-side probe figures; definitions: tokentop probe --help, docs/definitions.md)\n")
 	_, err := io.WriteString(rp.w, b.String())
 	return err
 }

@@ -25,7 +25,7 @@ import (
 type replayOut struct {
 	At         time.Time `json:"at"`
 	Judged     string    `json:"judged"`
-	Objectives []slo.Objective
+	Objectives []map[string]any
 	Endpoints  []struct{ Name string }
 	Alerts     []slo.Alert `json:"alerts"`
 	History    []slo.Alert `json:"alert_history"`
@@ -157,7 +157,7 @@ func TestRecordingSurvivesTheSessionEnding(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("--at %s: exit %d: %s", at, code, stderr)
 			}
-			if doc.Judged != "as recorded" || len(doc.Objectives) == 0 || doc.Objectives[0].Threshold != 0.001 {
+			if doc.Judged != "as recorded" || len(doc.Objectives) == 0 || doc.Objectives[0]["threshold_ms"] != 1.0 {
 				t.Fatalf("--at %s: judged %q with %+v, not the recorded 1 ms objective", at, doc.Judged, doc.Objectives)
 			}
 			want := map[string]slo.State{}

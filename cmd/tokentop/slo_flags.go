@@ -29,7 +29,7 @@ type sloFlags struct {
 }
 
 // setValue is a flag.Value that remembers whether it was given.
-type setValue[T any] struct {
+type setValue[T comparable] struct {
 	v     T
 	set   bool
 	parse func(string) (T, error)
@@ -46,8 +46,9 @@ func (s *setValue[T]) Set(in string) error {
 }
 
 func (s *setValue[T]) String() string {
-	if s == nil || s.show == nil {
-		return ""
+	var zero T
+	if s == nil || s.show == nil || s.v == zero {
+		return "" // help shows no default for 0: each usage says what 0 means
 	}
 	return s.show(s.v)
 }
@@ -60,8 +61,8 @@ func ratioValue(def float64) setValue[float64] {
 	return setValue[float64]{v: def, parse: slo.ParseRatio, show: slo.FormatRatio}
 }
 
-// bindSLOFlags registers the --slo-* flags on fs.
-func bindSLOFlags(fs *flag.FlagSet) *sloFlags {
+// newSLOFlags returns the --slo-* values with their defaults, unbound.
+func newSLOFlags() *sloFlags {
 	def := slo.DefaultObjectives()
 	f := &sloFlags{
 		ttft:       durationValue(seconds(def[0].Threshold)),
@@ -82,10 +83,24 @@ func bindSLOFlags(fs *flag.FlagSet) *sloFlags {
 		availabilityWindow: durationValue(slo.DefaultAvailabilityWindow),
 		defaultFor:         def[0].For, defaultK: def[0].KeepFiringFor,
 	}
-	fs.Var(&f.ttft, "slo-ttft", "objective: TTFT percentile must stay at or below this (0 = no TTFT objective)")
-	fs.Var(&f.tpot, "slo-tpot", "objective: TPOT percentile must stay at or below this (0 = no TPOT objective)")
-	fs.Var(&f.ttfa, "slo-ttfa", "objective: time-to-first-answer-token percentile (after a model's reasoning) must stay at or below this (0 = none)")
-	fs.Var(&f.e2e, "slo-e2e", "objective: end-to-end latency percentile must stay at or below this (0 = none)")
+	return f
+}
+
+// bindLatency registers the latency thresholds: objectives where SLOs are
+// judged, and goodput's bounds everywhere (probe judges no SLO but counts
+// good requests against the same thresholds).
+func (f *sloFlags) bindLatency(fs *flag.FlagSet) {
+	const goodput = "; goodput counts a request good only when it meets every such threshold (0 = none)"
+	fs.Var(&f.ttft, "slo-ttft", "objective: TTFT percentile must stay at or below this"+goodput)
+	fs.Var(&f.tpot, "slo-tpot", "objective: TPOT percentile must stay at or below this"+goodput)
+	fs.Var(&f.ttfa, "slo-ttfa", "objective: time-to-first-answer-token percentile (after a model's reasoning) must stay at or below this"+goodput)
+	fs.Var(&f.e2e, "slo-e2e", "objective: end-to-end latency percentile must stay at or below this"+goodput)
+}
+
+// bindSLOFlags registers every --slo-* flag on fs.
+func bindSLOFlags(fs *flag.FlagSet) *sloFlags {
+	f := newSLOFlags()
+	f.bindLatency(fs)
 	fs.Var(&f.errorRate, "slo-error-rate", "objective: failed requests / all requests must stay at or below this, e.g. 1% (0 = none)")
 	fs.Var(&f.percentile, "slo-percentile", "percentile the latency objectives judge: 95, 99, 99.9")
 	fs.Var(&f.window, "slo-window", "window of the percentile and error-rate objectives")

@@ -76,7 +76,9 @@ type Probe struct {
 	Timeout      Duration `yaml:"timeout"`
 	StallTimeout Duration `yaml:"stall_timeout"`
 	Seed         int64    `yaml:"seed"`
-	Auth         `yaml:",inline"`
+	// NoUsage sends no stream_options (servers that reject it).
+	NoUsage bool `yaml:"no_usage"`
+	Auth    `yaml:",inline"`
 }
 
 // Prometheus is one PromQL source for a fleet.

@@ -109,6 +109,7 @@ func (p *Probe) fill(def Probe) {
 		p.CAFile = def.CAFile
 	}
 	p.Insecure = p.Insecure || def.Insecure
+	p.NoUsage = p.NoUsage || def.NoUsage
 }
 
 // Prefix is the first part of the endpoint keys this entry yields,

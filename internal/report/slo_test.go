@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -32,8 +33,9 @@ func TestDocumentCarriesEveryObjective(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got struct {
-		At  time.Time
-		SLO struct {
+		At       time.Time
+		WindowMS float64 `json:"window_ms"`
+		SLO      struct {
 			Objectives []map[string]any
 			Alerts     []map[string]any
 		}
@@ -42,13 +44,16 @@ func TestDocumentCarriesEveryObjective(t *testing.T) {
 		t.Fatal(err)
 	}
 	objs := got.SLO.Objectives
-	if !got.At.Equal(now) || len(objs) != 2 || len(got.SLO.Alerts) != 2 {
+	if !got.At.Equal(now) || got.WindowMS != 60000 || len(objs) != 2 || len(got.SLO.Alerts) != 2 {
 		t.Fatalf("document %s", buf.String())
 	}
-	if objs[0]["state"] != "firing" || objs[0]["value"] != 0.0853 || objs[0]["threshold"] != 0.05 || objs[0]["data"] != "live" {
+	// A latency objective's figures in ms, named so, and no seconds beside.
+	_, seconds := objs[0]["value"]
+	if objs[0]["state"] != "firing" || math.Abs(objs[0]["value_ms"].(float64)-85.3) > 1e-9 || objs[0]["threshold_ms"] != 50.0 ||
+		seconds || objs[0]["data"] != "live" {
 		t.Errorf("firing objective %v", objs[0])
 	}
-	if v, ok := objs[1]["value"]; !ok || v != nil || objs[1]["state"] != "no_data" {
+	if v, ok := objs[1]["value_ms"]; !ok || v != nil || objs[1]["state"] != "no_data" {
 		t.Errorf("unmeasured objective %v: want value null, not 0", objs[1])
 	}
 
@@ -66,5 +71,29 @@ func TestDocumentCarriesEveryObjective(t *testing.T) {
 	}
 	if d := Build(telemetry.Snapshot{}, nil); d.SLO != nil {
 		t.Errorf("no engine, yet SLO %+v", d.SLO)
+	}
+}
+
+// Burn windows and the budget span are nanoseconds in slo.Alert: in the
+// JSON they are ms, a ratio objective's value and threshold stay as they are.
+func TestSLOJSONDurationsInMS(t *testing.T) {
+	remaining := 0.5
+	a := slo.Alert{Objective: "ttft-99pct", Kind: slo.Ratio, Signal: telemetry.TTFT, Value: 14.4, Threshold: 1,
+		BurnRates: []slo.BurnRate{{Window: 5 * time.Minute, Rate: 20, Factor: 14.4}}, BudgetRemaining: &remaining,
+		BudgetSpan: 90 * time.Second}
+	b, err := json.Marshal(SLO{Objectives: []ObjectiveState{{Alert: a, Value: &a.Value}}, Alerts: []slo.Alert{a}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Objectives, Alerts []map[string]any }
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range append(got.Objectives, got.Alerts...) {
+		rate := m["burn_rates"].([]any)[0].(map[string]any)
+		_, ns := m["budget_span"]
+		if m["value"] != 14.4 || m["threshold"] != 1.0 || m["budget_span_ms"] != 90000.0 || ns || rate["window_ms"] != 300000.0 || rate["window"] != nil {
+			t.Errorf("%s", b)
+		}
 	}
 }

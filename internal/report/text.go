@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
@@ -26,7 +27,7 @@ func JSON(w io.Writer, snap telemetry.Snapshot) error {
 // healthy one.
 func Text(w io.Writer, snap telemetry.Snapshot) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s  window %s\n", snap.At.Format(time.RFC3339), snap.Window)
+	fmt.Fprintf(tw, "%s  window %s\n", snap.At.Format(time.RFC3339), slo.FormatDuration(snap.Window))
 	fmt.Fprintln(tw, "ENDPOINT\tENGINE\tTTFT p50/p99\tTPOT p50/p99\tTOK/S\tRUN/WAIT\tKV\tDRAM\tMBU\tERR")
 	for _, ep := range snap.Endpoints {
 		s := ep.Signals

@@ -22,7 +22,10 @@ type Goodput struct {
 	GoodOutputTokens     int     `json:"good_output_tokens"`
 	GoodOutputThroughput float64 `json:"good_output_throughput"` // tokens/s over the run
 	RequestGoodput       float64 `json:"request_goodput"`        // good requests/s (vLLM's request_goodput)
-	DurationS            float64 `json:"duration_s"`
+	// DurationMS is the run's wall time, as every JSON duration: in ms.
+	DurationMS float64 `json:"duration_ms"`
+	// DurationS is the same in seconds, for Go callers; not in the JSON.
+	DurationS float64 `json:"-"`
 	// EstimatedCounts: good requests whose token count is estimated.
 	EstimatedCounts int `json:"estimated_token_counts,omitempty"`
 	bounds          slo.Bounds
@@ -34,7 +37,8 @@ func GoodputOf(records []telemetry.ProbeRecord, b slo.Bounds, duration time.Dura
 	if len(b) == 0 || len(records) == 0 {
 		return nil
 	}
-	g := &Goodput{BoundsMS: map[telemetry.Signal]float64{}, Requests: len(records), DurationS: duration.Seconds(), bounds: b}
+	g := &Goodput{BoundsMS: map[telemetry.Signal]float64{}, Requests: len(records), DurationS: duration.Seconds(),
+		DurationMS: float64(duration) / float64(time.Millisecond), bounds: b}
 	for sig, v := range b {
 		g.BoundsMS[sig] = v * 1000
 	}

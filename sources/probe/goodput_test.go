@@ -47,7 +47,7 @@ func TestGoodputSink(t *testing.T) {
 	}
 	s.Observe(telemetry.Observation{Kind: telemetry.KindSample, At: t0, Endpoint: "a", Signal: telemetry.TTFT, Value: 9})
 	got := s.Results()
-	if len(got) != 1 || got[0].Endpoint != "a" || got[0].Good != 3 || got[0].Share != 0.75 || got[0].DurationS != 4 ||
+	if len(got) != 1 || got[0].Endpoint != "a" || got[0].Good != 3 || got[0].Share != 0.75 || got[0].DurationS != 4 || got[0].DurationMS != 4000 ||
 		got[0].GoodOutputThroughput != 7.5 {
 		t.Errorf("results %+v", got)
 	}
