@@ -32,6 +32,12 @@ type ModelSpec struct {
 	// Jitter is the relative standard deviation of each step time (0 =
 	// none). Presets use 0.02 so curves look alive; tests keep 0.
 	Jitter float64
+	// ReasoningTokens makes a reasoning model: each answer starts with a
+	// thinking phase of about this many tokens (log-normal, seeded by the
+	// prompt), streamed on OpenAI chat as delta.reasoning_content and
+	// counted in usage.completion_tokens_details.reasoning_tokens, as vLLM
+	// does with a reasoning parser. 0 = answers at once.
+	ReasoningTokens int
 
 	// The batching curve: what makes a step longer as the batch grows,
 	// beyond the weights every step streams (see stepSeconds). Zero turns
@@ -204,7 +210,7 @@ func (m ModelSpec) withDefaults() (ModelSpec, GPU, error) {
 	defi(&m.MaxModelLen, 8192)
 	defi(&m.MeanOutputTokens, 256)
 	switch {
-	case m.DtypeBytes < 0 || m.KVBytesPerToken < 0 || m.NumGPUs < 0 || m.MaxBatch < 0 || m.MaxQueue < 0:
+	case m.DtypeBytes < 0 || m.KVBytesPerToken < 0 || m.NumGPUs < 0 || m.MaxBatch < 0 || m.MaxQueue < 0 || m.ReasoningTokens < 0:
 		return m, g, fmt.Errorf("model %q: negative size field", m.Name)
 	case m.Efficiency < 0 || m.Efficiency > 1:
 		return m, g, fmt.Errorf("model %q: Efficiency %.3g not in (0,1]", m.Name, m.Efficiency)
