@@ -139,7 +139,7 @@ func stopReason(steps []Step, factor float64) string {
 	if prev.OutputTPS != nil && last.OutputTPS != nil && prev.TTFTp95ms != nil && last.TTFTp95ms != nil &&
 		*last.OutputTPS < 1.1**prev.OutputTPS && *last.TTFTp95ms >= 1.5**prev.TTFTp95ms {
 		return fmt.Sprintf("over-saturated at concurrency %d: output tok/s %+.0f%% over concurrency %d while TTFT p95 grew %.1f×",
-			last.Concurrency, 100*(*last.OutputTPS / *prev.OutputTPS-1), prev.Concurrency, *last.TTFTp95ms / *prev.TTFTp95ms)
+			last.Concurrency, 100*(*last.OutputTPS / *prev.OutputTPS - 1), prev.Concurrency, *last.TTFTp95ms / *prev.TTFTp95ms)
 	}
 	return ""
 }
