@@ -89,6 +89,12 @@ func printSweep(w io.Writer, rep *sweep.Report, cfg sweepConfig, snippet string,
 	if err := sweep.Table(&b, rep.Steps, nil, sweep.LinesOf(cfg.sweep.Objectives)); err != nil {
 		return err
 	}
+	for _, s := range rep.Steps {
+		if s.Throttled() {
+			fmt.Fprintf(&b, "note: the requests-per-minute ceiling throttled concurrency %d (%.1f in flight on average, !); raise --max-rpm to load it fully\n",
+				s.Concurrency, *s.AchievedConcurrency)
+		}
+	}
 	fmt.Fprintf(&b, "stopped: %s\n", rep.Stop)
 	if k := rep.Knee; k != nil {
 		fmt.Fprintf(&b, "knee: concurrency %d (TTFT p95 %s, TPOT p95 %s, %s output tok/s), the highest meeting every objective\n",

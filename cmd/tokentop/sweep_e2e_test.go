@@ -41,7 +41,11 @@ type kedaScaledObject struct {
 		} `yaml:"scaleTargetRef"`
 		MinReplicaCount *int `yaml:"minReplicaCount"`
 		MaxReplicaCount *int `yaml:"maxReplicaCount"`
-		Triggers        []struct {
+		Fallback        *struct {
+			FailureThreshold int `yaml:"failureThreshold"`
+			Replicas         int `yaml:"replicas"`
+		} `yaml:"fallback"`
+		Triggers []struct {
 			Type       string            `yaml:"type"`
 			MetricType string            `yaml:"metricType"`
 			Metadata   map[string]string `yaml:"metadata"`
@@ -138,7 +142,8 @@ func TestSweepEndToEnd(t *testing.T) {
 	tr := so.Spec.Triggers[0]
 	threshold, err := strconv.ParseFloat(tr.Metadata["threshold"], 64)
 	if tr.Type != "prometheus" || tr.MetricType != "Value" || err != nil ||
-		tr.Metadata["query"] != `histogram_quantile(0.95, sum by (le) (rate(vllm:request_time_per_output_token_seconds_bucket{model_name="fast"}[2m])))` ||
+		tr.Metadata["query"] != `max(histogram_quantile(0.95, sum by (le) (rate(vllm:request_time_per_output_token_seconds_bucket{model_name="fast"}[2m]))))` ||
+		tr.Metadata["ignoreNullValues"] != "false" || so.Spec.Fallback == nil || so.Spec.Fallback.Replicas < 1 ||
 		tr.Metadata["serverAddress"] == "" || threshold <= 0 || abs(threshold*1000-*rep.Knee.TPOTp95ms) > 0.01 {
 		t.Errorf("trigger %+v (threshold %v, knee TPOT %.3f ms)", tr, threshold, *rep.Knee.TPOTp95ms)
 	}

@@ -64,7 +64,7 @@ type ModelSpec struct {
 // engine: attention at 55 % of peak bandwidth, decode matmuls at 50 % of
 // dense FLOP/s, 300 µs per step and 10 µs per sequence.
 //
-// Calibration (docs/simulator.md has the table). For Llama-3.1-8B bf16 on
+// Calibration (docs/sweep.md has the table). For Llama-3.1-8B bf16 on
 // one H100 SXM it predicts a TPOT of 7.0 ms at 1 stream, 7.8 ms at 16 and
 // 10.4 ms at 64 (short prompts, ~150 live KV tokens each), against
 // published measurements:

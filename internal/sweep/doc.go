@@ -44,6 +44,6 @@
 // rate above StopFactor × its budget); or at over-saturation: doubling
 // the concurrency raised output tokens/s by less than 10 % while the TTFT
 // p95 grew by half or more, or, within one step, TTFT rose with time
-// (regression slope over the step's requests, t > 3, rising by more than
-// half the median) — the server falls behind instead of serving more.
+// (regression slope over the step's requests, t > 4, rising by at least
+// the median and 50 ms) — the server falls behind instead of serving more.
 package sweep

@@ -50,9 +50,15 @@ func Snippet(k KEDA, r *Report) (string, error) {
 	so.Metadata.Name, so.Metadata.Namespace = name, k.Namespace
 	so.Spec.ScaleTargetRef.Name = k.Target
 	so.Spec.MinReplicaCount, so.Spec.MaxReplicaCount = k.MinReplicas, k.MaxReplicas
+	// Without traffic the quantile is NaN or empty; KEDA's default turns
+	// that into 0 and scales in during the outage that should scale out.
+	// As errors (ignoreNullValues "false") they reach the fallback.
+	so.Spec.Fallback.FailureThreshold = 3
+	so.Spec.Fallback.Replicas = max(k.MinReplicas, (k.MaxReplicas+1)/2)
 	so.Spec.Triggers = []trigger{{Type: "prometheus", MetricType: "Value", Metadata: triggerMetadata{
 		ServerAddress: k.PrometheusURL, Query: query,
-		Threshold: strconv.FormatFloat(*r.Knee.TPOTp95ms/1000, 'g', 4, 64),
+		Threshold:        strconv.FormatFloat(*r.Knee.TPOTp95ms/1000, 'g', 4, 64),
+		IgnoreNullValues: "false",
 	}}}
 	var b strings.Builder
 	enc := yaml.NewEncoder(&b)
@@ -78,7 +84,9 @@ func tpotQuery(spec engines.Spec, a engines.Alias, model, window string) string 
 	var q string
 	switch a.Type {
 	case engines.Histogram:
-		q = fmt.Sprintf("histogram_quantile(0.95, sum by (le) (rate(%s%s[%s])))", a.Bucket(), sel, window)
+		// The outer max() keeps the result to one element whatever labels
+		// a relabelling adds: KEDA refuses a vector of more.
+		q = fmt.Sprintf("max(histogram_quantile(0.95, sum by (le) (rate(%s%s[%s]))))", a.Bucket(), sel, window)
 	case engines.CounterRatio:
 		q = fmt.Sprintf("sum(rate(%s%s[%s])) / sum(rate(%s%s[%s]))", a.Name, sel, window, a.Per, sel, window)
 	default:
@@ -124,9 +132,13 @@ type scaledObject struct {
 		ScaleTargetRef struct {
 			Name string `yaml:"name"`
 		} `yaml:"scaleTargetRef"`
-		MinReplicaCount int       `yaml:"minReplicaCount"`
-		MaxReplicaCount int       `yaml:"maxReplicaCount"`
-		Triggers        []trigger `yaml:"triggers"`
+		MinReplicaCount int `yaml:"minReplicaCount"`
+		MaxReplicaCount int `yaml:"maxReplicaCount"`
+		Fallback        struct {
+			FailureThreshold int `yaml:"failureThreshold"`
+			Replicas         int `yaml:"replicas"`
+		} `yaml:"fallback"`
+		Triggers []trigger `yaml:"triggers"`
 	} `yaml:"spec"`
 }
 
@@ -137,7 +149,8 @@ type trigger struct {
 }
 
 type triggerMetadata struct {
-	ServerAddress string `yaml:"serverAddress"`
-	Query         string `yaml:"query"`
-	Threshold     string `yaml:"threshold"`
+	ServerAddress    string `yaml:"serverAddress"`
+	Query            string `yaml:"query"`
+	Threshold        string `yaml:"threshold"`
+	IgnoreNullValues string `yaml:"ignoreNullValues"`
 }

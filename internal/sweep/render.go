@@ -54,7 +54,7 @@ func Table(w io.Writer, steps []Step, cur *Step, lines Lines) error {
 	tpotMax := scaleOf(rows, func(s Step) *float64 { return s.TPOTp95ms }, lines.TPOTms)
 	tpsMax := scaleOf(rows, func(s Step) *float64 { return s.OutputTPS }, nil)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%5s %9s %9s %9s %8s %5s  %-*s %-*s %-*s\n", "conc", "TTFT p95", "TPOT p95", "out tok/s", "goodput", "SLO",
+	fmt.Fprintf(&b, "%5s %9s %9s %9s %9s %8s %5s  %-*s %-*s %-*s\n", "conc", "in flight", "TTFT p95", "TPOT p95", "out tok/s", "goodput", "SLO",
 		barWidth, "TTFT"+lineLabel(lines.TTFTms), barWidth, "TPOT"+lineLabel(lines.TPOTms), barWidth, "tok/s")
 	for i, s := range rows {
 		verdict := "MISS"
@@ -66,12 +66,30 @@ func Table(w io.Writer, steps []Step, cur *Step, lines Lines) error {
 		case s.MeetsObjectives:
 			verdict = "ok"
 		}
-		fmt.Fprintf(&b, "%5d %9s %9s %9s %8s %5s  %s %s %s\n", s.Concurrency, msText(s.TTFTp95ms), msText(s.TPOTp95ms),
+		fmt.Fprintf(&b, "%5d %9s %9s %9s %9s %8s %5s  %s %s %s\n", s.Concurrency, inFlightText(s), msText(s.TTFTp95ms), msText(s.TPOTp95ms),
 			numText(s.OutputTPS, "%.0f"), pctText(s.Goodput), verdict,
 			bar(s.TTFTp95ms, ttftMax, lines.TTFTms), bar(s.TPOTp95ms, tpotMax, lines.TPOTms), bar(s.OutputTPS, tpsMax, nil))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Throttled reports that the step kept fewer requests in flight than its
+// concurrency (under 90 %): the rate ceiling held starts back.
+func (s Step) Throttled() bool {
+	return s.AchievedConcurrency != nil && *s.AchievedConcurrency < 0.9*float64(s.Concurrency)
+}
+
+// inFlightText is the achieved concurrency, "!" marking a throttled step.
+func inFlightText(s Step) string {
+	if s.AchievedConcurrency == nil {
+		return "n/a"
+	}
+	t := fmt.Sprintf("%.1f", *s.AchievedConcurrency)
+	if s.Throttled() {
+		t += "!"
+	}
+	return t
 }
 
 // Line is one progress line for a log (stderr that is not a terminal).
@@ -80,8 +98,8 @@ func Line(s Step, running bool) string {
 	if running {
 		state = "measuring"
 	}
-	return fmt.Sprintf("concurrency %d: %d requests (%d failed), TTFT p95 %s, TPOT p95 %s, %s output tok/s, goodput %s (%s, %.1fs)",
-		s.Concurrency, s.Requests, s.Failed, msText(s.TTFTp95ms), msText(s.TPOTp95ms), numText(s.OutputTPS, "%.0f"),
+	return fmt.Sprintf("concurrency %d: %d requests (%d failed), %s in flight, TTFT p95 %s, TPOT p95 %s, %s output tok/s, goodput %s (%s, %.1fs)",
+		s.Concurrency, s.Requests, s.Failed, inFlightText(s), msText(s.TTFTp95ms), msText(s.TPOTp95ms), numText(s.OutputTPS, "%.0f"),
 		pctText(s.Goodput), state, s.DurationS)
 }
 

@@ -27,11 +27,14 @@ type Step struct {
 	OutputTPS           *float64 `json:"output_tps"`
 	// Goodput is the share of judged requests meeting every latency bound;
 	// null without bounds. GoodOutputTPS is their output tokens/s.
-	Goodput       *float64    `json:"goodput"`
-	GoodOutputTPS *float64    `json:"good_output_tps"`
-	Stable        bool        `json:"stable"`
-	End           string      `json:"end"` // why the step ended: stable, max step time, saturating, interrupted
-	Objectives    []Judgement `json:"objectives"`
+	Goodput       *float64 `json:"goodput"`
+	GoodOutputTPS *float64 `json:"good_output_tps"`
+	// Throttled: fewer than 90 % of Concurrency in flight on average (the
+	// requests-per-minute ceiling held starts back).
+	ThrottledByRate bool        `json:"throttled"`
+	Stable          bool        `json:"stable"`
+	End             string      `json:"end"` // why the step ended: stable, max step time, saturating, interrupted
+	Objectives      []Judgement `json:"objectives"`
 	// MeetsObjectives: every objective was judged and met.
 	MeetsObjectives bool `json:"meets_objectives"`
 	// Saturating: TTFT rose with time within the step.
@@ -146,6 +149,7 @@ func (m *stepRun) step(end string) Step {
 		st.OutputTPS = &tps
 		inflight := busyWithin(m.all, w0, w1) / span.Seconds()
 		st.AchievedConcurrency = &inflight
+		st.ThrottledByRate = st.Throttled()
 		if g := probe.GoodputOf(records(m.judged), m.bounds, span); g != nil {
 			st.Goodput, st.GoodOutputTPS = &g.Share, &g.GoodOutputThroughput
 		}
@@ -266,7 +270,9 @@ func quantileMS(results []*probe.Result, q float64, of func(*probe.Result) (time
 }
 
 // ttftRising: TTFT grows with the request's start time within the step,
-// significantly (t > 3) and by more than half the median over the span.
+// significantly (t > 4) and by at least its median and 50 ms over the
+// span: a queue building up, not the jitter of prefills landing in
+// decode steps (which moves TTFT by a few milliseconds either way).
 func ttftRising(results []*probe.Result) bool {
 	var xs, ys []float64
 	for _, r := range results {
@@ -302,5 +308,6 @@ func ttftRising(results []*probe.Result) bool {
 	se := math.Sqrt(sse / (n - 2) / sxx)
 	span := slices.Max(xs) - slices.Min(xs)
 	median := telemetry.SampleQuantile(0.5, ys)
-	return slope > 0 && (se == 0 || slope/se > 3) && slope*span > 0.5*median
+	rise := slope * span
+	return slope > 0 && (se == 0 || slope/se > 4) && rise >= median && rise >= 0.050
 }
