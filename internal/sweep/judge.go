@@ -10,19 +10,23 @@ import (
 )
 
 // Judgement is one objective over one step. Threshold and Value are in
-// Unit: "ms" for latency percentiles, "ratio" (0–1) for shares and rates.
+// Unit: "ms" for latency percentiles, "ratio" (0–1) for shares and rates;
+// Limit says whether Value must stay at or below ("max": latencies, the
+// error rate) or at or above ("min": the share of good requests of a
+// ratio objective, availability) the threshold.
 type Judgement struct {
 	Objective string           `json:"objective"`
 	Kind      slo.Kind         `json:"kind"`
 	Signal    telemetry.Signal `json:"signal"`
 	Unit      string           `json:"unit"`
-	// Percentile of a percentile objective (0.95); Target of a ratio or
-	// availability objective (the share that must meet it).
-	Percentile float64  `json:"percentile,omitempty"`
-	Target     float64  `json:"target,omitempty"`
-	Threshold  float64  `json:"threshold"`
-	Value      *float64 `json:"value"` // null: no data in the step
-	Met        *bool    `json:"met"`   // null: not judged (no data)
+	Limit     string           `json:"limit"`
+	// Percentile of a percentile objective (0.95).
+	Percentile float64 `json:"percentile,omitempty"`
+	// LatencyMS is the per-request bound of a ratio objective.
+	LatencyMS float64  `json:"latency_ms,omitempty"`
+	Threshold float64  `json:"threshold"`
+	Value     *float64 `json:"value"` // null: no data in the step
+	Met       *bool    `json:"met"`   // null: not judged (no data)
 	// Over is how many times over its limit the step is (value/threshold
 	// for latencies, the spent share of the error budget otherwise).
 	Over *float64 `json:"over,omitempty"`
@@ -55,7 +59,7 @@ func judge(objs []slo.Objective, results []*probe.Result) []Judgement {
 			if !ok {
 				continue
 			}
-			j.Unit, j.Percentile, j.Threshold = "ms", o.Percentile, o.Threshold*1000
+			j.Unit, j.Limit, j.Percentile, j.Threshold = "ms", "max", o.Percentile, o.Threshold*1000
 			if v := quantileMS(results, o.Percentile, of); v != nil {
 				j.set(*v, *v <= j.Threshold, *v/j.Threshold)
 			}
@@ -64,7 +68,7 @@ func judge(objs []slo.Objective, results []*probe.Result) []Judgement {
 			if !ok {
 				continue
 			}
-			j.Unit, j.Target, j.Threshold = "ratio", o.Target, o.Threshold*1000
+			j.Unit, j.Limit, j.Threshold, j.LatencyMS = "ratio", "min", o.Target, o.Threshold*1000
 			if len(results) > 0 {
 				good := 0
 				for _, r := range results {
@@ -76,13 +80,13 @@ func judge(objs []slo.Objective, results []*probe.Result) []Judgement {
 				j.set(share, share >= o.Target, budgetSpent(share, o.Target))
 			}
 		case slo.ErrorRate:
-			j.Unit, j.Threshold = "ratio", o.Threshold
+			j.Unit, j.Limit, j.Threshold = "ratio", "max", o.Threshold
 			if len(results) > 0 {
 				rate := float64(failed(results)) / float64(len(results))
 				j.set(rate, rate <= o.Threshold, rate/o.Threshold)
 			}
 		case slo.Availability:
-			j.Unit, j.Target = "ratio", o.Target
+			j.Unit, j.Limit, j.Threshold = "ratio", "min", o.Target
 			if len(results) > 0 {
 				share := 1 - float64(failed(results))/float64(len(results))
 				j.set(share, share >= o.Target, budgetSpent(share, o.Target))

@@ -72,6 +72,10 @@ func TestJudge(t *testing.T) {
 	check("errors", 1.0/21, false)
 	check("up", 20.0/21, true)
 	check("ttfa", 28.05, true) // no reasoning: the answer is the first token
+	if r, l := got["tpot-ratio"], got["ttft"]; r.Limit != "min" || r.Threshold != 0.9 || r.LatencyMS != 6 ||
+		l.Limit != "max" || l.Threshold != 30 || l.Unit != "ms" || got["errors"].Limit != "max" || got["up"].Threshold != 0.9 {
+		t.Errorf("limits: ratio %+v, percentile %+v", r, l)
+	}
 	if _, ok := got["kv"]; ok {
 		t.Error("a server-side signal was judged on client requests")
 	}
