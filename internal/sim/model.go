@@ -22,8 +22,10 @@ type ModelSpec struct {
 	MaxBatch        int     // max running sequences (vLLM max_num_seqs); default 256
 	MaxQueue        int     // max waiting requests before 429; default 1024
 	// Efficiency is the fraction of peak DRAM bandwidth a decode step
-	// achieves; it is also the DRAM-active ratio of a fully busy engine.
-	// Default 0.7.
+	// achieves reading the weights; without the batching-curve terms it is
+	// also the DRAM-active ratio of a fully busy engine (with them, compute
+	// and overheads take a share of each step and DRAM-active falls below
+	// it). Default 0.7.
 	Efficiency          float64
 	PrefillTokensPerSec float64 // compute-bound prefill rate; default from GPU FLOPS at 45% MFU
 	MaxBatchedTokens    int     // per-step token budget (chunked prefill); default 2048
