@@ -45,5 +45,7 @@
 // the concurrency raised output tokens/s by less than 10 % while the TTFT
 // p95 grew by half or more, or, within one step, TTFT rose with time
 // (regression slope over the step's requests, t > 4, rising by at least
-// the median and 50 ms) — the server falls behind instead of serving more.
+// the median and 50 ms) while output tokens/s stayed flat (the second half
+// of the step at most 10 % above the first) — the server falls behind
+// instead of serving more.
 package sweep

@@ -118,7 +118,19 @@ func (m *stepRun) check() {
 	enough := len(m.judged) >= max(m.cfg.MinRequests, 2*m.c)
 	m.stable = enough && ttft != nil && settled(m.lastTTFT, ttft, m.cfg.Tolerance) && settled(m.lastTPOT, tpot, m.cfg.Tolerance)
 	m.lastTTFT, m.lastTPOT = ttft, tpot
-	m.saturating = enough && ttftRising(m.judged)
+	m.saturating = enough && ttftRising(m.judged) && m.throughputFlat()
+}
+
+// throughputFlat: output tokens/s in the second half of the window so far
+// is at most 10 % above the first half's (mu held).
+func (m *stepRun) throughputFlat() bool {
+	w0, w1, ok := m.window()
+	if !ok {
+		return false
+	}
+	mid := w0.Add(w1.Sub(w0) / 2)
+	first, second := tokensWithin(m.all, w0, mid), tokensWithin(m.all, mid, w1)
+	return second <= 1.1*first
 }
 
 // settled: both missing, or both present and within tol of each other.

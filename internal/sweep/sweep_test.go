@@ -255,3 +255,26 @@ func TestSnippetQueries(t *testing.T) {
 		}
 	}
 }
+
+// The in-step saturation rule also needs flat throughput: tokens arriving
+// as fast in the step's second half as in its first (a server serving
+// more as TTFT rises is warming up, not falling behind).
+func TestThroughputFlat(t *testing.T) {
+	t0 := time.Now()
+	build := func(gap func(i int) time.Duration) *stepRun {
+		m := &stepRun{c: 1}
+		at := t0
+		for i := range 10 {
+			r := result(at, i+2, time.Millisecond, gap(i), 10)
+			m.all, m.judged = append(m.all, r), append(m.judged, r)
+			at = at.Add(r.Duration)
+		}
+		return m
+	}
+	if m := build(func(int) time.Duration { return 10 * time.Millisecond }); !m.throughputFlat() {
+		t.Error("steady token rate read as rising")
+	}
+	if m := build(func(i int) time.Duration { return time.Duration(20-2*i) * time.Millisecond }); m.throughputFlat() {
+		t.Error("a token rate rising 2 → 10 per 20 ms read as flat")
+	}
+}
