@@ -116,16 +116,36 @@ var sizePresets = map[string]sizePreset{
 
 var sizeRE = regexp.MustCompile(`^(?i)(\d+(?:\.\d+)?)b$`)
 
+// reasoningFamily reports whether a served name belongs to a model family
+// that thinks before it answers.
+func reasoningFamily(name string) bool {
+	name = strings.ToLower(name)
+	for _, m := range [...]string{"-r1", "qwq", "think", "reason", "gpt-oss", "magistral"} {
+		if strings.Contains(name, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// defaultReasoningTokens is how long a model SpecForSize takes for a
+// reasoning one thinks, about.
+const defaultReasoningTokens = 64
+
 // SpecForSize builds a ModelSpec for a served name and a size such as "8b"
 // or "70b". Known sizes use preset architectures and GPUs; other sizes scale
 // the 8B numbers (KV grows with the square root of the size, a rough fit to
-// Llama/Qwen families).
+// Llama/Qwen families). A name of a reasoning family (DeepSeek-R1, QwQ,
+// "thinking", gpt-oss, …) thinks for about 64 tokens first.
 func SpecForSize(name, size string) (ModelSpec, error) {
 	if size == "" {
 		size = "8b"
 	}
 	size = strings.ToLower(size)
 	spec := BatchingCurve(ModelSpec{Name: name, DtypeBytes: 2, Jitter: 0.02})
+	if reasoningFamily(name) {
+		spec.ReasoningTokens = defaultReasoningTokens
+	}
 	if p, ok := sizePresets[size]; ok {
 		spec.Params, spec.KVBytesPerToken, spec.GPU, spec.NumGPUs = p.params, p.kv, p.gpu, p.numGPUs
 		return spec, nil

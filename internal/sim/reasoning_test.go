@@ -112,3 +112,19 @@ func TestReasoningWireFormat(t *testing.T) {
 			m.ReasoningContent, m.Content, resp.Usage.Details.ReasoningTokens, thinking)
 	}
 }
+
+// Names of reasoning families think; others answer at once.
+func TestSpecForSizeReasoning(t *testing.T) {
+	for name, want := range map[string]int{
+		"deepseek-ai/DeepSeek-R1-Distill-Qwen-7B": defaultReasoningTokens,
+		"Qwen/QwQ-32B":                       defaultReasoningTokens,
+		"openai/gpt-oss-20b":                 defaultReasoningTokens,
+		"meta-llama/Llama-3.1-8B-Instruct":   0,
+		"mistralai/Mistral-7B-Instruct-v0.3": 0,
+	} {
+		spec, err := SpecForSize(name, "8b")
+		if err != nil || spec.ReasoningTokens != want {
+			t.Errorf("%s: reasoning %d (%v), want %d", name, spec.ReasoningTokens, err, want)
+		}
+	}
+}
