@@ -32,6 +32,12 @@ const jsonUsage = "machine-readable output on stdout: one JSON document for a co
 // defaultRequests is -n wherever requests are counted (probe, check).
 const defaultRequests = 20
 
+// maxConcurrencyUsage and maxRPMUsage are the safety ceilings of the
+// commands that send load (probe's -c, sweep's steps).
+var maxConcurrencyUsage = fmt.Sprintf("ceiling on requests in flight: probe's -c, sweep's last step (at most %d)", probe.AbsoluteMaxConcurrency)
+
+const maxRPMUsage = "ceiling on requests started per minute (a throttled sweep step shows achieved concurrency below its own)"
+
 // nUsage is -n's help, the same in probe and check.
 const nUsage = "requests per endpoint (and per model)"
 

@@ -198,6 +198,8 @@ func TestEveryUsageErrorExits2InOneLine(t *testing.T) {
 		"replay":    {{}, {"a", "b"}},
 		"sim":       {{"extra"}, {"--model", ""}},
 		"version":   {{"extra"}},
+		"sweep": {{}, {"http://127.0.0.1:1", "--max-tokens", "0"}, {"http://127.0.0.1:1", "--keda-window", "soon"},
+			{"http://127.0.0.1:1", "--max-step-time", "1m0x"}},
 	}
 	for _, cmd := range commandNames() {
 		if _, ok := cases[cmd]; !ok {

@@ -80,7 +80,7 @@ func TestRecordingSurvivesTheSessionEnding(t *testing.T) {
 		if code != 0 || stderr != "" {
 			t.Fatalf("replay --json --at 2s: exit %d, stderr %q", code, stderr)
 		}
-		if doc.Judged != "as recorded" || len(doc.Endpoints) != 3 || len(doc.Alerts) == 0 {
+		if doc.Judged != "as recorded" || len(doc.Endpoints) != len(sim.DemoConfig().Models) || len(doc.Alerts) == 0 {
 			t.Errorf("replay at 2s: judged %q, %d endpoints, %d alerts", doc.Judged, len(doc.Endpoints), len(doc.Alerts))
 		}
 		t.Run("outside", func(t *testing.T) {
@@ -115,7 +115,7 @@ func TestRecordingSurvivesTheSessionEnding(t *testing.T) {
 			t.Errorf("the recording ends %v before the kill", lost)
 		}
 		code, doc, stderr := replay(t, rec, "--json", "--at", "2s")
-		if code != 0 || len(doc.Endpoints) != 3 || len(doc.Alerts) == 0 || !strings.Contains(stderr, "recording stops at line") {
+		if code != 0 || len(doc.Endpoints) != len(sim.DemoConfig().Models) || len(doc.Alerts) == 0 || !strings.Contains(stderr, "recording stops at line") {
 			t.Errorf("replay --json --at 2s: exit %d, %d endpoints, %d alerts, stderr %q", code, len(doc.Endpoints), len(doc.Alerts), stderr)
 		}
 		code, _, stderr = replay(t, rec, "--json", "--at", "1h")

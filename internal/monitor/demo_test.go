@@ -37,8 +37,9 @@ func TestDemoWiring(t *testing.T) {
 	if err := m.AddConfig(c); err != nil {
 		t.Fatal(err)
 	}
-	if got := m.Sources(); got != 3+1+1 { // a probe per model, one shared scrape, one dcgm
-		t.Errorf("sources: %d, want 5", got)
+	models := len(cfg.Models)
+	if got := m.Sources(); got != models+1+1 { // a probe per model, one shared scrape, one dcgm
+		t.Errorf("sources: %d, want %d", got, models+2)
 	}
 	runCtx, stop := context.WithTimeout(ctx, 6*time.Second)
 	defer stop()
@@ -46,7 +47,7 @@ func TestDemoWiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap := m.Store.Snapshot(time.Now(), time.Minute)
-	if len(snap.Endpoints) != 3 {
+	if len(snap.Endpoints) != models {
 		t.Fatalf("endpoints: %d", len(snap.Endpoints))
 	}
 	for _, ep := range snap.Endpoints {

@@ -80,7 +80,7 @@ func (e *engine) preempt(s *seq) {
 
 // plan decides this step's work (decodes first, then prefill chunks within
 // the token budget, as vLLM's chunked-prefill scheduler does) and returns
-// its duration from the roofline: max(memory time, prefill compute time).
+// its duration from the engine model (ModelSpec.stepSeconds).
 func (e *engine) plan(fx effects) (dur int64, activeNs, memBusyNs, bytes float64) {
 	e.emit, e.chunks = e.emit[:0], e.chunks[:0]
 	budget := e.spec.MaxBatchedTokens
@@ -113,9 +113,7 @@ func (e *engine) plan(fx effects) (dur int64, activeNs, memBusyNs, bytes float64
 
 	peak := e.gpu.PeakBW * float64(e.spec.NumGPUs)
 	bytes = e.spec.weightBytes() + float64(kvTokens)*e.spec.KVBytesPerToken
-	memTime := bytes / (peak * e.spec.Efficiency * fx.bwFactor)
-	prefillTime := float64(prefillTokens) * fx.prefillFactor / e.spec.PrefillTokensPerSec
-	step := max(memTime, prefillTime)
+	memTime, step := e.spec.stepSeconds(e.gpu, decodes, decodes+len(e.chunks), kvTokens, prefillTokens, fx)
 	if e.spec.Jitter > 0 {
 		j := max(min(e.rng.NormFloat64(), 3), -3) * e.spec.Jitter
 		step *= 1 + j

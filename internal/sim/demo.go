@@ -7,6 +7,7 @@ const (
 	DemoHealthy   = "meta-llama/Llama-3.1-8B-Instruct"
 	DemoDegrading = "Qwen/Qwen2.5-14B-Instruct"
 	DemoBursty    = "meta-llama/Llama-3.2-3B-Instruct"
+	DemoReasoning = "deepseek-ai/DeepSeek-R1-Distill-Llama-8B"
 )
 
 // DemoConfig is the setup of tokentop's demo, on loopback ports chosen by
@@ -20,7 +21,10 @@ const (
 //   - DemoBursty: 3B on an L4, TPOT ≈ 33 ms, with 24 extra streams for
 //     12 s every 40 s (from 10 s): queueing, TTFT spikes and ITL stalls from
 //     chunked prefills; its KV pool is small (gpu_memory_utilization
-//     0.32, 4096-token context), so bursts preempt.
+//     0.32, 4096-token context), so bursts preempt;
+//   - DemoReasoning: an 8B reasoning model on an H100 that thinks for
+//     about 40 tokens before it answers, so TTFT (first thinking token)
+//     and the time to the first answer token differ by ≈ 0.3 s.
 //
 // Half of the background requests start with one of four shared system
 // prompts, and the probes repeat theirs, so the prefix cache hits.
@@ -31,7 +35,7 @@ func DemoConfig() Config {
 		DCGMListen:        "127.0.0.1:0",
 		Seed:              1,
 		Load:              4,
-		Models:            demoModels(),
+		Models:            append(demoModels(), demoReasoningModel()),
 		PrefixCaching:     true,
 		SharedPrefixShare: 0.5,
 		Scenario: Scenario{Events: []Event{
@@ -53,4 +57,9 @@ func demoModels() []ModelSpec {
 		}
 	}
 	return models
+}
+
+func demoReasoningModel() ModelSpec {
+	return BatchingCurve(ModelSpec{Name: DemoReasoning, Params: 8.03e9, DtypeBytes: 2, KVBytesPerToken: 131072,
+		GPU: "H100 SXM", NumGPUs: 1, MaxBatch: 256, MaxQueue: 1024, Efficiency: 0.72, Jitter: 0.02, ReasoningTokens: 40})
 }

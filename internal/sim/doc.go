@@ -14,16 +14,23 @@
 //     free KV blocks; queue overflow (MaxQueue) is answered 429;
 //   - schedules one decode token per running sequence and prefill chunks
 //     within MaxBatchedTokens (chunked prefill);
-//   - lasts max(memory time, prefill time) × (1 + jitter), where memory
-//     time = (weight bytes + KV bytes of every running sequence) /
-//     (peak bandwidth × GPUs × efficiency) and prefill time = prefill
-//     tokens / PrefillTokensPerSec;
+//   - lasts (max(memory time, prefill time) + decode compute + overheads)
+//     × (1 + jitter), where memory time = weight bytes / (peak bandwidth ×
+//     GPUs × Efficiency) + KV bytes of every running sequence / (peak ×
+//     GPUs × AttentionEfficiency), prefill time = prefill tokens /
+//     PrefillTokensPerSec, decode compute = decoded tokens × 2 × Params /
+//     (dense FLOP/s × ComputeEfficiency), and the overheads are
+//     StepOverhead + SeqOverhead per sequence (the batching curve, see
+//     BatchingCurve; a spec without those fields is bandwidth-only);
 //   - ends by appending one token to every sequence that decoded or
 //     finished its prefill and waking its consumer (a 1-slot channel per
 //     sequence; the consumer drains all pending tokens per wake-up).
 //
 // So TTFT = queue wait + prefill (for a short prompt, one step), TPOT = step
-// time, and TPOT grows with concurrency through the KV term. Answer lengths
+// time, and TPOT grows with concurrency through the KV, compute and
+// per-sequence terms. A reasoning model (ReasoningTokens) spends the
+// first tokens of each answer thinking, streamed on chat as
+// reasoning_content, so its time to the first answer token trails TTFT. Answer lengths
 // and text derive from the seed and the prompt; step jitter from the seed.
 //
 // # Metrics

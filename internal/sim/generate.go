@@ -2,6 +2,8 @@ package sim
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 )
 
 // Stream is an in-process token stream returned by Server.Generate. It is
@@ -19,9 +21,36 @@ type Stream struct {
 
 // Token is one generated token.
 type Token struct {
-	Index int    // 0-based position in the answer
-	Text  string // "" for the EOS token of a natural stop
+	Index     int    // 0-based position in the output (reasoning included)
+	Text      string // "" for the EOS token of a natural stop
+	Reasoning bool   // part of a reasoning model's thinking phase
 }
+
+// reasoningSalt separates the thinking text from the answer's.
+const reasoningSalt = 0x7468696e6b
+
+// reasoningLength draws a request's thinking length: log-normal around
+// ReasoningTokens (σ 0.5), seeded like the answer so a prompt always
+// thinks as long.
+func (m ModelSpec) reasoningLength(seed uint64) int {
+	if m.ReasoningTokens <= 0 {
+		return 0
+	}
+	r := rand.New(rand.NewPCG(seed, reasoningSalt))
+	return max(1, int(math.Round(float64(m.ReasoningTokens)*math.Exp(0.5*r.NormFloat64()))))
+}
+
+// tokenAt is token idx of the output: the thinking first, then the answer
+// (which starts a sentence of its own).
+func (s *seq) tokenAt(idx int) (text string, reasoning bool) {
+	if idx < s.reasoning {
+		return tokenText(s.textSeed^reasoningSalt, idx), true
+	}
+	return tokenText(s.textSeed, idx-s.reasoning), false
+}
+
+// reasoningOf is how many of n output tokens were thinking.
+func (s *seq) reasoningOf(n int) int { return min(n, s.reasoning) }
 
 // Generate submits req to its model's engine; cancelling ctx aborts the
 // request (its slot frees at once). It fails with
@@ -77,7 +106,7 @@ func (st *Stream) Recv() (toks []Token, finish string, err error) {
 		idx := b.first + i
 		toks[i] = Token{Index: idx}
 		if !(b.err == nil && b.finish == finishStop && i == len(b.times)-1) {
-			toks[i].Text = tokenText(st.s.textSeed, idx)
+			toks[i].Text, toks[i].Reasoning = st.s.tokenAt(idx)
 		}
 	}
 	st.toks = toks

@@ -172,11 +172,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, e *engine, sq *s
 			if b.err == nil && b.finish != "" && i == len(b.times)-1 {
 				finish = b.finish
 			}
-			text := ""
+			text, reasoning := "", false
 			if finish != finishStop {
-				text = tokenText(sq.textSeed, idx)
+				text, reasoning = sq.tokenAt(idx)
 			}
-			buf = f.token(buf, text, finish)
+			buf = f.token(buf, text, finish, reasoning)
 		}
 		end := b.finish != ""
 		if b.err != nil {
@@ -184,7 +184,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, e *engine, sq *s
 			buf = done(buf)
 		} else if end {
 			if usage {
-				buf = f.usage(buf, sq.prompt, b.first+len(b.times))
+				n := b.first + len(b.times)
+				buf = f.usage(buf, sq.prompt, n, sq.reasoningOf(n))
 			}
 			buf = done(buf)
 		}
@@ -228,19 +229,30 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, e *engine, sq *
 		writeAPIError(w, engineError(b.err, s.effects(e.spec.Name), e.spec.Name))
 		return
 	}
-	var text strings.Builder
+	var text, thought strings.Builder
 	for i := 0; i < n; i++ {
 		if i == n-1 && b.finish == finishStop {
 			break // EOS token has no text
 		}
-		text.WriteString(tokenText(sq.textSeed, i))
+		t, reasoning := sq.tokenAt(i)
+		if reasoning && chat {
+			thought.WriteString(t)
+		} else {
+			text.WriteString(t)
+		}
 	}
 	resp := completionJSON{ID: id, Object: "text_completion", Created: created, Model: e.spec.Name,
 		Usage: usageJSON{PromptTokens: sq.prompt, TotalTokens: sq.prompt + n, CompletionTokens: n}}
+	if r := sq.reasoningOf(n); r > 0 {
+		resp.Usage.CompletionTokensDetails = &completionDetailsJSON{ReasoningTokens: r}
+	}
 	c := choiceJSON{FinishReason: b.finish}
 	if chat {
 		resp.Object = "chat.completion"
 		c.Message = &messageJSON{Role: "assistant", Content: text.String(), ToolCalls: []any{}}
+		if thought.Len() > 0 {
+			c.Message.ReasoningContent = thought.String()
+		}
 	} else {
 		t := text.String()
 		c.Text = &t

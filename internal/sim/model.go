@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ModelSpec describes one served model and the hardware it runs on. Zero
@@ -21,8 +22,10 @@ type ModelSpec struct {
 	MaxBatch        int     // max running sequences (vLLM max_num_seqs); default 256
 	MaxQueue        int     // max waiting requests before 429; default 1024
 	// Efficiency is the fraction of peak DRAM bandwidth a decode step
-	// achieves; it is also the DRAM-active ratio of a fully busy engine.
-	// Default 0.7.
+	// achieves reading the weights; without the batching-curve terms it is
+	// also the DRAM-active ratio of a fully busy engine (with them, compute
+	// and overheads take a share of each step and DRAM-active falls below
+	// it). Default 0.7.
 	Efficiency          float64
 	PrefillTokensPerSec float64 // compute-bound prefill rate; default from GPU FLOPS at 45% MFU
 	MaxBatchedTokens    int     // per-step token budget (chunked prefill); default 2048
@@ -46,6 +49,60 @@ type ModelSpec struct {
 	// MFUMetrics exposes vLLM's --enable-mfu-metrics counters (estimated
 	// FLOPs and bytes read and written per GPU).
 	MFUMetrics bool
+
+	// ReasoningTokens makes a reasoning model: each answer starts with a
+	// thinking phase of about this many tokens (log-normal, seeded by the
+	// prompt), streamed on OpenAI chat as delta.reasoning_content and
+	// counted in usage.completion_tokens_details.reasoning_tokens, as vLLM
+	// does with a reasoning parser. 0 = answers at once.
+	ReasoningTokens int
+
+	// The batching curve: what makes a step longer as the batch grows,
+	// beyond the weights every step streams (see stepSeconds). Zero turns
+	// a term off, so a hand-made spec stays a pure bandwidth model; the
+	// presets (DefaultModels, SpecForSize) set all of them from
+	// BatchingCurve.
+
+	// AttentionEfficiency is the fraction of peak bandwidth the attention
+	// kernels reach reading the live KV cache (paged, scattered blocks);
+	// default Efficiency.
+	AttentionEfficiency float64
+	// ComputeEfficiency is the fraction of dense FLOP/s the decode
+	// matmuls reach; each decoded token costs 2 × Params FLOPs.
+	ComputeEfficiency float64
+	// StepOverhead is fixed time per step: scheduling, kernel launches,
+	// the GPU→CPU sync of sampled tokens.
+	StepOverhead time.Duration
+	// SeqOverhead is time per sequence in the step: sampling, output
+	// processing and detokenisation on the CPU.
+	SeqOverhead time.Duration
+}
+
+// BatchingCurve returns spec with the batching-curve terms of a vLLM-like
+// engine: attention at 55 % of peak bandwidth, decode matmuls at 50 % of
+// dense FLOP/s, 300 µs per step and 10 µs per sequence.
+//
+// Calibration (docs/sweep.md has the table). For Llama-3.1-8B bf16 on
+// one H100 SXM it predicts a TPOT of 7.0 ms at 1 stream, 7.8 ms at 16 and
+// 10.4 ms at 64 (short prompts, ~150 live KV tokens each), against
+// published measurements:
+//   - InferenceBench "concurrency sweep" recipe (yobitelcomm.github.io/bench,
+//     H100-80GB-HBM3, vLLM 0.21.0, fp16, chatbot-short): TPOT p50 6.48 ms
+//     at 1, 6.59 at 4, 10.94 at 16;
+//   - NVIDIA NIM LLM benchmarking, Llama-3.1-8B-Instruct NIM 1.8.0 on H100
+//     (docs.nvidia.com/nim/benchmarking/llm, "Performance"): ITL 4.63 ms
+//     at 1, 5.19 at 25, 5.91 at 50, 7.57 at 100, 12.65 at 200 (fp8
+//     weights, so a lower base; the slope, ≈0.03 ms per extra stream up
+//     to 100, is what the per-sequence terms reproduce).
+//
+// The published curves bend more steeply where prompts are long (their
+// KV term), which the simulator reproduces through the KV bytes.
+func BatchingCurve(spec ModelSpec) ModelSpec {
+	spec.AttentionEfficiency = 0.55
+	spec.ComputeEfficiency = 0.5
+	spec.StepOverhead = 300 * time.Microsecond
+	spec.SeqOverhead = 10 * time.Microsecond
+	return spec
 }
 
 const (
@@ -75,16 +132,36 @@ var sizePresets = map[string]sizePreset{
 
 var sizeRE = regexp.MustCompile(`^(?i)(\d+(?:\.\d+)?)b$`)
 
+// reasoningFamily reports whether a served name belongs to a model family
+// that thinks before it answers.
+func reasoningFamily(name string) bool {
+	name = strings.ToLower(name)
+	for _, m := range [...]string{"-r1", "qwq", "think", "reason", "gpt-oss", "magistral"} {
+		if strings.Contains(name, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// defaultReasoningTokens is how long a model SpecForSize takes for a
+// reasoning one thinks, about.
+const defaultReasoningTokens = 64
+
 // SpecForSize builds a ModelSpec for a served name and a size such as "8b"
 // or "70b". Known sizes use preset architectures and GPUs; other sizes scale
 // the 8B numbers (KV grows with the square root of the size, a rough fit to
-// Llama/Qwen families).
+// Llama/Qwen families). A name of a reasoning family (DeepSeek-R1, QwQ,
+// "thinking", gpt-oss, …) thinks for about 64 tokens first.
 func SpecForSize(name, size string) (ModelSpec, error) {
 	if size == "" {
 		size = "8b"
 	}
 	size = strings.ToLower(size)
-	spec := ModelSpec{Name: name, DtypeBytes: 2, Jitter: 0.02}
+	spec := BatchingCurve(ModelSpec{Name: name, DtypeBytes: 2, Jitter: 0.02})
+	if reasoningFamily(name) {
+		spec.ReasoningTokens = defaultReasoningTokens
+	}
 	if p, ok := sizePresets[size]; ok {
 		spec.Params, spec.KVBytesPerToken, spec.GPU, spec.NumGPUs = p.params, p.kv, p.gpu, p.numGPUs
 		return spec, nil
@@ -116,9 +193,10 @@ func SpecForSize(name, size string) (ModelSpec, error) {
 
 // DefaultModels returns three models of different sizes on different GPUs:
 // a small model on a bandwidth-poor L4, an 8B on an H100 and a 14B on an
-// A100, so their TPOTs (≈31, 7 and 21 ms at batch 1) differ visibly.
+// A100, so their TPOTs (≈31, 7 and 21 ms at batch 1) differ visibly. All
+// bend with the batch (BatchingCurve).
 func DefaultModels() []ModelSpec {
-	return []ModelSpec{
+	models := []ModelSpec{
 		{Name: "meta-llama/Llama-3.1-8B-Instruct", Params: 8.03e9, DtypeBytes: 2, KVBytesPerToken: 131072,
 			GPU: "H100 SXM", NumGPUs: 1, MaxBatch: 256, MaxQueue: 1024, Efficiency: 0.72, Jitter: 0.02},
 		{Name: "Qwen/Qwen2.5-14B-Instruct", Params: 14.7e9, DtypeBytes: 2, KVBytesPerToken: 196608,
@@ -126,6 +204,10 @@ func DefaultModels() []ModelSpec {
 		{Name: "meta-llama/Llama-3.2-3B-Instruct", Params: 3.21e9, DtypeBytes: 2, KVBytesPerToken: 114688,
 			GPU: "L4", NumGPUs: 1, MaxBatch: 64, MaxQueue: 256, Efficiency: 0.68, Jitter: 0.02},
 	}
+	for i := range models {
+		models[i] = BatchingCurve(models[i])
+	}
+	return models
 }
 
 // withDefaults fills zero fields and validates the spec against its GPU.
@@ -160,6 +242,7 @@ func (m ModelSpec) withDefaults() (ModelSpec, GPU, error) {
 	defi(&m.MaxBatch, 256)
 	defi(&m.MaxQueue, 1024)
 	def(&m.Efficiency, 0.7)
+	def(&m.AttentionEfficiency, m.Efficiency)
 	def(&m.PrefillTokensPerSec, math.Round(g.DenseFLOPS*float64(m.NumGPUs)*defaultMFU/(2*m.Params)))
 	defi(&m.MaxBatchedTokens, 2048)
 	defi(&m.MaxModelLen, 8192)
@@ -169,10 +252,14 @@ func (m ModelSpec) withDefaults() (ModelSpec, GPU, error) {
 		def(&m.SpecAcceptRate, 0.7)
 	}
 	switch {
-	case m.DtypeBytes < 0 || m.KVBytesPerToken < 0 || m.NumGPUs < 0 || m.MaxBatch < 0 || m.MaxQueue < 0:
+	case m.DtypeBytes < 0 || m.KVBytesPerToken < 0 || m.NumGPUs < 0 || m.MaxBatch < 0 || m.MaxQueue < 0 || m.ReasoningTokens < 0:
 		return m, g, fmt.Errorf("model %q: negative size field", m.Name)
 	case m.Efficiency < 0 || m.Efficiency > 1:
 		return m, g, fmt.Errorf("model %q: Efficiency %.3g not in (0,1]", m.Name, m.Efficiency)
+	case m.AttentionEfficiency < 0 || m.AttentionEfficiency > 1 || m.ComputeEfficiency < 0 || m.ComputeEfficiency > 1:
+		return m, g, fmt.Errorf("model %q: AttentionEfficiency or ComputeEfficiency not in [0,1]", m.Name)
+	case m.StepOverhead < 0 || m.SeqOverhead < 0:
+		return m, g, fmt.Errorf("model %q: negative step overhead", m.Name)
 	case m.PrefillTokensPerSec < 0 || m.Jitter < 0 || m.Jitter > 0.3:
 		return m, g, fmt.Errorf("model %q: bad PrefillTokensPerSec or Jitter", m.Name)
 	case m.GPUMemUtilization < 0 || m.GPUMemUtilization > 1 || m.SpecTokens < 0 || m.SpecTokens > 16 ||
@@ -206,15 +293,49 @@ func kvBlocks(m ModelSpec, g GPU) int {
 	return int(free / (m.KVBytesPerToken * blockSize))
 }
 
-// DecodeStepTime is the engine model's time for one decode step with
-// kvTokens KV tokens resident and the scenario's bandwidth factor (1 =
-// healthy): bytes moved / effective bandwidth, in seconds. Zero fields take
-// their defaults. Exported so tests and tools can predict TPOT.
+// DecodeStepTime is the engine model's time for one decode step of a
+// single sequence with kvTokens KV tokens resident and the scenario's
+// bandwidth factor (1 = healthy), in seconds: BatchStepTime with a batch
+// of 1. Zero fields take their defaults. Exported so tests and tools can
+// predict TPOT.
 func (m ModelSpec) DecodeStepTime(kvTokens int, bwFactor float64) float64 {
+	return m.BatchStepTime(1, kvTokens, bwFactor)
+}
+
+// BatchStepTime is the time of a decode-only step of batch sequences that
+// hold kvTokens KV tokens in all, in seconds (see stepSeconds): the TPOT
+// that batch sees.
+func (m ModelSpec) BatchStepTime(batch, kvTokens int, bwFactor float64) float64 {
 	m, g, err := m.withDefaults()
-	if err != nil || bwFactor <= 0 {
+	if err != nil || bwFactor <= 0 || batch < 1 {
 		return math.Inf(1)
 	}
-	bytes := m.weightBytes() + float64(kvTokens)*m.KVBytesPerToken
-	return bytes / (g.PeakBW * float64(m.NumGPUs) * m.Efficiency * bwFactor)
+	_, step := m.stepSeconds(g, batch, batch, kvTokens, 0, effects{bwFactor: bwFactor, prefillFactor: 1})
+	return step
+}
+
+// stepSeconds is the roofline-plus-overheads time of one engine step that
+// decodes `decodes` sequences, holds seqs sequences in all (decoding or
+// prefilling), reads kvTokens KV tokens and prefills prefillTokens:
+//
+//	memory  = weight bytes / (peak × Efficiency) + KV bytes / (peak × AttentionEfficiency)
+//	compute = decodes × 2 × Params / (dense FLOP/s × ComputeEfficiency)
+//	step    = max(memory, prefill tokens / PrefillTokensPerSec) + compute
+//	          + StepOverhead + seqs × SeqOverhead
+//
+// Memory and prefill overlap (a mixed step is bound by the slower); the
+// decode matmuls' compute, small-batch GEMMs that do not hide behind the
+// weight reads, and the CPU work add. memTime is the memory part alone
+// (what DCGM's memory-copy utilisation sees as busy).
+func (m ModelSpec) stepSeconds(g GPU, decodes, seqs, kvTokens, prefillTokens int, fx effects) (memTime, step float64) {
+	peak := g.PeakBW * float64(m.NumGPUs)
+	memTime = m.weightBytes()/(peak*m.Efficiency*fx.bwFactor) +
+		float64(kvTokens)*m.KVBytesPerToken/(peak*m.AttentionEfficiency*fx.bwFactor)
+	prefillTime := float64(prefillTokens) * fx.prefillFactor / m.PrefillTokensPerSec
+	step = max(memTime, prefillTime)
+	if m.ComputeEfficiency > 0 {
+		step += float64(decodes) * 2 * m.Params / (g.DenseFLOPS * float64(m.NumGPUs) * m.ComputeEfficiency)
+	}
+	step += m.StepOverhead.Seconds() + float64(seqs)*m.SeqOverhead.Seconds()
+	return memTime, step
 }

@@ -71,11 +71,12 @@ func (e *engine) newSeq(req Request) (*seq, error) {
 		s.prefixKey, s.prefixTokens = s.textSeed, prompt
 	}
 	s.target, s.finishAt = maxTokens, finishLength
+	s.reasoning = e.spec.reasoningLength(s.textSeed)
 	if !req.IgnoreEOS {
 		r := rand.New(rand.NewPCG(s.textSeed, 0x5eed))
 		const sigma = 0.6
 		natural := int(math.Round(float64(e.spec.MeanOutputTokens) * math.Exp(sigma*r.NormFloat64())))
-		natural = max(natural, req.MinTokens, 1)
+		natural = max(natural+s.reasoning, req.MinTokens, 1) // the answer follows the thinking
 		if natural < maxTokens {
 			s.target, s.finishAt = natural, finishStop
 		}

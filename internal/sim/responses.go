@@ -4,10 +4,15 @@ package sim
 // matches vLLM's (encoding/json would sort map keys).
 
 type usageJSON struct {
-	PromptTokens        int `json:"prompt_tokens"`
-	TotalTokens         int `json:"total_tokens"`
-	CompletionTokens    int `json:"completion_tokens"`
-	PromptTokensDetails any `json:"prompt_tokens_details"`
+	PromptTokens            int                    `json:"prompt_tokens"`
+	TotalTokens             int                    `json:"total_tokens"`
+	CompletionTokens        int                    `json:"completion_tokens"`
+	PromptTokensDetails     any                    `json:"prompt_tokens_details"`
+	CompletionTokensDetails *completionDetailsJSON `json:"completion_tokens_details,omitempty"`
+}
+
+type completionDetailsJSON struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
 }
 
 type messageJSON struct {

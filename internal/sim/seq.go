@@ -29,6 +29,7 @@ type seq struct {
 	maxTokens  int    // effective max_tokens
 	target     int    // tokens to generate (<= maxTokens)
 	finishAt   string // reason when target is reached
+	reasoning  int    // the first reasoning tokens of the output are thinking
 	paramMax   int    // max_tokens as requested (for request_params_max_tokens)
 	textSeed   uint64
 	arrival    int64 // ns since server epoch

@@ -32,11 +32,17 @@ func (f *chunkFormat) role(b []byte) []byte {
 
 // token appends one token's chunk; finish != "" marks the last one (vLLM
 // puts finish_reason on the chunk of the final token, with empty content
-// for the EOS token of a natural stop).
-func (f *chunkFormat) token(b []byte, text, finish string) []byte {
+// for the EOS token of a natural stop). A reasoning token goes out on chat
+// as delta.reasoning_content (vLLM's reasoning parsers); completions
+// stream the thinking as plain text, as vLLM does there.
+func (f *chunkFormat) token(b []byte, text, finish string, reasoning bool) []byte {
 	b = append(b, f.head...)
 	if f.chat {
-		b = append(b, `"choices":[{"index":0,"delta":{"content":`...)
+		if reasoning {
+			b = append(b, `"choices":[{"index":0,"delta":{"reasoning_content":`...)
+		} else {
+			b = append(b, `"choices":[{"index":0,"delta":{"content":`...)
+		}
 		b = appendJSONString(b, text)
 		b = append(b, `},"logprobs":null,"finish_reason":`...)
 	} else {
@@ -55,8 +61,9 @@ func (f *chunkFormat) token(b []byte, text, finish string) []byte {
 	return append(b, "\",\"stop_reason\":null}]}\n\n"...)
 }
 
-// usage appends the include_usage chunk (choices: []).
-func (f *chunkFormat) usage(b []byte, prompt, completion int) []byte {
+// usage appends the include_usage chunk (choices: []), with
+// completion_tokens_details.reasoning_tokens when the model thought.
+func (f *chunkFormat) usage(b []byte, prompt, completion, reasoning int) []byte {
 	b = append(b, f.head...)
 	b = append(b, `"choices":[],"usage":{"prompt_tokens":`...)
 	b = strconv.AppendInt(b, int64(prompt), 10)
@@ -64,6 +71,11 @@ func (f *chunkFormat) usage(b []byte, prompt, completion int) []byte {
 	b = strconv.AppendInt(b, int64(prompt+completion), 10)
 	b = append(b, `,"completion_tokens":`...)
 	b = strconv.AppendInt(b, int64(completion), 10)
+	if reasoning > 0 {
+		b = append(b, `,"completion_tokens_details":{"reasoning_tokens":`...)
+		b = strconv.AppendInt(b, int64(reasoning), 10)
+		b = append(b, '}')
+	}
 	return append(b, "}}\n\n"...)
 }
 
