@@ -2,6 +2,9 @@ package telemetry
 
 import (
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -20,7 +23,13 @@ import (
 // received in the window (marked approx: the GPUs also serve everyone
 // else's requests, so that figure is an upper bound). ok is false when
 // the endpoint has no GPU power.
-func (s *Store) energyPerToken(ep *endpointState, now time.Time, window time.Duration) (SignalSnapshot, bool) {
+//
+// Endpoints that share GPUs (quick mode joins every model of a host to all
+// its GPUs) each carry the GPUs' whole power; their energy per token
+// divides it by the output tokens of all of them, so it is the GPUs'
+// J/token, the same for each. Where the sharing is partial (GPU sets
+// overlap without being equal) that is an estimate, marked approx.
+func (s *Store) energyPerToken(ep *endpointState, now time.Time, window time.Duration, sharing map[string]gpuShare) (SignalSnapshot, bool) {
 	power := s.preferred(ep, GPUPower, Server, now)
 	if power == nil {
 		return SignalSnapshot{}, false
@@ -28,6 +37,9 @@ func (s *Store) energyPerToken(ep *endpointState, now time.Time, window time.Dur
 	out := SignalSnapshot{Unit: EnergyPerToken.Info().Unit, State: power.stateAt(now, s.cfg), ObservedAt: power.lastAt, Approx: power.approx}
 	watts := power.chart.Points(now, window, 1)[0]
 	tps, source, approx := s.outputRate(ep, now, window)
+	if sh := sharing[ep.info.Name]; len(sh.endpoints) > 1 {
+		tps, source, approx = s.sharedOutputRate(sh, now, window)
+	}
 	out.Source = "derived: " + power.source + " ÷ " + source
 	out.Approx = out.Approx || approx
 	switch {
@@ -81,4 +93,75 @@ func (s *Store) outputRate(ep *endpointState, now time.Time, window time.Duratio
 		return math.NaN(), ep.probeSource + " probe tokens", true
 	}
 	return float64(tokens) / covered.Seconds(), ep.probeSource + " probe tokens", true
+}
+
+// gpuShare is the endpoints that share an endpoint's GPUs, itself
+// included; exact is false when its GPUs do not all serve that same set.
+type gpuShare struct {
+	endpoints []string
+	exact     bool
+}
+
+// gpuSharing maps each endpoint joined to a shared GPU to its share
+// (read with s.mu held). Endpoints with GPUs of their own are absent.
+func (s *Store) gpuSharing(now time.Time) map[string]gpuShare {
+	sigs := map[string][]string{} // endpoint → its devices' endpoint sets, as keys
+	sets := map[string]map[string]bool{}
+	for _, g := range s.gpus {
+		if now.Sub(g.dev.ObservedAt) > s.cfg.MaxWindow || len(g.dev.Endpoints) == 0 {
+			continue
+		}
+		key := strings.Join(g.dev.Endpoints, "\x00")
+		for _, e := range g.dev.Endpoints {
+			if !slices.Contains(sigs[e], key) {
+				sigs[e] = append(sigs[e], key)
+			}
+			if sets[e] == nil {
+				sets[e] = map[string]bool{}
+			}
+			for _, o := range g.dev.Endpoints {
+				sets[e][o] = true
+			}
+		}
+	}
+	out := map[string]gpuShare{}
+	for e, set := range sets {
+		if len(set) < 2 {
+			continue
+		}
+		names := make([]string, 0, len(set))
+		for n := range set {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		out[e] = gpuShare{endpoints: names, exact: len(sigs[e]) == 1}
+	}
+	return out
+}
+
+// sharedOutputRate is the summed output rate of the endpoints sharing
+// GPUs; an endpoint without a token count is left out and marks the sum
+// approx, as probe tokens and partial sharing do.
+func (s *Store) sharedOutputRate(sh gpuShare, now time.Time, window time.Duration) (float64, string, bool) {
+	total, known, approx := 0.0, 0, !sh.exact
+	for _, name := range sh.endpoints {
+		ep, ok := s.endpoints[name]
+		if !ok {
+			approx = true
+			continue
+		}
+		r, _, a := s.outputRate(ep, now, window)
+		if math.IsNaN(r) {
+			approx = true
+			continue
+		}
+		total += r
+		known++
+		approx = approx || a
+	}
+	source := "output tokens of the " + strconv.Itoa(len(sh.endpoints)) + " endpoints sharing its GPUs"
+	if known == 0 {
+		return math.NaN(), source, approx
+	}
+	return total, source, approx
 }

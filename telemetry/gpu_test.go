@@ -104,3 +104,34 @@ func TestEnergyPerToken(t *testing.T) {
 		t.Fatalf("idle %+v", e)
 	}
 }
+
+// Two models on one host's GPUs (quick mode): each carries the GPUs' 600
+// W; their J/token is 600 W over both models' 100 + 200 tok/s = 2 J/token,
+// the same for each, not 6 and 3. A GPU serving only one of them makes
+// that one's figure an estimate.
+func TestEnergyPerTokenSharedGPUs(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	t0 := time.Unix(30_000, 0)
+	for _, ep := range []struct {
+		name string
+		tps  float64
+	}{{"a", 100}, {"b", 200}} {
+		s.Observe(Observation{Kind: KindSample, At: t0, Endpoint: ep.name, Signal: GPUPower, Source: "dcgm:x", Value: 600, Interval: time.Second})
+		s.Observe(Observation{Kind: KindSample, At: t0, Endpoint: ep.name, Signal: OutputTPS, Source: "scrape:y", Value: ep.tps, Interval: time.Second})
+	}
+	for _, k := range []string{"h/0", "h/1"} {
+		s.Observe(Observation{Kind: KindGPU, At: t0, Source: "dcgm:x", Interval: time.Second, GPU: &GPUDevice{Key: k, Endpoints: []string{"a", "b"}}})
+	}
+	for _, ep := range s.Snapshot(t0, time.Minute).Endpoints {
+		e := ep.Signals[EnergyPerToken]
+		if e.Value == nil || math.Abs(*e.Value-2) > 1e-9 || e.Approx || !strings.Contains(e.Source, "2 endpoints sharing") {
+			t.Fatalf("%s: %+v", ep.Name, e)
+		}
+	}
+	s.Observe(Observation{Kind: KindGPU, At: t0, Source: "dcgm:x", Interval: time.Second, GPU: &GPUDevice{Key: "h/2", Endpoints: []string{"a"}}})
+	for _, ep := range s.Snapshot(t0, time.Minute).Endpoints {
+		if e := ep.Signals[EnergyPerToken]; e.Approx != (ep.Name == "a") {
+			t.Fatalf("%s: approx %v with a GPU of its own beside the shared ones", ep.Name, e.Approx)
+		}
+	}
+}
