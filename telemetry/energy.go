@@ -97,44 +97,75 @@ func (s *Store) outputRate(ep *endpointState, now time.Time, window time.Duratio
 
 // gpuShare is the endpoints that share an endpoint's GPUs, itself
 // included; exact is false when its GPUs do not all serve that same set.
+// rate is the set's summed output rate, computed once per snapshot.
 type gpuShare struct {
 	endpoints []string
 	exact     bool
+	rate      *sharedRate
+}
+
+type sharedRate struct {
+	done   bool
+	tps    float64
+	source string
+	approx bool
 }
 
 // gpuSharing maps each endpoint joined to a shared GPU to its share
 // (read with s.mu held). Endpoints with GPUs of their own are absent.
+// Devices are grouped by the endpoint set they serve first: a host's
+// GPUs usually serve one set, so the work is per set, not per GPU.
 func (s *Store) gpuSharing(now time.Time) map[string]gpuShare {
-	sigs := map[string][]string{} // endpoint → its devices' endpoint sets, as keys
-	sets := map[string]map[string]bool{}
+	sets := map[string][]string{} // set key → its endpoints
 	for _, g := range s.gpus {
-		if now.Sub(g.dev.ObservedAt) > s.cfg.MaxWindow || len(g.dev.Endpoints) == 0 {
+		if len(g.dev.Endpoints) < 2 || now.Sub(g.dev.ObservedAt) > s.cfg.MaxWindow {
 			continue
 		}
-		key := strings.Join(g.dev.Endpoints, "\x00")
-		for _, e := range g.dev.Endpoints {
-			if !slices.Contains(sigs[e], key) {
-				sigs[e] = append(sigs[e], key)
-			}
-			if sets[e] == nil {
-				sets[e] = map[string]bool{}
-			}
-			for _, o := range g.dev.Endpoints {
-				sets[e][o] = true
-			}
+		k := strings.Join(g.dev.Endpoints, "\x00")
+		if _, ok := sets[k]; !ok {
+			sets[k] = g.dev.Endpoints
 		}
 	}
-	out := map[string]gpuShare{}
-	for e, set := range sets {
-		if len(set) < 2 {
-			continue
+	if len(sets) == 0 {
+		return nil
+	}
+	// Every set each endpoint is in; single-endpoint GPUs count too, as
+	// they make a share partial.
+	member := map[string][]string{}
+	for k, eps := range sets {
+		for _, e := range eps {
+			member[e] = append(member[e], k)
 		}
-		names := make([]string, 0, len(set))
-		for n := range set {
-			names = append(names, n)
+	}
+	own := map[string]bool{}
+	for _, g := range s.gpus {
+		if len(g.dev.Endpoints) == 1 && member[g.dev.Endpoints[0]] != nil && now.Sub(g.dev.ObservedAt) <= s.cfg.MaxWindow {
+			own[g.dev.Endpoints[0]] = true
 		}
+	}
+	rates := map[string]*sharedRate{}
+	out := make(map[string]gpuShare, len(member))
+	for e, keys := range member {
+		names := sets[keys[0]]
+		if len(keys) > 1 {
+			union := map[string]bool{}
+			for _, k := range keys {
+				for _, n := range sets[k] {
+					union[n] = true
+				}
+			}
+			names = make([]string, 0, len(union))
+			for n := range union {
+				names = append(names, n)
+			}
+		}
+		names = slices.Clone(names)
 		slices.Sort(names)
-		out[e] = gpuShare{endpoints: names, exact: len(sigs[e]) == 1}
+		uk := strings.Join(names, "\x00")
+		if rates[uk] == nil {
+			rates[uk] = &sharedRate{}
+		}
+		out[e] = gpuShare{endpoints: names, exact: len(keys) == 1 && !own[e], rate: rates[uk]}
 	}
 	return out
 }
@@ -143,8 +174,17 @@ func (s *Store) gpuSharing(now time.Time) map[string]gpuShare {
 // GPUs; an endpoint without a token count is left out and marks the sum
 // approx, as probe tokens and partial sharing do.
 func (s *Store) sharedOutputRate(sh gpuShare, now time.Time, window time.Duration) (float64, string, bool) {
-	total, known, approx := 0.0, 0, !sh.exact
-	for _, name := range sh.endpoints {
+	r := sh.rate
+	if !r.done {
+		r.tps, r.source, r.approx = s.sumOutputRates(sh.endpoints, now, window)
+		r.done = true
+	}
+	return r.tps, r.source, r.approx || !sh.exact
+}
+
+func (s *Store) sumOutputRates(names []string, now time.Time, window time.Duration) (float64, string, bool) {
+	total, known, approx := 0.0, 0, false
+	for _, name := range names {
 		ep, ok := s.endpoints[name]
 		if !ok {
 			approx = true
@@ -159,7 +199,7 @@ func (s *Store) sharedOutputRate(sh gpuShare, now time.Time, window time.Duratio
 		known++
 		approx = approx || a
 	}
-	source := "output tokens of the " + strconv.Itoa(len(sh.endpoints)) + " endpoints sharing its GPUs"
+	source := "output tokens of the " + strconv.Itoa(len(names)) + " endpoints sharing its GPUs"
 	if known == 0 {
 		return math.NaN(), source, approx
 	}

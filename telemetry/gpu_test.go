@@ -3,6 +3,7 @@ package telemetry
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -132,6 +133,45 @@ func TestEnergyPerTokenSharedGPUs(t *testing.T) {
 	for _, ep := range s.Snapshot(t0, time.Minute).Endpoints {
 		if e := ep.Signals[EnergyPerToken]; e.Approx != (ep.Name == "a") {
 			t.Fatalf("%s: approx %v with a GPU of its own beside the shared ones", ep.Name, e.Approx)
+		}
+	}
+}
+
+// BenchmarkSnapshotGPUs: a snapshot of 1,000 endpoints on 125 hosts of 8
+// GPUs, every model of a host sharing its GPUs (quick mode's join), with
+// power and output rate on each: the per-GPU list and the shared J/token.
+func BenchmarkSnapshotGPUs(b *testing.B) { benchSnapshot(b, 8) }
+
+// BenchmarkSnapshotNoGPUs is the same store without device records: the
+// difference is what the GPU list and the shared J/token cost.
+func BenchmarkSnapshotNoGPUs(b *testing.B) { benchSnapshot(b, 0) }
+
+func benchSnapshot(b *testing.B, gpusPerHost int) {
+	s := NewStore(StoreConfig{})
+	t0 := time.Unix(40_000, 0)
+	for h := range 125 {
+		host := "node-" + strconv.Itoa(h)
+		var eps []string
+		for m := range 8 {
+			ep := host + ":8000/model-" + strconv.Itoa(m)
+			eps = append(eps, ep)
+			for i := range 60 {
+				at := t0.Add(time.Duration(i) * time.Second)
+				s.Observe(Observation{Kind: KindSample, At: at, Endpoint: ep, Signal: GPUPower, Source: "dcgm:x", Value: 4000, Interval: time.Second})
+				s.Observe(Observation{Kind: KindSample, At: at, Endpoint: ep, Signal: OutputTPS, Source: "scrape:y", Value: 500, Interval: time.Second})
+			}
+		}
+		for g := range gpusPerHost {
+			s.Observe(Observation{Kind: KindGPU, At: t0.Add(59 * time.Second), Source: "dcgm:http://" + host + ":9400/metrics", Interval: time.Second,
+				GPU: &GPUDevice{Key: host + "/" + strconv.Itoa(g), Host: host, Index: strconv.Itoa(g), Endpoints: eps, PowerW: f64(500)}})
+		}
+	}
+	now := t0.Add(60 * time.Second)
+	b.ReportAllocs()
+	for b.Loop() {
+		snap := s.Snapshot(now, time.Minute)
+		if len(snap.GPUs) != 125*gpusPerHost {
+			b.Fatal(len(snap.GPUs))
 		}
 	}
 }

@@ -162,6 +162,9 @@ func (s *Store) endpointSnapshot(ep *endpointState, now time.Time, window time.D
 	}
 	probed := ep.probed()
 	for _, sig := range Signals {
+		if sig == EnergyPerToken {
+			continue // below, with the GPU sharing read once per snapshot
+		}
 		if v, ok := s.primarySnapshot(ep, sig, now, window); ok {
 			es.Signals[sig] = v
 		}
