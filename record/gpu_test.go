@@ -1,6 +1,7 @@
 package record
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -21,4 +22,24 @@ func TestGPUDeviceRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSame(t, got, obs)
+}
+
+// The seek preamble keeps each GPU's latest state, one per source and
+// device, so a replay sought past a checkpoint still lists every GPU.
+func TestStateKeepsEachGPU(t *testing.T) {
+	var s stateLines
+	dev := func(src, key string) telemetry.Observation {
+		return telemetry.Observation{Kind: telemetry.KindGPU, Source: src, GPU: &telemetry.GPUDevice{Key: key}}
+	}
+	s.update(dev("dcgm:http://a:9400/metrics", "a/0"), []byte("a0"))
+	s.update(dev("dcgm:http://a:9400/metrics", "a/1"), []byte("a1"))
+	s.update(dev("dcgm:http://a:9400/metrics", "a/0"), []byte("a0'"))
+	s.update(dev("dcgm:http://b:9400/metrics", "a/0"), []byte("b0"))
+	var got []string
+	for _, l := range s.lines() {
+		got = append(got, string(l))
+	}
+	if !slices.Equal(got, []string{"a1", "a0'", "b0"}) {
+		t.Errorf("kept %q, want each device's latest: [a1 a0' b0]", got)
+	}
 }

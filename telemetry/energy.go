@@ -2,6 +2,9 @@ package telemetry
 
 import (
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -20,7 +23,13 @@ import (
 // received in the window (marked approx: the GPUs also serve everyone
 // else's requests, so that figure is an upper bound). ok is false when
 // the endpoint has no GPU power.
-func (s *Store) energyPerToken(ep *endpointState, now time.Time, window time.Duration) (SignalSnapshot, bool) {
+//
+// Endpoints that share GPUs (quick mode joins every model of a host to all
+// its GPUs) each carry the GPUs' whole power; their energy per token
+// divides it by the output tokens of all of them, so it is the GPUs'
+// J/token, the same for each. Where the sharing is partial (GPU sets
+// overlap without being equal) that is an estimate, marked approx.
+func (s *Store) energyPerToken(ep *endpointState, now time.Time, window time.Duration, sharing map[string]gpuShare) (SignalSnapshot, bool) {
 	power := s.preferred(ep, GPUPower, Server, now)
 	if power == nil {
 		return SignalSnapshot{}, false
@@ -28,6 +37,9 @@ func (s *Store) energyPerToken(ep *endpointState, now time.Time, window time.Dur
 	out := SignalSnapshot{Unit: EnergyPerToken.Info().Unit, State: power.stateAt(now, s.cfg), ObservedAt: power.lastAt, Approx: power.approx}
 	watts := power.chart.Points(now, window, 1)[0]
 	tps, source, approx := s.outputRate(ep, now, window)
+	if sh := sharing[ep.info.Name]; len(sh.endpoints) > 1 {
+		tps, source, approx = s.sharedOutputRate(sh, now, window)
+	}
 	out.Source = "derived: " + power.source + " ÷ " + source
 	out.Approx = out.Approx || approx
 	switch {
@@ -81,4 +93,115 @@ func (s *Store) outputRate(ep *endpointState, now time.Time, window time.Duratio
 		return math.NaN(), ep.probeSource + " probe tokens", true
 	}
 	return float64(tokens) / covered.Seconds(), ep.probeSource + " probe tokens", true
+}
+
+// gpuShare is the endpoints that share an endpoint's GPUs, itself
+// included; exact is false when its GPUs do not all serve that same set.
+// rate is the set's summed output rate, computed once per snapshot.
+type gpuShare struct {
+	endpoints []string
+	exact     bool
+	rate      *sharedRate
+}
+
+type sharedRate struct {
+	done   bool
+	tps    float64
+	source string
+	approx bool
+}
+
+// gpuSharing maps each endpoint joined to a shared GPU to its share
+// (read with s.mu held). Endpoints with GPUs of their own are absent.
+// Devices are grouped by the endpoint set they serve first: a host's
+// GPUs usually serve one set, so the work is per set, not per GPU.
+func (s *Store) gpuSharing(now time.Time) map[string]gpuShare {
+	sets := map[string][]string{} // set key → its endpoints
+	for _, g := range s.gpus {
+		if len(g.dev.Endpoints) < 2 || now.Sub(g.dev.ObservedAt) > s.cfg.MaxWindow {
+			continue
+		}
+		k := strings.Join(g.dev.Endpoints, "\x00")
+		if _, ok := sets[k]; !ok {
+			sets[k] = g.dev.Endpoints
+		}
+	}
+	if len(sets) == 0 {
+		return nil
+	}
+	// Every set each endpoint is in; single-endpoint GPUs count too, as
+	// they make a share partial.
+	member := map[string][]string{}
+	for k, eps := range sets {
+		for _, e := range eps {
+			member[e] = append(member[e], k)
+		}
+	}
+	own := map[string]bool{}
+	for _, g := range s.gpus {
+		if len(g.dev.Endpoints) == 1 && member[g.dev.Endpoints[0]] != nil && now.Sub(g.dev.ObservedAt) <= s.cfg.MaxWindow {
+			own[g.dev.Endpoints[0]] = true
+		}
+	}
+	rates := map[string]*sharedRate{}
+	out := make(map[string]gpuShare, len(member))
+	for e, keys := range member {
+		names := sets[keys[0]]
+		if len(keys) > 1 {
+			union := map[string]bool{}
+			for _, k := range keys {
+				for _, n := range sets[k] {
+					union[n] = true
+				}
+			}
+			names = make([]string, 0, len(union))
+			for n := range union {
+				names = append(names, n)
+			}
+		}
+		names = slices.Clone(names)
+		slices.Sort(names)
+		uk := strings.Join(names, "\x00")
+		if rates[uk] == nil {
+			rates[uk] = &sharedRate{}
+		}
+		out[e] = gpuShare{endpoints: names, exact: len(keys) == 1 && !own[e], rate: rates[uk]}
+	}
+	return out
+}
+
+// sharedOutputRate is the summed output rate of the endpoints sharing
+// GPUs; an endpoint without a token count is left out and marks the sum
+// approx, as probe tokens and partial sharing do.
+func (s *Store) sharedOutputRate(sh gpuShare, now time.Time, window time.Duration) (float64, string, bool) {
+	r := sh.rate
+	if !r.done {
+		r.tps, r.source, r.approx = s.sumOutputRates(sh.endpoints, now, window)
+		r.done = true
+	}
+	return r.tps, r.source, r.approx || !sh.exact
+}
+
+func (s *Store) sumOutputRates(names []string, now time.Time, window time.Duration) (float64, string, bool) {
+	total, known, approx := 0.0, 0, false
+	for _, name := range names {
+		ep, ok := s.endpoints[name]
+		if !ok {
+			approx = true
+			continue
+		}
+		r, _, a := s.outputRate(ep, now, window)
+		if math.IsNaN(r) {
+			approx = true
+			continue
+		}
+		total += r
+		known++
+		approx = approx || a
+	}
+	source := "output tokens of the " + strconv.Itoa(len(names)) + " endpoints sharing its GPUs"
+	if known == 0 {
+		return math.NaN(), source, approx
+	}
+	return total, source, approx
 }

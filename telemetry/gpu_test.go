@@ -3,6 +3,7 @@ package telemetry
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -102,5 +103,75 @@ func TestEnergyPerToken(t *testing.T) {
 	z.Observe(Observation{Kind: KindSample, At: t0, Endpoint: "m", Signal: OutputTPS, Source: "scrape:y", Value: 0, Interval: time.Second})
 	if e := z.Snapshot(t0, time.Minute).Endpoints[0].Signals[EnergyPerToken]; e.Value != nil || e.State != NoData {
 		t.Fatalf("idle %+v", e)
+	}
+}
+
+// Two models on one host's GPUs (quick mode): each carries the GPUs' 600
+// W; their J/token is 600 W over both models' 100 + 200 tok/s = 2 J/token,
+// the same for each, not 6 and 3. A GPU serving only one of them makes
+// that one's figure an estimate.
+func TestEnergyPerTokenSharedGPUs(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	t0 := time.Unix(30_000, 0)
+	for _, ep := range []struct {
+		name string
+		tps  float64
+	}{{"a", 100}, {"b", 200}} {
+		s.Observe(Observation{Kind: KindSample, At: t0, Endpoint: ep.name, Signal: GPUPower, Source: "dcgm:x", Value: 600, Interval: time.Second})
+		s.Observe(Observation{Kind: KindSample, At: t0, Endpoint: ep.name, Signal: OutputTPS, Source: "scrape:y", Value: ep.tps, Interval: time.Second})
+	}
+	for _, k := range []string{"h/0", "h/1"} {
+		s.Observe(Observation{Kind: KindGPU, At: t0, Source: "dcgm:x", Interval: time.Second, GPU: &GPUDevice{Key: k, Endpoints: []string{"a", "b"}}})
+	}
+	for _, ep := range s.Snapshot(t0, time.Minute).Endpoints {
+		e := ep.Signals[EnergyPerToken]
+		if e.Value == nil || math.Abs(*e.Value-2) > 1e-9 || e.Approx || !strings.Contains(e.Source, "2 endpoints sharing") {
+			t.Fatalf("%s: %+v", ep.Name, e)
+		}
+	}
+	s.Observe(Observation{Kind: KindGPU, At: t0, Source: "dcgm:x", Interval: time.Second, GPU: &GPUDevice{Key: "h/2", Endpoints: []string{"a"}}})
+	for _, ep := range s.Snapshot(t0, time.Minute).Endpoints {
+		if e := ep.Signals[EnergyPerToken]; e.Approx != (ep.Name == "a") {
+			t.Fatalf("%s: approx %v with a GPU of its own beside the shared ones", ep.Name, e.Approx)
+		}
+	}
+}
+
+// BenchmarkSnapshotGPUs: a snapshot of 1,000 endpoints on 125 hosts of 8
+// GPUs, every model of a host sharing its GPUs (quick mode's join), with
+// power and output rate on each: the per-GPU list and the shared J/token.
+func BenchmarkSnapshotGPUs(b *testing.B) { benchSnapshot(b, 8) }
+
+// BenchmarkSnapshotNoGPUs is the same store without device records: the
+// difference is what the GPU list and the shared J/token cost.
+func BenchmarkSnapshotNoGPUs(b *testing.B) { benchSnapshot(b, 0) }
+
+func benchSnapshot(b *testing.B, gpusPerHost int) {
+	s := NewStore(StoreConfig{})
+	t0 := time.Unix(40_000, 0)
+	for h := range 125 {
+		host := "node-" + strconv.Itoa(h)
+		var eps []string
+		for m := range 8 {
+			ep := host + ":8000/model-" + strconv.Itoa(m)
+			eps = append(eps, ep)
+			for i := range 60 {
+				at := t0.Add(time.Duration(i) * time.Second)
+				s.Observe(Observation{Kind: KindSample, At: at, Endpoint: ep, Signal: GPUPower, Source: "dcgm:x", Value: 4000, Interval: time.Second})
+				s.Observe(Observation{Kind: KindSample, At: at, Endpoint: ep, Signal: OutputTPS, Source: "scrape:y", Value: 500, Interval: time.Second})
+			}
+		}
+		for g := range gpusPerHost {
+			s.Observe(Observation{Kind: KindGPU, At: t0.Add(59 * time.Second), Source: "dcgm:http://" + host + ":9400/metrics", Interval: time.Second,
+				GPU: &GPUDevice{Key: host + "/" + strconv.Itoa(g), Host: host, Index: strconv.Itoa(g), Endpoints: eps, PowerW: f64(500)}})
+		}
+	}
+	now := t0.Add(60 * time.Second)
+	b.ReportAllocs()
+	for b.Loop() {
+		snap := s.Snapshot(now, time.Minute)
+		if len(snap.GPUs) != 125*gpusPerHost {
+			b.Fatal(len(snap.GPUs))
+		}
 	}
 }

@@ -63,8 +63,9 @@ func (s *Store) Snapshot(now time.Time, window time.Duration) Snapshot {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	snap := Snapshot{At: now, Window: window, Endpoints: make([]EndpointSnapshot, 0, len(s.endpoints))}
+	sharing := s.gpuSharing(now)
 	for _, ep := range s.endpoints {
-		snap.Endpoints = append(snap.Endpoints, s.endpointSnapshot(ep, now, window))
+		snap.Endpoints = append(snap.Endpoints, s.endpointSnapshot(ep, now, window, sharing))
 	}
 	sort.Slice(snap.Endpoints, func(i, j int) bool { return snap.Endpoints[i].Name < snap.Endpoints[j].Name })
 	snap.Sources = make([]SourceStatus, 0, len(s.sources))
@@ -126,7 +127,7 @@ func (s *Store) Probed(endpoint string) bool {
 // EndpointSnapshot): the client's on a probed endpoint, else the server's.
 func (s *Store) primarySnapshot(ep *endpointState, sig Signal, now time.Time, window time.Duration) (SignalSnapshot, bool) {
 	if sig == EnergyPerToken {
-		return s.energyPerToken(ep, now, window)
+		return s.energyPerToken(ep, now, window, s.gpuSharing(now))
 	}
 	if ep.probed() && ClientSignal(sig) {
 		if _, judged := ep.tracks[trackKey{Goodput, "probe"}]; sig == Goodput && !judged {
@@ -157,13 +158,16 @@ func (s *Store) clientSnapshot(ep *endpointState, sig Signal, now time.Time, win
 	return out
 }
 
-func (s *Store) endpointSnapshot(ep *endpointState, now time.Time, window time.Duration) EndpointSnapshot {
+func (s *Store) endpointSnapshot(ep *endpointState, now time.Time, window time.Duration, sharing map[string]gpuShare) EndpointSnapshot {
 	es := EndpointSnapshot{Endpoint: ep.info, Signals: map[Signal]SignalSnapshot{}}
 	if es.Engine == "" {
 		es.Engine = EngineUnknown
 	}
 	probed := ep.probed()
 	for _, sig := range Signals {
+		if sig == EnergyPerToken {
+			continue // below, with the GPU sharing read once per snapshot
+		}
 		if v, ok := s.primarySnapshot(ep, sig, now, window); ok {
 			es.Signals[sig] = v
 		}
@@ -177,7 +181,7 @@ func (s *Store) endpointSnapshot(ep *endpointState, now time.Time, window time.D
 			es.Server[sig] = s.signalSnapshot(t, now, window)
 		}
 	}
-	if v, ok := s.energyPerToken(ep, now, window); ok {
+	if v, ok := s.energyPerToken(ep, now, window, sharing); ok {
 		es.Signals[EnergyPerToken] = v
 	}
 	// Tracks of signals outside the standard list (e.g. GPU memory used).

@@ -31,7 +31,7 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 	var targets []gpu.Target
 	joinable := false // endpoints without a GPU map: joined to their host's GPUs
 	for _, ep := range c.Endpoints {
-		if ep.GPU == nil && len(c.DCGM) > 0 {
+		if ep.GPU == nil && (len(c.DCGM) > 0 || c.NvidiaSMI) {
 			joinable = true
 		}
 		if !ep.Probe.Disabled {
@@ -86,7 +86,14 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 		m.AddDCGM(dc)
 	}
 	if c.NvidiaSMI {
-		m.AddNvidiaSMI(gpu.SMIConfig{Targets: targets, EmitUnmapped: len(targets) == 0})
+		sc := gpu.SMIConfig{Targets: targets, EmitUnmapped: len(targets) == 0}
+		if joinable {
+			// Quick mode: nvidia-smi's GPUs are this machine's, so the
+			// models served from loopback (or this host's name) get them.
+			sc.EmitUnmapped = false
+			sc.MoreTargets = m.gpus.targetsFor("localhost")
+		}
+		m.AddNvidiaSMI(sc)
 	}
 	return nil
 }

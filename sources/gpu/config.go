@@ -91,6 +91,9 @@ type SMIConfig struct {
 	Targets []Target `json:"targets,omitempty" yaml:"targets,omitempty"`
 	// EmitUnmapped reports unclaimed GPUs under "gpu:<Host>".
 	EmitUnmapped bool `json:"emit_unmapped,omitempty" yaml:"emit_unmapped,omitempty"`
+	// MoreTargets, when set, adds targets read at every refresh (the
+	// models found after start), as Config.MoreTargets.
+	MoreTargets func() []Target `json:"-" yaml:"-"`
 	// Host names this machine for Target.Host and unmapped endpoints
 	// (default os.Hostname()).
 	Host string `json:"host,omitempty" yaml:"host,omitempty"`

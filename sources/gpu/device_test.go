@@ -174,3 +174,29 @@ func TestIfMatchedTargetIsSilentWithoutGPUs(t *testing.T) {
 		}
 	}
 }
+
+// nvidia-smi in quick mode: the models found after start (MoreTargets)
+// get the local GPUs; each GPU's device state names them.
+func TestSMIMoreTargets(t *testing.T) {
+	fakeSMI(t, loopScript)
+	c := &collector{}
+	s := NewSMI(SMIConfig{Host: "node", Interval: 20 * time.Millisecond,
+		MoreTargets: func() []Target { return []Target{{Endpoint: "local/m", IfMatched: true}} }}, c)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, o := range c.Take() {
+			if o.Kind == telemetry.KindGPU && len(o.GPU.Endpoints) == 1 && o.GPU.Endpoints[0] == "local/m" {
+				return
+			}
+			if strings.HasPrefix(o.Endpoint, "gpu:") {
+				t.Fatalf("phantom row %+v", o)
+			}
+		}
+		time.Sleep(10 * time.Millisecond) // polling the collector, with a deadline
+	}
+	t.Fatal("local GPUs not joined to the model found after start")
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -137,7 +138,11 @@ func (s *SMI) emit(batch []*reading, warns []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	at := s.cfg.Now()
-	groups, unmapped := assign(batch, s.cfg.Targets, s.cfg.EmitUnmapped)
+	targets := s.cfg.Targets
+	if s.cfg.MoreTargets != nil {
+		targets = append(slices.Clip(targets), s.cfg.MoreTargets()...)
+	}
+	groups, unmapped := assign(batch, targets, s.cfg.EmitUnmapped)
 	base := telemetry.Observation{At: at, Source: s.source, Interval: s.cfg.Interval}
 	for _, o := range observations(batch, groups, base) {
 		s.sink.Observe(o)
@@ -147,7 +152,7 @@ func (s *SMI) emit(batch []*reading, warns []string) {
 	st.State = telemetry.Live
 	st.Warnings = warns
 	if len(unmapped) > 0 && !s.cfg.EmitUnmapped {
-		st.Warnings = append(st.Warnings, unmappedWarning(unmapped, s.cfg.Targets))
+		st.Warnings = append(st.Warnings, unmappedWarning(unmapped, targets))
 	}
 	st.Description = fmt.Sprintf("%d GPU(s) %v; memory busy time (utilization.memory), not bandwidth; power is sampled power.draw", len(batch), models(batch))
 	s.sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: at, Source: s.source, Interval: s.cfg.Interval, Status: &st})
