@@ -35,7 +35,7 @@ type sourceFlags struct {
 func (f *sourceFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.configPath, "config", "", configUsage)
 	fs.Var(&f.prometheus, "prometheus", "Prometheus-compatible API to query with PromQL (repeatable)")
-	fs.Var(&f.dcgm, "dcgm", "dcgm-exporter URL for GPU memory bandwidth (repeatable)")
+	fs.Var(&f.dcgm, "dcgm", "dcgm-exporter URL: per-GPU memory, DRAM active, utilisation, power, temperature, joined to the models of the same host (repeatable)")
 	fs.Var(&f.scrape, "scrape", "engine URL whose /metrics to scrape without probing (repeatable)")
 	fs.BoolVar(&f.nvidiaSMI, "nvidia-smi", false, "read local GPUs with nvidia-smi")
 	f.req.bind(fs)
