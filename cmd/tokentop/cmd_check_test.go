@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/tokentop/tokentop/internal/sim/simtest"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -40,23 +41,8 @@ func runCmd(t *testing.T, args ...string) (int, string, string) {
 // startSim serves one simulated model, optionally degraded from the start.
 func startSim(t *testing.T, model sim.ModelSpec, events ...sim.Event) string {
 	t.Helper()
-	s, err := sim.New(sim.Config{Listen: "127.0.0.1:0", Seed: 1, Models: []sim.ModelSpec{model},
-		Scenario: sim.Scenario{Events: events}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := s.Start(ctx); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		if err := s.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return s.URL()
+	return simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Seed: 1, Models: []sim.ModelSpec{model},
+		Scenario: sim.Scenario{Events: events}}).URL()
 }
 
 func model(name string) sim.ModelSpec {

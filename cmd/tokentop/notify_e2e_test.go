@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/tokentop/tokentop/internal/sim/simtest"
 	"github.com/tokentop/tokentop/internal/syncbuf"
 	"github.com/tokentop/tokentop/slo/notify"
 )
@@ -135,20 +135,7 @@ func testCheckTwoModels(t *testing.T, bin string) {
 	healthy, slow := model(sim.DemoHealthy), slowModel()
 	ev := quarterBandwidth
 	ev.Model = slow.Name
-	s, err := sim.New(sim.Config{Listen: "127.0.0.1:0", Seed: 1, Models: []sim.ModelSpec{healthy, slow}, Scenario: sim.Scenario{Events: []sim.Event{ev}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(func() {
-		cancel()
-		if err := s.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	if err := s.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Seed: 1, Models: []sim.ModelSpec{healthy, slow}, Scenario: sim.Scenario{Events: []sim.Event{ev}}})
 	recv := newReceiver(t, http.StatusOK)
 	p := startTokentop(t, bin, "check", s.URL(), "-n", "3", "--max-tokens", "12", "--webhook", recv.url())
 	code := p.wait(t, 60*time.Second)
@@ -590,21 +577,7 @@ type switchableSim struct {
 func newSwitchableSim(t *testing.T) *switchableSim {
 	t.Helper()
 	start := func(events ...sim.Event) *sim.Server {
-		s, err := sim.New(sim.Config{Listen: "127.0.0.1:0", Seed: 1, Models: []sim.ModelSpec{slowModel()}, Scenario: sim.Scenario{Events: events}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		t.Cleanup(func() {
-			cancel()
-			if err := s.Close(); err != nil {
-				t.Error(err)
-			}
-		})
-		if err := s.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		return s
+		return simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Seed: 1, Models: []sim.ModelSpec{slowModel()}, Scenario: sim.Scenario{Events: events}})
 	}
 	slow, healthy := start(quarterBandwidth), start()
 	ss := &switchableSim{}

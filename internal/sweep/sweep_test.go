@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/tokentop/tokentop/internal/sim/simtest"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/sources/probe"
 	"github.com/tokentop/tokentop/telemetry"
@@ -157,22 +158,7 @@ func TestTTFTRising(t *testing.T) {
 
 func startSim(t *testing.T, spec sim.ModelSpec) string {
 	t.Helper()
-	s, err := sim.New(sim.Config{Listen: "127.0.0.1:0", Seed: 1, Models: []sim.ModelSpec{spec}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := s.Start(ctx); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		if err := s.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	return s.URL()
+	return simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Seed: 1, Models: []sim.ModelSpec{spec}}).URL()
 }
 
 // simModel: a 3 ms step, at most maxBatch sequences at once.
