@@ -11,9 +11,6 @@ import (
 	"github.com/tokentop/tokentop/telemetry"
 )
 
-// discoveryMatch selects the metric names the default queries use.
-const discoveryMatch = `{__name__=~"vllm:.+|sglang:.+|tokentop_probe_.+|DCGM_FI_PROF_DRAM_ACTIVE"}`
-
 // refresh runs one refresh. Phase 1 runs the instant queries (freshness,
 // gauges) and, when due, the metric-name listing; their evaluation
 // timestamps give the server's clock, and the freshness answer the store's
@@ -26,14 +23,14 @@ func (s *Source) refresh(ctx context.Context) error {
 	st := &s.state
 	began := s.now()
 
-	phase1 := []job{{kind: instantJob, query: s.expand.expand(s.fresh)}}
-	for _, sig := range s.signals(false) {
-		phase1 = append(phase1, job{kind: instantJob, signal: sig, query: s.expand.expand(s.queries[sig])})
+	phase1 := []job{{kind: instantJob, query: s.expand.expand(st.queries.fresh)}}
+	for _, sig := range signalsOf(st.queries.value) {
+		phase1 = append(phase1, job{kind: instantJob, signal: sig, query: s.expand.expand(st.queries.value[sig])})
 	}
 	listNames := began.Sub(st.discovered) >= s.cfg.DiscoveryInterval
 	if listNames {
 		end := st.offset.toServer(began)
-		phase1 = append(phase1, job{kind: namesJob, query: discoveryMatch, rng: v1.Range{Start: end.Add(-s.cfg.Window), End: end}})
+		phase1 = append(phase1, job{kind: namesJob, query: s.match, rng: v1.Range{Start: end.Add(-s.cfg.Window), End: end}})
 	}
 	ans1 := s.runJobs(ctx, phase1)
 	for _, a := range ans1 {
@@ -66,7 +63,7 @@ func (s *Source) refresh(ctx context.Context) error {
 	}
 
 	var phase2 []job
-	for _, sig := range s.signals(true) {
+	for _, sig := range signalsOf(st.queries.hist) {
 		if j, ok := rd.histogramJob(sig); ok {
 			phase2 = append(phase2, j)
 		}
@@ -98,7 +95,7 @@ func (rd *round) histogramJob(sig telemetry.Signal) (job, bool) {
 	for _, e := range rd.reg.all() {
 		key := cumKey{e.info.Name, sig}
 		p, tracked := st.cum[key]
-		if !(tracked || rd.reg.applies(e, sig)) || !rd.waitsFor(e) {
+		if !(tracked || rd.reg.appliesHist(e, sig)) || !rd.waitsFor(e) {
 			continue
 		}
 		final := alignDown(rd.finalAt(e), R)
@@ -120,23 +117,23 @@ func (rd *round) histogramJob(sig telemetry.Signal) (job, bool) {
 	if start.After(rd.lag.end) {
 		return job{}, false
 	}
-	return job{kind: rangeJob, signal: sig, query: s.expand.expand(s.queries[sig]),
+	return job{kind: rangeJob, signal: sig, query: s.expand.expand(st.queries.hist[sig]),
 		rng: v1.Range{Start: start, End: rd.lag.end, Step: R}}, true
 }
 
-// signals returns the configured signals of one kind (distribution or
-// value) in display order, then any others by name.
-func (s *Source) signals(distribution bool) []telemetry.Signal {
+// signalsOf returns the signals of a query map in display order, then any
+// others by name.
+func signalsOf(queries map[telemetry.Signal]string) []telemetry.Signal {
 	var out, extra []telemetry.Signal
 	known := map[telemetry.Signal]bool{}
 	for _, sig := range telemetry.Signals {
 		known[sig] = true
-		if _, ok := s.queries[sig]; ok && sig.Info().Distribution == distribution {
+		if _, ok := queries[sig]; ok {
 			out = append(out, sig)
 		}
 	}
-	for sig := range s.queries {
-		if !known[sig] && sig.Info().Distribution == distribution {
+	for sig := range queries {
+		if !known[sig] {
 			extra = append(extra, sig)
 		}
 	}

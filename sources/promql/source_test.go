@@ -169,7 +169,7 @@ func TestGroupByNamesAndDCGMJoin(t *testing.T) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, q := range f.queries {
-		if strings.Contains(q, "vllm:time_to_first_token_seconds_bucket") && !strings.Contains(q, "sum by (le, model_name, instance)") {
+		if strings.Contains(q, "vllm:time_to_first_token_seconds_bucket") && !strings.Contains(q, "timestamp(") && !strings.Contains(q, "sum by (le, model_name, pod, instance)") {
 			t.Errorf("histogram query not grouped by instance: %s", q)
 		}
 	}
@@ -232,7 +232,7 @@ func TestQueryErrorsAreFailures(t *testing.T) {
 			f := newFakeProm(t, "llama")
 			f.set(func(f *fakeProm) {
 				f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
-					if !strings.Contains(q, "vllm:num_requests_waiting") && !strings.Contains(q, "vllm:time_to_first_token_seconds_bucket") {
+					if strings.Contains(q, "timestamp(") || !strings.Contains(q, "vllm:num_requests_waiting") && !strings.Contains(q, "vllm:time_to_first_token_seconds_bucket") {
 						return false
 					}
 					w.Header().Set("Content-Type", c.ctype)
@@ -359,9 +359,14 @@ func TestQueryCountIndependentOfEndpoints(t *testing.T) {
 	if a1 != b1 || a2 != b2 {
 		t.Errorf("requests per refresh: 1 model %d then %d, 50 models %d then %d; want equal", a1, a2, b1, b2)
 	}
-	// 1 freshness + 6 gauges + 1 metric-name listing + 4 histograms.
-	if a1 != 12 {
-		t.Errorf("first refresh made %d requests, want 12", a1)
+	// First, before the listing answers: 1 freshness + 10 instant queries
+	// of every engine of the table (tok/s, running, waiting, KV, GPU,
+	// errors, derived TPOT, and the counter-ratio means of E2E, queue and
+	// ITL) + 1 metric-name listing; then, the listing having found only
+	// vLLM and no DCGM, 5 histograms (TTFT, TPOT, ITL, E2E, queue). Second:
+	// 1 freshness + 6 instant queries + 5 histograms.
+	if a1 != 17 || a2 != 12 {
+		t.Errorf("refreshes made %d and %d requests, want 17 and 12", a1, a2)
 	}
 }
 

@@ -102,7 +102,12 @@ func (rd *round) describe(queries int) string {
 		d += "; grouped by " + strings.Join(s.cfg.GroupBy, ", ")
 	}
 	if !s.state.discovered.IsZero() && len(s.state.recognised) == 0 {
-		d += "; no vLLM, SGLang, tokentop or DCGM metrics in the last " + promDuration(s.cfg.Window)
+		d += "; no metrics of a known engine, tokentop's exporter or DCGM in the last " + promDuration(s.cfg.Window)
+	}
+	for _, f := range s.state.active {
+		if f.labelless() {
+			d += "; " + f.spec.Title + " has no model label: model = job label (or config models by instance/job)"
+		}
 	}
 	return d
 }
