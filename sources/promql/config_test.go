@@ -59,12 +59,12 @@ func TestConfigValidation(t *testing.T) {
 func TestQueriesExpand(t *testing.T) {
 	e := newExpander(5*time.Minute, 30*time.Second, 0.95, []string{"instance", "namespace"})
 	qs := newGenerator([]string{"namespace"}, []string{"pod", "instance"}).generate(allFamilies())
-	all := map[string]string{"fresh": qs.fresh}
+	all := map[string]string{"fresh": strings.Join(qs.fresh, " or ")}
 	for sig, q := range qs.hist {
-		all["hist "+string(sig)] = q
+		all["hist "+string(sig)] = strings.Join(q, " or ")
 	}
 	for sig, q := range qs.value {
-		all["value "+string(sig)] = q
+		all["value "+string(sig)] = strings.Join(q, " or ")
 	}
 	for name, q := range all {
 		x := e.expand(q)
@@ -77,7 +77,7 @@ func TestQueriesExpand(t *testing.T) {
 			t.Errorf("%s: unbalanced parentheses: %s", name, x)
 		}
 	}
-	ttft := e.expand(qs.hist[telemetry.TTFT])
+	ttft := e.expand(all["hist ttft"])
 	for _, want := range []string{
 		`sum by (le, model_name, pod, instance, namespace) (vllm:time_to_first_token_seconds_bucket)`,
 		`label_replace(sum by (model_name, pod, instance, namespace) (vllm:time_to_first_token_seconds_sum), "tokentop_part", "sum", "", "")`,
@@ -91,11 +91,11 @@ func TestQueriesExpand(t *testing.T) {
 			t.Errorf("TTFT query lacks %q:\n%s", want, ttft)
 		}
 	}
-	itl := e.expand(qs.hist[telemetry.ITL])
+	itl := e.expand(all["hist itl"])
 	if !strings.Contains(itl, `(sum by (le, model_name, pod, instance, namespace) (vllm:time_per_output_token_seconds_bucket) unless on(model_name, pod, instance, namespace) (group by (model_name, pod, instance, namespace) (vllm:inter_token_latency_seconds_count)))`) {
 		t.Errorf("ITL lacks the old-name fallback: %s", itl)
 	}
-	if got := e.expand(qs.value[telemetry.GPUMemBW]); !strings.HasPrefix(got, `label_replace(avg by (Hostname, instance, pod, namespace, exported_pod, exported_namespace) (DCGM_FI_PROF_DRAM_ACTIVE <= 1) or `) {
+	if got := e.expand(all["value gpu_mem_bw"]); !strings.HasPrefix(got, `label_replace(avg by (Hostname, instance, pod, namespace, exported_pod, exported_namespace) (DCGM_FI_PROF_DRAM_ACTIVE <= 1) or `) {
 		t.Errorf("DCGM query %s", got)
 	}
 	if got := newExpander(time.Minute, 30*time.Second, 0.9, nil).expand(`histogram_quantile($Q, sum by (le, model_name$_GROUP) (rate(x[W])))`); got != `histogram_quantile(0.9, sum by (le, model_name) (rate(x[1m])))` {

@@ -185,9 +185,13 @@ func setClaims(fams []*family) {
 	}
 }
 
-// markerGroup is the set of targets exposing any of the names.
+// markerGroup is the set of targets exposing any of the names: family
+// names, so a histogram marker is matched by its _count series.
 func markerGroup(names []string) string {
-	sorted := append([]string(nil), names...)
+	var sorted []string
+	for _, n := range names {
+		sorted = append(sorted, n, n+"_count")
+	}
 	sort.Strings(sorted)
 	return "group by (" + targetLabels + ") ({__name__=~\"" + strings.Join(sorted, "|") + "\"})"
 }

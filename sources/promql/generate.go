@@ -16,13 +16,42 @@ const (
 	meanTag    = "tokentop_mean"    // the value is a mean of two counters over [W]
 )
 
-// querySet is one refresh's queries: per signal, a range query of
-// cumulative histograms (differenced into windows) and/or an instant
-// query of values. Both are templates for the expander.
+// querySet is one refresh's queries: per signal, range queries of
+// cumulative histograms (differenced into windows) and/or instant queries
+// of values, and the freshness queries. All are templates for the
+// expander. A signal's query is split into several (by family) only where
+// one would exceed maxQueryBytes; their answers are merged (mergeAnswers),
+// and their number depends on the engines, never on the endpoints.
 type querySet struct {
-	hist  map[telemetry.Signal]string
-	value map[telemetry.Signal]string
-	fresh string
+	hist  map[telemetry.Signal][]string
+	value map[telemetry.Signal][]string
+	fresh []string
+}
+
+// maxQueryBytes keeps every query under VictoriaMetrics' default
+// -search.maxQueryLen (16384), with room for the placeholders' expansion.
+const maxQueryBytes = 14000
+
+// chunks joins expressions with or into as few queries as fit
+// maxQueryBytes (an expression longer than that stays alone).
+func chunks(parts []string) []string {
+	var out []string
+	cur := ""
+	for _, p := range parts {
+		switch {
+		case cur == "":
+			cur = p
+		case len(cur)+len(" or ")+len(p) <= maxQueryBytes:
+			cur += " or " + p
+		default:
+			out = append(out, cur)
+			cur = p
+		}
+	}
+	if cur != "" {
+		out = append(out, cur)
+	}
+	return out
 }
 
 // generator writes the default queries of a set of families.
@@ -74,7 +103,7 @@ func (g generator) by(f *family, replica bool) string {
 // generate returns the default queries of fams: O(signals) queries, each
 // covering every family and endpoint.
 func (g generator) generate(fams []*family) querySet {
-	qs := querySet{hist: map[telemetry.Signal]string{}, value: map[telemetry.Signal]string{}}
+	qs := querySet{hist: map[telemetry.Signal][]string{}, value: map[telemetry.Signal][]string{}}
 	hist := map[telemetry.Signal][]string{}
 	value := map[telemetry.Signal][]string{}
 	var order []telemetry.Signal
@@ -112,14 +141,14 @@ func (g generator) generate(fams []*family) querySet {
 	}
 	for _, sig := range order {
 		if len(hist[sig]) > 0 {
-			qs.hist[sig] = strings.Join(hist[sig], " or ")
+			qs.hist[sig] = chunks(hist[sig])
 		}
 		if len(value[sig]) > 0 {
-			qs.value[sig] = strings.Join(value[sig], " or ")
+			qs.value[sig] = chunks(value[sig])
 		}
 	}
-	qs.value[telemetry.GPUMemBW] = g.gpuExpr()
-	qs.fresh = strings.Join(fresh, " or ")
+	qs.value[telemetry.GPUMemBW] = []string{g.gpuExpr()}
+	qs.fresh = chunks(fresh)
 	return qs
 }
 
@@ -149,7 +178,7 @@ func (f *family) claimed(inner string) string {
 	if f.claim == "" {
 		return inner
 	}
-	return "(" + inner + f.claim + ")"
+	return "((" + inner + ")" + f.claim + ")"
 }
 
 // presence is the set of endpoints (grouped by by) where alias a has

@@ -23,16 +23,21 @@ func (s *Source) refresh(ctx context.Context) error {
 	st := &s.state
 	began := s.now()
 
-	phase1 := []job{{kind: instantJob, query: s.expand.expand(st.queries.fresh)}}
+	var phase1 []job
+	for _, q := range st.queries.fresh {
+		phase1 = append(phase1, job{kind: instantJob, query: s.expand.expand(q)})
+	}
 	for _, sig := range signalsOf(st.queries.value) {
-		phase1 = append(phase1, job{kind: instantJob, signal: sig, query: s.expand.expand(st.queries.value[sig])})
+		for _, q := range st.queries.value[sig] {
+			phase1 = append(phase1, job{kind: instantJob, signal: sig, query: s.expand.expand(q)})
+		}
 	}
 	listNames := began.Sub(st.discovered) >= s.cfg.DiscoveryInterval
 	if listNames {
 		end := st.offset.toServer(began)
 		phase1 = append(phase1, job{kind: namesJob, query: s.match, rng: v1.Range{Start: end.Add(-s.cfg.Window), End: end}})
 	}
-	ans1 := s.runJobs(ctx, phase1)
+	ans1 := mergeAnswers(s.runJobs(ctx, phase1))
 	for _, a := range ans1 {
 		if t, ok := evalTime(a.value); ok && a.err == nil {
 			st.offset.observe(t, a.sent, a.received)
@@ -65,10 +70,13 @@ func (s *Source) refresh(ctx context.Context) error {
 	var phase2 []job
 	for _, sig := range signalsOf(st.queries.hist) {
 		if j, ok := rd.histogramJob(sig); ok {
-			phase2 = append(phase2, j)
+			for _, q := range st.queries.hist[sig] {
+				j.query = s.expand.expand(q)
+				phase2 = append(phase2, j)
+			}
 		}
 	}
-	ans2 := s.runJobs(ctx, phase2)
+	ans2 := mergeAnswers(s.runJobs(ctx, phase2))
 	if ctx.Err() != nil {
 		return ctx.Err() // shutting down: nothing to report
 	}
@@ -117,13 +125,13 @@ func (rd *round) histogramJob(sig telemetry.Signal) (job, bool) {
 	if start.After(rd.lag.end) {
 		return job{}, false
 	}
-	return job{kind: rangeJob, signal: sig, query: s.expand.expand(st.queries.hist[sig]),
+	return job{kind: rangeJob, signal: sig,
 		rng: v1.Range{Start: start, End: rd.lag.end, Step: R}}, true
 }
 
 // signalsOf returns the signals of a query map in display order, then any
 // others by name.
-func signalsOf(queries map[telemetry.Signal]string) []telemetry.Signal {
+func signalsOf(queries map[telemetry.Signal][]string) []telemetry.Signal {
 	var out, extra []telemetry.Signal
 	known := map[telemetry.Signal]bool{}
 	for _, sig := range telemetry.Signals {

@@ -107,13 +107,13 @@ func (s *Source) activate(fams []*family, gpu bool) {
 		delete(st.queries.hist, sig)
 		delete(st.queries.value, sig)
 		if sig.Info().Distribution {
-			st.queries.hist[sig] = q
+			st.queries.hist[sig] = []string{q}
 		} else {
-			st.queries.value[sig] = q
+			st.queries.value[sig] = []string{q}
 		}
 	}
 	if s.cfg.FreshnessQuery != "" {
-		st.queries.fresh = s.cfg.FreshnessQuery
+		st.queries.fresh = []string{s.cfg.FreshnessQuery}
 	}
 }
 
