@@ -190,15 +190,20 @@ func (rd *round) gpuWarnings(sig telemetry.Signal, groups []*gpuGroup, unjoined 
 }
 
 func (g *gpuGroup) describe() string {
-	switch {
-	case g.pod != "":
-		return "pod " + g.pod
-	case g.hostname != "":
-		return "host " + g.hostname
-	case g.host != "":
-		return "host " + g.host
+	var where []string
+	if g.pod != "" {
+		where = append(where, "pod "+g.pod)
 	}
-	return "a series without pod, Hostname or instance labels"
+	if g.hostname != "" {
+		where = append(where, "Hostname "+g.hostname)
+	}
+	if g.host != "" {
+		where = append(where, "host "+g.host)
+	}
+	if len(where) == 0 {
+		return "a series without pod, Hostname or instance labels"
+	}
+	return strings.Join(where, " ")
 }
 
 func listSome(names []string) string {

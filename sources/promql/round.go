@@ -214,9 +214,13 @@ func (rd *round) gauge(a answer) {
 		}
 	}
 	if len(joins) > 0 {
+		// Dated by the evaluation: the GPU series are not the endpoint's.
+		eval := rd.s.localEval(joins[0].Timestamp.Time())
 		for e, v := range rd.joinGPU(sig, joins) {
 			got[e] = true
-			rd.value(e, sig, rd.began, v, false)
+			e.seenValue[sig] = true
+			rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: eval, Endpoint: e.info.Name, Signal: sig, Value: v,
+				Interval: rd.valueInterval(e)})
 		}
 	}
 	for _, e := range rd.reg.all() {

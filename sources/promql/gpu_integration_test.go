@@ -1,0 +1,112 @@
+package promql
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/internal/promtest"
+	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// TestIntegrationGPUPerHost runs two simulators with different load on
+// two loopback hosts, 127.0.0.1 and 127.0.0.2, each with its own DCGM
+// endpoint, and a third host's DCGM with no engine: every replica gets its
+// own host's GPU figure (the mean over that host's GPUs, as Prometheus
+// holds it), the model's aggregate the mean over both hosts' GPUs, and the
+// unjoined host is a status warning, never averaged in.
+func TestIntegrationGPUPerHost(t *testing.T) {
+	if promtest.Binary() == "" {
+		t.Skip("prometheus binary not found: " + promtest.InstallHint)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hosts := []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"}
+	var sims []*sim.Server
+	var targets []promtest.Target
+	for i, h := range hosts {
+		srv, err := sim.New(sim.Config{Listen: h + ":0", DCGMListen: h + ":0", Load: []int{1, 6, 2}[i], Seed: int64(20 + i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Start(ctx); err != nil {
+			t.Skipf("loopback host %s: %v", h, err)
+		}
+		t.Cleanup(func() {
+			if err := srv.Close(); err != nil {
+				t.Errorf("closing the simulator: %v", err)
+			}
+		})
+		sims = append(sims, srv)
+		targets = append(targets, promtest.Target{Job: "dcgm-" + h, URL: srv.DCGMURL() + "/metrics"})
+		if i < 2 { // the third host runs no engine Prometheus scrapes
+			targets = append(targets, promtest.Target{Job: "vllm-" + h, URL: srv.URL() + "/metrics"})
+		}
+	}
+	prom := promtest.Start(t, targets...)
+	prom.WaitTargetsUp(t, 30*time.Second)
+	models := sims[0].Models()
+	prom.WaitForSeries(t, "vllm:num_requests_running", 2*len(models), 30*time.Second)
+	prom.WaitForSeries(t, "DCGM_FI_PROF_DRAM_ACTIVE", len(sims[0].GPUs())+len(sims[1].GPUs())+len(sims[2].GPUs()), 30*time.Second)
+
+	rec := &recorder{}
+	s, err := New(Config{URL: prom.URL, ScrapeInterval: promtest.ScrapeInterval, HistogramStep: 2 * time.Second,
+		Delay: 1500 * time.Millisecond, Window: 10 * time.Second, Backfill: 10 * time.Second}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second refresh knows the store holds DCGM series
+		rec.Reset()
+		if err := s.RefreshOnce(ctx); err != nil {
+			t.Fatalf("RefreshOnce: %v", err)
+		}
+	}
+	dcgmMean := func(host string, at time.Time) float64 {
+		ss := prom.Query(t, fmt.Sprintf(`avg(DCGM_FI_PROF_DRAM_ACTIVE{instance=~%q} <= 1)`, host+":.*"), at)
+		if len(ss) != 1 {
+			t.Fatalf("DCGM of %s: %v", host, ss)
+		}
+		return ss[0].Value
+	}
+	values := map[string]float64{}
+	for _, m := range models {
+		for i, srv := range sims[:2] {
+			name := strings.TrimPrefix(srv.URL(), "http://") + "/" + m.Name
+			bw := rec.find(telemetry.KindSample, name, telemetry.GPUMemBW)
+			if len(bw) != 1 {
+				t.Fatalf("%s: GPU bandwidth %+v, want one value", name, bw)
+			}
+			want := dcgmMean(hosts[i], bw[0].At)
+			if math.Abs(bw[0].Value-want) > 1e-9 {
+				t.Errorf("%s: GPU bandwidth %v, host %s's GPUs %v", name, bw[0].Value, hosts[i], want)
+			}
+			values[name] = bw[0].Value
+		}
+		agg := rec.find(telemetry.KindSample, m.Name, telemetry.GPUMemBW)
+		if len(agg) != 1 {
+			t.Fatalf("%s aggregate: %+v", m.Name, agg)
+		}
+		both := prom.Query(t, `avg(DCGM_FI_PROF_DRAM_ACTIVE{instance=~"127[.]0[.]0[.][12]:.*"} <= 1)`, agg[0].At)
+		if len(both) != 1 || math.Abs(agg[0].Value-both[0].Value) > 1e-9 {
+			t.Errorf("%s aggregate: %v, both hosts' GPUs %v", m.Name, agg[0].Value, both)
+		}
+	}
+	t.Logf("GPU DRAM active per replica: %v", values)
+	a := values[strings.TrimPrefix(sims[0].URL(), "http://")+"/"+models[0].Name]
+	b := values[strings.TrimPrefix(sims[1].URL(), "http://")+"/"+models[0].Name]
+	if a == b {
+		t.Errorf("both hosts' replicas show %v: a fleet average?", a)
+	}
+	st := rec.status(t)
+	found := false
+	for _, w := range st.Warnings {
+		found = found || strings.Contains(w, "host 127.0.0.3") && strings.Contains(w, "share no pod or host") && !strings.Contains(w, "host 127.0.0.1") && !strings.Contains(w, "host 127.0.0.2")
+	}
+	if !found {
+		t.Errorf("no warning about 127.0.0.3's unjoined GPUs: %v", st.Warnings)
+	}
+}
