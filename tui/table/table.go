@@ -27,6 +27,10 @@ type Model struct {
 	// chartMemo caches each row's charts under a hash of what they show:
 	// they change once a bin, not every frame.
 	chartMemo map[string]*common.Memo
+	// replicas counts each aggregate's replicas; expanded are the
+	// aggregates whose replicas are listed (replicas.go).
+	replicas map[string]int
+	expanded map[string]bool
 }
 
 // Invalidate drops cached drawings (theme change).
@@ -46,6 +50,7 @@ func (m *Model) SetRows(rows []Row) {
 		m.cols = fit(m.width, m.model)
 	}
 	m.shared = sharedServer(rows)
+	m.replicas = replicaCounts(rows)
 	m.refresh()
 }
 
@@ -71,7 +76,9 @@ func sharedServer(rows []Row) string {
 }
 
 // displayName is the row's name as the ENDPOINT column shows it.
-func (m *Model) displayName(r *Row) string { return strings.TrimPrefix(r.Name(), m.shared) }
+func (m *Model) displayName(r *Row) string {
+	return m.replicaLabel(r, strings.TrimPrefix(r.Name(), m.shared))
+}
 
 // modelAddsSomething: some endpoint's name does not already say its model
 // (a configured name like "llama-prod").
@@ -95,6 +102,7 @@ func (m *Model) refresh() {
 		}
 	}
 	sortRows(m.rows, m.sortCol, m.desc)
+	m.rows = m.groupRows(m.rows)
 	m.cursor = 0
 	for i, r := range m.rows {
 		if r.Name() == m.selected {
