@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/common/model"
 
+	"github.com/tokentop/tokentop/engines"
 	"github.com/tokentop/tokentop/sanitize"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -325,4 +326,24 @@ func (r *registry) appliesValue(e *endpointState, sig telemetry.Signal) bool {
 // applies reports whether sig is expected from e either way.
 func (r *registry) applies(e *endpointState, sig telemetry.Signal) bool {
 	return r.appliesHist(e, sig) || r.appliesValue(e, sig)
+}
+
+// markDerived records on e's info, once, that sig is derived (label
+// "<signal>_derived": the derivation's note), for the detail view and JSON.
+func (r *registry) markDerived(e *endpointState, sig telemetry.Signal, tag string) {
+	key := string(sig) + "_derived"
+	if _, ok := e.info.Labels[key]; ok {
+		return
+	}
+	note := sanitize.Text(tag)
+	for _, d := range engines.Derivations() {
+		if d.Signal == sig && d.Tag == tag {
+			note = d.Note
+		}
+	}
+	if e.info.Labels == nil {
+		e.info.Labels = map[string]string{}
+	}
+	e.info.Labels[key] = note
+	r.fresh = append(r.fresh, e)
 }

@@ -225,7 +225,16 @@ func checkAgainstDirect(ctx context.Context, t *testing.T, prom *promtest.Server
 	for sig := range want {
 		compareSignal(t, all, direct.All(), r.info.Name, dname, sig, from, to)
 	}
+	// Every engine with a per-token histogram and no per-request TPOT one.
+	derivedWanted := map[string]bool{"vllm-v0.4-metrics": true, "vllm-v0.10-metrics": true, "sglang-metrics": true,
+		"synth-nim": true, "synth-trtllm": true, "synth-lmdeploy": true}
+	if derivedWanted[tgt.job] != derivedOnly(all, r.info.Name, telemetry.TPOT) {
+		t.Errorf("%s: TPOT derived from the ITL mean: %v, want %v", r.info.Name, !derivedWanted[tgt.job], derivedWanted[tgt.job])
+	}
 	if derivedOnly(all, r.info.Name, telemetry.TPOT) {
+		if r.info.Labels["tpot_derived"] == "" {
+			t.Errorf("%s: derived TPOT not said in the endpoint's labels: %v", r.info.Name, r.info.Labels)
+		}
 		// The derived TPOT is the ITL mean over the rate window; the
 		// pages grow linearly, so it equals the direct ITL increments' mean.
 		itl := directOne(t, direct.All(), dname, telemetry.ITL, telemetry.KindHistogram)

@@ -59,8 +59,9 @@ func TestIntegrationGPUPerHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Enough history for a full backfill of histogram windows.
+	prom.WaitForSeries(t, "count_over_time(vllm:num_requests_running[15s]) >= 14", 2*len(models), 60*time.Second)
 	for range 2 { // the second refresh knows the store holds DCGM series
-		rec.Reset()
 		if err := s.RefreshOnce(ctx); err != nil {
 			t.Fatalf("RefreshOnce: %v", err)
 		}
@@ -76,9 +77,9 @@ func TestIntegrationGPUPerHost(t *testing.T) {
 	for _, m := range models {
 		for i, srv := range sims[:2] {
 			name := strings.TrimPrefix(srv.URL(), "http://") + "/" + m.Name
-			bw := rec.find(telemetry.KindSample, name, telemetry.GPUMemBW)
+			bw := lastOf(rec.find(telemetry.KindSample, name, telemetry.GPUMemBW))
 			if len(bw) != 1 {
-				t.Fatalf("%s: GPU bandwidth %+v, want one value", name, bw)
+				t.Fatalf("%s: no GPU bandwidth", name)
 			}
 			want := dcgmMean(hosts[i], bw[0].At)
 			if math.Abs(bw[0].Value-want) > 1e-9 {
@@ -86,7 +87,7 @@ func TestIntegrationGPUPerHost(t *testing.T) {
 			}
 			values[name] = bw[0].Value
 		}
-		agg := rec.find(telemetry.KindSample, m.Name, telemetry.GPUMemBW)
+		agg := lastOf(rec.find(telemetry.KindSample, m.Name, telemetry.GPUMemBW))
 		if len(agg) != 1 {
 			t.Fatalf("%s aggregate: %+v", m.Name, agg)
 		}
@@ -96,6 +97,10 @@ func TestIntegrationGPUPerHost(t *testing.T) {
 		}
 	}
 	t.Logf("GPU DRAM active per replica: %v", values)
+	checkAggregates(t, rec, models[0].Name, []string{
+		strings.TrimPrefix(sims[0].URL(), "http://") + "/" + models[0].Name,
+		strings.TrimPrefix(sims[1].URL(), "http://") + "/" + models[0].Name,
+	})
 	a := values[strings.TrimPrefix(sims[0].URL(), "http://")+"/"+models[0].Name]
 	b := values[strings.TrimPrefix(sims[1].URL(), "http://")+"/"+models[0].Name]
 	if a == b {
@@ -109,4 +114,60 @@ func TestIntegrationGPUPerHost(t *testing.T) {
 	if !found {
 		t.Errorf("no warning about 127.0.0.3's unjoined GPUs: %v", st.Warnings)
 	}
+}
+
+// checkAggregates checks a model's aggregate against its replicas: every
+// histogram window is the sum of theirs at the same step, running requests
+// the sum of theirs (one evaluation), KV cache the fullest replica's.
+func checkAggregates(t *testing.T, rec *recorder, agg string, reps []string) {
+	t.Helper()
+	for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.ITL} {
+		byAt := map[time.Time][]telemetry.Bucket{}
+		n := map[time.Time]int{}
+		for _, r := range reps {
+			for _, o := range rec.find(telemetry.KindHistogram, r, sig) {
+				byAt[o.At] = addBuckets(byAt[o.At], o.Buckets)
+				n[o.At]++
+			}
+		}
+		checked := 0
+		for _, o := range rec.find(telemetry.KindHistogram, agg, sig) {
+			if n[o.At] != len(reps) {
+				continue
+			}
+			checked++
+			if !sameBuckets(o.Buckets, byAt[o.At]) {
+				t.Errorf("%s %s at %s: %v, replicas sum to %v", agg, sig, o.At, o.Buckets, byAt[o.At])
+			}
+		}
+		if checked == 0 {
+			t.Errorf("%s %s: no window the replicas share", agg, sig)
+		}
+	}
+	one := func(ep string, sig telemetry.Signal) float64 {
+		ss := lastOf(rec.find(telemetry.KindSample, ep, sig))
+		if len(ss) != 1 {
+			t.Fatalf("%s %s: no value", ep, sig)
+		}
+		return ss[0].Value
+	}
+	var sum, kv float64
+	for _, r := range reps {
+		sum += one(r, telemetry.Running)
+		kv = math.Max(kv, one(r, telemetry.KVCache))
+	}
+	if got := one(agg, telemetry.Running); got != sum {
+		t.Errorf("%s running %v, replicas sum to %v", agg, got, sum)
+	}
+	if got := one(agg, telemetry.KVCache); got != kv {
+		t.Errorf("%s KV %v, fullest replica %v", agg, got, kv)
+	}
+}
+
+// lastOf keeps the last observation (of the last refresh).
+func lastOf(obs []telemetry.Observation) []telemetry.Observation {
+	if len(obs) == 0 {
+		return nil
+	}
+	return obs[len(obs)-1:]
 }

@@ -203,13 +203,17 @@ func (rd *round) gauge(a answer) {
 			continue
 		}
 		eval := rd.s.localEval(smp.Timestamp.Time())
-		approx := smp.Metric[derivedTag] != "" || smp.Metric[meanTag] != ""
+		derived := string(smp.Metric[derivedTag])
+		approx := derived != "" || smp.Metric[meanTag] != ""
 		for _, e := range rd.reg.resolve(smp.Metric, false) {
 			if got[e] {
 				rd.warn(fmt.Sprintf("%s: several series for endpoint %s; aggregate the query by the grouping labels", sig, e.info.Name))
 				continue
 			}
 			got[e] = true
+			if derived != "" {
+				rd.reg.markDerived(e, sig, derived)
+			}
 			rd.value(e, sig, eval, float64(smp.Value), approx)
 		}
 	}
