@@ -20,7 +20,9 @@ const (
 // gpuJoinLabels are the labels GPU series are joined to endpoints by
 // (gpu.go): dcgm-exporter's Hostname and Kubernetes pod mapping (pod,
 // namespace; exported_* when Prometheus renamed them), and the instance.
-var gpuJoinLabels = []string{"Hostname", "instance", "pod", "namespace", "exported_pod", "exported_namespace"}
+func gpuJoinLabels() []string {
+	return []string{"Hostname", "instance", "pod", "namespace", "exported_pod", "exported_namespace"}
+}
 
 // gpuExpr is the GPU memory-bandwidth query: the mean DCGM DRAM-active
 // ratio per host or pod, with the number of GPUs averaged
@@ -28,7 +30,7 @@ var gpuJoinLabels = []string{"Hostname", "instance", "pod", "namespace", "export
 func (g generator) gpuExpr() string {
 	seen := map[string]bool{}
 	var ls []string
-	for _, l := range append(append([]string(nil), gpuJoinLabels...), g.groupBy...) {
+	for _, l := range append(gpuJoinLabels(), g.groupBy...) {
 		if !seen[l] {
 			seen[l] = true
 			ls = append(ls, l)
@@ -43,7 +45,14 @@ func (g generator) gpuExpr() string {
 // them).
 const gpuTag = "dcgm"
 
-// expander substitutes the placeholders of query templates.
+// expander substitutes the placeholders of query templates, default and
+// custom (Config.Queries, FreshnessQuery):
+//
+//	[W]      [<Window>], the rate() range, e.g. [5m]
+//	[R]      [<HistogramStep>], the histogram step, e.g. [15s]
+//	$Q       the configured quantile, e.g. 0.99
+//	$GROUP   the grouping labels, "namespace, cluster" ("" when none)
+//	$_GROUP  the same with a leading comma, ", namespace, cluster"
 type expander struct{ r *strings.Replacer }
 
 func newExpander(window, step time.Duration, q float64, group []string) expander {
