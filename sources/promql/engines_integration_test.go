@@ -55,7 +55,11 @@ func engineTargets(t *testing.T) []*engineTarget {
 	} {
 		add(strings.TrimSuffix(c.file, ".txt"), c.e, fixtures.Read(t, "metrics", c.file))
 	}
-	for _, e := range []telemetry.Engine{telemetry.EngineNIM, telemetry.EngineTRTLLM, telemetry.EngineLlamaCpp, telemetry.EngineLMDeploy} {
+	// TGI's and Triton's pages again, generated, for the aliases the
+	// excerpts lack: TGI's generated-tokens histogram sum (HistogramSum),
+	// Triton's TRT-LLM backend gauges with label matches.
+	for _, e := range []telemetry.Engine{telemetry.EngineNIM, telemetry.EngineTRTLLM, telemetry.EngineLlamaCpp, telemetry.EngineLMDeploy,
+		telemetry.EngineTGI, telemetry.EngineTriton} {
 		spec, _ := engines.Lookup(e)
 		add("synth-"+string(e), e, synthPage(spec, "synth-"+string(e)))
 	}

@@ -188,7 +188,10 @@ func synthPage(s engines.Spec, model string) string {
 			counter(a.Name, labels(a.Match), 30)
 			counter(a.Per, labels(nil), 100)
 		case engines.Gauge:
-			fmt.Fprintf(&b, "# TYPE %s gauge\n%s%s 0.5\n", a.Name, a.Name, labels(a.Match))
+			if !typed(a.Name) {
+				fmt.Fprintf(&b, "# TYPE %s gauge\n", a.Name)
+			}
+			fmt.Fprintf(&b, "%s%s 0.5\n", a.Name, labels(a.Match))
 		}
 	}
 	if len(s.Errors) > 0 {

@@ -1,0 +1,59 @@
+package promql
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tokentop/tokentop/engines"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// Signals and aliases added to the engines table later (new Alias entries
+// of existing types) are queried without a change here: each alias type
+// has its query shape, the signal's kind (histogram windows or a value)
+// follows from its aliases, and its absence is "no data" for the engines
+// that have it.
+func TestNewTableEntriesAreQueried(t *testing.T) {
+	spec, _ := engines.Lookup(telemetry.EngineVLLM)
+	const prefill, preempt, hit = telemetry.Signal("prefill_time"), telemetry.Signal("preemptions"), telemetry.Signal("prefix_hit")
+	spec.Signals[prefill] = []engines.Alias{{Name: "vllm:request_prefill_time_seconds", Type: engines.Histogram}}
+	spec.Signals[preempt] = []engines.Alias{{Name: "vllm:num_preemptions_total", Type: engines.Counter}}
+	spec.Signals[hit] = []engines.Alias{{Name: "vllm:prefix_cache_hits_total", Type: engines.CounterRatio, Per: "vllm:prefix_cache_queries_total"}}
+	f := newFamily("vllm", telemetry.EngineVLLM, spec, spec.ModelLabels, "")
+	qs := newGenerator(nil, []string{"pod", "instance"}).generate([]*family{f})
+	for sig, want := range map[telemetry.Signal]string{
+		prefill: `sum by (le, model_name, pod, instance) (vllm:request_prefill_time_seconds_bucket)`,
+	} {
+		if q := strings.Join(qs.hist[sig], " or "); !strings.Contains(q, want) {
+			t.Errorf("%s histogram query lacks %q: %s", sig, want, q)
+		}
+		if _, ok := qs.value[sig]; ok {
+			t.Errorf("%s has a value query too", sig)
+		}
+	}
+	for sig, want := range map[telemetry.Signal]string{
+		preempt: `sum by (model_name, pod, instance) (rate(vllm:num_preemptions_total[W])) or sum by (model_name) (rate(vllm:num_preemptions_total[W]))`,
+		hit:     `(sum by (model_name, pod, instance) (rate(vllm:prefix_cache_hits_total[W])) / sum by (model_name, pod, instance) (rate(vllm:prefix_cache_queries_total[W])))`,
+	} {
+		if q := strings.Join(qs.value[sig], " or "); !strings.Contains(q, want) {
+			t.Errorf("%s value query lacks %q: %s", sig, want, q)
+		}
+	}
+	if !f.hist[prefill] || !f.value[preempt] || !f.value[hit] || f.value[prefill] {
+		t.Errorf("no-data expectations: hist %v value %v", f.hist, f.value)
+	}
+	if got := signalsOf(qs.value); !strings.Contains(strings.Join(sigStrings(got), " "), "preemptions prefix_hit") {
+		t.Errorf("extra signals not scheduled in name order after the known ones: %v", got)
+	}
+	if !strings.Contains(strings.Join(qs.fresh, ""), "timestamp(vllm:num_preemptions_total)") {
+		t.Error("freshness does not cover the new alias")
+	}
+}
+
+func sigStrings(sigs []telemetry.Signal) []string {
+	out := make([]string, len(sigs))
+	for i, s := range sigs {
+		out[i] = string(s)
+	}
+	return out
+}
