@@ -3,6 +3,7 @@ package promql
 import (
 	"fmt"
 	"net"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -346,4 +347,18 @@ func (r *registry) markDerived(e *endpointState, sig telemetry.Signal, tag strin
 	}
 	e.info.Labels[key] = note
 	r.fresh = append(r.fresh, e)
+}
+
+// retire forgets a replica (a pod replaced in a rollout): it leaves its
+// aggregate, and comes back as a new endpoint if its series do.
+func (r *registry) retire(e *endpointState) {
+	for k, v := range r.byKey {
+		if v == e {
+			delete(r.byKey, k)
+		}
+	}
+	delete(r.byName, e.info.Name)
+	if agg := e.aggregate; agg != nil {
+		agg.members = slices.DeleteFunc(agg.members, func(m *endpointState) bool { return m == e })
+	}
 }

@@ -61,6 +61,7 @@ func (s *Source) refresh(ctx context.Context) error {
 		}
 	}
 	rd.measureLag(st.offset.toServer(s.now()))
+	rd.retireGone()
 	for _, a := range ans1 {
 		if a.kind == instantJob && a.signal != "" {
 			rd.gauge(a)

@@ -24,6 +24,7 @@ type round struct {
 	failedSig map[telemetry.Signal]string
 	ran       int // queries that ran
 	values    int // samples and histogram windows emitted
+	retired   []telemetry.Observation
 	lag       lagView
 }
 

@@ -22,6 +22,9 @@ func (rd *round) emit(queries int) error {
 		info := e.info
 		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: rd.began, Endpoint: info.Name, Source: s.id, Info: &info})
 	}
+	for _, o := range rd.retired {
+		s.sink.Observe(o)
+	}
 	for _, o := range rd.obs {
 		s.sink.Observe(o)
 	}
@@ -110,4 +113,30 @@ func (rd *round) describe(queries int) string {
 		}
 	}
 	return d
+}
+
+// retireGone retires the replicas without a sample for MaxLag (a pod
+// replaced, an instance scaled away): their rows would say "no data"
+// forever and inflate their model's replica count. It runs once the
+// freshness answer is read, before any value is mapped.
+func (rd *round) retireGone() {
+	s, st := rd.s, &rd.s.state
+	for _, e := range rd.reg.all() {
+		if e.aggregate == nil || e.dataAt.IsZero() || rd.began.Sub(e.dataAt) <= s.cfg.MaxLag {
+			continue
+		}
+		rd.reg.retire(e)
+		for k := range st.cum {
+			if k.endpoint == e.info.Name {
+				delete(st.cum, k)
+			}
+		}
+		for k := range st.judged {
+			if k.endpoint == e.info.Name {
+				delete(st.judged, k)
+			}
+		}
+		rd.retired = append(rd.retired, telemetry.Observation{Kind: telemetry.KindRetire, At: rd.began, Endpoint: e.info.Name, Source: s.id,
+			Err: fmt.Sprintf("replica gone: no sample for %s", promDuration(s.cfg.MaxLag))})
+	}
 }
