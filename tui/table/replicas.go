@@ -32,11 +32,15 @@ func (m *Model) groupRows(visible []*Row) []*Row {
 		out = append(out, r)
 	}
 	grouped := make([]*Row, 0, len(visible))
+	m.folded = 0
 	for _, r := range out {
 		grouped = append(grouped, r)
-		if ms := members[r.Name()]; m.expanded[r.Name()] && len(ms) > 0 {
+		ms := members[r.Name()]
+		if m.expanded[r.Name()] && len(ms) > 0 {
 			sort.Slice(ms, func(i, j int) bool { return ms[i].Name() < ms[j].Name() })
 			grouped = append(grouped, ms...)
+		} else {
+			m.folded += len(ms)
 		}
 	}
 	return grouped

@@ -31,6 +31,9 @@ func TestReplicaRows(t *testing.T) {
 	if got, want := shown(), `["10.0.0.9:8000/orphan" "llama ×2 +" "qwen"]`; got != want {
 		t.Fatalf("collapsed: %s, want %s", got, want)
 	}
+	if shownN, total := m.Counts(); shownN != 5 || total != 5 {
+		t.Errorf("counts %d/%d: folded replicas are shown, not filtered out", shownN, total)
+	}
 	m.Move(1) // llama
 	if !m.ToggleExpand() {
 		t.Fatal("llama did not expand")

@@ -31,6 +31,7 @@ type Model struct {
 	// aggregates whose replicas are listed (replicas.go).
 	replicas map[string]int
 	expanded map[string]bool
+	folded   int // replicas of shown aggregates not listed (collapsed)
 }
 
 // Invalidate drops cached drawings (theme change).
@@ -214,8 +215,9 @@ func (m *Model) Selected() (*Row, bool) {
 	return m.rows[m.cursor], true
 }
 
-// Counts reports shown and total rows.
-func (m *Model) Counts() (shown, total int) { return len(m.rows), len(m.all) }
+// Counts reports shown and total rows; the replicas of a collapsed
+// aggregate count as shown (the filter let them through).
+func (m *Model) Counts() (shown, total int) { return len(m.rows) + m.folded, len(m.all) }
 
 // Row returns the row of endpoint name, filtered out or not.
 func (m *Model) Row(name string) (*Row, bool) {
