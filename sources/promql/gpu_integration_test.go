@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tokentop/tokentop/engines"
+	"github.com/tokentop/tokentop/internal/fixtures"
 	"github.com/tokentop/tokentop/internal/promtest"
 	"github.com/tokentop/tokentop/internal/sim"
 	"github.com/tokentop/tokentop/telemetry"
@@ -170,4 +173,60 @@ func lastOf(obs []telemetry.Observation) []telemetry.Observation {
 		return nil
 	}
 	return obs[len(obs)-1:]
+}
+
+// TestIntegrationGPUPerPodFromCapture joins a real dcgm-exporter capture
+// from Kubernetes (GPU Operator, pod mapping on) to engine replicas by pod,
+// with real Prometheus: the exporter's own target carries pod and
+// namespace labels (Kubernetes service discovery), so Prometheus renames
+// the capture's to exported_pod and exported_namespace. The replica in the
+// GPU's pod gets the capture's value; one in another pod gets no GPU figure
+// and a warning, and the aggregate only the joined GPU.
+func TestIntegrationGPUPerPodFromCapture(t *testing.T) {
+	if promtest.Binary() == "" {
+		t.Skip("prometheus binary not found: " + promtest.InstallHint)
+	}
+	ctx := context.Background()
+	const gpuPod, otherPod, capturedDRAM = "cuda-75454ffb9f-8ljq7", "cuda-75454ffb9f-zzzzz", 0.003074
+	dcgm := newGrowingPage(fixtures.Read(t, "metrics", "dcgm-exporter-k8s-rtx4000ada-pod-labels.txt"))
+	dsrv := httptest.NewServer(dcgm)
+	defer dsrv.Close()
+	spec, _ := engines.Lookup(telemetry.EngineVLLM)
+	var targets []promtest.Target
+	for _, pod := range []string{gpuPod, otherPod} {
+		srv := httptest.NewServer(newGrowingPage(synthPage(spec, "llama")))
+		defer srv.Close()
+		targets = append(targets, promtest.Target{Job: "vllm-" + pod, URL: srv.URL + "/metrics",
+			Labels: map[string]string{"pod": pod, "namespace": "default"}})
+	}
+	targets = append(targets, promtest.Target{Job: "dcgm", URL: dsrv.URL + "/metrics",
+		Labels: map[string]string{"pod": "nvidia-dcgm-exporter-x7k2p", "namespace": "gpu-operator"}})
+	prom := promtest.Start(t, targets...)
+	prom.WaitTargetsUp(t, 30*time.Second)
+	prom.WaitForSeries(t, `DCGM_FI_PROF_DRAM_ACTIVE{exported_pod="`+gpuPod+`"}`, 1, 30*time.Second)
+	prom.WaitForSeries(t, "vllm:num_requests_running", 2, 30*time.Second)
+
+	rec := &recorder{}
+	s, err := New(Config{URL: prom.URL, ScrapeInterval: promtest.ScrapeInterval, HistogramStep: 2 * time.Second,
+		Delay: 1500 * time.Millisecond, Window: 10 * time.Second, Backfill: 10 * time.Second}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := s.RefreshOnce(ctx); err != nil {
+			t.Fatalf("RefreshOnce: %v", err)
+		}
+	}
+	for ep, want := range map[string]float64{gpuPod + "/llama": capturedDRAM, "llama": capturedDRAM} {
+		bw := lastOf(rec.find(telemetry.KindSample, ep, telemetry.GPUMemBW))
+		if len(bw) != 1 || math.Abs(bw[0].Value-want) > 1e-12 {
+			t.Errorf("%s: GPU bandwidth %+v, want %v", ep, bw, want)
+		}
+	}
+	if bw := rec.find(telemetry.KindSample, otherPod+"/llama", telemetry.GPUMemBW); len(bw) != 0 {
+		t.Errorf("%s has no GPU series but got %+v", otherPod, bw)
+	}
+	if w := strings.Join(rec.status(t).Warnings, "\n"); !strings.Contains(w, "no GPU series shares a pod or host with "+otherPod+"/llama") {
+		t.Errorf("warnings %q: want one naming %s", w, otherPod)
+	}
 }
