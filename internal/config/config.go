@@ -85,7 +85,7 @@ type Prometheus struct {
 	GroupBy []string `yaml:"group_by"`
 	// ReplicaLabels identify one replica of a model (default pod,
 	// instance); Models names the model of engines without a model label
-	// (TGI, llama.cpp) by instance or job label value (default: the job).
+	// (TGI, llama.cpp) by job label value (default: the job).
 	ReplicaLabels []string          `yaml:"replica_labels"`
 	Models        map[string]string `yaml:"models"`
 	Window        Duration          `yaml:"window"`

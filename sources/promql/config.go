@@ -63,8 +63,8 @@ type Config struct {
 	// set names the replica.
 	ReplicaLabels []string `json:"replica_labels,omitempty" yaml:"replica_labels,omitempty"`
 	// Models names the model of engines without a model label (TGI,
-	// llama.cpp), keyed by instance or job label value; without an entry
-	// the job label is the model. The endpoint's model_from label says
+	// llama.cpp), keyed by job label value; without an entry the job label
+	// is the model. The endpoint's model_from label says
 	// which was used.
 	Models map[string]string `json:"models,omitempty" yaml:"models,omitempty"`
 	// Queries overrides both default queries of a signal (queries.go for

@@ -59,7 +59,7 @@
 //   - tokentop_engine: which family answered (an engine of engines.All(),
 //     tokentop, dcgm); recorded as the endpoint's engine. Its model labels
 //     name the model (untagged: model_name, else model); engines without
-//     one take Config.Models or the job label. endpoint names the endpoint
+//     one take Config.Models by job, or the job label. endpoint names the endpoint
 //     (tokentop exporter), else the model does. Config.GroupBy values
 //     prefix it: "<namespace>/<model>".
 //   - Replica labels (pod, instance) set: the series is one replica's,

@@ -65,7 +65,7 @@ func (p parser) parse(m model.Metric) seriesID {
 		}
 	}
 	if f != nil && f.labelless() {
-		id.model, id.modelFrom = p.labellessModel(get("instance"), get("job"))
+		id.model, id.modelFrom = p.labellessModel(get("job"))
 	}
 	id.ident = get(endpointLabel)
 	if id.ident == "" {
@@ -90,12 +90,11 @@ func (p parser) parse(m model.Metric) seriesID {
 }
 
 // labellessModel names the model of an engine without a model label
-// (TGI, llama.cpp): Config.Models by instance, then by job, else the job.
-func (p parser) labellessModel(instance, job string) (string, string) {
-	for _, k := range []string{instance, job} {
-		if m, ok := p.models[k]; ok && k != "" {
-			return sanitize.Text(m), "config models"
-		}
+// (TGI, llama.cpp): Config.Models by job, else the job. (By job, not
+// instance: the aggregate's values are summed by the server per job.)
+func (p parser) labellessModel(job string) (string, string) {
+	if m, ok := p.models[job]; ok && job != "" {
+		return sanitize.Text(m), "config models"
 	}
 	if job == "" {
 		return "", ""

@@ -103,3 +103,46 @@ func TestReplicasUnderAggregateAndRetired(t *testing.T) {
 		t.Errorf("aggregate members %d, want 1", len(s.state.reg.byName["llama"].members))
 	}
 }
+
+// Engines without a model label (TGI, llama.cpp) are named by Config.Models
+// by job, else by the job label; model_from says which.
+func TestLabellessModelNames(t *testing.T) {
+	f := newFakeProm(t)
+	f.set(func(f *fakeProm) {
+		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
+			if !strings.HasSuffix(r.URL.Path, "/query") || !strings.Contains(q, "timestamp(") {
+				return false
+			}
+			ts := float64(time.Now().UnixMilli()) / 1000
+			tgi := func(job, inst string) fakeSeries {
+				return fakeSeries{labels: map[string]string{"job": job, "instance": inst, "tokentop_engine": "tgi"}, value: ts}
+			}
+			writeVector(w, time.Now(), []fakeSeries{tgi("tgi-prod", "10.0.0.1:80"), tgi("tgi-prod", "10.0.0.2:80"), tgi("tgi-canary", "10.0.0.3:80")}, nil, nil)
+			return true
+		}
+	})
+	cfg := testConfig(f.URL())
+	cfg.Models = map[string]string{"tgi-prod": "meta-llama/Llama-3.1-70B-Instruct"}
+	s, rec := newTestSource(t, cfg)
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, o := range rec.find(telemetry.KindEndpoint, "", "") {
+		got[o.Endpoint] = o.Info.Model + " (" + o.Info.Labels["model_from"] + ", " + string(o.Info.Engine) + ")"
+	}
+	for name, want := range map[string]string{
+		"meta-llama/Llama-3.1-70B-Instruct":             "meta-llama/Llama-3.1-70B-Instruct (config models, tgi)",
+		"10.0.0.1:80/meta-llama/Llama-3.1-70B-Instruct": "meta-llama/Llama-3.1-70B-Instruct (config models, tgi)",
+		"10.0.0.2:80/meta-llama/Llama-3.1-70B-Instruct": "meta-llama/Llama-3.1-70B-Instruct (config models, tgi)",
+		"tgi-canary":             "tgi-canary (job label, tgi)",
+		"10.0.0.3:80/tgi-canary": "tgi-canary (job label, tgi)",
+	} {
+		if got[name] != want {
+			t.Errorf("%s: %q, want %q", name, got[name], want)
+		}
+	}
+	if len(got) != 5 {
+		t.Errorf("endpoints %v", got)
+	}
+}

@@ -109,7 +109,7 @@ func (rd *round) describe(queries int) string {
 	}
 	for _, f := range s.state.active {
 		if f.labelless() {
-			d += "; " + f.spec.Title + " has no model label: model = job label (or config models by instance/job)"
+			d += "; " + f.spec.Title + " has no model label: model = job label (or config models by job)"
 		}
 	}
 	return d
