@@ -63,6 +63,23 @@ func engineTargets(t *testing.T) []*engineTarget {
 		spec, _ := engines.Lookup(e)
 		add("synth-"+string(e), e, synthPage(spec, "synth-"+string(e)))
 	}
+	// NVIDIA Dynamo: TensorRT-LLM's trtllm_ names only (no shared,
+	// unprefixed name, so no claim by markers applies).
+	dynamo, _ := engines.Lookup(telemetry.EngineTRTLLM)
+	for sig, aliases := range dynamo.Signals {
+		var keep []engines.Alias
+		for _, a := range aliases {
+			if strings.HasPrefix(a.Name, "trtllm_") {
+				keep = append(keep, a)
+			}
+		}
+		dynamo.Signals[sig] = keep
+		if len(keep) == 0 {
+			delete(dynamo.Signals, sig)
+		}
+	}
+	dynamo.Errors, dynamo.Markers = dynamo.Errors[1:], nil
+	add("synth-dynamo", telemetry.EngineTRTLLM, synthPage(dynamo, "synth-dynamo"))
 	return out
 }
 
@@ -231,7 +248,7 @@ func checkAgainstDirect(ctx context.Context, t *testing.T, prom *promtest.Server
 	}
 	// Every engine with a per-token histogram and no per-request TPOT one.
 	derivedWanted := map[string]bool{"vllm-v0.4-metrics": true, "vllm-v0.10-metrics": true, "sglang-metrics": true,
-		"synth-nim": true, "synth-trtllm": true, "synth-lmdeploy": true}
+		"synth-nim": true, "synth-trtllm": true, "synth-dynamo": true, "synth-lmdeploy": true}
 	if derivedWanted[tgt.job] != derivedOnly(all, r.info.Name, telemetry.TPOT) {
 		t.Errorf("%s: TPOT derived from the ITL mean: %v, want %v", r.info.Name, !derivedWanted[tgt.job], derivedWanted[tgt.job])
 	}

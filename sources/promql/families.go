@@ -30,6 +30,9 @@ type family struct {
 	// an "and on(job, instance) …" / "unless on(job, instance) …" suffix;
 	// empty for names no other engine reads.
 	claim string
+	// shared are the series names other families read too: only their
+	// selectors carry the claim.
+	shared map[string]bool
 	// hist and value are the signals whose absence is "no data": the
 	// family has an alias read as histogram windows, or as an instant
 	// value. Derived signals are not listed (they are optional).
@@ -141,11 +144,15 @@ func setClaims(fams []*family) {
 		}
 	}
 	sharing := map[int]map[int]bool{}
-	for _, idx := range readers {
+	for name, idx := range readers {
 		if len(idx) < 2 {
 			continue
 		}
 		for _, i := range idx {
+			if fams[i].shared == nil {
+				fams[i].shared = map[string]bool{}
+			}
+			fams[i].shared[name] = true
 			for _, j := range idx {
 				if i != j {
 					if sharing[i] == nil {

@@ -172,10 +172,11 @@ func selector(name string, match map[string]string, extra string) string {
 	return name + "{" + strings.Join(ms, ", ") + "}"
 }
 
-// claimed restricts an instant-vector expression of raw series to the
-// targets the family owns (see family.claim).
-func (f *family) claimed(inner string) string {
-	if f.claim == "" {
+// claimed restricts an instant-vector expression of the raw series of one
+// name to the targets the family owns, when another family reads that name
+// too (see family.claim); Dynamo's trtllm_ names are TensorRT-LLM's alone.
+func (f *family) claimed(series, inner string) string {
+	if f.claim == "" || !f.shared[series] {
 		return inner
 	}
 	return "((" + inner + ")" + f.claim + ")"
@@ -189,7 +190,7 @@ func (f *family) presence(a engines.Alias, by string) string {
 	case engines.Histogram, engines.HistogramSum:
 		name = a.Count()
 	}
-	return "group by (" + by + ") (" + f.claimed(selector(name, a.Match, "")) + ")"
+	return "group by (" + by + ") (" + f.claimed(name, selector(name, a.Match, "")) + ")"
 }
 
 // preferred applies the alias table's preference order per endpoint: the
@@ -221,7 +222,7 @@ func (g generator) histExpr(f *family, aliases []engines.Alias, by string) strin
 			}
 			return labelTag(e, scaleTag, strconv.FormatFloat(a.Factor(), 'g', -1, 64))
 		}
-		sel := func(n string) string { return f.claimed(selector(n, a.Match, "")) }
+		sel := func(n string) string { return f.claimed(n, selector(n, a.Match, "")) }
 		parts = append(parts,
 			scale(preferred(f, aliases, i, by, "sum by (le, "+by+") ("+sel(a.Bucket())+")")),
 			labelTag(scale(preferred(f, aliases, i, by, "sum by ("+by+") ("+sel(a.Sum())+")")), partTag, "sum"),
@@ -254,7 +255,7 @@ func (g generator) valueExprs(f *family, sig telemetry.Signal) string {
 // valueExpr reads one non-histogram alias as a value per endpoint.
 func valueExpr(f *family, a engines.Alias, by string) string {
 	rate := func(name string, match map[string]string) string {
-		return "sum by (" + by + ") (" + f.claimed("rate("+selector(name, match, "")+"[W])") + ")"
+		return "sum by (" + by + ") (" + f.claimed(name, "rate("+selector(name, match, "")+"[W])") + ")"
 	}
 	var e string
 	switch a.Type {
@@ -263,7 +264,7 @@ func valueExpr(f *family, a engines.Alias, by string) string {
 		if a.Agg == engines.Max {
 			agg = "max"
 		}
-		e = agg + " by (" + by + ") (" + f.claimed(selector(a.Name, a.Match, "")) + ")"
+		e = agg + " by (" + by + ") (" + f.claimed(a.Name, selector(a.Name, a.Match, "")) + ")"
 	case engines.Counter:
 		e = rate(a.Name, a.Match)
 	case engines.HistogramSum:
@@ -291,7 +292,7 @@ func (g generator) derivedExprs(f *family, d engines.Derivation) string {
 		var parts []string
 		for i, a := range from {
 			rate := func(n string) string {
-				return "sum by (" + by + ") (" + f.claimed("rate("+selector(n, a.Match, "")+"[W])") + ")"
+				return "sum by (" + by + ") (" + f.claimed(n, "rate("+selector(n, a.Match, "")+"[W])") + ")"
 			}
 			e := "(" + rate(a.Sum()) + " / " + rate(a.Count()) + ")"
 			if a.Factor() != 1 {
@@ -319,7 +320,7 @@ func (g generator) errorExpr(f *family, by string) string {
 	ecs := f.spec.Errors
 	for i, ec := range ecs {
 		rate := func(name, extra string) string {
-			return "sum by (" + by + ") (" + f.claimed("rate("+selector(name, nil, extra)+"[W])") + ")"
+			return "sum by (" + by + ") (" + f.claimed(name, "rate("+selector(name, nil, extra)+"[W])") + ")"
 		}
 		filter := ""
 		if ec.FailedLabel != "" {
@@ -340,7 +341,7 @@ func (g generator) errorExpr(f *family, by string) string {
 		if i > 0 {
 			var earlier []string
 			for _, p := range ecs[:i] {
-				earlier = append(earlier, "group by ("+by+") ("+f.claimed(selector(p.Failed, nil, ""))+")")
+				earlier = append(earlier, "group by ("+by+") ("+f.claimed(p.Failed, selector(p.Failed, nil, ""))+")")
 			}
 			e = "(" + e + " unless on(" + by + ") (" + strings.Join(earlier, " or ") + "))"
 		}
@@ -360,7 +361,7 @@ func (g generator) freshExpr(f *family, by string) string {
 	add := func(n string) {
 		if n != "" && !seen[n] {
 			seen[n] = true
-			ts = append(ts, "timestamp("+n+")")
+			ts = append(ts, f.claimed(n, "timestamp("+n+")"))
 		}
 	}
 	for _, sig := range signalOrder(f.spec) {
@@ -376,7 +377,7 @@ func (g generator) freshExpr(f *family, by string) string {
 	for _, ec := range f.spec.Errors {
 		add(ec.Failed)
 	}
-	return "max by (" + by + ") (" + f.claimed(strings.Join(ts, " or ")) + ")"
+	return "max by (" + by + ") (" + strings.Join(ts, " or ") + ")"
 }
 
 // discoveryMatch selects, for the metric-name listing, every series name
