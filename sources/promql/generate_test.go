@@ -1,8 +1,11 @@
 package promql
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/prometheus/common/model"
 
 	"github.com/tokentop/tokentop/engines"
 	"github.com/tokentop/tokentop/telemetry"
@@ -56,4 +59,33 @@ func sigStrings(sigs []telemetry.Signal) []string {
 		out[i] = string(s)
 	}
 	return out
+}
+
+// A signal's query too long for VictoriaMetrics is split by family, and
+// the answers are merged back into one per signal: same series, first
+// error kept, freshness answers left apart.
+func TestSplitQueriesMerge(t *testing.T) {
+	long := strings.Repeat("x", maxQueryBytes/3)
+	if got := chunks([]string{long, long, "a", long}); len(got) != 2 || got[0] != long+" or "+long+" or a" || got[1] != long {
+		t.Errorf("chunks: %d parts", len(got))
+	}
+	vec := func(v float64) model.Vector {
+		return model.Vector{&model.Sample{Metric: model.Metric{"model_name": "m"}, Value: model.SampleValue(v)}}
+	}
+	boom := errors.New("boom")
+	in := []answer{
+		{job: job{kind: instantJob}, value: vec(1)},
+		{job: job{kind: instantJob, signal: telemetry.Running}, value: vec(2), warnings: []string{"w1"}},
+		{job: job{kind: instantJob}, value: vec(3)},
+		{job: job{kind: instantJob, signal: telemetry.Running}, value: vec(4), err: boom, warnings: []string{"w2"}},
+		{job: job{kind: rangeJob, signal: telemetry.Running}, value: model.Matrix{}},
+	}
+	out := mergeAnswers(in)
+	if len(out) != 4 {
+		t.Fatalf("%d answers, want 4 (two freshness, running instant, running range)", len(out))
+	}
+	m := out[1]
+	if v := m.value.(model.Vector); len(v) != 2 || v[1].Value != 4 || m.err != boom || strings.Join(m.warnings, ",") != "w1,w2" {
+		t.Errorf("merged %+v", m)
+	}
 }
