@@ -237,7 +237,9 @@ func (r *registry) replica(agg *endpointState, id seriesID) *endpointState {
 			Group: agg.info.Name, Replica: id.replica},
 		family: id.family, groups: id.groups, aggregate: agg,
 		seenHist: map[telemetry.Signal]bool{}, seenValue: map[telemetry.Signal]bool{},
-		host: hostOf(id.instance), pod: id.pod, namespace: id.namespace,
+	}
+	if id.family != tokentopTag { // a probe's host is not the model's: no GPU join
+		e.host, e.pod, e.namespace = hostOf(id.instance), id.pod, id.namespace
 	}
 	r.add(key, e)
 	agg.members = append(agg.members, e)

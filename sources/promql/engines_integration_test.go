@@ -126,7 +126,7 @@ func TestIntegrationEveryEngine(t *testing.T) {
 	if got, want := fmt.Sprint(st.Recognised), "[vllm sglang lmdeploy llamacpp tgi triton nim trtllm]"; got != want {
 		t.Errorf("recognised %s, want %s", got, want)
 	}
-	t.Logf("status: %s; warnings %v", st.Description, st.Warnings)
+	t.Logf("status: %s; refresh took %s; warnings %v", st.Description, st.Latency, st.Warnings)
 	rec.Reset()
 	waitScrapes(t, prom, len(targets), int((cfg.Backfill+8*time.Second)/promtest.ScrapeInterval))
 	if err := s.RefreshOnce(ctx); err != nil {
