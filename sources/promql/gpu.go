@@ -26,6 +26,8 @@ import (
 //     are all set and equal the endpoint's.
 //
 // An aggregate takes the GPU-weighted mean of what its replicas joined.
+// tokentop's exporter (probes) is never joined: a probe's host is not the
+// model's.
 // GPU series that join no endpoint, and endpoints that join none, are named
 // in the source status.
 
@@ -44,7 +46,7 @@ func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointSt
 	out := map[*endpointState]float64{}
 	var unjoined []string
 	for _, e := range rd.reg.all() {
-		if len(e.members) > 0 {
+		if len(e.members) > 0 || e.family == tokentopTag {
 			continue
 		}
 		matched := rd.gpuMatches(e, groups)
@@ -59,7 +61,7 @@ func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointSt
 		}
 	}
 	for _, e := range rd.reg.all() {
-		if len(e.members) == 0 {
+		if len(e.members) == 0 || e.family == tokentopTag {
 			continue
 		}
 		set := map[*gpuGroup]bool{}
