@@ -94,8 +94,8 @@ func (rd *round) emitFailures() {
 // describe summarises the source for the header.
 func (rd *round) describe(queries int) string {
 	s := rd.s
-	d := fmt.Sprintf("%d endpoints; %d queries this refresh; rate window %s, histogram step %s",
-		len(rd.reg.byName), queries, promDuration(s.cfg.Window), promDuration(s.cfg.HistogramStep))
+	d := fmt.Sprintf("%d endpoints%s; %d queries this refresh; rate window %s, histogram step %s",
+		len(rd.reg.byName), rd.replicaSummary(), queries, promDuration(s.cfg.Window), promDuration(s.cfg.HistogramStep))
 	if v := rd.lag; v.lagging {
 		d = fmt.Sprintf("lagging %s behind: data delayed; ", roundLag(v.lag)) + d
 	} else if v.lagKnown {
@@ -139,4 +139,23 @@ func (rd *round) retireGone() {
 		rd.retired = append(rd.retired, telemetry.Observation{Kind: telemetry.KindRetire, At: rd.began, Endpoint: e.info.Name, Source: s.id,
 			Err: fmt.Sprintf("replica gone: no sample for %s", promDuration(s.cfg.MaxLag))})
 	}
+}
+
+// replicaSummary says how many endpoints are models and how many their
+// replicas: " (3 models × 12 replicas by pod, instance)"; "" without
+// replicas.
+func (rd *round) replicaSummary() string {
+	models, replicas := 0, 0
+	for _, e := range rd.reg.byName {
+		switch {
+		case len(e.members) > 0:
+			models++
+		case e.aggregate != nil:
+			replicas++
+		}
+	}
+	if replicas == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d models with %d replicas by %s)", models, replicas, strings.Join(rd.reg.parser.replicas, ", "))
 }
