@@ -142,7 +142,7 @@ func (rd *round) retireGone() {
 }
 
 // replicaSummary says how many endpoints are models and how many their
-// replicas: " (3 models × 12 replicas by pod, instance)"; "" without
+// replicas: " (3 models, 12 replicas by pod, instance)"; "" without
 // replicas.
 func (rd *round) replicaSummary() string {
 	models, replicas := 0, 0
@@ -157,5 +157,11 @@ func (rd *round) replicaSummary() string {
 	if replicas == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" (%d models with %d replicas by %s)", models, replicas, strings.Join(rd.reg.parser.replicas, ", "))
+	plural := func(n int, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %ss", n, one)
+	}
+	return " (" + plural(models, "model") + ", " + plural(replicas, "replica") + " by " + strings.Join(rd.reg.parser.replicas, ", ") + ")"
 }
