@@ -19,6 +19,10 @@ func TestGPUJoinedByPod(t *testing.T) {
 	f := newFakeProm(t)
 	f.set(func(f *fakeProm) {
 		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
+			if strings.Contains(r.URL.Path, "/label/") {
+				writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": []string{"vllm:num_requests_running", "DCGM_FI_PROF_DRAM_ACTIVE"}})
+				return true
+			}
 			if !strings.HasSuffix(r.URL.Path, "/query") {
 				return false
 			}

@@ -23,6 +23,23 @@ func (s *Source) refresh(ctx context.Context) error {
 	st := &s.state
 	began := s.now()
 
+	rd := newRound(s, began)
+	if s.cfg.HTTP.InsecureSkipVerify {
+		rd.warn("TLS NOT VERIFIED: certificate verification is off")
+	}
+	listNames := began.Sub(st.discovered) >= s.cfg.DiscoveryInterval
+	end := st.offset.toServer(began)
+	names := job{kind: namesJob, query: s.match, rng: v1.Range{Start: end.Add(-s.cfg.Window), End: end}}
+	if listNames && st.discovered.IsZero() {
+		// The first refresh lists the names before anything else, so that
+		// its queries are already only those of the engines found.
+		for _, a := range s.runJobs(ctx, []job{names}) {
+			st.discovered = began
+			rd.names(a)
+		}
+		listNames = false
+	}
+
 	var phase1 []job
 	for _, q := range st.queries.fresh {
 		phase1 = append(phase1, job{kind: instantJob, query: s.expand.expand(q)})
@@ -32,10 +49,8 @@ func (s *Source) refresh(ctx context.Context) error {
 			phase1 = append(phase1, job{kind: instantJob, signal: sig, query: s.expand.expand(q)})
 		}
 	}
-	listNames := began.Sub(st.discovered) >= s.cfg.DiscoveryInterval
 	if listNames {
-		end := st.offset.toServer(began)
-		phase1 = append(phase1, job{kind: namesJob, query: s.match, rng: v1.Range{Start: end.Add(-s.cfg.Window), End: end}})
+		phase1 = append(phase1, names)
 	}
 	ans1 := mergeAnswers(s.runJobs(ctx, phase1))
 	for _, a := range ans1 {
@@ -47,10 +62,6 @@ func (s *Source) refresh(ctx context.Context) error {
 
 	// The freshness answer is read first: it says how far the store has
 	// ingested, which bounds the histogram steps worth fetching.
-	rd := newRound(s, began)
-	if s.cfg.HTTP.InsecureSkipVerify {
-		rd.warn("TLS NOT VERIFIED: certificate verification is off")
-	}
 	for _, a := range ans1 {
 		switch {
 		case a.kind == namesJob:
