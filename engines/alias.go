@@ -60,6 +60,9 @@ type Alias struct {
 	// ratio 0–1): 1e-3 for milliseconds, 1e-6 for microseconds. For
 	// histograms it scales the bucket bounds and the sum. 0 means 1.
 	Scale float64
+	// Offset is added after scaling: a CounterRatio of accepted tokens per
+	// draft plus 1 is vLLM's mean acceptance length. 0 for nearly all.
+	Offset float64
 	// Agg combines several series of one model (gauges only).
 	Agg Agg
 	// Match restricts the series to those with these label values

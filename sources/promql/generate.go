@@ -277,6 +277,9 @@ func valueExpr(f *family, a engines.Alias, by string) string {
 	if a.Factor() != 1 {
 		e = "(" + e + " * " + strconv.FormatFloat(a.Factor(), 'g', -1, 64) + ")"
 	}
+	if a.Offset != 0 {
+		e = "(" + e + " + " + strconv.FormatFloat(a.Offset, 'g', -1, 64) + ")"
+	}
 	return e
 }
 

@@ -22,6 +22,9 @@ func TestNewTableEntriesAreQueried(t *testing.T) {
 	spec.Signals[prefill] = []engines.Alias{{Name: "vllm:request_prefill_time_seconds", Type: engines.Histogram}}
 	spec.Signals[preempt] = []engines.Alias{{Name: "vllm:num_preemptions_total", Type: engines.Counter}}
 	spec.Signals[hit] = []engines.Alias{{Name: "vllm:prefix_cache_hits_total", Type: engines.CounterRatio, Per: "vllm:prefix_cache_queries_total"}}
+	const accept = telemetry.Signal("accept_len")
+	spec.Signals[accept] = []engines.Alias{{Name: "vllm:spec_decode_num_accepted_tokens_total", Type: engines.CounterRatio,
+		Per: "vllm:spec_decode_num_drafts_total", Offset: 1}}
 	f := newFamily("vllm", telemetry.EngineVLLM, spec, spec.ModelLabels, "")
 	qs := newGenerator(nil, []string{"pod", "instance"}).generate([]*family{f})
 	for sig, want := range map[telemetry.Signal]string{
@@ -37,6 +40,7 @@ func TestNewTableEntriesAreQueried(t *testing.T) {
 	for sig, want := range map[telemetry.Signal]string{
 		preempt: `sum by (model_name, pod, instance) (rate(vllm:num_preemptions_total[W])) or sum by (model_name) (rate(vllm:num_preemptions_total[W]))`,
 		hit:     `(sum by (model_name, pod, instance) (rate(vllm:prefix_cache_hits_total[W])) / sum by (model_name, pod, instance) (rate(vllm:prefix_cache_queries_total[W])))`,
+		accept:  `/ sum by (model_name, pod, instance) (rate(vllm:spec_decode_num_drafts_total[W]))), "tokentop_mean", "counter_ratio", "", "") + 1)`,
 	} {
 		if q := strings.Join(qs.value[sig], " or "); !strings.Contains(q, want) {
 			t.Errorf("%s value query lacks %q: %s", sig, want, q)

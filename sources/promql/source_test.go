@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokentop/tokentop/engines"
 	"github.com/tokentop/tokentop/sources/httpclient"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -335,7 +336,7 @@ func TestWarningsAndInfosSurface(t *testing.T) {
 }
 
 func TestQueryCountIndependentOfEndpoints(t *testing.T) {
-	count := func(models int) (first, second int) {
+	count := func(models int) (first, second, planned int) {
 		var names []string
 		for i := range models {
 			names = append(names, fmt.Sprintf("model-%02d", i))
@@ -356,20 +357,33 @@ func TestQueryCountIndependentOfEndpoints(t *testing.T) {
 		if got := len(rec.find(telemetry.KindEndpoint, "", "")); got != models {
 			t.Fatalf("%d endpoints discovered, want %d", got, models)
 		}
-		return first, f.count() - first
+		qs := s.state.queries
+		planned = len(qs.fresh)
+		for _, q := range qs.value {
+			planned += len(q)
+		}
+		for _, q := range qs.hist {
+			planned += len(q)
+		}
+		return first, f.count() - first, planned
 	}
-	a1, a2 := count(1)
-	b1, b2 := count(50)
+	a1, a2, plan := count(1)
+	b1, b2, _ := count(50)
 	if a1 != b1 || a2 != b2 {
 		t.Errorf("requests per refresh: 1 model %d then %d, 50 models %d then %d; want equal", a1, a2, b1, b2)
 	}
-	// First: the metric-name listing, then only the queries of vLLM, the
-	// one engine it found, and no GPU query without DCGM series: 1
-	// freshness + 6 instant queries (tok/s, running, waiting, KV, errors,
-	// derived TPOT) + 5 histograms (TTFT, TPOT, ITL, E2E, queue). Second:
-	// the same without the listing.
-	if a1 != 13 || a2 != 12 {
-		t.Errorf("refreshes made %d and %d requests, want 13 and 12", a1, a2)
+	// First: the metric-name listing, then the queries of vLLM only, the
+	// one engine it found, and no GPU query without DCGM series: the
+	// freshness query and one query per vLLM signal of the table (as of
+	// writing 6 instant: tok/s, running, waiting, KV, errors, derived TPOT;
+	// 5 histograms: TTFT, TPOT, ITL, E2E, queue). Second: the same
+	// without the listing.
+	if a1 != plan+1 || a2 != plan || plan < 12 {
+		t.Errorf("refreshes made %d and %d requests, want %d and %d (and at least 12 queries)", a1, a2, plan+1, plan)
+	}
+	spec, _ := engines.Lookup(telemetry.EngineVLLM)
+	if want := len(spec.Signals) + 3; plan != want {
+		t.Errorf("%d queries planned, want %d: one per vLLM signal, the derived TPOT, errors and freshness", plan, want)
 	}
 }
 
