@@ -27,4 +27,14 @@ type Endpoint struct {
 	Model   string            `json:"model,omitempty"`
 	Engine  Engine            `json:"engine,omitempty"`
 	Labels  map[string]string `json:"labels,omitempty"`
+	// Group is, for one replica of a model served by several instances
+	// (PromQL mode), the name of the endpoint that aggregates them; empty
+	// otherwise.
+	Group string `json:"group,omitempty"`
+	// Replica is that replica's identity (pod, else instance).
+	Replica string `json:"replica,omitempty"`
+	// Aggregate marks an endpoint whose figures combine its replicas
+	// (summed histograms and counts; gauges as the engine table aggregates
+	// them); its replicas name it in Group.
+	Aggregate bool `json:"aggregate,omitempty"`
 }

@@ -226,6 +226,10 @@ func mergeEndpoint(dst *Endpoint, src Endpoint) {
 	if src.Engine != "" && (dst.Engine == "" || dst.Engine == EngineUnknown) {
 		dst.Engine = src.Engine
 	}
+	if src.Group != "" {
+		dst.Group, dst.Replica = src.Group, src.Replica
+	}
+	dst.Aggregate = dst.Aggregate || src.Aggregate
 	for k, v := range src.Labels {
 		if dst.Labels == nil {
 			dst.Labels = map[string]string{}

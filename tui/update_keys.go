@@ -155,6 +155,8 @@ func (a *app) mainKey(k tea.KeyPressMsg) tea.Cmd {
 		a.table.CycleSort()
 	case key.Matches(k, km.SortReverse):
 		a.table.ReverseSort()
+	case key.Matches(k, km.Expand):
+		a.dirty = a.table.ToggleExpand()
 	default:
 		a.dirty = false
 	}

@@ -18,6 +18,7 @@ import (
 type sourceFlags struct {
 	configPath  string
 	prometheus  listFlag
+	groupBy     string
 	dcgm        listFlag
 	scrape      listFlag
 	nvidiaSMI   bool
@@ -35,6 +36,7 @@ type sourceFlags struct {
 func (f *sourceFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&f.configPath, "config", "", configUsage)
 	fs.Var(&f.prometheus, "prometheus", "Prometheus-compatible API to query with PromQL (repeatable)")
+	fs.StringVar(&f.groupBy, "group-by", "", "PromQL: comma-separated labels that split a model's aggregate row (e.g. namespace,cluster); replicas (pod, instance) are listed under it either way")
 	fs.Var(&f.dcgm, "dcgm", "dcgm-exporter URL: per-GPU memory, DRAM active, utilisation, power, temperature, joined to the models of the same host (repeatable)")
 	fs.Var(&f.scrape, "scrape", "engine URL whose /metrics to scrape without probing (repeatable)")
 	fs.BoolVar(&f.nvidiaSMI, "nvidia-smi", false, "read local GPUs with nvidia-smi")
@@ -104,6 +106,17 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 	}
 	for _, u := range f.prometheus {
 		c.Prometheus = append(c.Prometheus, config.Prometheus{URL: u})
+	}
+	if f.groupBy != "" {
+		var labels []string
+		for _, l := range strings.Split(f.groupBy, ",") {
+			if l = strings.TrimSpace(l); l != "" {
+				labels = append(labels, l)
+			}
+		}
+		for i := range c.Prometheus {
+			c.Prometheus[i].GroupBy = labels
+		}
 	}
 	for _, u := range f.dcgm {
 		c.DCGM = append(c.DCGM, config.DCGM{URL: u})

@@ -83,11 +83,16 @@ type Probe struct {
 
 // Prometheus is one PromQL source for a fleet.
 type Prometheus struct {
-	URL      string   `yaml:"url"`
-	GroupBy  []string `yaml:"group_by"`
-	Window   Duration `yaml:"window"`
-	Interval Duration `yaml:"interval"`
-	Timeout  Duration `yaml:"timeout"`
+	URL     string   `yaml:"url"`
+	GroupBy []string `yaml:"group_by"`
+	// ReplicaLabels identify one replica of a model (default pod,
+	// instance); Models names the model of engines without a model label
+	// (TGI, llama.cpp) by job label value (default: the job).
+	ReplicaLabels []string          `yaml:"replica_labels"`
+	Models        map[string]string `yaml:"models"`
+	Window        Duration          `yaml:"window"`
+	Interval      Duration          `yaml:"interval"`
+	Timeout       Duration          `yaml:"timeout"`
 	// MaxLag bounds how long a step that came back empty is asked for
 	// again while the store catches up (ingestion delay); default 5m.
 	MaxLag  Duration          `yaml:"max_lag"`

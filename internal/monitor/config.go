@@ -209,7 +209,7 @@ func HTTPConfig(a config.Auth) httpclient.Config {
 
 // PromQLConfig converts a config Prometheus entry.
 func PromQLConfig(p config.Prometheus) promql.Config {
-	c := promql.Config{URL: p.URL, GroupBy: p.GroupBy, Window: p.Window.D(), Refresh: p.Interval.D(), MaxLag: p.MaxLag.D(), HTTP: HTTPConfig(p.Auth)}
+	c := promql.Config{URL: p.URL, GroupBy: p.GroupBy, ReplicaLabels: p.ReplicaLabels, Models: p.Models, Window: p.Window.D(), Refresh: p.Interval.D(), MaxLag: p.MaxLag.D(), HTTP: HTTPConfig(p.Auth)}
 	c.HTTP.Timeout = p.Timeout.D()
 	if p.Username != "" {
 		c.Basic = promql.BasicAuth{User: p.Username, Password: httpclient.SecretSource{Env: p.PasswordEnv, File: p.PasswordFile}}

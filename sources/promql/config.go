@@ -57,8 +57,19 @@ type Config struct {
 	// to every query; they become part of endpoint names:
 	// "<instance>/<model>".
 	GroupBy []string `json:"group_by,omitempty" yaml:"group_by,omitempty"`
-	// Queries overrides the query of a signal; see DefaultQueries for the
-	// defaults and the placeholders.
+	// ReplicaLabels identify one replica of a model (default pod,
+	// instance): each replica is an endpoint of its own, grouped under an
+	// aggregate endpoint per model (and GroupBy values). The first label
+	// set names the replica.
+	ReplicaLabels []string `json:"replica_labels,omitempty" yaml:"replica_labels,omitempty"`
+	// Models names the model of engines without a model label (TGI,
+	// llama.cpp), keyed by job label value; without an entry the job label
+	// is the model. The endpoint's model_from label says
+	// which was used.
+	Models map[string]string `json:"models,omitempty" yaml:"models,omitempty"`
+	// Queries overrides both default queries of a signal (queries.go for
+	// the placeholders): a range query of cumulative histograms for a
+	// distribution signal, an instant query otherwise.
 	Queries map[telemetry.Signal]string `json:"queries,omitempty" yaml:"queries,omitempty"`
 	// FreshnessQuery returns, per endpoint, the timestamp of its newest
 	// sample; it dates gauge values. Empty means the default.
@@ -92,6 +103,7 @@ func DefaultConfig() Config {
 		Quantile:          0.99,
 		Concurrency:       4,
 		MaxEndpoints:      1000,
+		ReplicaLabels:     []string{"pod", "instance"},
 		HTTP:              httpclient.Config{Timeout: defaultQueryTimeout},
 	}
 }
@@ -137,6 +149,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxEndpoints == 0 {
 		c.MaxEndpoints = d.MaxEndpoints
+	}
+	if len(c.ReplicaLabels) == 0 {
+		c.ReplicaLabels = d.ReplicaLabels
 	}
 	return c
 }
@@ -184,10 +199,16 @@ func (c Config) validate() (*url.URL, error) {
 	if c.Concurrency < 1 || c.MaxEndpoints < 1 {
 		errs = append(errs, errors.New("concurrency and max endpoints must be positive"))
 	}
-	reserved := map[string]bool{"le": true, modelNameLabel: true, modelLabel: true, endpointLabel: true, engineTag: true, partTag: true}
+	reserved := map[string]bool{"le": true, modelNameLabel: true, modelLabel: true, endpointLabel: true, engineTag: true, partTag: true,
+		scaleTag: true, derivedTag: true, meanTag: true}
 	for _, l := range c.GroupBy {
 		if !labelNameRE.MatchString(l) || reserved[l] {
 			errs = append(errs, fmt.Errorf("group-by label %q is not a plain label name or is reserved", l))
+		}
+	}
+	for _, l := range c.ReplicaLabels {
+		if !labelNameRE.MatchString(l) || reserved[l] {
+			errs = append(errs, fmt.Errorf("replica label %q is not a plain label name or is reserved", l))
 		}
 	}
 	for sig, q := range c.Queries {

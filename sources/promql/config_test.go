@@ -58,36 +58,44 @@ func TestConfigValidation(t *testing.T) {
 
 func TestQueriesExpand(t *testing.T) {
 	e := newExpander(5*time.Minute, 30*time.Second, 0.95, []string{"instance", "namespace"})
-	qs := DefaultQueries()
-	qs["fresh"] = DefaultFreshnessQuery()
-	for sig, q := range qs {
+	qs := newGenerator([]string{"namespace"}, []string{"pod", "instance"}).generate(allFamilies())
+	all := map[string]string{"fresh": strings.Join(qs.fresh, " or ")}
+	for sig, q := range qs.hist {
+		all["hist "+string(sig)] = strings.Join(q, " or ")
+	}
+	for sig, q := range qs.value {
+		all["value "+string(sig)] = strings.Join(q, " or ")
+	}
+	for name, q := range all {
 		x := e.expand(q)
 		for _, left := range []string{"[W]", "[R]", "$Q", "$GROUP", "$_GROUP", "{by}"} {
 			if strings.Contains(x, left) {
-				t.Errorf("%s: %q left in %s", sig, left, x)
+				t.Errorf("%s: %q left in %s", name, left, x)
 			}
 		}
 		if strings.Count(x, "(") != strings.Count(x, ")") {
-			t.Errorf("%s: unbalanced parentheses: %s", sig, x)
+			t.Errorf("%s: unbalanced parentheses: %s", name, x)
 		}
 	}
-	ttft := e.expand(qs[telemetry.TTFT])
+	ttft := e.expand(all["hist ttft"])
 	for _, want := range []string{
-		`label_replace(sum by (le, model_name, instance, namespace) (vllm:time_to_first_token_seconds_bucket) or `,
-		`label_replace(sum by (model_name, instance, namespace) (vllm:time_to_first_token_seconds_sum), "tokentop_part", "sum", "", "")`,
-		`label_replace(count by (model_name, instance, namespace) (vllm:time_to_first_token_seconds_count), "tokentop_part", "series", "", ""), "tokentop_engine", "vllm", "", "")`,
+		`sum by (le, model_name, pod, instance, namespace) (vllm:time_to_first_token_seconds_bucket)`,
+		`label_replace(sum by (model_name, pod, instance, namespace) (vllm:time_to_first_token_seconds_sum), "tokentop_part", "sum", "", "")`,
+		`label_replace(count by (model_name, pod, instance, namespace) (vllm:time_to_first_token_seconds_count), "tokentop_part", "series", "", "")`,
 		`"tokentop_engine", "sglang"`,
-		`sum by (le, endpoint, model, instance, namespace) (tokentop_probe_ttft_seconds_bucket)`,
+		`sum by (le, model, endpoint, pod, instance, namespace) (tokentop_probe_ttft_seconds_bucket)`,
+		// Triton's millisecond histogram is scaled by the client.
+		`label_replace(sum by (le, model, pod, instance, namespace) (nv_inference_first_response_histogram_ms_bucket), "tokentop_scale", "0.001", "", "")`,
 	} {
 		if !strings.Contains(ttft, want) {
 			t.Errorf("TTFT query lacks %q:\n%s", want, ttft)
 		}
 	}
-	itl := e.expand(qs[telemetry.ITL])
-	if !strings.Contains(itl, `sum by (le, model_name, instance, namespace) (vllm:inter_token_latency_seconds_bucket) or sum by (le, model_name, instance, namespace) (vllm:time_per_output_token_seconds_bucket)`) {
+	itl := e.expand(all["hist itl"])
+	if !strings.Contains(itl, `(sum by (le, model_name, pod, instance, namespace) (vllm:time_per_output_token_seconds_bucket) unless on(model_name, pod, instance, namespace) (group by (model_name, pod, instance, namespace) (vllm:inter_token_latency_seconds_count)))`) {
 		t.Errorf("ITL lacks the old-name fallback: %s", itl)
 	}
-	if got := e.expand(qs[telemetry.GPUMemBW]); got != `avg by (instance, namespace) (DCGM_FI_PROF_DRAM_ACTIVE <= 1)` {
+	if got := e.expand(all["value gpu_mem_bw"]); !strings.HasPrefix(got, `label_replace(avg by (Hostname, instance, pod, namespace, exported_pod, exported_namespace) (DCGM_FI_PROF_DRAM_ACTIVE <= 1) or `) {
 		t.Errorf("DCGM query %s", got)
 	}
 	if got := newExpander(time.Minute, 30*time.Second, 0.9, nil).expand(`histogram_quantile($Q, sum by (le, model_name$_GROUP) (rate(x[W])))`); got != `histogram_quantile(0.9, sum by (le, model_name) (rate(x[1m])))` {

@@ -1,6 +1,30 @@
 // Package promql reads LLM serving metrics from a Prometheus-compatible
 // HTTP API (Prometheus, Thanos, Mimir, VictoriaMetrics): `--prometheus URL`.
 //
+// # Queries from the alias table
+//
+// The default queries are generated (generate.go, families.go) from
+// engines.All(), the table the direct scraper reads, plus tokentop's own
+// exporter: every engine, signal and alias type (histograms with their
+// scale, gauges with their aggregation and label matches, counter rates,
+// counter ratios, histogram sums, error counters), older names used per
+// endpoint only where the newer is absent, and a TPOT derived from the
+// per-token histogram's mean (engines.Derivations) where an engine has no
+// TPOT histogram. One label-values call per DiscoveryInterval finds which
+// engines the store holds; only theirs are queried. NIM and TensorRT-LLM,
+// which share unprefixed names, each claim a target by the table's
+// markers. docs/engines.md has the details.
+//
+// # Replicas and GPUs
+//
+// Series keep Config.ReplicaLabels (pod, instance): each replica is an
+// endpoint, grouped under an aggregate endpoint per model and GroupBy
+// values (telemetry.Endpoint Group and Aggregate). Histogram windows of the
+// aggregate are its replicas' summed here; its values come from the same
+// instant query, aggregated by the server without the replica labels. GPU
+// series name no endpoint and are joined to replicas by pod or host
+// (gpu.go), never averaged over the fleet.
+//
 // # Design: histogram increments, not server-side quantiles
 //
 // Distribution signals (TTFT, TPOT, ITL, E2E) are fetched as cumulative
@@ -23,23 +47,30 @@
 // carry no le label (say a histogram_quantile with $Q) is emitted as plain
 // samples instead.
 //
-// Gauges (running, waiting, KV cache, output tok/s, error rate, GPU memory
-// bandwidth) are instant queries. Each refresh makes one request per signal
-// plus one freshness query (and, once a DiscoveryInterval, one label-values
-// call): the count never depends on the number of endpoints.
+// Values (running, waiting, KV cache, output tok/s, error rate, counter
+// ratios, derived TPOT, GPU memory bandwidth) are instant queries. Each
+// refresh makes one or two requests per signal (a query over
+// VictoriaMetrics' length limit is split by engine) plus the freshness
+// query (and, once a DiscoveryInterval, one label-values call): the count
+// never depends on the number of endpoints.
 //
 // # Result contract (default and custom queries)
 //
-//   - model_name, else model: the model; endpoint: the endpoint name (tokentop
-//     exporter), else the model is the name. Config.GroupBy label values
-//     prefix it: "<instance>/<model>".
-//   - tokentop_engine: which metric family answered (vllm, sglang,
-//     tokentop); recorded as the endpoint's engine.
+//   - tokentop_engine: which family answered (an engine of engines.All(),
+//     tokentop, dcgm); recorded as the endpoint's engine. Its model labels
+//     name the model (untagged: model_name, else model); engines without
+//     one take Config.Models by job, or the job label. endpoint names the endpoint
+//     (tokentop exporter), else the model does. Config.GroupBy values
+//     prefix it: "<namespace>/<model>".
+//   - Replica labels (pod, instance) set: the series is one replica's,
+//     "<replica>/<model>"; unset: the aggregate's.
 //   - le: a cumulative histogram bucket; tokentop_part="sum": the _sum;
-//     tokentop_part="series": how many series the sums cover (optional).
-//   - A series with no model_name, model or endpoint label applies to every
-//     endpoint with the same GroupBy values (DCGM_FI_PROF_DRAM_ACTIVE per
-//     node or namespace; with no GroupBy, to all endpoints).
+//     tokentop_part="series": how many series the sums cover (optional);
+//     tokentop_scale: factor to seconds of bounds and sum.
+//   - tokentop_derived, tokentop_mean: the value is derived or a mean of
+//     counters (marked approximate).
+//   - A series with no model or endpoint label is joined by pod, host or
+//     GroupBy values (gpu.go); one that joins nothing is a warning.
 //
 // # Data honesty
 //

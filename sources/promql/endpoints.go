@@ -2,6 +2,7 @@ package promql
 
 import (
 	"fmt"
+	"net"
 	"slices"
 	"sort"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/prometheus/common/model"
 
+	"github.com/tokentop/tokentop/engines"
 	"github.com/tokentop/tokentop/sanitize"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -17,34 +19,87 @@ import (
 // are sanitised here, where they enter.
 type seriesID struct {
 	family string // tokentop_engine tag; "" when the query does not tag
-	ident  string // endpoint, else model_name, else model label
+	ident  string // endpoint, else the model
 	model  string
-	groups []string // values of Config.GroupBy, in order
+	// modelFrom says where the model name came from, for engines without
+	// a model label: "job label" or "config models".
+	modelFrom string
+	groups    []string // values of Config.GroupBy, in order
+	// replicaKey holds the replica labels' values ("" at the aggregate
+	// level: the series sums the model's replicas); replica is the one
+	// shown, the first of them set (pod, else instance).
+	replicaKey, replica string
+	// Join labels of the replica (GPU joins).
+	instance, pod, namespace string
 }
 
-// join reports whether the series names no endpoint: it then applies to
-// every endpoint with the same grouping-label values (DCGM per node).
+// join reports whether the series names no endpoint (DCGM per host or pod:
+// gpu.go joins it).
 func (id seriesID) join() bool { return id.ident == "" }
 
-func (id seriesID) key() string {
+func (id seriesID) aggregateKey() string {
 	return id.family + "\x00" + id.ident + "\x00" + strings.Join(id.groups, "\x00")
 }
 
-// parseSeries reads the identity of a result series.
-func parseSeries(m model.Metric, groupBy []string) seriesID {
+// parser reads series identities.
+type parser struct {
+	fams     familyIndex
+	groupBy  []string
+	replicas []string // replica labels not in groupBy
+	models   map[string]string
+}
+
+// parse reads the identity of a result series.
+func (p parser) parse(m model.Metric) seriesID {
 	get := func(l string) string { return sanitize.Text(string(m[model.LabelName(l)])) }
-	id := seriesID{family: get(engineTag), model: get(modelNameLabel)}
-	if id.model == "" {
-		id.model = get(modelLabel)
+	id := seriesID{family: get(engineTag)}
+	f := p.fams[id.family]
+	labels := []string{modelNameLabel, modelLabel}
+	if f != nil {
+		labels = f.modelLabels
+	}
+	for _, l := range labels {
+		if v := get(l); v != "" {
+			id.model = v
+			break
+		}
+	}
+	if f != nil && f.labelless() {
+		id.model, id.modelFrom = p.labellessModel(get("job"))
 	}
 	id.ident = get(endpointLabel)
 	if id.ident == "" {
 		id.ident = id.model
 	}
-	for _, g := range groupBy {
+	for _, g := range p.groupBy {
 		id.groups = append(id.groups, get(g))
 	}
+	var key []string
+	for _, l := range p.replicas {
+		v := get(l)
+		key = append(key, v)
+		if v != "" && id.replica == "" {
+			id.replica = v
+		}
+	}
+	if id.replica != "" {
+		id.replicaKey = strings.Join(key, "\x00")
+	}
+	id.instance, id.pod, id.namespace = get("instance"), get("pod"), get("namespace")
 	return id
+}
+
+// labellessModel names the model of an engine without a model label
+// (TGI, llama.cpp): Config.Models by job, else the job. (By job, not
+// instance: the aggregate's values are summed by the server per job.)
+func (p parser) labellessModel(job string) (string, string) {
+	if m, ok := p.models[job]; ok && job != "" {
+		return sanitize.Text(m), "config models"
+	}
+	if job == "" {
+		return "", ""
+	}
+	return job, "job label"
 }
 
 // endpointState is what the source remembers about one endpoint.
@@ -52,101 +107,177 @@ type endpointState struct {
 	info   telemetry.Endpoint
 	family string
 	groups []string
-	seen   map[telemetry.Signal]bool
+	// seenHist and seenValue: signals that had a histogram window or an
+	// instant value.
+	seenHist, seenValue map[telemetry.Signal]bool
 	// dataAt is the local time of its newest sample (freshness query).
 	dataAt time.Time
 	// newest is the server time of its newest sample in this refresh's
 	// freshness answer; zero when the answer did not include it.
 	newest time.Time
+	// aggregate is a replica's aggregate; members an aggregate's replicas.
+	aggregate *endpointState
+	members   []*endpointState
+	// host, pod and namespace join GPU series to a replica.
+	host, pod, namespace string
 }
 
-// registry maps result series to endpoints with stable names.
+// registry maps result series to endpoints with stable names: one
+// aggregate per model (and GroupBy values), one endpoint per replica.
 type registry struct {
-	max     int
-	groupBy []string
-	fams    familySet
-	byKey   map[string]*endpointState
-	byName  map[string]*endpointState
-	// fresh collects endpoints created since the last take, to announce.
+	max    int
+	parser parser
+	byKey  map[string]*endpointState
+	byName map[string]*endpointState
+	// fresh collects endpoints created or changed since the last take, to
+	// announce.
 	fresh []*endpointState
 	full  bool
 }
 
-func newRegistry(maxEndpoints int, groupBy []string, fams familySet) *registry {
-	return &registry{max: maxEndpoints, groupBy: groupBy, fams: fams,
+func newRegistry(maxEndpoints int, p parser) *registry {
+	return &registry{max: maxEndpoints, parser: p,
 		byKey: map[string]*endpointState{}, byName: map[string]*endpointState{}}
 }
 
-// resolve returns the endpoints a series applies to, creating the endpoint
-// of an identified series on first sight.
-func (r *registry) resolve(m model.Metric) []*endpointState {
-	id := parseSeries(m, r.groupBy)
+// resolve returns the endpoints a series applies to, creating them on first
+// sight: a replica's series feeds the replica and, with fanIn (histogram
+// windows and freshness, which the source sums itself), its aggregate; a
+// series without replica labels feeds the aggregate. Join series (no
+// model) resolve to nothing.
+func (r *registry) resolve(m model.Metric, fanIn bool) []*endpointState {
+	id := r.parser.parse(m)
 	if id.join() {
-		return r.matching(id.groups)
+		return nil
 	}
-	if e, ok := r.byKey[id.key()]; ok {
-		return []*endpointState{e}
+	agg := r.aggregate(id)
+	if agg == nil || id.replicaKey == "" {
+		if agg == nil {
+			return nil
+		}
+		return []*endpointState{agg}
+	}
+	rep := r.replica(agg, id)
+	switch {
+	case rep == nil:
+		return nil
+	case fanIn:
+		return []*endpointState{rep, agg}
+	}
+	return []*endpointState{rep}
+}
+
+func (r *registry) aggregate(id seriesID) *endpointState {
+	key := id.aggregateKey()
+	if e, ok := r.byKey[key]; ok {
+		return e
 	}
 	if len(r.byKey) >= r.max {
 		r.full = true
 		return nil
 	}
-	e := r.create(id)
-	r.byKey[id.key()] = e
-	r.byName[e.info.Name] = e
-	r.fresh = append(r.fresh, e)
-	return []*endpointState{e}
-}
-
-func (r *registry) create(id seriesID) *endpointState {
 	var parts []string
 	labels := map[string]string{}
 	for i, g := range id.groups {
 		if g != "" {
 			parts = append(parts, g)
-			labels[r.groupBy[i]] = g
+			labels[r.parser.groupBy[i]] = g
 		}
 	}
-	name := strings.Join(append(parts, id.ident), "/")
-	// Two families (say vLLM and a tokentop probe) may name the same
-	// model: the later one gets a suffix, and keeps it.
-	if _, taken := r.byName[name]; taken && id.family != "" {
-		name += "@" + id.family
-	}
-	for i, base := 2, name; ; i++ {
-		if _, taken := r.byName[name]; !taken {
-			break
-		}
-		name = fmt.Sprintf("%s#%d", base, i)
-	}
+	name := r.unique(strings.Join(append(parts, id.ident), "/"), id.family)
 	engine := telemetry.EngineUnknown
-	if f, ok := r.fams[id.family]; ok {
+	if f, ok := r.parser.fams[id.family]; ok {
 		engine = f.engine
 	}
 	if id.family != "" {
 		labels["family"] = id.family
 	}
+	if id.modelFrom != "" {
+		labels["model_from"] = id.modelFrom
+	}
 	if len(labels) == 0 {
 		labels = nil
 	}
-	return &endpointState{
+	e := &endpointState{
 		info:   telemetry.Endpoint{Name: name, Model: id.model, Engine: engine, Labels: labels},
-		family: id.family,
-		groups: id.groups,
-		seen:   map[telemetry.Signal]bool{},
+		family: id.family, groups: id.groups,
+		seenHist: map[telemetry.Signal]bool{}, seenValue: map[telemetry.Signal]bool{},
+	}
+	r.add(key, e)
+	return e
+}
+
+func (r *registry) replica(agg *endpointState, id seriesID) *endpointState {
+	key := id.aggregateKey() + "\x01" + id.replicaKey
+	if e, ok := r.byKey[key]; ok {
+		return e
+	}
+	if len(r.byKey) >= r.max {
+		r.full = true
+		return nil
+	}
+	var parts []string
+	for _, g := range id.groups {
+		if g != "" {
+			parts = append(parts, g)
+		}
+	}
+	name := r.unique(strings.Join(append(parts, id.replica, id.ident), "/"), id.family)
+	labels := map[string]string{}
+	for k, v := range agg.info.Labels {
+		labels[k] = v
+	}
+	for k, v := range map[string]string{"instance": id.instance, "pod": id.pod, "namespace": id.namespace} {
+		if v != "" {
+			labels[k] = v
+		}
+	}
+	e := &endpointState{
+		info: telemetry.Endpoint{Name: name, Model: agg.info.Model, Engine: agg.info.Engine, Labels: labels,
+			Group: agg.info.Name, Replica: id.replica},
+		family: id.family, groups: id.groups, aggregate: agg,
+		seenHist: map[telemetry.Signal]bool{}, seenValue: map[telemetry.Signal]bool{},
+	}
+	if id.family != tokentopTag { // a probe's host is not the model's: no GPU join
+		e.host, e.pod, e.namespace = hostOf(id.instance), id.pod, id.namespace
+	}
+	r.add(key, e)
+	agg.members = append(agg.members, e)
+	if !agg.info.Aggregate {
+		agg.info.Aggregate = true
+		r.fresh = append(r.fresh, agg) // announced again, now as an aggregate
+	}
+	return e
+}
+
+func (r *registry) add(key string, e *endpointState) {
+	r.byKey[key] = e
+	r.byName[e.info.Name] = e
+	r.fresh = append(r.fresh, e)
+}
+
+// unique returns name, or a variant no endpoint has. Two families (say vLLM
+// and a tokentop probe) may name the same model: the later one gets a
+// suffix, and keeps it.
+func (r *registry) unique(name, family string) string {
+	if _, taken := r.byName[name]; taken && family != "" {
+		name += "@" + family
+	}
+	for i, base := 2, name; ; i++ {
+		if _, taken := r.byName[name]; !taken {
+			return name
+		}
+		name = fmt.Sprintf("%s#%d", base, i)
 	}
 }
 
-// matching returns the endpoints whose grouping-label values equal groups;
-// with no grouping labels, every endpoint.
-func (r *registry) matching(groups []string) []*endpointState {
-	var out []*endpointState
-	for _, e := range r.all() {
-		if slices.Equal(e.groups, groups) {
-			out = append(out, e)
-		}
+// hostOf is the host part of an instance label ("10.0.0.5:8000" →
+// "10.0.0.5"); the label itself when it has no port.
+func hostOf(instance string) string {
+	if h, _, err := net.SplitHostPort(instance); err == nil {
+		return h
 	}
-	return out
+	return instance
 }
 
 // all returns the endpoints sorted by name.
@@ -159,15 +290,76 @@ func (r *registry) all() []*endpointState {
 	return out
 }
 
-// takeFresh returns and forgets the endpoints created since the last call.
+// takeFresh returns and forgets the endpoints to announce, each once.
 func (r *registry) takeFresh() []*endpointState {
 	f := r.fresh
 	r.fresh = nil
-	return f
+	seen := map[*endpointState]bool{}
+	out := f[:0]
+	for _, e := range f {
+		if !seen[e] {
+			seen[e] = true
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
-// applies reports whether sig is expected from e: it had a value before,
-// or its family's default queries cover the signal.
+// appliesHist and appliesValue report whether sig is expected from e as
+// histogram windows or as an instant value: it had one before, or its
+// family's default queries cover the signal that way and e has not had
+// it the other way (a derived TPOT, Triton's mean E2E).
+func (r *registry) appliesHist(e *endpointState, sig telemetry.Signal) bool {
+	if e.seenHist[sig] {
+		return true
+	}
+	f := r.parser.fams[e.family]
+	return f != nil && f.hist[sig] && !e.seenValue[sig]
+}
+
+func (r *registry) appliesValue(e *endpointState, sig telemetry.Signal) bool {
+	if e.seenValue[sig] {
+		return true
+	}
+	f := r.parser.fams[e.family]
+	return f != nil && f.value[sig] && !e.seenHist[sig]
+}
+
+// applies reports whether sig is expected from e either way.
 func (r *registry) applies(e *endpointState, sig telemetry.Signal) bool {
-	return e.seen[sig] || r.fams.supports(e.family, sig)
+	return r.appliesHist(e, sig) || r.appliesValue(e, sig)
+}
+
+// markDerived records on e's info, once, that sig is derived (label
+// "<signal>_derived": the derivation's note), for the detail view and JSON.
+func (r *registry) markDerived(e *endpointState, sig telemetry.Signal, tag string) {
+	key := string(sig) + "_derived"
+	if _, ok := e.info.Labels[key]; ok {
+		return
+	}
+	note := sanitize.Text(tag)
+	for _, d := range engines.Derivations() {
+		if d.Signal == sig && d.Tag == tag {
+			note = d.Note
+		}
+	}
+	if e.info.Labels == nil {
+		e.info.Labels = map[string]string{}
+	}
+	e.info.Labels[key] = note
+	r.fresh = append(r.fresh, e)
+}
+
+// retire forgets a replica (a pod replaced in a rollout): it leaves its
+// aggregate, and comes back as a new endpoint if its series do.
+func (r *registry) retire(e *endpointState) {
+	for k, v := range r.byKey {
+		if v == e {
+			delete(r.byKey, k)
+		}
+	}
+	delete(r.byName, e.info.Name)
+	if agg := e.aggregate; agg != nil {
+		agg.members = slices.DeleteFunc(agg.members, func(m *endpointState) bool { return m == e })
+	}
 }

@@ -51,8 +51,9 @@ func (rd *round) histogram(a answer) bool {
 	}
 	points := map[*endpointState]map[model.Time]*cumPoint{}
 	for _, ss := range mat {
-		eps := rd.reg.resolve(ss.Metric)
+		eps := rd.reg.resolve(ss.Metric, true)
 		kind, bound, err := seriesPart(ss.Metric)
+		scale := seriesScale(ss.Metric)
 		if err != nil {
 			rd.warn(fmt.Sprintf("%s: %v", sig, err))
 			continue
@@ -69,7 +70,7 @@ func (rd *round) histogram(a answer) bool {
 					p = &cumPoint{t: sp.Timestamp.Time()}
 					byT[sp.Timestamp] = p
 				}
-				p.addValue(kind, bound, float64(sp.Value))
+				p.addValue(kind, bound*scale, float64(sp.Value)*sumScale(kind, scale))
 			}
 		}
 	}
@@ -91,7 +92,7 @@ func (rd *round) histogram(a answer) bool {
 		// No data only for a final step within this range, once: a step that
 		// may still fill is not judged.
 		judge := alignDown(final, R)
-		if !rd.reg.applies(e, sig) || judge.Before(a.rng.Start) || !judge.After(st.judged[key]) {
+		if !rd.reg.appliesHist(e, sig) || judge.Before(a.rng.Start) || !judge.After(st.judged[key]) {
 			continue
 		}
 		if prev, ok := st.cum[key]; ok && !prev.t.Before(judge) {
@@ -116,7 +117,7 @@ func (rd *round) step(e *endpointState, sig telemetry.Signal, p *cumPoint) {
 		if !p.hasPlain || math.IsInf(p.plain, 0) {
 			return
 		}
-		e.seen[sig] = true
+		e.seenHist[sig] = true
 		rd.s.state.cum[key] = *p
 		rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: p.plain, Interval: interval})
 		return
@@ -137,7 +138,7 @@ func (rd *round) step(e *endpointState, sig telemetry.Signal, p *cumPoint) {
 		rd.warn(fmt.Sprintf("%s: %s for %s; one window skipped", sig, why, e.info.Name))
 		return
 	}
-	e.seen[sig] = true
+	e.seenHist[sig] = true
 	rd.add(telemetry.Observation{Kind: telemetry.KindHistogram, At: at, Endpoint: e.info.Name, Signal: sig,
 		Value: sum, Interval: interval, Buckets: buckets})
 }
@@ -192,6 +193,26 @@ func seriesPart(m model.Metric) (partKind, float64, error) {
 		return 0, 0, fmt.Errorf("series with an invalid le label skipped")
 	}
 	return partBucket, b, nil
+}
+
+// seriesScale is the factor of tokentop_scale (ms or µs histograms to
+// seconds), 1 without it.
+func seriesScale(m model.Metric) float64 {
+	if v, ok := m[scaleTag]; ok {
+		if f, err := strconv.ParseFloat(string(v), 64); err == nil && f > 0 && !math.IsInf(f, 0) {
+			return f
+		}
+	}
+	return 1
+}
+
+// sumScale is what scales a part's value: the _sum is in the histogram's
+// unit, counts are counts.
+func sumScale(kind partKind, scale float64) float64 {
+	if kind == partSum {
+		return scale
+	}
+	return 1
 }
 
 func (p *cumPoint) addValue(kind partKind, bound, v float64) {

@@ -82,88 +82,101 @@ func TestIntegrationRealPrometheus(t *testing.T) {
 		t.Errorf("recognised families %v, want [vllm]", st.Recognised)
 	}
 
+	// Each model is an aggregate endpoint with one replica, the simulator's
+	// instance.
+	instance := strings.TrimPrefix(proxy.URL, "http://")
+	replicas := map[string]string{}
 	for _, o := range rec.find(telemetry.KindEndpoint, "", "") {
-		if !models[o.Endpoint] || o.Info.Engine != telemetry.EngineVLLM {
+		switch {
+		case o.Info.Engine != telemetry.EngineVLLM:
 			t.Errorf("unexpected endpoint %+v", *o.Info)
+		case o.Info.Group != "":
+			if !slices.ContainsFunc(target.Models(), func(m sim.ModelSpec) bool { return m.Name == o.Info.Group }) || o.Info.Replica != instance || o.Endpoint != instance+"/"+o.Info.Group {
+				t.Errorf("unexpected replica %+v", *o.Info)
+			}
+			replicas[o.Info.Group] = o.Endpoint
+		case models[o.Endpoint] && o.Info.Aggregate:
+			delete(models, o.Endpoint)
 		}
-		delete(models, o.Endpoint)
 	}
-	if len(models) != 0 {
-		t.Errorf("models not discovered: %v", models)
+	if len(models) != 0 || len(replicas) != len(target.Models()) {
+		t.Errorf("models not discovered as aggregates: %v; replicas %v", models, replicas)
 	}
 
 	t.Run("agrees with direct scrape", func(t *testing.T) {
 		checkScrapeAgreement(ctx, t, rec, snaps, prom, target.Models(), step)
 	})
 	for _, m := range target.Models() {
-		name := m.Name
-		t.Run(name, func(t *testing.T) {
-			scrapeAt := func(at time.Time) snapshot {
-				return snaps.nearest(t, prom.ScrapeTime(t, fmt.Sprintf("vllm:num_requests_running{model_name=%q}", name), at))
-			}
-			for _, sig := range []telemetry.Signal{telemetry.ITL, telemetry.TTFT, telemetry.TPOT, telemetry.E2E} {
-				compareWindows(t, rec, scrapeAt, name, sig, step)
-			}
-			// Gauges are dated by their newest sample, not by the query.
-			tps := rec.find(telemetry.KindSample, name, telemetry.OutputTPS)
-			if len(tps) != 1 {
-				t.Fatalf("output tok/s: %+v", tps)
-			}
-			end := tps[0].At
-			ingested := prom.SampleTimes(t, fmt.Sprintf("vllm:num_requests_running{model_name=%q}", name), queried, 30*time.Second)
-			if !slices.ContainsFunc(ingested, end.Equal) {
-				t.Errorf("gauge dated %s, not the time of an ingested scrape (%v)", end, ingested)
-			}
-			// Output tok/s: rate(generation_tokens_total[10s]) against the
-			// simulator's counters in the scrapes Prometheus ingested, with
-			// rate()'s extrapolation (evaluated when the refresh began).
-			series := fmt.Sprintf("vllm:generation_tokens_total{model_name=%q}", name)
-			// The query was evaluated during the refresh, which ended when
-			// the source reported its status (Latency before, more under
-			// load); rate() is reproduced exactly at some instant of it.
-			status := rec.find(telemetry.KindSource, "", "")[0]
-			refreshTook := time.Duration(0)
-			if status.Status != nil {
-				refreshTook = status.Status.Latency
-			}
-			var want float64
-			var pts []ratePoint
-			matched := false
-			for back := time.Duration(0); back <= refreshTook+500*time.Millisecond && !matched; back += 50 * time.Millisecond {
-				evalAt := status.At.Add(-back)
-				pts = pts[:0]
-				for _, ts := range prom.SampleTimes(t, series, evalAt, cfg.Window) {
-					pts = append(pts, ratePoint{ts, snaps.nearest(t, ts).tokens[name]})
+		model := m.Name
+		for _, name := range []string{model, replicas[model]} {
+			t.Run(name, func(t *testing.T) {
+				scrapeAt := func(at time.Time) snapshot {
+					return snaps.nearest(t, prom.ScrapeTime(t, fmt.Sprintf("vllm:num_requests_running{model_name=%q}", model), at))
 				}
-				want = promRate(pts, evalAt, cfg.Window)
-				// The evaluation time is known to within a few ms; it matters
-				// only when a missed scrape leaves an edge gap, where
-				// extrapolation depends on it.
-				tol := 0.005
-				if len(pts) < int(cfg.Window/promtest.ScrapeInterval) {
-					tol = 0.06 // measured up to 3.1% on a loaded 2-core runner
+				for _, sig := range []telemetry.Signal{telemetry.ITL, telemetry.TTFT, telemetry.TPOT, telemetry.E2E} {
+					compareWindows(t, rec, scrapeAt, name, model, sig, step)
 				}
-				matched = within(tps[0].Value, want, tol)
-			}
-			t.Logf("output tok/s: promql %.2f, counters %.2f (%d scrapes, refresh took %v)", tps[0].Value, want, len(pts), refreshTook)
-			if !matched {
-				t.Errorf("output tok/s %.2f, counters say %.2f at every instant of the refresh", tps[0].Value, want)
-			}
-			run := rec.find(telemetry.KindSample, name, telemetry.Running)
-			if len(run) != 1 || run[0].Value < 0 || run[0].Value > 4 {
-				t.Errorf("running %+v, want one value in [0, 4] (load 4)", run)
-			}
-			if kv := rec.find(telemetry.KindSample, name, telemetry.KVCache); len(kv) != 1 || kv[0].Value < 0 || kv[0].Value > 1 {
-				t.Errorf("kv cache %+v, want a ratio", kv)
-			}
-		})
+				// Gauges are dated by their newest sample, not by the query.
+				tps := rec.find(telemetry.KindSample, name, telemetry.OutputTPS)
+				if len(tps) != 1 {
+					t.Fatalf("output tok/s: %+v", tps)
+				}
+				end := tps[0].At
+				ingested := prom.SampleTimes(t, fmt.Sprintf("vllm:num_requests_running{model_name=%q}", model), queried, 30*time.Second)
+				if !slices.ContainsFunc(ingested, end.Equal) {
+					t.Errorf("gauge dated %s, not the time of an ingested scrape (%v)", end, ingested)
+				}
+				// Output tok/s: rate(generation_tokens_total[10s]) against the
+				// simulator's counters in the scrapes Prometheus ingested, with
+				// rate()'s extrapolation (evaluated when the refresh began).
+				series := fmt.Sprintf("vllm:generation_tokens_total{model_name=%q}", model)
+				// The query was evaluated during the refresh, which ended when
+				// the source reported its status (Latency before, more under
+				// load); rate() is reproduced exactly at some instant of it.
+				status := rec.find(telemetry.KindSource, "", "")[0]
+				refreshTook := time.Duration(0)
+				if status.Status != nil {
+					refreshTook = status.Status.Latency
+				}
+				var want float64
+				var pts []ratePoint
+				matched := false
+				for back := time.Duration(0); back <= refreshTook+500*time.Millisecond && !matched; back += 50 * time.Millisecond {
+					evalAt := status.At.Add(-back)
+					pts = pts[:0]
+					for _, ts := range prom.SampleTimes(t, series, evalAt, cfg.Window) {
+						pts = append(pts, ratePoint{ts, snaps.nearest(t, ts).tokens[model]})
+					}
+					want = promRate(pts, evalAt, cfg.Window)
+					// The evaluation time is known to within a few ms; it matters
+					// only when a missed scrape leaves an edge gap, where
+					// extrapolation depends on it.
+					tol := 0.005
+					if len(pts) < int(cfg.Window/promtest.ScrapeInterval) {
+						tol = 0.06 // measured up to 3.1% on a loaded 2-core runner
+					}
+					matched = within(tps[0].Value, want, tol)
+				}
+				t.Logf("output tok/s: promql %.2f, counters %.2f (%d scrapes, refresh took %v)", tps[0].Value, want, len(pts), refreshTook)
+				if !matched {
+					t.Errorf("output tok/s %.2f, counters say %.2f at every instant of the refresh", tps[0].Value, want)
+				}
+				run := rec.find(telemetry.KindSample, name, telemetry.Running)
+				if len(run) != 1 || run[0].Value < 0 || run[0].Value > 4 {
+					t.Errorf("running %+v, want one value in [0, 4] (load 4)", run)
+				}
+				if kv := rec.find(telemetry.KindSample, name, telemetry.KVCache); len(kv) != 1 || kv[0].Value < 0 || kv[0].Value > 1 {
+					t.Errorf("kv cache %+v, want a ratio", kv)
+				}
+			})
+		}
 	}
 }
 
 // compareWindows sums the PromQL windows of a signal and compares them
 // with the simulator's counters in the scrapes at the span's edges: the
 // windows are exact differences, so counts and quantiles must be equal.
-func compareWindows(t *testing.T, rec *recorder, scrapeAt func(time.Time) snapshot, name string, sig telemetry.Signal, step time.Duration) {
+func compareWindows(t *testing.T, rec *recorder, scrapeAt func(time.Time) snapshot, name, model string, sig telemetry.Signal, step time.Duration) {
 	t.Helper()
 	all := rec.find(telemetry.KindHistogram, name, sig)
 	hs := lastRun(all, step)
@@ -178,7 +191,7 @@ func compareWindows(t *testing.T, rec *recorder, scrapeAt func(time.Time) snapsh
 		total = addBuckets(total, h.Buckets)
 	}
 	from, to := hs[0].At.Add(-step), hs[len(hs)-1].At
-	want := subBuckets(scrapeAt(to).hist[sig][name], scrapeAt(from).hist[sig][name])
+	want := subBuckets(scrapeAt(to).hist[sig][model], scrapeAt(from).hist[sig][model])
 	gotN, wantN := total[len(total)-1].Count, want[len(want)-1].Count
 	t.Logf("%s over %s: promql %.0f observations, counters %.0f", sig, to.Sub(from), gotN, wantN)
 	if gotN != wantN || gotN == 0 && sig == telemetry.ITL {

@@ -99,3 +99,52 @@ func evalTime(v model.Value) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// mergeAnswers combines the answers of one signal's split queries (same
+// kind and signal) into one, in the place of the first: their series
+// concatenated, warnings and infos joined, the first error kept. The
+// freshness and name answers stay apart.
+func mergeAnswers(ans []answer) []answer {
+	type key struct {
+		kind   jobKind
+		signal telemetry.Signal
+	}
+	at := map[key]int{}
+	out := ans[:0:0]
+	for _, a := range ans {
+		k := key{a.kind, a.signal}
+		i, ok := at[k]
+		if a.signal == "" || !ok {
+			if a.signal != "" {
+				at[k] = len(out)
+			}
+			out = append(out, a)
+			continue
+		}
+		m := &out[i]
+		m.warnings = append(m.warnings, a.warnings...)
+		m.infos = append(m.infos, a.infos...)
+		if m.err == nil {
+			m.err = a.err
+		}
+		if a.sent.Before(m.sent) {
+			m.sent = a.sent
+		}
+		if a.received.After(m.received) {
+			m.received = a.received
+		}
+		switch v := m.value.(type) {
+		case model.Vector:
+			if w, ok := a.value.(model.Vector); ok {
+				m.value = append(v, w...)
+			}
+		case model.Matrix:
+			if w, ok := a.value.(model.Matrix); ok {
+				m.value = append(v, w...)
+			}
+		case nil:
+			m.value = a.value
+		}
+	}
+	return out
+}

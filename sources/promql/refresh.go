@@ -11,9 +11,6 @@ import (
 	"github.com/tokentop/tokentop/telemetry"
 )
 
-// discoveryMatch selects the metric names the default queries use.
-const discoveryMatch = `{__name__=~"vllm:.+|sglang:.+|tokentop_probe_.+|DCGM_FI_PROF_DRAM_ACTIVE"}`
-
 // refresh runs one refresh. Phase 1 runs the instant queries (freshness,
 // gauges) and, when due, the metric-name listing; their evaluation
 // timestamps give the server's clock, and the freshness answer the store's
@@ -26,16 +23,36 @@ func (s *Source) refresh(ctx context.Context) error {
 	st := &s.state
 	began := s.now()
 
-	phase1 := []job{{kind: instantJob, query: s.expand.expand(s.fresh)}}
-	for _, sig := range s.signals(false) {
-		phase1 = append(phase1, job{kind: instantJob, signal: sig, query: s.expand.expand(s.queries[sig])})
+	rd := newRound(s, began)
+	if s.cfg.HTTP.InsecureSkipVerify {
+		rd.warn("TLS NOT VERIFIED: certificate verification is off")
 	}
 	listNames := began.Sub(st.discovered) >= s.cfg.DiscoveryInterval
-	if listNames {
-		end := st.offset.toServer(began)
-		phase1 = append(phase1, job{kind: namesJob, query: discoveryMatch, rng: v1.Range{Start: end.Add(-s.cfg.Window), End: end}})
+	end := st.offset.toServer(began)
+	names := job{kind: namesJob, query: s.match, rng: v1.Range{Start: end.Add(-s.cfg.Window), End: end}}
+	if listNames && st.discovered.IsZero() {
+		// The first refresh lists the names before anything else, so that
+		// its queries are already only those of the engines found.
+		for _, a := range s.runJobs(ctx, []job{names}) {
+			st.discovered = began
+			rd.names(a)
+		}
+		listNames = false
 	}
-	ans1 := s.runJobs(ctx, phase1)
+
+	var phase1 []job
+	for _, q := range st.queries.fresh {
+		phase1 = append(phase1, job{kind: instantJob, query: s.expand.expand(q)})
+	}
+	for _, sig := range signalsOf(st.queries.value) {
+		for _, q := range st.queries.value[sig] {
+			phase1 = append(phase1, job{kind: instantJob, signal: sig, query: s.expand.expand(q)})
+		}
+	}
+	if listNames {
+		phase1 = append(phase1, names)
+	}
+	ans1 := mergeAnswers(s.runJobs(ctx, phase1))
 	for _, a := range ans1 {
 		if t, ok := evalTime(a.value); ok && a.err == nil {
 			st.offset.observe(t, a.sent, a.received)
@@ -45,10 +62,6 @@ func (s *Source) refresh(ctx context.Context) error {
 
 	// The freshness answer is read first: it says how far the store has
 	// ingested, which bounds the histogram steps worth fetching.
-	rd := newRound(s, began)
-	if s.cfg.HTTP.InsecureSkipVerify {
-		rd.warn("TLS NOT VERIFIED: certificate verification is off")
-	}
 	for _, a := range ans1 {
 		switch {
 		case a.kind == namesJob:
@@ -59,6 +72,7 @@ func (s *Source) refresh(ctx context.Context) error {
 		}
 	}
 	rd.measureLag(st.offset.toServer(s.now()))
+	rd.retireGone()
 	for _, a := range ans1 {
 		if a.kind == instantJob && a.signal != "" {
 			rd.gauge(a)
@@ -66,12 +80,15 @@ func (s *Source) refresh(ctx context.Context) error {
 	}
 
 	var phase2 []job
-	for _, sig := range s.signals(true) {
+	for _, sig := range signalsOf(st.queries.hist) {
 		if j, ok := rd.histogramJob(sig); ok {
-			phase2 = append(phase2, j)
+			for _, q := range st.queries.hist[sig] {
+				j.query = s.expand.expand(q)
+				phase2 = append(phase2, j)
+			}
 		}
 	}
-	ans2 := s.runJobs(ctx, phase2)
+	ans2 := mergeAnswers(s.runJobs(ctx, phase2))
 	if ctx.Err() != nil {
 		return ctx.Err() // shutting down: nothing to report
 	}
@@ -98,7 +115,7 @@ func (rd *round) histogramJob(sig telemetry.Signal) (job, bool) {
 	for _, e := range rd.reg.all() {
 		key := cumKey{e.info.Name, sig}
 		p, tracked := st.cum[key]
-		if !(tracked || rd.reg.applies(e, sig)) || !rd.waitsFor(e) {
+		if !(tracked || rd.reg.appliesHist(e, sig)) || !rd.waitsFor(e) {
 			continue
 		}
 		final := alignDown(rd.finalAt(e), R)
@@ -120,23 +137,23 @@ func (rd *round) histogramJob(sig telemetry.Signal) (job, bool) {
 	if start.After(rd.lag.end) {
 		return job{}, false
 	}
-	return job{kind: rangeJob, signal: sig, query: s.expand.expand(s.queries[sig]),
+	return job{kind: rangeJob, signal: sig,
 		rng: v1.Range{Start: start, End: rd.lag.end, Step: R}}, true
 }
 
-// signals returns the configured signals of one kind (distribution or
-// value) in display order, then any others by name.
-func (s *Source) signals(distribution bool) []telemetry.Signal {
+// signalsOf returns the signals of a query map in display order, then any
+// others by name.
+func signalsOf(queries map[telemetry.Signal][]string) []telemetry.Signal {
 	var out, extra []telemetry.Signal
 	known := map[telemetry.Signal]bool{}
 	for _, sig := range telemetry.Signals {
 		known[sig] = true
-		if _, ok := s.queries[sig]; ok && sig.Info().Distribution == distribution {
+		if _, ok := queries[sig]; ok {
 			out = append(out, sig)
 		}
 	}
-	for sig := range s.queries {
-		if !known[sig] && sig.Info().Distribution == distribution {
+	for sig := range queries {
+		if !known[sig] {
 			extra = append(extra, sig)
 		}
 	}

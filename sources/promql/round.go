@@ -24,6 +24,7 @@ type round struct {
 	failedSig map[telemetry.Signal]string
 	ran       int // queries that ran
 	values    int // samples and histogram windows emitted
+	retired   []telemetry.Observation
 	lag       lagView
 }
 
@@ -85,27 +86,48 @@ func (rd *round) names(a answer) {
 		rd.warn("listing metric names failed: " + describeError(a.err, rd.s.cfg.HTTP.Timeout, rd.s.creds.secrets()))
 		return
 	}
-	found := map[string]bool{}
+	present := map[string]bool{}
+	dcgm := false
 	for _, n := range a.names {
-		name := string(n)
-		switch {
-		case strings.HasPrefix(name, "vllm:"):
-			found["vllm"] = true
-		case strings.HasPrefix(name, "sglang:"):
-			found["sglang"] = true
-		case strings.HasPrefix(name, "tokentop_"):
-			found["tokentop"] = true
-		case strings.HasPrefix(name, "DCGM_"):
-			found["dcgm"] = true
-		}
+		present[string(n)] = true
+		dcgm = dcgm || strings.HasPrefix(string(n), "DCGM_")
 	}
+	var active []*family
 	var rec []string
-	for _, f := range []string{"vllm", "sglang", "tokentop", "dcgm"} {
-		if found[f] {
-			rec = append(rec, f)
+	for _, f := range rd.s.fams {
+		for _, n := range f.series {
+			if present[n] {
+				active = append(active, f)
+				rec = append(rec, f.tag)
+				break
+			}
 		}
 	}
-	rd.s.state.recognised = rec
+	if dcgm {
+		rec = append(rec, gpuTag)
+	}
+	if len(active) == 0 {
+		// Nothing found (yet: a lagging store, targets not scraped): keep
+		// asking for every engine.
+		active, dcgm = rd.s.fams, true
+	}
+	st := &rd.s.state
+	st.recognised = rec
+	if !sameFamilies(active, st.active) || dcgm != st.gpu {
+		rd.s.activate(active, dcgm)
+	}
+}
+
+func sameFamilies(a, b []*family) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // freshness dates each endpoint's newest sample, which also says how far
@@ -127,7 +149,7 @@ func (rd *round) freshness(a answer) {
 		// timestamp() gives seconds with millisecond resolution.
 		newest := time.UnixMilli(int64(math.Round(v * 1000)))
 		at := rd.s.localEval(newest)
-		for _, e := range rd.reg.resolve(smp.Metric) {
+		for _, e := range rd.reg.resolve(smp.Metric, true) {
 			if at.After(e.dataAt) {
 				e.dataAt = at
 			}
@@ -163,7 +185,8 @@ func valueType(v model.Value) string {
 }
 
 // gauge maps an instant answer of a value signal: one value per endpoint;
-// NaN, ±Inf and absent series are "no data", never 0.
+// NaN, ±Inf and absent series are "no data", never 0. Series that name no
+// endpoint (DCGM per host or pod) are joined to replicas (gpu.go).
 func (rd *round) gauge(a answer) {
 	sig := a.signal
 	if !rd.outcome(a, string(sig)) {
@@ -174,31 +197,60 @@ func (rd *round) gauge(a answer) {
 		return
 	}
 	got := map[*endpointState]bool{}
-	interval := max(rd.s.cfg.Refresh, rd.s.cfg.ScrapeInterval)
+	var joins model.Vector
 	for _, smp := range vec {
+		if rd.reg.parser.parse(smp.Metric).join() {
+			joins = append(joins, smp)
+			continue
+		}
 		eval := rd.s.localEval(smp.Timestamp.Time())
-		for _, e := range rd.reg.resolve(smp.Metric) {
+		derived := string(smp.Metric[derivedTag])
+		approx := derived != "" || smp.Metric[meanTag] != ""
+		for _, e := range rd.reg.resolve(smp.Metric, false) {
 			if got[e] {
 				rd.warn(fmt.Sprintf("%s: several series for endpoint %s; aggregate the query by the grouping labels", sig, e.info.Name))
 				continue
 			}
 			got[e] = true
-			at := eval
-			if !e.dataAt.IsZero() && e.dataAt.Before(eval) {
-				at = e.dataAt
+			if derived != "" {
+				rd.reg.markDerived(e, sig, derived)
 			}
-			v := float64(smp.Value)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: at, Endpoint: e.info.Name, Signal: sig, Interval: interval + rd.lagAllowance(e)})
-				continue
-			}
-			e.seen[sig] = true
-			rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: v, Interval: interval + rd.lagAllowance(e)})
+			rd.value(e, sig, eval, float64(smp.Value), approx)
+		}
+	}
+	if len(joins) > 0 {
+		// Dated by the evaluation: the GPU series are not the endpoint's.
+		eval := rd.s.localEval(joins[0].Timestamp.Time())
+		for e, v := range rd.joinGPU(sig, joins) {
+			got[e] = true
+			e.seenValue[sig] = true
+			rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: eval, Endpoint: e.info.Name, Signal: sig, Value: v,
+				Interval: rd.valueInterval(e)})
 		}
 	}
 	for _, e := range rd.reg.all() {
-		if !got[e] && rd.reg.applies(e, sig) {
-			rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: rd.began, Endpoint: e.info.Name, Signal: sig, Interval: interval + rd.lagAllowance(e)})
+		if !got[e] && rd.reg.appliesValue(e, sig) {
+			rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: rd.began, Endpoint: e.info.Name, Signal: sig, Interval: rd.valueInterval(e)})
 		}
 	}
+}
+
+// value emits one endpoint's instant value, dated by its newest sample
+// when that is older than the evaluation.
+func (rd *round) value(e *endpointState, sig telemetry.Signal, eval time.Time, v float64, approx bool) {
+	at := eval
+	if !e.dataAt.IsZero() && e.dataAt.Before(eval) {
+		at = e.dataAt
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: at, Endpoint: e.info.Name, Signal: sig, Interval: rd.valueInterval(e)})
+		return
+	}
+	e.seenValue[sig] = true
+	rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: v,
+		Approx: approx, Interval: rd.valueInterval(e)})
+}
+
+func (rd *round) valueInterval(e *endpointState) time.Duration {
+	return max(rd.s.cfg.Refresh, rd.s.cfg.ScrapeInterval) + rd.lagAllowance(e)
 }

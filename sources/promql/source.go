@@ -13,17 +13,19 @@ import (
 
 // Source queries a Prometheus-compatible HTTP API and feeds the sink.
 type Source struct {
-	cfg     Config
-	sink    telemetry.Sink
-	api     promAPI
-	http    *http.Client
-	creds   credentials
-	id      string // Observation.Source: "promql:<redacted url>"
-	url     string // redacted
-	queries map[telemetry.Signal]string
-	fresh   string
-	expand  expander
-	now     func() time.Time
+	cfg   Config
+	sink  telemetry.Sink
+	api   promAPI
+	http  *http.Client
+	creds credentials
+	id    string // Observation.Source: "promql:<redacted url>"
+	url   string // redacted
+	// fams are every family of the alias table; gen writes their queries.
+	fams   []*family
+	gen    generator
+	match  string // the metric-name listing's match[] selector
+	expand expander
+	now    func() time.Time
 
 	mu    sync.Mutex // serialises refreshes; guards the state below
 	state state
@@ -40,6 +42,11 @@ type state struct {
 	lastOK     time.Time
 	recognised []string
 	discovered time.Time // when families were last listed
+	// active are the families found in the store (all of them until a
+	// listing succeeds); queries are theirs, with Config.Queries applied.
+	active  []*family
+	gpu     bool // DCGM series found (or not yet listed)
+	queries querySet
 }
 
 // New validates cfg (zero fields take DefaultConfig values) and returns a
@@ -62,34 +69,57 @@ func New(cfg Config, sink telemetry.Sink) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("promql: %w", err)
 	}
-	queries := DefaultQueries()
-	for sig, q := range cfg.Queries {
-		queries[sig] = q
-	}
-	fresh := cfg.FreshnessQuery
-	if fresh == "" {
-		fresh = DefaultFreshnessQuery()
-	}
+	fams := allFamilies()
 	s := &Source{
-		cfg:     cfg,
-		sink:    sink,
-		api:     a,
-		http:    hc,
-		creds:   creds,
-		url:     base.Redacted(),
-		queries: queries,
-		fresh:   fresh,
-		expand:  newExpander(cfg.Window, cfg.HistogramStep, cfg.Quantile, cfg.GroupBy),
-		now:     time.Now,
+		cfg:    cfg,
+		sink:   sink,
+		api:    a,
+		http:   hc,
+		creds:  creds,
+		url:    base.Redacted(),
+		fams:   fams,
+		gen:    newGenerator(cfg.GroupBy, cfg.ReplicaLabels),
+		match:  discoveryMatch(fams),
+		expand: newExpander(cfg.Window, cfg.HistogramStep, cfg.Quantile, cfg.GroupBy),
+		now:    time.Now,
 		state: state{
-			reg:     newRegistry(cfg.MaxEndpoints, cfg.GroupBy, newFamilySet()),
+			reg:     newRegistry(cfg.MaxEndpoints, newParser(fams, cfg)),
 			lastEnd: map[telemetry.Signal]time.Time{},
 			cum:     map[cumKey]cumPoint{},
 			judged:  map[cumKey]time.Time{},
 		},
 	}
 	s.id = "promql:" + s.url
+	s.activate(fams, true)
 	return s, nil
+}
+
+// activate makes the queries those of fams (the families found in the
+// store; the GPU query only with gpu), with Config.Queries replacing a signal's default queries.
+func (s *Source) activate(fams []*family, gpu bool) {
+	st := &s.state
+	st.active, st.gpu = fams, gpu
+	st.queries = s.gen.generate(fams)
+	if !gpu {
+		delete(st.queries.value, telemetry.GPUMemBW)
+	}
+	for sig, q := range s.cfg.Queries {
+		delete(st.queries.hist, sig)
+		delete(st.queries.value, sig)
+		if sig.Info().Distribution {
+			st.queries.hist[sig] = []string{q}
+		} else {
+			st.queries.value[sig] = []string{q}
+		}
+	}
+	if s.cfg.FreshnessQuery != "" {
+		st.queries.fresh = []string{s.cfg.FreshnessQuery}
+	}
+}
+
+func newParser(fams []*family, cfg Config) parser {
+	g := newGenerator(cfg.GroupBy, cfg.ReplicaLabels)
+	return parser{fams: indexFamilies(fams), groupBy: cfg.GroupBy, replicas: g.replicas, models: cfg.Models}
 }
 
 // Config returns the effective configuration, defaults filled in.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokentop/tokentop/engines"
 	"github.com/tokentop/tokentop/sources/httpclient"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -131,6 +132,10 @@ func TestGroupByNamesAndDCGMJoin(t *testing.T) {
 	f.set(func(f *fakeProm) {
 		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
 			path := r.URL.Path
+			if strings.Contains(path, "/label/") {
+				writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": []string{"vllm:num_requests_running", "DCGM_FI_PROF_DRAM_ACTIVE"}})
+				return true
+			}
 			if !strings.HasSuffix(path, "/query") {
 				return false
 			}
@@ -169,7 +174,7 @@ func TestGroupByNamesAndDCGMJoin(t *testing.T) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, q := range f.queries {
-		if strings.Contains(q, "vllm:time_to_first_token_seconds_bucket") && !strings.Contains(q, "sum by (le, model_name, instance)") {
+		if strings.Contains(q, "vllm:time_to_first_token_seconds_bucket") && !strings.Contains(q, "timestamp(") && !strings.Contains(q, "sum by (le, model_name, pod, instance)") {
 			t.Errorf("histogram query not grouped by instance: %s", q)
 		}
 	}
@@ -232,7 +237,7 @@ func TestQueryErrorsAreFailures(t *testing.T) {
 			f := newFakeProm(t, "llama")
 			f.set(func(f *fakeProm) {
 				f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
-					if !strings.Contains(q, "vllm:num_requests_waiting") && !strings.Contains(q, "vllm:time_to_first_token_seconds_bucket") {
+					if strings.Contains(q, "timestamp(") || !strings.Contains(q, "vllm:num_requests_waiting") && !strings.Contains(q, "vllm:time_to_first_token_seconds_bucket") {
 						return false
 					}
 					w.Header().Set("Content-Type", c.ctype)
@@ -331,7 +336,7 @@ func TestWarningsAndInfosSurface(t *testing.T) {
 }
 
 func TestQueryCountIndependentOfEndpoints(t *testing.T) {
-	count := func(models int) (first, second int) {
+	count := func(models int) (first, second, planned int) {
 		var names []string
 		for i := range models {
 			names = append(names, fmt.Sprintf("model-%02d", i))
@@ -352,16 +357,33 @@ func TestQueryCountIndependentOfEndpoints(t *testing.T) {
 		if got := len(rec.find(telemetry.KindEndpoint, "", "")); got != models {
 			t.Fatalf("%d endpoints discovered, want %d", got, models)
 		}
-		return first, f.count() - first
+		qs := s.state.queries
+		planned = len(qs.fresh)
+		for _, q := range qs.value {
+			planned += len(q)
+		}
+		for _, q := range qs.hist {
+			planned += len(q)
+		}
+		return first, f.count() - first, planned
 	}
-	a1, a2 := count(1)
-	b1, b2 := count(50)
+	a1, a2, plan := count(1)
+	b1, b2, _ := count(50)
 	if a1 != b1 || a2 != b2 {
 		t.Errorf("requests per refresh: 1 model %d then %d, 50 models %d then %d; want equal", a1, a2, b1, b2)
 	}
-	// 1 freshness + 6 gauges + 1 metric-name listing + 4 histograms.
-	if a1 != 12 {
-		t.Errorf("first refresh made %d requests, want 12", a1)
+	// First: the metric-name listing, then the queries of vLLM only, the
+	// one engine it found, and no GPU query without DCGM series: the
+	// freshness query and one query per vLLM signal of the table (as of
+	// writing 6 instant: tok/s, running, waiting, KV, errors, derived TPOT;
+	// 5 histograms: TTFT, TPOT, ITL, E2E, queue). Second: the same
+	// without the listing.
+	if a1 != plan+1 || a2 != plan || plan < 12 {
+		t.Errorf("refreshes made %d and %d requests, want %d and %d (and at least 12 queries)", a1, a2, plan+1, plan)
+	}
+	spec, _ := engines.Lookup(telemetry.EngineVLLM)
+	if want := len(spec.Signals) + 3; plan != want {
+		t.Errorf("%d queries planned, want %d: one per vLLM signal, the derived TPOT, errors and freshness", plan, want)
 	}
 }
 

@@ -22,6 +22,9 @@ func (rd *round) emit(queries int) error {
 		info := e.info
 		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: rd.began, Endpoint: info.Name, Source: s.id, Info: &info})
 	}
+	for _, o := range rd.retired {
+		s.sink.Observe(o)
+	}
 	for _, o := range rd.obs {
 		s.sink.Observe(o)
 	}
@@ -91,8 +94,8 @@ func (rd *round) emitFailures() {
 // describe summarises the source for the header.
 func (rd *round) describe(queries int) string {
 	s := rd.s
-	d := fmt.Sprintf("%d endpoints; %d queries this refresh; rate window %s, histogram step %s",
-		len(rd.reg.byName), queries, promDuration(s.cfg.Window), promDuration(s.cfg.HistogramStep))
+	d := fmt.Sprintf("%d endpoints%s; %d queries this refresh; rate window %s, histogram step %s",
+		len(rd.reg.byName), rd.replicaSummary(), queries, promDuration(s.cfg.Window), promDuration(s.cfg.HistogramStep))
 	if v := rd.lag; v.lagging {
 		d = fmt.Sprintf("lagging %s behind: data delayed; ", roundLag(v.lag)) + d
 	} else if v.lagKnown {
@@ -102,7 +105,63 @@ func (rd *round) describe(queries int) string {
 		d += "; grouped by " + strings.Join(s.cfg.GroupBy, ", ")
 	}
 	if !s.state.discovered.IsZero() && len(s.state.recognised) == 0 {
-		d += "; no vLLM, SGLang, tokentop or DCGM metrics in the last " + promDuration(s.cfg.Window)
+		d += "; no metrics of a known engine, tokentop's exporter or DCGM in the last " + promDuration(s.cfg.Window)
+	}
+	for _, f := range s.state.active {
+		if f.labelless() {
+			d += "; " + f.spec.Title + " has no model label: model = job label (or config models by job)"
+		}
 	}
 	return d
+}
+
+// retireGone retires the replicas without a sample for MaxLag (a pod
+// replaced, an instance scaled away): their rows would say "no data"
+// forever and inflate their model's replica count. It runs once the
+// freshness answer is read, before any value is mapped.
+func (rd *round) retireGone() {
+	s, st := rd.s, &rd.s.state
+	for _, e := range rd.reg.all() {
+		if e.aggregate == nil || e.dataAt.IsZero() || rd.began.Sub(e.dataAt) <= s.cfg.MaxLag {
+			continue
+		}
+		rd.reg.retire(e)
+		for k := range st.cum {
+			if k.endpoint == e.info.Name {
+				delete(st.cum, k)
+			}
+		}
+		for k := range st.judged {
+			if k.endpoint == e.info.Name {
+				delete(st.judged, k)
+			}
+		}
+		rd.retired = append(rd.retired, telemetry.Observation{Kind: telemetry.KindRetire, At: rd.began, Endpoint: e.info.Name, Source: s.id,
+			Err: fmt.Sprintf("replica gone: no sample for %s", promDuration(s.cfg.MaxLag))})
+	}
+}
+
+// replicaSummary says how many endpoints are models and how many their
+// replicas: " (3 models, 12 replicas by pod, instance)"; "" without
+// replicas.
+func (rd *round) replicaSummary() string {
+	models, replicas := 0, 0
+	for _, e := range rd.reg.byName {
+		switch {
+		case len(e.members) > 0:
+			models++
+		case e.aggregate != nil:
+			replicas++
+		}
+	}
+	if replicas == 0 {
+		return ""
+	}
+	plural := func(n int, one string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprintf("%d %ss", n, one)
+	}
+	return " (" + plural(models, "model") + ", " + plural(replicas, "replica") + " by " + strings.Join(rd.reg.parser.replicas, ", ") + ")"
 }

@@ -15,6 +15,8 @@ type Map struct {
 	// Side switches the latency columns between the client's figures
 	// (tokentop's probes) and the engine's own (scrape, PromQL).
 	Side key.Binding
+	// Expand lists or hides a model's replicas under its aggregate row.
+	Expand key.Binding
 	// Problems opens the full messages of failing sources and figures;
 	// Mouse turns mouse capture off and on, so they can be copied.
 	Problems, Mouse key.Binding
@@ -59,6 +61,7 @@ func New(ascii bool) Map {
 		Slower:      b([]string{"]"}, "]", "refresh slower"),
 		Theme:       b([]string{"t"}, "t", "next theme"),
 		Side:        b([]string{"v"}, "v", "client/server figures"),
+		Expand:      b([]string{"x"}, "x", "replicas: expand/collapse"),
 		Problems:    b([]string{"e"}, "e", "errors in full"),
 		Mouse:       b([]string{"m"}, "m", "mouse capture on/off"),
 		GPUs:        b([]string{"u"}, "u", "GPU panel on/off"),
@@ -101,7 +104,7 @@ func (m Map) ShortHelp() []key.Binding {
 func (m Map) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.Up, m.Down, m.PageUp, m.PageDown, m.Top, m.Bottom},
-		{m.Enter, m.Back, m.Tab, m.Filter, m.Sort, m.SortReverse, m.Side},
+		{m.Enter, m.Back, m.Tab, m.Filter, m.Sort, m.SortReverse, m.Side, m.Expand},
 		{m.Freeze, m.WindowUp, m.WindowDown, m.Faster, m.Slower},
 		{m.Problems, m.Mouse, m.GPUs, m.Theme, m.Redraw, m.Help, m.Quit},
 		{m.Pause, m.SeekBack, m.SeekFwd, m.SeekBackLong, m.SeekFwdLong, m.Speed1, m.Speed10, m.SpeedMax},

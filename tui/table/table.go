@@ -27,6 +27,11 @@ type Model struct {
 	// chartMemo caches each row's charts under a hash of what they show:
 	// they change once a bin, not every frame.
 	chartMemo map[string]*common.Memo
+	// replicas counts each aggregate's replicas; expanded are the
+	// aggregates whose replicas are listed (replicas.go).
+	replicas map[string]int
+	expanded map[string]bool
+	folded   int // replicas of shown aggregates not listed (collapsed)
 }
 
 // Invalidate drops cached drawings (theme change).
@@ -46,6 +51,7 @@ func (m *Model) SetRows(rows []Row) {
 		m.cols = fit(m.width, m.model)
 	}
 	m.shared = sharedServer(rows)
+	m.replicas = replicaCounts(rows)
 	m.refresh()
 }
 
@@ -71,7 +77,9 @@ func sharedServer(rows []Row) string {
 }
 
 // displayName is the row's name as the ENDPOINT column shows it.
-func (m *Model) displayName(r *Row) string { return strings.TrimPrefix(r.Name(), m.shared) }
+func (m *Model) displayName(r *Row) string {
+	return m.replicaLabel(r, strings.TrimPrefix(r.Name(), m.shared))
+}
 
 // modelAddsSomething: some endpoint's name does not already say its model
 // (a configured name like "llama-prod").
@@ -95,6 +103,7 @@ func (m *Model) refresh() {
 		}
 	}
 	sortRows(m.rows, m.sortCol, m.desc)
+	m.rows = m.groupRows(m.rows)
 	m.cursor = 0
 	for i, r := range m.rows {
 		if r.Name() == m.selected {
@@ -206,8 +215,9 @@ func (m *Model) Selected() (*Row, bool) {
 	return m.rows[m.cursor], true
 }
 
-// Counts reports shown and total rows.
-func (m *Model) Counts() (shown, total int) { return len(m.rows), len(m.all) }
+// Counts reports shown and total rows; the replicas of a collapsed
+// aggregate count as shown (the filter let them through).
+func (m *Model) Counts() (shown, total int) { return len(m.rows) + m.folded, len(m.all) }
 
 // Row returns the row of endpoint name, filtered out or not.
 func (m *Model) Row(name string) (*Row, bool) {

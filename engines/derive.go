@@ -1,0 +1,59 @@
+package engines
+
+import "github.com/tokentop/tokentop/telemetry"
+
+// Derivation is a signal computed from another signal's histogram where an
+// engine exposes no metric of its own for it. Readers apply it per
+// endpoint, and only where none of the engine's aliases of Signal is
+// present; the value is marked derived (approximate) wherever it is shown.
+type Derivation struct {
+	// Signal is what is derived (TPOT).
+	Signal telemetry.Signal
+	// From is the signal whose Histogram aliases feed it (ITL): the
+	// derivation is their mean, Δsum / Δcount.
+	From telemetry.Signal
+	// Tag is a short machine name for the derivation ("itl_mean").
+	Tag string
+	// Note says what the derived figure is, for display.
+	Note string
+}
+
+// Derivations returns every derivation, in the order readers try them.
+//
+// TPOT from the ITL mean: vLLM V0 (≤0.7), NIM, SGLang, LMDeploy and
+// TensorRT-LLM expose a per-token (ITL or "time per output token") histogram
+// but no per-request TPOT histogram. The mean of a per-token histogram is
+// the token-weighted mean time per output token; a per-request TPOT
+// histogram weights every request once, so the two agree when requests
+// are of similar length and differ otherwise.
+func Derivations() []Derivation {
+	return []Derivation{{
+		Signal: telemetry.TPOT, From: telemetry.ITL, Tag: "itl_mean",
+		Note: "derived: mean of the per-token (ITL) histogram, token-weighted; the engine has no per-request TPOT histogram",
+	}}
+}
+
+// Of returns the aliases of d.From in s that a derivation can use
+// (histograms only), in preference order.
+func (d Derivation) Of(s Spec) []Alias {
+	var out []Alias
+	for _, a := range s.Signals[d.From] {
+		if a.Type == Histogram {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// SeriesNames returns the names of the series a store holds for the
+// alias: a histogram's _bucket, _sum and _count, a HistogramSum's _sum and
+// _count, otherwise the family names.
+func (a Alias) SeriesNames() []string {
+	switch a.Type {
+	case Histogram:
+		return []string{a.Bucket(), a.Sum(), a.Count()}
+	case HistogramSum:
+		return []string{a.Sum(), a.Count()}
+	}
+	return a.Names()
+}

@@ -1,0 +1,95 @@
+package promql
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/tokentop/tokentop/engines"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// Signals and aliases added to the engines table later (new Alias entries
+// of existing types) are queried without a change here: each alias type
+// has its query shape, the signal's kind (histogram windows or a value)
+// follows from its aliases, and its absence is "no data" for the engines
+// that have it.
+func TestNewTableEntriesAreQueried(t *testing.T) {
+	spec, _ := engines.Lookup(telemetry.EngineVLLM)
+	const prefill, preempt, hit = telemetry.Signal("prefill_time"), telemetry.Signal("preemptions"), telemetry.Signal("prefix_hit")
+	spec.Signals[prefill] = []engines.Alias{{Name: "vllm:request_prefill_time_seconds", Type: engines.Histogram}}
+	spec.Signals[preempt] = []engines.Alias{{Name: "vllm:num_preemptions_total", Type: engines.Counter}}
+	spec.Signals[hit] = []engines.Alias{{Name: "vllm:prefix_cache_hits_total", Type: engines.CounterRatio, Per: "vllm:prefix_cache_queries_total"}}
+	const accept = telemetry.Signal("accept_len")
+	spec.Signals[accept] = []engines.Alias{{Name: "vllm:spec_decode_num_accepted_tokens_total", Type: engines.CounterRatio,
+		Per: "vllm:spec_decode_num_drafts_total", Offset: 1}}
+	f := newFamily("vllm", telemetry.EngineVLLM, spec, spec.ModelLabels, "")
+	qs := newGenerator(nil, []string{"pod", "instance"}).generate([]*family{f})
+	for sig, want := range map[telemetry.Signal]string{
+		prefill: `sum by (le, model_name, pod, instance) (vllm:request_prefill_time_seconds_bucket)`,
+	} {
+		if q := strings.Join(qs.hist[sig], " or "); !strings.Contains(q, want) {
+			t.Errorf("%s histogram query lacks %q: %s", sig, want, q)
+		}
+		if _, ok := qs.value[sig]; ok {
+			t.Errorf("%s has a value query too", sig)
+		}
+	}
+	for sig, want := range map[telemetry.Signal]string{
+		preempt: `sum by (model_name, pod, instance) (rate(vllm:num_preemptions_total[W])) or sum by (model_name) (rate(vllm:num_preemptions_total[W]))`,
+		hit:     `(sum by (model_name, pod, instance) (rate(vllm:prefix_cache_hits_total[W])) / sum by (model_name, pod, instance) (rate(vllm:prefix_cache_queries_total[W])))`,
+		accept:  `/ sum by (model_name, pod, instance) (rate(vllm:spec_decode_num_drafts_total[W]))), "tokentop_mean", "counter_ratio", "", "") + 1)`,
+	} {
+		if q := strings.Join(qs.value[sig], " or "); !strings.Contains(q, want) {
+			t.Errorf("%s value query lacks %q: %s", sig, want, q)
+		}
+	}
+	if !f.hist[prefill] || !f.value[preempt] || !f.value[hit] || f.value[prefill] {
+		t.Errorf("no-data expectations: hist %v value %v", f.hist, f.value)
+	}
+	if got := signalsOf(qs.value); !strings.Contains(strings.Join(sigStrings(got), " "), "preemptions prefix_hit") {
+		t.Errorf("extra signals not scheduled in name order after the known ones: %v", got)
+	}
+	if !strings.Contains(strings.Join(qs.fresh, ""), "timestamp(vllm:num_preemptions_total)") {
+		t.Error("freshness does not cover the new alias")
+	}
+}
+
+func sigStrings(sigs []telemetry.Signal) []string {
+	out := make([]string, len(sigs))
+	for i, s := range sigs {
+		out[i] = string(s)
+	}
+	return out
+}
+
+// A signal's query too long for VictoriaMetrics is split by family, and
+// the answers are merged back into one per signal: same series, first
+// error kept, freshness answers left apart.
+func TestSplitQueriesMerge(t *testing.T) {
+	long := strings.Repeat("x", maxQueryBytes/3)
+	if got := chunks([]string{long, long, "a", long}); len(got) != 2 || got[0] != long+" or "+long+" or a" || got[1] != long {
+		t.Errorf("chunks: %d parts", len(got))
+	}
+	vec := func(v float64) model.Vector {
+		return model.Vector{&model.Sample{Metric: model.Metric{"model_name": "m"}, Value: model.SampleValue(v)}}
+	}
+	boom := errors.New("boom")
+	in := []answer{
+		{job: job{kind: instantJob}, value: vec(1)},
+		{job: job{kind: instantJob, signal: telemetry.Running}, value: vec(2), warnings: []string{"w1"}},
+		{job: job{kind: instantJob}, value: vec(3)},
+		{job: job{kind: instantJob, signal: telemetry.Running}, value: vec(4), err: boom, warnings: []string{"w2"}},
+		{job: job{kind: rangeJob, signal: telemetry.Running}, value: model.Matrix{}},
+	}
+	out := mergeAnswers(in)
+	if len(out) != 4 {
+		t.Fatalf("%d answers, want 4 (two freshness, running instant, running range)", len(out))
+	}
+	m := out[1]
+	if v := m.value.(model.Vector); len(v) != 2 || v[1].Value != 4 || m.err != boom || strings.Join(m.warnings, ",") != "w1,w2" {
+		t.Errorf("merged %+v", m)
+	}
+}

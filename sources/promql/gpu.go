@@ -1,0 +1,216 @@
+package promql
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/tokentop/tokentop/sanitize"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// GPU joins. DCGM series name no endpoint: each is the mean over the GPUs
+// of one host or pod (gpuExpr). They are joined to the replicas they run
+// on, never averaged over the fleet:
+//
+//  1. by pod: a replica with a pod label takes the GPU series of that pod
+//     (dcgm-exporter's Kubernetes mapping: pod and namespace, or
+//     exported_pod and exported_namespace when Prometheus renamed them);
+//  2. by host: otherwise, the GPU series whose dcgm-exporter Hostname, or
+//     whose instance host, is the replica's instance host (for a replica
+//     with a pod label, only GPU series without one);
+//  3. by Config.GroupBy: otherwise, series whose grouping-label values
+//     are all set and equal the endpoint's.
+//
+// An aggregate takes the GPU-weighted mean of what its replicas joined.
+// tokentop's exporter (probes) is never joined: a probe's host is not the
+// model's.
+// GPU series that join no endpoint, and endpoints that join none, are named
+// in the source status.
+
+// gpuGroup is one GPU series: a host's or pod's mean over n GPUs.
+type gpuGroup struct {
+	host, hostname, pod, namespace string
+	groups                         []string
+	value, n                       float64
+	joined                         bool
+}
+
+// joinGPU joins the GPU series of sig's answer to endpoints and returns
+// each endpoint's value.
+func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointState]float64 {
+	groups := gpuGroups(vec, rd.reg.parser.groupBy)
+	out := map[*endpointState]float64{}
+	var unjoined []string
+	for _, e := range rd.reg.all() {
+		if len(e.members) > 0 || e.family == tokentopTag {
+			continue
+		}
+		matched := rd.gpuMatches(e, groups)
+		if len(matched) == 0 {
+			if e.aggregate != nil || len(rd.reg.parser.groupBy) > 0 {
+				unjoined = append(unjoined, e.info.Name)
+			}
+			continue
+		}
+		if v, ok := weightedMean(matched); ok {
+			out[e] = v
+		}
+	}
+	for _, e := range rd.reg.all() {
+		if len(e.members) == 0 || e.family == tokentopTag {
+			continue
+		}
+		set := map[*gpuGroup]bool{}
+		var union []*gpuGroup
+		for _, m := range e.members {
+			for _, g := range rd.gpuMatches(m, groups) {
+				if !set[g] {
+					set[g] = true
+					union = append(union, g)
+				}
+			}
+		}
+		if v, ok := weightedMean(union); ok {
+			out[e] = v
+		}
+	}
+	rd.gpuWarnings(sig, groups, unjoined)
+	return out
+}
+
+// gpuMatches returns the GPU series e joins (see the rules above) and
+// marks them joined.
+func (rd *round) gpuMatches(e *endpointState, groups []*gpuGroup) []*gpuGroup {
+	var out []*gpuGroup
+	pick := func(ok func(g *gpuGroup) bool) {
+		for _, g := range groups {
+			if ok(g) {
+				g.joined = true
+				out = append(out, g)
+			}
+		}
+	}
+	if e.pod != "" {
+		pick(func(g *gpuGroup) bool {
+			return g.pod == e.pod && (g.namespace == "" || e.namespace == "" || g.namespace == e.namespace)
+		})
+	}
+	if len(out) == 0 && e.host != "" {
+		pick(func(g *gpuGroup) bool {
+			return (e.pod == "" || g.pod == "") && (g.host == e.host || g.hostname == e.host)
+		})
+	}
+	if len(out) == 0 && len(rd.reg.parser.groupBy) > 0 {
+		pick(func(g *gpuGroup) bool {
+			for i, v := range g.groups {
+				if v == "" || i >= len(e.groups) || e.groups[i] != v {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// gpuGroups reads the GPU series (values and, tagged
+// tokentop_part="series", GPU counts) by their join labels.
+func gpuGroups(vec model.Vector, groupBy []string) []*gpuGroup {
+	byKey := map[string]*gpuGroup{}
+	var order []string
+	for _, smp := range vec {
+		get := func(l string) string { return sanitize.Text(string(smp.Metric[model.LabelName(l)])) }
+		g := gpuGroup{hostname: get("Hostname"), host: hostOf(get("instance")), pod: get("exported_pod"), namespace: get("exported_namespace"), n: 1}
+		if g.pod == "" {
+			g.pod, g.namespace = get("pod"), get("namespace")
+		}
+		for _, l := range groupBy {
+			g.groups = append(g.groups, get(l))
+		}
+		key := strings.Join(append([]string{g.hostname, g.host, g.pod, g.namespace}, g.groups...), "\x00")
+		cur := byKey[key]
+		if cur == nil {
+			cur = &g
+			cur.value = math.NaN()
+			byKey[key] = cur
+			order = append(order, key)
+		}
+		v := float64(smp.Value)
+		if smp.Metric[partTag] == "series" {
+			if v > 0 {
+				cur.n = v
+			}
+			continue
+		}
+		cur.value = v
+	}
+	out := make([]*gpuGroup, 0, len(order))
+	for _, k := range order {
+		out = append(out, byKey[k])
+	}
+	return out
+}
+
+// weightedMean is the mean over every GPU of the groups.
+func weightedMean(gs []*gpuGroup) (float64, bool) {
+	var sum, n float64
+	for _, g := range gs {
+		if math.IsNaN(g.value) || math.IsInf(g.value, 0) {
+			continue
+		}
+		sum += g.value * g.n
+		n += g.n
+	}
+	if n == 0 {
+		return 0, false
+	}
+	return sum / n, true
+}
+
+// maxNamed caps the names listed in one warning.
+const maxNamed = 3
+
+func (rd *round) gpuWarnings(sig telemetry.Signal, groups []*gpuGroup, unjoined []string) {
+	var orphans []string
+	for _, g := range groups {
+		if !g.joined {
+			orphans = append(orphans, g.describe())
+		}
+	}
+	sort.Strings(orphans)
+	if len(orphans) > 0 {
+		rd.warn(fmt.Sprintf("%s: GPU series of %s share no pod or host with any endpoint: not shown (never averaged over the fleet)",
+			sig, listSome(orphans)))
+	}
+	if len(unjoined) > 0 {
+		rd.warn(fmt.Sprintf("%s: no GPU series shares a pod or host with %s: no GPU figure there", sig, listSome(unjoined)))
+	}
+}
+
+func (g *gpuGroup) describe() string {
+	var where []string
+	if g.pod != "" {
+		where = append(where, "pod "+g.pod)
+	}
+	if g.hostname != "" {
+		where = append(where, "Hostname "+g.hostname)
+	}
+	if g.host != "" {
+		where = append(where, "host "+g.host)
+	}
+	if len(where) == 0 {
+		return "a series without pod, Hostname or instance labels"
+	}
+	return strings.Join(where, " ")
+}
+
+func listSome(names []string) string {
+	if len(names) <= maxNamed {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:maxNamed], ", "), len(names)-maxNamed)
+}

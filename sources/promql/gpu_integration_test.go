@@ -1,0 +1,261 @@
+package promql
+
+import (
+	"context"
+	"math"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/engines"
+	"github.com/tokentop/tokentop/internal/fixtures"
+	"github.com/tokentop/tokentop/internal/promtest"
+	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// TestIntegrationGPUPerHost runs two simulators with different load on
+// two loopback hosts, 127.0.0.1 and 127.0.0.2, each with its own DCGM
+// endpoint, and a third host's DCGM with no engine: every replica gets its
+// own host's GPU figure (the mean over that host's GPUs, as Prometheus
+// holds it), the model's aggregate the mean over both hosts' GPUs, and the
+// unjoined host is a status warning, never averaged in.
+func TestIntegrationGPUPerHost(t *testing.T) {
+	if promtest.Binary() == "" {
+		t.Skip("prometheus binary not found: " + promtest.InstallHint)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hosts := []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"}
+	var sims []*sim.Server
+	var targets []promtest.Target
+	for i, h := range hosts {
+		srv, err := sim.New(sim.Config{Listen: h + ":0", DCGMListen: h + ":0", Load: []int{1, 6, 2}[i], Seed: int64(20 + i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Start(ctx); err != nil {
+			t.Skipf("loopback host %s: %v", h, err)
+		}
+		t.Cleanup(func() {
+			if err := srv.Close(); err != nil {
+				t.Errorf("closing the simulator: %v", err)
+			}
+		})
+		sims = append(sims, srv)
+		targets = append(targets, promtest.Target{Job: "dcgm-" + h, URL: srv.DCGMURL() + "/metrics"})
+		if i < 2 { // the third host runs no engine Prometheus scrapes
+			targets = append(targets, promtest.Target{Job: "vllm-" + h, URL: srv.URL() + "/metrics"})
+		}
+	}
+	t.Run("prometheus", func(t *testing.T) {
+		checkGPUPerHost(ctx, t, promtest.Start(t, targets...), false, sims, hosts)
+	})
+	t.Run("victoria-metrics", func(t *testing.T) {
+		if promtest.VictoriaMetricsBinary() == "" {
+			t.Skip("victoria-metrics binary not found: " + promtest.VictoriaMetricsInstallHint)
+		}
+		// Scraping itself, with its default 30s -search.latencyOffset.
+		checkGPUPerHost(ctx, t, promtest.StartVictoriaMetrics(t, targets...), true, sims, hosts)
+	})
+}
+
+// checkGPUPerHost reads the two hosts' simulators through one store.
+func checkGPUPerHost(ctx context.Context, t *testing.T, prom *promtest.Server, victoria bool, sims []*sim.Server, hosts []string) {
+	prom.WaitTargetsUp(t, 30*time.Second)
+	models := sims[0].Models()
+	prom.WaitForSeries(t, "vllm:num_requests_running", 2*len(models), 90*time.Second)
+	prom.WaitForSeries(t, "DCGM_FI_PROF_DRAM_ACTIVE", len(sims[0].GPUs())+len(sims[1].GPUs())+len(sims[2].GPUs()), 90*time.Second)
+
+	rec := &recorder{}
+	s, err := New(Config{URL: prom.URL, ScrapeInterval: promtest.ScrapeInterval, HistogramStep: 2 * time.Second,
+		Delay: 1500 * time.Millisecond, Window: 10 * time.Second, Backfill: 10 * time.Second}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Enough history for a full backfill of histogram windows.
+	prom.WaitForSeries(t, "count_over_time(vllm:num_requests_running[15s]) >= 14", 2*len(models), 90*time.Second)
+	for range 2 { // the second refresh knows the store holds DCGM series
+		if err := s.RefreshOnce(ctx); err != nil {
+			t.Fatalf("RefreshOnce: %v", err)
+		}
+	}
+	// The store's mean over a host's GPUs at the figure's evaluation time.
+	// VictoriaMetrics dates answers to the whole second: within a second of
+	// it (the figures change at every scrape, so a match is no accident).
+	matches := func(selector string, got float64, at time.Time) (bool, float64) {
+		q := `avg(DCGM_FI_PROF_DRAM_ACTIVE{instance=~"` + selector + `"} <= 1)`
+		var seen float64
+		from := -time.Second
+		if !victoria {
+			from = 0
+		}
+		for d := from; d <= time.Second; d += 100 * time.Millisecond {
+			ss := prom.Query(t, q, at.Add(d))
+			if len(ss) == 1 {
+				seen = ss[0].Value
+				if math.Abs(got-seen) <= 1e-9 {
+					return true, seen
+				}
+			}
+			if d == 0 && !victoria {
+				break // Prometheus: exactly at the evaluation time only
+			}
+		}
+		return false, seen
+	}
+	values := map[string]float64{}
+	for _, m := range models {
+		for i, srv := range sims[:2] {
+			name := strings.TrimPrefix(srv.URL(), "http://") + "/" + m.Name
+			bw := lastOf(rec.find(telemetry.KindSample, name, telemetry.GPUMemBW))
+			if len(bw) != 1 {
+				t.Fatalf("%s: no GPU bandwidth", name)
+			}
+			if ok, want := matches(regexpQuote(hosts[i])+":.*", bw[0].Value, bw[0].At); !ok {
+				t.Errorf("%s: GPU bandwidth %v, host %s's GPUs %v", name, bw[0].Value, hosts[i], want)
+			}
+			values[name] = bw[0].Value
+		}
+		agg := lastOf(rec.find(telemetry.KindSample, m.Name, telemetry.GPUMemBW))
+		if len(agg) != 1 {
+			t.Fatalf("%s aggregate: %+v", m.Name, agg)
+		}
+		if ok, both := matches(`127[.]0[.]0[.][12]:.*`, agg[0].Value, agg[0].At); !ok {
+			t.Errorf("%s aggregate: %v, both hosts' GPUs %v", m.Name, agg[0].Value, both)
+		}
+	}
+	t.Logf("GPU DRAM active per replica: %v", values)
+	checkAggregates(t, rec, models[0].Name, []string{
+		strings.TrimPrefix(sims[0].URL(), "http://") + "/" + models[0].Name,
+		strings.TrimPrefix(sims[1].URL(), "http://") + "/" + models[0].Name,
+	})
+	a := values[strings.TrimPrefix(sims[0].URL(), "http://")+"/"+models[0].Name]
+	b := values[strings.TrimPrefix(sims[1].URL(), "http://")+"/"+models[0].Name]
+	if a == b {
+		t.Errorf("both hosts' replicas show %v: a fleet average?", a)
+	}
+	st := rec.status(t)
+	found := false
+	for _, w := range st.Warnings {
+		found = found || strings.Contains(w, "host 127.0.0.3") && strings.Contains(w, "share no pod or host") && !strings.Contains(w, "host 127.0.0.1") && !strings.Contains(w, "host 127.0.0.2")
+	}
+	if !found {
+		t.Errorf("no warning about 127.0.0.3's unjoined GPUs: %v", st.Warnings)
+	}
+}
+
+// checkAggregates checks a model's aggregate against its replicas: every
+// histogram window is the sum of theirs at the same step, running requests
+// the sum of theirs (one evaluation), KV cache the fullest replica's.
+func checkAggregates(t *testing.T, rec *recorder, agg string, reps []string) {
+	t.Helper()
+	for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.ITL} {
+		byAt := map[time.Time][]telemetry.Bucket{}
+		n := map[time.Time]int{}
+		for _, r := range reps {
+			for _, o := range rec.find(telemetry.KindHistogram, r, sig) {
+				byAt[o.At] = addBuckets(byAt[o.At], o.Buckets)
+				n[o.At]++
+			}
+		}
+		checked := 0
+		for _, o := range rec.find(telemetry.KindHistogram, agg, sig) {
+			if n[o.At] != len(reps) {
+				continue
+			}
+			checked++
+			if !sameBuckets(o.Buckets, byAt[o.At]) {
+				t.Errorf("%s %s at %s: %v, replicas sum to %v", agg, sig, o.At, o.Buckets, byAt[o.At])
+			}
+		}
+		if checked == 0 {
+			t.Errorf("%s %s: no window the replicas share", agg, sig)
+		}
+	}
+	one := func(ep string, sig telemetry.Signal) float64 {
+		ss := lastOf(rec.find(telemetry.KindSample, ep, sig))
+		if len(ss) != 1 {
+			t.Fatalf("%s %s: no value", ep, sig)
+		}
+		return ss[0].Value
+	}
+	var sum, kv float64
+	for _, r := range reps {
+		sum += one(r, telemetry.Running)
+		kv = math.Max(kv, one(r, telemetry.KVCache))
+	}
+	if got := one(agg, telemetry.Running); got != sum {
+		t.Errorf("%s running %v, replicas sum to %v", agg, got, sum)
+	}
+	if got := one(agg, telemetry.KVCache); got != kv {
+		t.Errorf("%s KV %v, fullest replica %v", agg, got, kv)
+	}
+}
+
+// lastOf keeps the last observation (of the last refresh).
+func lastOf(obs []telemetry.Observation) []telemetry.Observation {
+	if len(obs) == 0 {
+		return nil
+	}
+	return obs[len(obs)-1:]
+}
+
+// TestIntegrationGPUPerPodFromCapture joins a real dcgm-exporter capture
+// from Kubernetes (GPU Operator, pod mapping on) to engine replicas by pod,
+// with real Prometheus: the exporter's own target carries pod and
+// namespace labels (Kubernetes service discovery), so Prometheus renames
+// the capture's to exported_pod and exported_namespace. The replica in the
+// GPU's pod gets the capture's value; one in another pod gets no GPU figure
+// and a warning, and the aggregate only the joined GPU.
+func TestIntegrationGPUPerPodFromCapture(t *testing.T) {
+	if promtest.Binary() == "" {
+		t.Skip("prometheus binary not found: " + promtest.InstallHint)
+	}
+	ctx := context.Background()
+	const gpuPod, otherPod, capturedDRAM = "cuda-75454ffb9f-8ljq7", "cuda-75454ffb9f-zzzzz", 0.003074
+	dcgm := newGrowingPage(fixtures.Read(t, "metrics", "dcgm-exporter-k8s-rtx4000ada-pod-labels.txt"))
+	dsrv := httptest.NewServer(dcgm)
+	defer dsrv.Close()
+	spec, _ := engines.Lookup(telemetry.EngineVLLM)
+	var targets []promtest.Target
+	for _, pod := range []string{gpuPod, otherPod} {
+		srv := httptest.NewServer(newGrowingPage(synthPage(spec, "llama")))
+		defer srv.Close()
+		targets = append(targets, promtest.Target{Job: "vllm-" + pod, URL: srv.URL + "/metrics",
+			Labels: map[string]string{"pod": pod, "namespace": "default"}})
+	}
+	targets = append(targets, promtest.Target{Job: "dcgm", URL: dsrv.URL + "/metrics",
+		Labels: map[string]string{"pod": "nvidia-dcgm-exporter-x7k2p", "namespace": "gpu-operator"}})
+	prom := promtest.Start(t, targets...)
+	prom.WaitTargetsUp(t, 30*time.Second)
+	prom.WaitForSeries(t, `DCGM_FI_PROF_DRAM_ACTIVE{exported_pod="`+gpuPod+`"}`, 1, 30*time.Second)
+	prom.WaitForSeries(t, "vllm:num_requests_running", 2, 30*time.Second)
+
+	rec := &recorder{}
+	s, err := New(Config{URL: prom.URL, ScrapeInterval: promtest.ScrapeInterval, HistogramStep: 2 * time.Second,
+		Delay: 1500 * time.Millisecond, Window: 10 * time.Second, Backfill: 10 * time.Second}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := s.RefreshOnce(ctx); err != nil {
+			t.Fatalf("RefreshOnce: %v", err)
+		}
+	}
+	for ep, want := range map[string]float64{gpuPod + "/llama": capturedDRAM, "llama": capturedDRAM} {
+		bw := lastOf(rec.find(telemetry.KindSample, ep, telemetry.GPUMemBW))
+		if len(bw) != 1 || math.Abs(bw[0].Value-want) > 1e-12 {
+			t.Errorf("%s: GPU bandwidth %+v, want %v", ep, bw, want)
+		}
+	}
+	if bw := rec.find(telemetry.KindSample, otherPod+"/llama", telemetry.GPUMemBW); len(bw) != 0 {
+		t.Errorf("%s has no GPU series but got %+v", otherPod, bw)
+	}
+	if w := strings.Join(rec.status(t).Warnings, "\n"); !strings.Contains(w, "no GPU series shares a pod or host with "+otherPod+"/llama") {
+		t.Errorf("warnings %q: want one naming %s", w, otherPod)
+	}
+}
+
+func regexpQuote(s string) string { return strings.ReplaceAll(s, ".", "[.]") }

@@ -1,0 +1,96 @@
+package table
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Replicas. A model served by several instances (PromQL mode) arrives as
+// an aggregate endpoint (Endpoint.Aggregate) and one endpoint per replica
+// naming it in Endpoint.Group. The table shows the aggregate row with the
+// replica count, "×N"; x expands it to list its replicas right under it,
+// indented, and collapses it again. Replicas whose aggregate is not in the
+// data are ordinary rows.
+
+// groupRows orders the visible rows: top-level rows as sorted, each
+// expanded aggregate followed by its (visible) replicas by name.
+func (m *Model) groupRows(visible []*Row) []*Row {
+	present := map[string]bool{}
+	for i := range m.all {
+		if m.all[i].Endpoint.Aggregate {
+			present[m.all[i].Name()] = true
+		}
+	}
+	members := map[string][]*Row{}
+	out := visible[:0:0]
+	for _, r := range visible {
+		if g := r.Endpoint.Group; g != "" && present[g] {
+			members[g] = append(members[g], r)
+			continue
+		}
+		out = append(out, r)
+	}
+	grouped := make([]*Row, 0, len(visible))
+	m.folded = 0
+	for _, r := range out {
+		grouped = append(grouped, r)
+		ms := members[r.Name()]
+		if m.expanded[r.Name()] && len(ms) > 0 {
+			sort.Slice(ms, func(i, j int) bool { return ms[i].Name() < ms[j].Name() })
+			grouped = append(grouped, ms...)
+		} else {
+			m.folded += len(ms)
+		}
+	}
+	return grouped
+}
+
+// replicaCounts counts each aggregate's replicas in the data.
+func replicaCounts(rows []Row) map[string]int {
+	n := map[string]int{}
+	for i := range rows {
+		if g := rows[i].Endpoint.Group; g != "" {
+			n[g]++
+		}
+	}
+	return n
+}
+
+// ToggleExpand expands or collapses the selected aggregate (or the
+// aggregate of the selected replica); it reports whether there was one.
+func (m *Model) ToggleExpand() bool {
+	r, ok := m.Selected()
+	if !ok {
+		return false
+	}
+	name := r.Name()
+	if g := r.Endpoint.Group; g != "" && m.replicas[g] > 0 {
+		name = g
+	} else if m.replicas[name] == 0 {
+		return false
+	}
+	if m.expanded == nil {
+		m.expanded = map[string]bool{}
+	}
+	m.expanded[name] = !m.expanded[name]
+	m.selected = name
+	m.refresh()
+	return true
+}
+
+// replicaLabel is what the ENDPOINT column shows of a grouped row: an
+// aggregate's count, or a replica's identity under its model.
+func (m *Model) replicaLabel(r *Row, name string) string {
+	if n := m.replicas[r.Name()]; n > 0 && r.Endpoint.Aggregate {
+		mark := "+"
+		if m.expanded[r.Name()] {
+			mark = "-"
+		}
+		return fmt.Sprintf("%s ×%d %s", name, n, mark)
+	}
+	if g := r.Endpoint.Group; g != "" && m.expanded[g] && r.Endpoint.Replica != "" {
+		return "  " + strings.TrimPrefix(r.Endpoint.Replica, m.shared)
+	}
+	return name
+}

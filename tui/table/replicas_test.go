@@ -1,0 +1,55 @@
+package table
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// A model's replicas sit under its aggregate row, which says how many
+// there are; x lists them right under it, indented, and hides them again.
+func TestReplicaRows(t *testing.T) {
+	ep := func(e telemetry.Endpoint) Row { return Row{Endpoint: telemetry.EndpointSnapshot{Endpoint: e}} }
+	rows := []Row{
+		ep(telemetry.Endpoint{Name: "10.0.0.2:8000/llama", Model: "llama", Group: "llama", Replica: "10.0.0.2:8000"}),
+		ep(telemetry.Endpoint{Name: "qwen", Model: "qwen"}),
+		ep(telemetry.Endpoint{Name: "llama", Model: "llama", Aggregate: true}),
+		ep(telemetry.Endpoint{Name: "10.0.0.1:8000/llama", Model: "llama", Group: "llama", Replica: "10.0.0.1:8000"}),
+		// A replica whose aggregate is not in the data is a plain row.
+		ep(telemetry.Endpoint{Name: "10.0.0.9:8000/orphan", Model: "orphan", Group: "orphan", Replica: "10.0.0.9:8000"}),
+	}
+	m := New(nil)
+	m.SetRows(rows)
+	shown := func() string {
+		var out []string
+		for _, r := range m.rows {
+			out = append(out, m.displayName(r))
+		}
+		return fmt.Sprintf("%q", out)
+	}
+	if got, want := shown(), `["10.0.0.9:8000/orphan" "llama ×2 +" "qwen"]`; got != want {
+		t.Fatalf("collapsed: %s, want %s", got, want)
+	}
+	if shownN, total := m.Counts(); shownN != 5 || total != 5 {
+		t.Errorf("counts %d/%d: folded replicas are shown, not filtered out", shownN, total)
+	}
+	m.Move(1) // llama
+	if !m.ToggleExpand() {
+		t.Fatal("llama did not expand")
+	}
+	if got, want := shown(), `["10.0.0.9:8000/orphan" "llama ×2 -" "  10.0.0.1:8000" "  10.0.0.2:8000" "qwen"]`; got != want {
+		t.Fatalf("expanded: %s, want %s", got, want)
+	}
+	m.Move(1) // a replica: x collapses its aggregate
+	if !m.ToggleExpand() || shown() != `["10.0.0.9:8000/orphan" "llama ×2 +" "qwen"]` {
+		t.Fatalf("collapse from a replica: %s", shown())
+	}
+	if sel, _ := m.Selected(); sel.Name() != "llama" {
+		t.Errorf("selection after collapse: %s, want the aggregate", sel.Name())
+	}
+	m.Move(1) // qwen: no replicas
+	if m.ToggleExpand() {
+		t.Error("qwen has no replicas to expand")
+	}
+}
