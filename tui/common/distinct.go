@@ -1,0 +1,181 @@
+package common
+
+import (
+	"slices"
+	"strings"
+)
+
+// MaxDistinctNames bounds the names Distinct compares with each other
+// (its cost grows with the square of their number); beyond it names are
+// elided in the middle only.
+const MaxDistinctNames = 256
+
+// Distinct shortens each of names (plain, sanitised text) to at most width
+// cells so that the short forms still tell the names apart. Where a name
+// does not fit, the words it shares with the most other names go first
+// (host parts every row has, "Instruct", the org of a model), each run of
+// dropped words shown as one ellipsis, as long as no other name in the
+// set would read the same (an ellipsis standing for any text); the words
+// only it has ("70B", "FP8", "AWQ") stay. What still does not fit is cut
+// in the middle. The result is keyed by name.
+func Distinct(names []string, width int, ellipsis string) map[string]string {
+	out := make(map[string]string, len(names))
+	if len(names) > MaxDistinctNames {
+		for _, n := range names {
+			out[n] = FitMiddle(n, width, ellipsis)
+		}
+		return out
+	}
+	freq := map[string]int{}
+	split := make([][]token, len(names))
+	for i, n := range names {
+		split[i] = tokenize(n)
+		seen := map[string]bool{}
+		for _, t := range split[i] {
+			if t.word && !seen[t.text] {
+				seen[t.text] = true
+				freq[t.text]++
+			}
+		}
+	}
+	for i, n := range names {
+		if _, done := out[n]; done {
+			continue
+		}
+		if Width(n) <= width {
+			out[n] = n
+			continue
+		}
+		out[n] = strings.TrimRight(FitMiddle(shorten(n, split[i], names, freq, width, ellipsis), width, ellipsis), " ")
+	}
+	return out
+}
+
+type token struct {
+	text    string
+	word    bool
+	dropped bool
+}
+
+// tokenize splits a name into words (letters, digits and dots: "Qwen2.5",
+// "127.0.0.1", "3.1") and the separators between them.
+func tokenize(s string) []token {
+	var out []token
+	start := 0
+	isWord := func(c byte) bool {
+		return c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+	}
+	for i := 1; i <= len(s); i++ {
+		if i == len(s) || isWord(s[i]) != isWord(s[start]) {
+			out = append(out, token{text: s[start:i], word: isWord(s[start])})
+			start = i
+		}
+	}
+	return out
+}
+
+// shorten drops the most shared words of one name while the result still
+// identifies it and does not fit.
+func shorten(name string, toks []token, names []string, freq map[string]int, width int, ellipsis string) string {
+	order := make([]int, 0, len(toks))
+	for i, t := range toks {
+		if t.word && freq[t.text] > 1 {
+			order = append(order, i)
+		}
+	}
+	// Most shared first; among equals, the leftmost (a model's org
+	// before its name).
+	slices.SortStableFunc(order, func(a, b int) int { return freq[toks[b].text] - freq[toks[a].text] })
+	cur := slices.Clone(toks)
+	text := render(cur, ellipsis)
+	for _, i := range order {
+		if Width(text) <= width {
+			break
+		}
+		cur[i].dropped = true
+		try := render(cur, ellipsis)
+		if !identifies(cur, name, names) {
+			cur[i].dropped = false
+			continue
+		}
+		text = try
+	}
+	return text
+}
+
+// render writes the kept tokens, one ellipsis per run of dropped words
+// (the separators around a run go with it).
+func render(toks []token, ellipsis string) string {
+	var b strings.Builder
+	for i := 0; i < len(toks); i++ {
+		if !toks[i].dropped {
+			if !toks[i].word && (prevDropped(toks, i) || nextDropped(toks, i)) {
+				continue
+			}
+			b.WriteString(toks[i].text)
+			continue
+		}
+		b.WriteString(ellipsis)
+		for i+1 < len(toks) && (toks[i+1].dropped || !toks[i+1].word) {
+			i++
+		}
+	}
+	return b.String()
+}
+
+func prevDropped(toks []token, i int) bool { return i > 0 && toks[i-1].dropped }
+
+func nextDropped(toks []token, i int) bool { return i+1 < len(toks) && toks[i+1].dropped }
+
+// identifies reports whether no other name reads as the shortened form:
+// the kept pieces, in order, with anything where words were dropped.
+func identifies(toks []token, name string, names []string) bool {
+	pieces := pattern(toks)
+	for _, other := range names {
+		if other != name && matchPieces(pieces, other) {
+			return false
+		}
+	}
+	return true
+}
+
+// pattern is the kept text between dropped runs; an empty first or last
+// piece means the form starts or ends with an ellipsis.
+func pattern(toks []token) []string {
+	pieces := []string{""}
+	for i := 0; i < len(toks); i++ {
+		if toks[i].dropped {
+			pieces = append(pieces, "")
+			for i+1 < len(toks) && (toks[i+1].dropped || !toks[i+1].word) {
+				i++
+			}
+			continue
+		}
+		if !toks[i].word && (prevDropped(toks, i) || nextDropped(toks, i)) {
+			continue
+		}
+		pieces[len(pieces)-1] += toks[i].text
+	}
+	return pieces
+}
+
+// matchPieces: s starts with the first piece, ends with the last, and has
+// the ones between in order.
+func matchPieces(pieces []string, s string) bool {
+	if len(pieces) == 1 {
+		return s == pieces[0]
+	}
+	first, last := pieces[0], pieces[len(pieces)-1]
+	if !strings.HasPrefix(s, first) {
+		return false
+	}
+	s = s[len(first):]
+	for _, p := range pieces[1 : len(pieces)-1] {
+		i := strings.Index(s, p)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(p):]
+	}
+	return strings.HasSuffix(s, last)
+}
