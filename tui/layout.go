@@ -27,11 +27,23 @@ func (a *app) layout() {
 	a.help.SetSize(w, body)
 	a.problems.SetSize(w, body)
 	alertsH := 1
-	if n := a.alertP.Len(); h >= 16 && n > 0 {
+	n := a.alertP.Len()
+	if h >= 16 && n > 0 {
 		alertsH = min(1+n, max(3, h/4))
 	}
 	tableH := max(body-1-alertsH, 1) // info line between
 	a.table.SetSize(w, tableH)
+	// Compact rows that leave lines blank give them to the alerts, so
+	// that at 160×50 a dozen endpoints do not sit over twenty empty
+	// lines while alerts are cut off below.
+	if h >= 16 && n > 0 && !a.table.Charts() {
+		if spare := tableH - a.table.Lines(); spare > 0 {
+			grow := min(spare, 1+n-alertsH)
+			alertsH += grow
+			tableH -= grow
+			a.table.SetSize(w, tableH)
+		}
+	}
 	a.alertP.SetSize(w, alertsH)
 	a.layoutAlertsH = alertsH
 	a.layoutTableTop = header.Height

@@ -34,7 +34,7 @@ func TestListOrderAndWording(t *testing.T) {
 	out := ansi.Strip(m.View())
 	lines := strings.Split(out, "\n")
 	if !strings.HasPrefix(strings.TrimSpace(lines[1]), "FIRING") || !strings.Contains(lines[1], "burn page") ||
-		!strings.Contains(lines[1], "burn 20x > 14.4x over 1h/5m budget 62%") {
+		!strings.Contains(lines[1], "burn 20x/30x > 14.4x over 1h/5m budget 62% left") {
 		t.Errorf("firing burn-rate line: %q", lines[1])
 	}
 	if !strings.Contains(lines[2], "PENDING") || !strings.Contains(lines[2], "TTFT 310ms > 300ms") || !strings.Contains(lines[2], "10s") {

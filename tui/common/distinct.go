@@ -11,42 +11,58 @@ import (
 const MaxDistinctNames = 256
 
 // Distinct shortens each of names (plain, sanitised text) to at most width
-// cells so that the short forms still tell the names apart. Where a name
-// does not fit, the words it shares with the most other names go first
-// (host parts every row has, "Instruct", the org of a model), each run of
-// dropped words shown as one ellipsis, as long as no other name in the
-// set would read the same (an ellipsis standing for any text); the words
-// only it has ("70B", "FP8", "AWQ") stay. What still does not fit is cut
-// in the middle. The result is keyed by name.
+// cells so that the short forms still tell the names apart: NewNamer over
+// the names themselves.
 func Distinct(names []string, width int, ellipsis string) map[string]string {
-	out := make(map[string]string, len(names))
-	if len(names) > MaxDistinctNames {
-		for _, n := range names {
-			out[n] = FitMiddle(n, width, ellipsis)
-		}
-		return out
-	}
-	freq := map[string]int{}
-	split := make([][]token, len(names))
-	for i, n := range names {
-		split[i] = tokenize(n)
+	return NewNamer(names, ellipsis).Fit(names, names, width)
+}
+
+// Namer shortens names against a corpus: the words it shares with the
+// most names of the corpus go first (host parts every row has,
+// "Instruct", the org of a model), each run of dropped words shown as one
+// ellipsis, as long as no other name of the set it must stand apart from
+// would read the same (an ellipsis standing for any text); words only it
+// has ("70B", "FP8", "AWQ") stay. What still does not fit is cut in the
+// middle.
+type Namer struct {
+	freq     map[string]int
+	ellipsis string
+}
+
+// NewNamer counts the words of corpus.
+func NewNamer(corpus []string, ellipsis string) *Namer {
+	n := &Namer{freq: map[string]int{}, ellipsis: ellipsis}
+	for _, c := range corpus {
 		seen := map[string]bool{}
-		for _, t := range split[i] {
+		for _, t := range tokenize(c) {
 			if t.word && !seen[t.text] {
 				seen[t.text] = true
-				freq[t.text]++
+				n.freq[t.text]++
 			}
 		}
 	}
-	for i, n := range names {
-		if _, done := out[n]; done {
+	return n
+}
+
+// Fit shortens each of names to at most width cells, each still read as
+// itself among among (usually a superset of names). The result is keyed
+// by name.
+func (n *Namer) Fit(names, among []string, width int) map[string]string {
+	out := make(map[string]string, len(names))
+	big := len(among) > MaxDistinctNames
+	for _, name := range names {
+		if _, done := out[name]; done {
 			continue
 		}
-		if Width(n) <= width {
-			out[n] = n
+		if Width(name) <= width {
+			out[name] = name
 			continue
 		}
-		out[n] = strings.TrimRight(FitMiddle(shorten(n, split[i], names, freq, width, ellipsis), width, ellipsis), " ")
+		short := name
+		if !big {
+			short = n.shorten(name, among, width)
+		}
+		out[name] = strings.TrimRight(FitMiddle(short, width, n.ellipsis), " ")
 	}
 	return out
 }
@@ -75,32 +91,59 @@ func tokenize(s string) []token {
 }
 
 // shorten drops the most shared words of one name while the result still
-// identifies it and does not fit.
-func shorten(name string, toks []token, names []string, freq map[string]int, width int, ellipsis string) string {
+// identifies it and does not fit, then puts back what fits again.
+func (n *Namer) shorten(name string, among []string, width int) string {
+	toks := tokenize(name)
 	order := make([]int, 0, len(toks))
 	for i, t := range toks {
-		if t.word && freq[t.text] > 1 {
+		if t.word && n.freq[t.text] > 1 {
 			order = append(order, i)
 		}
 	}
 	// Most shared first; among equals, the leftmost (a model's org
 	// before its name).
-	slices.SortStableFunc(order, func(a, b int) int { return freq[toks[b].text] - freq[toks[a].text] })
-	cur := slices.Clone(toks)
-	text := render(cur, ellipsis)
+	slices.SortStableFunc(order, func(a, b int) int { return n.freq[toks[b].text] - n.freq[toks[a].text] })
+	text := render(toks, n.ellipsis)
+	var dropped []int
 	for _, i := range order {
 		if Width(text) <= width {
 			break
 		}
-		cur[i].dropped = true
-		try := render(cur, ellipsis)
-		if !identifies(cur, name, names) {
-			cur[i].dropped = false
+		toks[i].dropped = true
+		if !identifies(toks, name, among) {
+			toks[i].dropped = false
 			continue
 		}
-		text = try
+		dropped = append(dropped, i)
+		text = render(toks, n.ellipsis)
+	}
+	// A later drop may have made room for an earlier one.
+	for j := len(dropped) - 1; j >= 0 && Width(text) <= width; j-- {
+		if !atRunEdge(toks, dropped[j]) {
+			continue // it would split a run into two ellipses
+		}
+		toks[dropped[j]].dropped = false
+		if try := render(toks, n.ellipsis); Width(try) <= width {
+			text = try
+			continue
+		}
+		toks[dropped[j]].dropped = true
 	}
 	return text
+}
+
+// atRunEdge: the word at i starts or ends the name, or a kept word is
+// next to it.
+func atRunEdge(toks []token, i int) bool {
+	kept := func(j, step int) bool {
+		for ; j >= 0 && j < len(toks); j += step {
+			if toks[j].word {
+				return !toks[j].dropped
+			}
+		}
+		return true
+	}
+	return kept(i-1, -1) || kept(i+1, 1)
 }
 
 // render writes the kept tokens, one ellipsis per run of dropped words

@@ -109,7 +109,31 @@ func fit(width int, model bool) []placed {
 			spare -= add
 		}
 	}
+	// What is left widens the sparklines (a wide terminal shows more of
+	// the window's history, one bin a cell), both alike.
+	if chosen[ColTTFTSpark] && chosen[ColTPOTSpark] && spare >= 2 {
+		add := min(spare/2, maxSparkWidth-SparkWidth)
+		for i := range out {
+			if out[i].col == ColTTFTSpark || out[i].col == ColTPOTSpark {
+				out[i].width += add
+			}
+		}
+	}
 	return out
+}
+
+// maxSparkWidth caps the widened sparklines.
+const maxSparkWidth = 40
+
+// sparkWidth is the widest sparkline column placed.
+func sparkWidth(cols []placed) int {
+	w := SparkWidth
+	for _, p := range cols {
+		if p.col == ColTTFTSpark || p.col == ColTPOTSpark {
+			w = max(w, p.width)
+		}
+	}
+	return w
 }
 
 // figure returns the live text of a figure column for r ("" if none).

@@ -76,7 +76,7 @@ func TestRowsGrowWithTheTerminal(t *testing.T) {
 		t.Errorf("%d lines, want 45", got)
 	}
 	m.SetRows(mk(30))
-	if m.SeriesPoints() != SparkWidth || strings.Contains(ansi.Strip(m.View()), "now") {
+	if m.SeriesPoints() != sparkWidth(m.cols) || strings.Contains(ansi.Strip(m.View()), "now") {
 		t.Errorf("30 endpoints: want compact rows")
 	}
 }
