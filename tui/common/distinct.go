@@ -100,9 +100,28 @@ func (n *Namer) shorten(name string, among []string, width int) string {
 			order = append(order, i)
 		}
 	}
-	// Most shared first; among equals, the leftmost (a model's org
-	// before its name).
-	slices.SortStableFunc(order, func(a, b int) int { return n.freq[toks[b].text] - n.freq[toks[a].text] })
+	// Most shared first; among equals, numbers (a port, an address)
+	// before names, then the first word (a host's own name), and words
+	// of letters and digits ("70B", "Qwen2.5": sizes, versions) last;
+	// else the leftmost (a model's org before its name).
+	first := slices.IndexFunc(toks, func(t token) bool { return t.word })
+	rank := func(i int) int {
+		switch {
+		case numeric(toks[i].text):
+			return 0
+		case hasDigit(toks[i].text):
+			return 3
+		case i == first:
+			return 2
+		}
+		return 1
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if d := n.freq[toks[b].text] - n.freq[toks[a].text]; d != 0 {
+			return d
+		}
+		return rank(a) - rank(b)
+	})
 	text := render(toks, n.ellipsis)
 	var dropped []int
 	for _, i := range order {
@@ -130,6 +149,17 @@ func (n *Namer) shorten(name string, among []string, width int) string {
 		toks[dropped[j]].dropped = true
 	}
 	return text
+}
+
+func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }
+
+func numeric(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if (w[i] < '0' || w[i] > '9') && w[i] != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 // atRunEdge: the word at i starts or ends the name, or a kept word is

@@ -51,10 +51,7 @@ func New(ctx *common.Context) Model {
 // endpoint.
 func (m *Model) SetRows(rows []Row) {
 	m.all = rows
-	if model := modelAddsSomething(rows); model != m.model {
-		m.model = model
-		m.cols = fit(m.width, m.model)
-	}
+	m.model = modelAddsSomething(rows)
 	m.shared = sharedServer(rows)
 	m.refresh()
 }
@@ -245,7 +242,7 @@ func (m *Model) refresh() {
 	}
 	sortRows(m.rows, m.sortCol, m.desc)
 	m.group()
-	m.layoutNames()
+	m.refit()
 	m.cursor = 0
 	for i, r := range m.rows {
 		if r.Name() == m.selected {
@@ -259,9 +256,15 @@ func (m *Model) refresh() {
 // SetSize sets the table's box; height includes the column header line.
 func (m *Model) SetSize(w, h int) {
 	m.width, m.height = max(w, 0), max(h, 0)
-	m.cols = fit(m.width, m.model)
-	m.layoutNames()
+	m.refit()
 	m.clamp()
+}
+
+// refit places the columns for the width, the MODEL need and whether rows
+// carry charts (then no sparklines), and shortens the names to fit.
+func (m *Model) refit() {
+	m.cols = fit(m.width, m.model, m.chartHeight() > 0)
+	m.layoutNames()
 }
 
 // pageSize is how many items (lines) fit under the column header.

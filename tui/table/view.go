@@ -187,18 +187,23 @@ func (m *Model) row(r *Row, sel bool) string {
 }
 
 // chartHeight is the height of the TTFT and TPOT charts under each row
-// when every row fits with them (few endpoints: the terminal's space goes
-// to graphs, as btop's and nvitop's panels do); 0 = compact rows.
+// when every row fits with them: few endpoints get full charts (axes,
+// time labels, the SLO line), as btop's and nvitop's panels do; more get
+// one- or two-line strips (a wide sparkline with its scale) while the
+// lines are there; 0 = compact rows.
 func (m *Model) chartHeight() int {
 	n := len(m.rows)
 	if n == 0 || m.width < 60 {
 		return 0
 	}
 	per := (m.height-1-(len(m.items)-n))/n - 1 // server header lines take one each
-	if per < 4 {
-		return 0
+	switch {
+	case per >= 4:
+		return min(per, maxChartHeight)
+	case per >= 1:
+		return min(per, 2)
 	}
-	return min(per, maxChartHeight)
+	return 0
 }
 
 // Charts reports whether rows carry their charts (few endpoints).
