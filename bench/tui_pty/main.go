@@ -34,11 +34,13 @@ func main() {
 	measure := flag.Duration("measure", 60*time.Second, "measured steady state")
 	synthetic := flag.Bool("synthetic", false, "measure the TUI over a synthetic feed instead of a command")
 	child := flag.Bool("synthetic-child", false, "internal: be the synthetic UI")
-	endpoints := flag.Int("endpoints", 8, "synthetic: endpoints")
+	endpoints := flag.Int("endpoints", 3, "synthetic: endpoints (the demo has 3)")
+	window := flag.Duration("window", time.Minute, "synthetic: quantile and chart window (the demo's is 1m)")
+	cpuprofile := flag.String("cpuprofile", "", "synthetic: write the UI's CPU profile to this file")
 	keys := flag.String("keys", "", "typed 3 s after start, before the warm-up ends (e.g. $'\\r' opens the detail view)")
 	flag.Parse()
 	if *child {
-		if err := runSynthetic(*endpoints); err != nil {
+		if err := runSynthetic(*endpoints, *window, *cpuprofile); err != nil {
 			fmt.Fprintln(os.Stderr, "tui_pty:", err)
 			os.Exit(1)
 		}
@@ -51,7 +53,8 @@ func main() {
 			fmt.Fprintln(os.Stderr, "tui_pty:", err)
 			os.Exit(1)
 		}
-		args = []string{self, "-synthetic-child", "-endpoints", strconv.Itoa(*endpoints)}
+		args = []string{self, "-synthetic-child", "-endpoints", strconv.Itoa(*endpoints), "-window", window.String(),
+			"-cpuprofile", *cpuprofile}
 	}
 	if len(args) == 0 {
 		fmt.Fprintln(os.Stderr, "usage: tui_pty [flags] -- command args… | tui_pty -synthetic")
