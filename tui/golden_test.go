@@ -217,13 +217,13 @@ func assertApart(t *testing.T, frame string) {
 	lines := strings.Split(frame, "\n")
 	section, server := "", ""
 	rows, alertLines := 0, 0
-	for _, l := range lines {
+	for i, l := range lines {
 		f := strings.Fields(strings.TrimLeft(l, "▸"))
 		switch {
 		case strings.HasPrefix(l, " ENDPOINT"):
 			section = "table"
 			continue
-		case strings.HasPrefix(strings.TrimLeft(l, "▸"), " ALERTS") || strings.HasPrefix(l, "▸ALERTS"):
+		case strings.HasPrefix(l, " ALERTS") || strings.HasPrefix(l, "▸ALERTS"):
 			section = "alerts"
 			continue
 		case len(f) == 0:
@@ -231,12 +231,11 @@ func assertApart(t *testing.T, frame string) {
 		}
 		switch section {
 		case "table":
+			if i+1 < len(lines) && strings.Contains(lines[i+1], "ALERTS") {
+				continue // the selected endpoint's info line
+			}
 			if strings.Contains(l, " endpoints") && strings.Contains(l, "·") {
 				server = f[0]
-				continue
-			}
-			if strings.Contains(l, "enter for details") { // the info line
-				section = ""
 				continue
 			}
 			if strings.Contains(l, "│") || strings.Contains(l, "└") || strings.Contains(l, "now") {
