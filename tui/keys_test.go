@@ -174,8 +174,12 @@ func TestEnterEscTabAndHelp(t *testing.T) {
 		t.Error("detail must show the probe error")
 	}
 	press(m, "?")
-	if m.a.screen != screenHelp || !strings.Contains(plain(m), "time to first token") {
-		t.Fatal("? shows help with metric definitions")
+	if m.a.screen != screenHelp || !strings.Contains(plain(m), "error budget") {
+		t.Fatal("? shows help with the terms on screen")
+	}
+	press(m, "G") // the metric definitions are at the end
+	if !strings.Contains(plain(m), "time to first token") {
+		t.Fatal("help ends with the metric definitions")
 	}
 	press(m, "esc")
 	if m.a.screen != screenDetail {

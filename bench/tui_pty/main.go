@@ -7,7 +7,7 @@
 //	tui_pty [-cols 160 -rows 50 -warmup 10s -measure 60s] -- tokentop demo
 //	tui_pty -synthetic            # measures the TUI alone (see synth.go)
 //
-// Targets (bench/tui_bandwidth.sh): < 8 KB/s and < 3 % of one core.
+// Targets (bench/tui_bandwidth.sh): <= 4 KB/s and <= 3 % of one core.
 package main
 
 import (
