@@ -189,9 +189,16 @@ func TestEnterEscTabAndHelp(t *testing.T) {
 	if m.a.screen != screenMain || m.a.liveOn {
 		t.Fatal("esc leaves detail and stops the live poll")
 	}
+	if n := strings.Count(plain(m), "▸"); n != 1 {
+		t.Fatalf("table focused: %d cursors drawn, want 1", n)
+	}
 	press(m, "tab")
 	if !m.a.alertsFocus {
 		t.Fatal("tab focuses the alerts pane")
+	}
+	// One cursor, the alerts pane's (its title and its row carry it).
+	if lines := strings.Split(plain(m), "\n"); strings.Count(strings.Join(lines[:m.a.layoutAlertsTop], "\n"), "▸") != 0 {
+		t.Fatalf("alerts focused: the table still draws its cursor:\n%s", plain(m))
 	}
 	press(m, "enter")
 	if m.a.screen != screenDetail || m.a.detail.Name() != "gemma-9b" {
@@ -200,6 +207,9 @@ func TestEnterEscTabAndHelp(t *testing.T) {
 	press(m, "esc", "tab")
 	if m.a.alertsFocus {
 		t.Fatal("tab again returns to the table")
+	}
+	if n := strings.Count(plain(m), "▸"); n != 1 {
+		t.Fatalf("table focused again: %d cursors drawn, want 1", n)
 	}
 }
 

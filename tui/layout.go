@@ -50,6 +50,15 @@ func (a *app) layout() {
 	a.layoutAlertsTop = header.Height + tableH + 1
 	if alertsH <= 1 && a.alertsFocus {
 		a.alertsFocus = false
-		a.alertP.Focus(false)
+		a.focusAlerts(false)
 	}
+}
+
+// focusAlerts gives the keys to the alerts pane (or back to the table);
+// only the pane that has them shows its cursor, so one ▸ says where the
+// keys go.
+func (a *app) focusAlerts(on bool) {
+	a.alertP.Focus(on)
+	a.table.Focus(!on)
+	a.dirty = true
 }

@@ -107,6 +107,9 @@ func (c Line) Render(g themes.Glyphs, st *themes.Styles) string {
 	}
 	vals := Resample(c.Values, pw*perCell)
 	hi := c.top(vals)
+	// Without one value the chart has no scale to state (a blank chart
+	// over "1ms … 0" would read as measured near zero).
+	scaled := slices.ContainsFunc(vals, finite) || (c.HasThreshold && c.Threshold <= hi)
 	lc, threshRow, breached := c.plot(vals, pw, ph, perCell, hi, g.ASCII)
 	defer putLineChart(lc)
 	cv := &lc.Canvas
@@ -119,9 +122,9 @@ func (c Line) Render(g themes.Glyphs, st *themes.Styles) string {
 			switch {
 			case r == threshRow:
 				lbl, p = format.Value(c.Threshold, c.Unit), st.Normal.Thresh
-			case r == 0:
+			case r == 0 && scaled:
 				lbl = format.Value(hi, c.Unit)
-			case r == ph-1:
+			case r == ph-1 && scaled:
 				lbl = "0"
 			}
 			l.add(padLeft(lbl, labelW-1)+" ", p)

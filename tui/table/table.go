@@ -34,10 +34,14 @@ type Model struct {
 
 	width, height int
 	cols          []placed
+	unfocused     bool // the keys go to another pane: no cursor drawn
 	// chartMemo caches each row's charts under a hash of what they show:
 	// they change once a bin, not every frame.
 	chartMemo map[string]*common.Memo
 }
+
+// Focus says whether the keys go to the table (its cursor is drawn).
+func (m *Model) Focus(on bool) { m.unfocused = !on }
 
 // Invalidate drops cached drawings (theme change).
 func (m *Model) Invalidate() { clear(m.chartMemo) }

@@ -30,7 +30,7 @@ func (m *Model) View() string {
 			b.WriteString(m.groupHeader(it))
 			continue
 		}
-		b.WriteString(m.row(m.rows[it.row], it.row == m.cursor))
+		b.WriteString(m.row(m.rows[it.row], it.row == m.cursor && !m.unfocused))
 		if ch > 0 && lines+ch <= m.height {
 			b.WriteByte('\n')
 			b.WriteString(m.charts(m.rows[it.row], ch))
