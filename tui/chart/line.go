@@ -27,6 +27,10 @@ type Line struct {
 	Span         time.Duration
 	// Width and Height are the whole chart's, axes and labels included.
 	Width, Height int
+	// Title, when set, names the chart where the y labels leave room: on
+	// the x axis's line, or on a two-line strip's bottom line (for charts
+	// side by side with no heading).
+	Title string
 }
 
 const yLabelWidth = 7
@@ -124,6 +128,8 @@ func (c Line) Render(g themes.Glyphs, st *themes.Styles) string {
 				lbl, p = format.Value(c.Threshold, c.Unit), st.Normal.Thresh
 			case r == 0 && scaled:
 				lbl = format.Value(hi, c.Unit)
+			case r == ph-1 && c.Title != "" && c.Height == 2:
+				lbl = c.Title
 			case r == ph-1 && scaled:
 				lbl = "0"
 			}
@@ -154,7 +160,7 @@ func (c Line) Render(g themes.Glyphs, st *themes.Styles) string {
 		rows = append(rows, l.String())
 	}
 	if c.Height >= 3 && axisW > 0 {
-		rows = append(rows, axis(labelW, pw, breached, g, st), timeLabels(labelW, pw, c.Span))
+		rows = append(rows, axis(labelW, c.Title, pw, breached, g, st), timeLabels(labelW, pw, c.Span))
 	}
 	return strings.Join(rows, "\n")
 }
@@ -285,9 +291,13 @@ func putLineChart(lc *linechart.Model) {
 
 // axis is the x axis; it doubles as the breach strip so a breach reads
 // without colour (mono, NO_COLOR).
-func axis(labelW, pw int, breached []bool, g themes.Glyphs, st *themes.Styles) string {
+func axis(labelW int, title string, pw int, breached []bool, g themes.Glyphs, st *themes.Styles) string {
 	var l line
-	l.add(strings.Repeat(" ", labelW), st.Normal.Text)
+	if title != "" && labelW > 1 {
+		l.add(padLeft(title, labelW-1)+" ", st.Normal.Faint)
+	} else {
+		l.add(strings.Repeat(" ", labelW), st.Normal.Text)
+	}
 	l.add(g.Corner, st.Normal.Faint)
 	for x := 0; x < pw; x++ {
 		if breached[x] {

@@ -43,7 +43,7 @@ func TestNamesDistinguishableAt80(t *testing.T) {
 	seen := map[string]bool{}
 	var rowLines []string
 	for _, l := range lines[1:] {
-		if f := strings.Fields(l); len(f) > 0 && f[0] != "|" && f[0] != "│" {
+		if f := strings.Fields(l); len(f) > 0 && !strings.ContainsAny(l, "|│") {
 			rowLines = append(rowLines, l) // not a row's chart strip
 		}
 	}

@@ -257,8 +257,8 @@ func (m *Model) charts(r *Row, h int) string {
 func (m *Model) drawCharts(r *Row, h int) string {
 	cw := m.chartWidth()
 	unit := telemetry.TTFT.Info().Unit
-	ttft := chart.Line{Values: r.TTFT, Unit: unit, Threshold: r.TTFTThr, HasThreshold: r.HasTTFTThr, Span: m.ctx.Window, Width: cw, Height: h}
-	tpot := chart.Line{Values: r.TPOT, Unit: unit, Threshold: r.TPOTThr, HasThreshold: r.HasTPOTThr, Span: m.ctx.Window, Width: cw, Height: h}
+	ttft := chart.Line{Values: r.TTFT, Unit: unit, Threshold: r.TTFTThr, HasThreshold: r.HasTTFTThr, Span: m.ctx.Window, Width: cw, Height: h, Title: "TTFT"}
+	tpot := chart.Line{Values: r.TPOT, Unit: unit, Threshold: r.TPOTThr, HasThreshold: r.HasTPOTThr, Span: m.ctx.Window, Width: cw, Height: h, Title: "TPOT"}
 	left := strings.Split(ttft.Render(m.ctx.Glyphs, m.ctx.Styles), "\n")
 	right := strings.Split(tpot.Render(m.ctx.Glyphs, m.ctx.Styles), "\n")
 	out := make([]string, h)
