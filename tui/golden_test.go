@@ -141,7 +141,7 @@ func TestGoldenReplay(t *testing.T) {
 	finish(t, tm)
 }
 
-var fleetSizes = [][2]int{{80, 24}, {120, 40}, {160, 50}, {240, 60}}
+var fleetSizes = [][2]int{{80, 24}, {100, 30}, {120, 40}, {160, 50}, {240, 60}}
 
 // TestGoldenFleet: 13 endpoints on 3 servers with long, similar model
 // names, at every size. The goldens are what the eye checks; the test

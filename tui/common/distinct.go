@@ -96,8 +96,8 @@ func (n *Namer) shorten(name string, among []string, width int) string {
 	toks := tokenize(name)
 	order := make([]int, 0, len(toks))
 	for i, t := range toks {
-		if t.word && n.freq[t.text] > 1 {
-			order = append(order, i)
+		if t.word {
+			order = append(order, i) // words no other name has go last
 		}
 	}
 	// Most shared first; among equals, numbers (a port, an address)
