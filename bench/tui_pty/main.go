@@ -93,7 +93,7 @@ func run(args []string, cols, rows int, warmup, measure time.Duration, keys stri
 	var n atomic.Int64
 	go func() {
 		// Count every byte; the copy ends with EIO when the command exits.
-		if _, err := io.Copy(countWriter{&n}, f); err != nil && !errors.Is(err, syscall.EIO) {
+		if _, err := io.Copy(countWriter{&n}, f); err != nil && !errors.Is(err, syscall.EIO) && !errors.Is(err, os.ErrClosed) {
 			fmt.Fprintln(os.Stderr, "tui_pty: read pty:", err)
 		}
 	}()
