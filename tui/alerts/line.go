@@ -61,26 +61,14 @@ func (m *Model) line(a slo.Alert, sel bool) string {
 	}
 	b.WriteString(roles.Accent.S(mark))
 	b.WriteString(ctx.Paint(roles, kind).S(common.Fit(word, stateWidth, g.Ellipsis)))
-	fields := []struct {
-		text  string
-		w     int
-		paint themes.Paint
-	}{
+	fields := []field{
 		{m.shortName(a.Endpoint, lay.name), lay.name, roles.Text},
 		{m.shortObjective(a, lay.obj), lay.obj, roles.Faint},
 	}
 	if lay.clock {
-		fields = append(fields, struct {
-			text  string
-			w     int
-			paint themes.Paint
-		}{when, 14, roles.Faint})
+		fields = append(fields, field{when, 14, roles.Faint})
 	}
-	fields = append(fields, struct {
-		text  string
-		w     int
-		paint themes.Paint
-	}{durText, durWidth, roles.Text})
+	fields = append(fields, field{durText, durWidth, roles.Text})
 	for _, f := range fields {
 		b.WriteString(roles.Text.S(" "))
 		b.WriteString(f.paint.S(common.Fit(f.text, f.w, g.Ellipsis)))
@@ -106,6 +94,13 @@ func (m *Model) line(a slo.Alert, sel bool) string {
 		b.WriteString(roles.Stale.S(common.Fit(" "+g.Dot+" "+why, min(room, 3+common.Width(why)), g.Ellipsis)))
 	}
 	return common.Cut(b.String(), m.width)
+}
+
+// field is one fixed-width cell of an alert line.
+type field struct {
+	text  string
+	w     int
+	paint themes.Paint
 }
 
 const (
