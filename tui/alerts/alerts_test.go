@@ -46,3 +46,17 @@ func TestListOrderAndWording(t *testing.T) {
 		}
 	}
 }
+
+// A firing alert whose value is back within its objective says why it
+// still fires.
+func TestHeldAlertSaysWhy(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	ctx := &common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(true), Now: now}
+	m := New(ctx)
+	m.SetSize(140, 3)
+	m.SetAlerts([]slo.Alert{{Objective: "held", Endpoint: "e", Kind: slo.Percentile, Signal: telemetry.TTFT, State: slo.Firing,
+		ActiveAt: now.Add(-3 * time.Minute), Value: 0.14, Threshold: 0.15, Peak: 0.19}})
+	if out := ansi.Strip(m.View()); !strings.Contains(out, "TTFT 140ms <= 150ms held by keep-firing-for peak 190ms") {
+		t.Errorf("held alert:\n%s", out)
+	}
+}

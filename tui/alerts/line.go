@@ -226,6 +226,11 @@ func valueParts(a slo.Alert, g themes.Glyphs, room int) (string, []string) {
 	}
 	main := info.Title + " " + v + cmpWord(a.Value, a.Threshold, g) + format.Value(a.Threshold*info.Scale, info.Unit)
 	var extras []string
+	if a.State == slo.Firing && !(a.Value > a.Threshold) {
+		// Back within the objective but still firing: keep-firing-for
+		// holds it against flapping; said, or the row reads as a bug.
+		extras = append(extras, "held by keep-firing-for")
+	}
 	if a.Peak > a.Value && a.State != slo.Resolved {
 		extras = append(extras, "peak "+format.Value(a.Peak*info.Scale, info.Unit))
 	}

@@ -98,6 +98,7 @@ func (m *Model) render() string {
 		{"budget 62% left / spent", "share of the error budget left over the objective's period; spent: none left"},
 		{"host:port · 6 endpoints", "a server's line: the rows under it, indented, are its models (its host:port said once); elided names keep the words that tell them apart (70B, FP8), an ellipsis stands for the rest; the status line under the table and the detail view give the full name"},
 		{"50ms │⠒⠒⠤", "a row's chart strip: TTFT left, TPOT right, mean per time bin over the window, scale top on the left; a dashed line is the SLO threshold; gaps are missing data, never zero"},
+		{"held by keep-firing-for", "a firing alert whose value is back within the objective: it stays firing for --slo-keep-firing-for, so a flapping value does not page twice"},
 		{"page / ticket", "an alert's severity: page wakes someone, ticket can wait"},
 		{"ok 42ms", "in the sources line: the source answered, and how long its last request took"},
 		{"unknown since", "the data behind a pending or firing alert is stale or failing: the alert keeps its state, never resolves on missing data"},
