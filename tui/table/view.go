@@ -209,10 +209,11 @@ func (m *Model) chartHeight() int {
 // Charts reports whether rows carry their charts (few endpoints).
 func (m *Model) Charts() bool { return m.chartHeight() > 0 }
 
-// maxChartHeight caps the per-row charts (taller says little more). The
-// renderer sends only the cells that change and a line chart's rows are
-// mostly blank, so height is cheap: the demo at 160×50 wrote 1.86 KB/s
-// with 6-line charts and 1.93 KB/s with 12 (bench/tui_bandwidth.sh).
+// maxChartHeight caps the per-row charts (taller says little more; 3
+// endpoints at 160×50 fill the screen with it). Height costs bytes while
+// values move: the demo at 160×50 (bench/tui_bandwidth.sh, 60 s) wrote
+// 2.7 KB/s with 9-line charts, 3.2 with 10, 3.4 (median of 3) with 12,
+// under the 4 KB/s budget.
 const maxChartHeight = 12
 
 func (m *Model) chartWidth() int { return max((m.width-3)/2, 1) }
