@@ -115,3 +115,24 @@ func BenchmarkDetailRefresh(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// BenchmarkViewCharts3 is a full frame rebuild of the demo's main screen
+// shape, 3 endpoints with their TTFT and TPOT charts at 160×50, charts
+// redrawn (as when their bins move on, every refresh at a 1m window).
+func BenchmarkViewCharts3(b *testing.B) {
+	opts := testOptions()
+	opts.Theme = "dark"
+	m := New(bigStore(3), fixtureAlerts(), opts)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+	refresh(m)
+	refresh(m) // the series for the chart layout
+	if !m.a.table.Charts() {
+		b.Fatal("3 endpoints at 160×50: want charts")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.a.table.Invalidate()
+		m.a.dirty = true
+		_ = m.View()
+	}
+}

@@ -181,3 +181,74 @@ func bigStore(n int) *telemetry.Store {
 	}
 	return sc.s
 }
+
+// fleetModels are long, similar model names, as one server serves them.
+var fleetModels = []string{
+	"meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct-FP8",
+	"meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.1-70B-Instruct-FP8",
+	"Qwen/Qwen2.5-14B-Instruct", "Qwen/Qwen2.5-14B-Instruct-AWQ",
+}
+
+// fleetServers: two servers with the six models each, a third with one.
+var fleetServers = []string{"gpu-a.prod:8000", "gpu-b.prod:8000", "gpu-c.prod:8000"}
+
+// fleetStore scripts 13 endpoints that share servers and differ only in
+// their names' middles and tails, for the goldens at every size: rows and
+// alerts must stay apart at 80×24.
+func fleetStore() *telemetry.Store {
+	sc := script{telemetry.NewStore(telemetry.StoreConfig{})}
+	for si, srv := range fleetServers {
+		models := fleetModels
+		if si == 2 {
+			models = []string{"meta-llama/Llama-3.2-3B-Instruct"}
+		}
+		for mi, model := range models {
+			name := srv + "/" + model
+			sc.s.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, Endpoint: name, At: t0,
+				Info: &telemetry.Endpoint{Name: name, Model: model, Engine: telemetry.EngineVLLM, BaseURL: "http://" + srv}})
+			ttft := 0.030 + 0.012*float64(mi) + 0.004*float64(si)
+			tpot := 0.007 + 0.003*float64(mi%4)
+			if si == 1 && mi == 5 {
+				// The AWQ model on gpu-b breaches its TTFT objective for the
+				// last 2 minutes.
+				sc.probes(name, t0, tNow.Add(-2*time.Minute), ttft, tpot)
+				sc.probes(name, tNow.Add(-2*time.Minute), tNow, 0.9, tpot)
+			} else {
+				sc.probes(name, t0, tNow, ttft, tpot)
+			}
+			sc.gauges(name, t0, tNow, 0.3+0.05*float64(mi), 0.5+0.04*float64(mi), 0.45)
+		}
+	}
+	return sc.s
+}
+
+// fleetAlerts fire on similar names: a percentile objective and the page
+// and ticket alerts of a burn-rate objective on the same endpoint, a
+// pending one on the same model on the other server, a resolved one.
+func fleetAlerts() *fakeAlerts {
+	awqB := fleetServers[1] + "/Qwen/Qwen2.5-14B-Instruct-AWQ"
+	awqA := fleetServers[0] + "/Qwen/Qwen2.5-14B-Instruct-AWQ"
+	fp8A := fleetServers[0] + "/meta-llama/Llama-3.1-70B-Instruct-FP8"
+	spent, left := -0.4, 0.62
+	burn := func(long, short float64, f float64, lw, sw time.Duration) []slo.BurnRate {
+		return []slo.BurnRate{{Window: lw, Rate: long, Factor: f}, {Window: sw, Rate: short, Factor: f}}
+	}
+	return &fakeAlerts{
+		list: []slo.Alert{
+			{Objective: "ttft-p95", Endpoint: awqB, Kind: slo.Percentile, Signal: telemetry.TTFT, State: slo.Firing,
+				ActiveAt: tNow.Add(-110 * time.Second), FiredAt: tNow.Add(-50 * time.Second), Value: 0.93, Threshold: 0.5, Peak: 0.98},
+			{Objective: "ttft-ratio-99", Severity: "page", Endpoint: awqB, Kind: slo.Ratio, Signal: telemetry.TTFT, State: slo.Firing,
+				ActiveAt: tNow.Add(-100 * time.Second), Value: 30, Threshold: 14.4, BudgetRemaining: &spent,
+				BurnRates: burn(30, 42, 14.4, time.Hour, 5*time.Minute)},
+			{Objective: "ttft-ratio-99", Severity: "ticket", Endpoint: awqB, Kind: slo.Ratio, Signal: telemetry.TTFT, State: slo.Firing,
+				ActiveAt: tNow.Add(-100 * time.Second), Value: 3.1, Threshold: 1, BudgetRemaining: &spent,
+				BurnRates: burn(3.1, 30, 1, 6*time.Hour, 30*time.Minute)},
+			{Objective: "ttft-p95", Endpoint: awqA, Kind: slo.Percentile, Signal: telemetry.TTFT, State: slo.Pending,
+				ActiveAt: tNow.Add(-20 * time.Second), Value: 0.52, Threshold: 0.5},
+			{Objective: "tpot-ratio-99", Severity: "ticket", Endpoint: fp8A, Kind: slo.Ratio, Signal: telemetry.TPOT, State: slo.Resolved,
+				ActiveAt: tNow.Add(-4 * time.Minute), ResolvedAt: tNow.Add(-3 * time.Minute), Value: 1.8, Threshold: 1, BudgetRemaining: &left,
+				BurnRates: burn(1.8, 0.4, 1, 6*time.Hour, 30*time.Minute)},
+		},
+		badges: map[string]slo.Badge{awqB: slo.BadgeBreach, awqA: slo.BadgePending},
+	}
+}

@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +55,12 @@ func send(tm *teatest.TestModel, keys ...string) {
 // finish quits and compares the final frame with the golden file.
 func finish(t *testing.T, tm *teatest.TestModel) {
 	t.Helper()
+	golden.RequireEqual(t, []byte(finishFrame(t, tm)))
+}
+
+// finishFrame quits and returns the final frame, ANSI stripped.
+func finishFrame(t *testing.T, tm *teatest.TestModel) string {
+	t.Helper()
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +71,7 @@ func finish(t *testing.T, tm *teatest.TestModel) {
 	if _, err := io.ReadAll(tm.Output()); err != nil {
 		t.Fatal(err)
 	}
-	golden.RequireEqual(t, []byte(ansi.Strip(fm.View().Content)))
+	return ansi.Strip(fm.View().Content)
 }
 
 func TestGoldenMain(t *testing.T) {
@@ -132,4 +139,131 @@ func TestGoldenReplay(t *testing.T) {
 	tm := start(t, replayOptions(f), 120, 40)
 	waitOut(t, tm, "qwen-72b")
 	finish(t, tm)
+}
+
+var fleetSizes = [][2]int{{80, 24}, {100, 30}, {120, 40}, {160, 50}, {240, 60}}
+
+// TestGoldenFleet: 13 endpoints on 3 servers with long, similar model
+// names, at every size. The goldens are what the eye checks; the test
+// also checks that every row and every alert line reads apart.
+func TestGoldenFleet(t *testing.T) {
+	for _, sz := range fleetSizes {
+		t.Run(sizeName(sz), func(t *testing.T) {
+			tm := teatest.NewTestModel(t, New(fleetStore(), fleetAlerts(), testOptions()),
+				teatest.WithInitialTermSize(sz[0], sz[1]),
+				teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
+			waitOut(t, tm, "3 firing")
+			final := finishFrame(t, tm)
+			assertApart(t, final)
+			golden.RequireEqual(t, []byte(final))
+		})
+	}
+}
+
+// fleetNames are every endpoint name of fleetStore.
+func fleetNames() []string {
+	var out []string
+	for si, srv := range fleetServers {
+		models := fleetModels
+		if si == 2 {
+			models = []string{"meta-llama/Llama-3.2-3B-Instruct"}
+		}
+		for _, m := range models {
+			out = append(out, srv+"/"+m)
+		}
+	}
+	return out
+}
+
+// readsAs: the shown form s (an ellipsis for any text) could be name.
+func readsAs(s, name string) bool {
+	pieces := strings.Split(s, "…")
+	if !strings.HasPrefix(name, pieces[0]) {
+		return false
+	}
+	rest := name[len(pieces[0]):]
+	if len(pieces) == 1 {
+		return rest == ""
+	}
+	for _, p := range pieces[1 : len(pieces)-1] {
+		i := strings.Index(rest, p)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(p):]
+	}
+	return strings.HasSuffix(rest, pieces[len(pieces)-1])
+}
+
+// assertApart checks that each endpoint row (under its server's header
+// line when grouped) and each alert line names exactly one endpoint, and
+// that each alert line says its objective's severity and its value
+// against the threshold.
+func assertApart(t *testing.T, frame string) {
+	t.Helper()
+	names := fleetNames()
+	identify := func(what, shown string) {
+		t.Helper()
+		var hits []string
+		for _, n := range names {
+			if readsAs(shown, n) {
+				hits = append(hits, n)
+			}
+		}
+		if len(hits) != 1 {
+			t.Errorf("%s %q reads as %d endpoints %v:\n%s", what, shown, len(hits), hits, frame)
+		}
+	}
+	lines := strings.Split(frame, "\n")
+	section, server := "", ""
+	rows, alertLines := 0, 0
+	for i, l := range lines {
+		f := strings.Fields(strings.TrimLeft(l, "▸"))
+		switch {
+		case strings.HasPrefix(l, " ENDPOINT"):
+			section = "table"
+			continue
+		case strings.HasPrefix(l, " ALERTS") || strings.HasPrefix(l, "▸ALERTS"):
+			section = "alerts"
+			continue
+		case len(f) == 0:
+			continue
+		}
+		switch section {
+		case "table":
+			if i+1 < len(lines) && strings.Contains(lines[i+1], "ALERTS") {
+				continue // the selected endpoint's info line
+			}
+			if strings.Contains(l, " endpoints") && strings.Contains(l, "·") {
+				server = f[0]
+				continue
+			}
+			if strings.Contains(l, "│") || strings.Contains(l, "└") || strings.Contains(l, "now") {
+				continue // a row's charts
+			}
+			rows++
+			shown := f[0]
+			// After the selection marker's cell, a grouped row is indented.
+			if body := string([]rune(l)[1:]); strings.HasPrefix(body, " ") && server != "" {
+				shown = server + "/" + shown
+			}
+			identify("row", shown)
+		case "alerts":
+			if f[0] == "?" { // the footer
+				section = ""
+				continue
+			}
+			alertLines++
+			identify("alert", f[1])
+			if strings.Contains(l, "burn ") && !strings.Contains(l, "page") && !strings.Contains(l, "ticket") {
+				t.Errorf("burn-rate alert without its severity: %q", l)
+			}
+			if !strings.Contains(l, " > ") && !strings.Contains(l, " vs ") && !strings.Contains(l, " ≤ ") {
+				t.Errorf("alert without value against threshold: %q", l)
+			}
+		}
+	}
+	if rows < 8 || alertLines < 3 {
+		t.Errorf("%d rows and %d alert lines parsed, want ≥ 8 and ≥ 3:\n%s", rows, alertLines, frame)
+	}
 }

@@ -27,19 +27,40 @@ func (a *app) layout() {
 	a.help.SetSize(w, body)
 	a.problems.SetSize(w, body)
 	alertsH := 1
-	if n := a.alertP.Len(); h >= 16 && n > 0 {
+	n := a.alertP.Len()
+	if h >= 16 && n > 0 {
 		alertsH = min(1+n, max(3, h/4))
 	}
 	a.layoutGPUH = a.gpuHeight(max(body-1-alertsH, 0))
 	a.gpuP.SetSize(w, a.layoutGPUH)
 	tableH := max(body-1-alertsH-a.layoutGPUH, 1) // info line between
 	a.table.SetSize(w, tableH)
+	// Compact rows that leave lines blank give them to the alerts, so
+	// that at 160×50 a dozen endpoints do not sit over twenty empty
+	// lines while alerts are cut off below.
+	if h >= 16 && n > 0 && !a.table.Charts() {
+		if spare := tableH - a.table.Lines(); spare > 0 {
+			grow := min(spare, 1+n-alertsH)
+			alertsH += grow
+			tableH -= grow
+			a.table.SetSize(w, tableH)
+		}
+	}
 	a.alertP.SetSize(w, alertsH)
 	a.layoutAlertsH = alertsH
 	a.layoutTableTop = header.Height
 	a.layoutAlertsTop = header.Height + tableH + 1 + a.layoutGPUH
 	if alertsH <= 1 && a.alertsFocus {
 		a.alertsFocus = false
-		a.alertP.Focus(false)
+		a.focusAlerts(false)
 	}
+}
+
+// focusAlerts gives the keys to the alerts pane (or back to the table);
+// only the pane that has them shows its cursor, so one ▸ says where the
+// keys go.
+func (a *app) focusAlerts(on bool) {
+	a.alertP.Focus(on)
+	a.table.Focus(!on)
+	a.dirty = true
 }

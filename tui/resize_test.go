@@ -91,3 +91,35 @@ func TestResizeWhileFiltering(t *testing.T) {
 		t.Fatal("resizing must not end the edit")
 	}
 }
+
+// TestResizeFleet: the fleet (server groups, shortened names, chart
+// strips that come and go with the height) through every width at a few
+// heights and every height at a few widths; each frame stays inside the
+// terminal, and the selection survives.
+func TestResizeFleet(t *testing.T) {
+	m := New(fleetStore(), fleetAlerts(), testOptions())
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+	refresh(m)
+	press(m, "down", "down", "down")
+	want, _ := m.a.table.Selected()
+	step := 1
+	if testing.Short() {
+		step = 7
+	}
+	for w := 0; w <= 240; w += step {
+		for _, h := range []int{10, 24, 50} {
+			m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+			checkFrame(t, m, w, h, "fleet")
+		}
+	}
+	for h := 0; h <= 70; h++ {
+		for _, w := range []int{40, 80, 160, 240} {
+			m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+			refresh(m) // the series follow the layout (strips or sparklines)
+			checkFrame(t, m, w, h, "fleet")
+		}
+	}
+	if got, _ := m.a.table.Selected(); got.Name() != want.Name() {
+		t.Errorf("selection moved from %q to %q", want.Name(), got.Name())
+	}
+}

@@ -73,6 +73,7 @@ func (a *app) onData(msg dataMsg) tea.Cmd {
 		a.snap, a.alertList = msg.snap, msg.alerts
 		a.problems.SetData(msg.snap)
 		a.table.SetRows(msg.rows)
+		a.alertP.SetNames(a.table.Names())
 		a.alertP.SetAlerts(msg.alerts)
 		a.gpuP.SetDevices(msg.snap.GPUs)
 		bell = a.checkBell(msg.alerts)

@@ -139,7 +139,7 @@ func (a *app) mainKey(k tea.KeyPressMsg) tea.Cmd {
 		a.table.End()
 	case key.Matches(k, km.Tab):
 		a.alertsFocus = !a.alertsFocus && a.layoutAlertsH > 1
-		a.alertP.Focus(a.alertsFocus)
+		a.focusAlerts(a.alertsFocus)
 	case key.Matches(k, km.Enter):
 		return a.openSelected()
 	case key.Matches(k, km.Back):
@@ -150,7 +150,7 @@ func (a *app) mainKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, km.Filter):
 		a.table.Filter().Start()
 		a.alertsFocus = false
-		a.alertP.Focus(false)
+		a.focusAlerts(false)
 	case key.Matches(k, km.Sort):
 		a.table.CycleSort()
 	case key.Matches(k, km.SortReverse):

@@ -14,13 +14,13 @@ func (a *app) onClick(m tea.Mouse) tea.Cmd {
 	case m.Y >= a.layoutTableTop && m.Y < a.layoutAlertsTop-1:
 		if a.table.Click(m.Y - a.layoutTableTop) {
 			a.alertsFocus = false
-			a.alertP.Focus(false)
+			a.focusAlerts(false)
 			a.dirty = true
 		}
 	case m.Y >= a.layoutAlertsTop && a.layoutAlertsH > 1:
 		if a.alertP.Click(m.Y - a.layoutAlertsTop) {
 			a.alertsFocus = true
-			a.alertP.Focus(true)
+			a.focusAlerts(true)
 			a.dirty = true
 		}
 	}

@@ -7,7 +7,7 @@
 //	tui_pty [-cols 160 -rows 50 -warmup 10s -measure 60s] -- tokentop demo
 //	tui_pty -synthetic            # measures the TUI alone (see synth.go)
 //
-// Targets (bench/tui_bandwidth.sh): < 8 KB/s and < 3 % of one core.
+// Targets (bench/tui_bandwidth.sh): <= 4 KB/s and <= 3 % of one core.
 package main
 
 import (
@@ -34,11 +34,13 @@ func main() {
 	measure := flag.Duration("measure", 60*time.Second, "measured steady state")
 	synthetic := flag.Bool("synthetic", false, "measure the TUI over a synthetic feed instead of a command")
 	child := flag.Bool("synthetic-child", false, "internal: be the synthetic UI")
-	endpoints := flag.Int("endpoints", 8, "synthetic: endpoints")
+	endpoints := flag.Int("endpoints", 3, "synthetic: endpoints (the demo has 3)")
+	window := flag.Duration("window", time.Minute, "synthetic: quantile and chart window (the demo's is 1m)")
+	cpuprofile := flag.String("cpuprofile", "", "synthetic: write the UI's CPU profile to this file")
 	keys := flag.String("keys", "", "typed 3 s after start, before the warm-up ends (e.g. $'\\r' opens the detail view)")
 	flag.Parse()
 	if *child {
-		if err := runSynthetic(*endpoints); err != nil {
+		if err := runSynthetic(*endpoints, *window, *cpuprofile); err != nil {
 			fmt.Fprintln(os.Stderr, "tui_pty:", err)
 			os.Exit(1)
 		}
@@ -51,7 +53,8 @@ func main() {
 			fmt.Fprintln(os.Stderr, "tui_pty:", err)
 			os.Exit(1)
 		}
-		args = []string{self, "-synthetic-child", "-endpoints", strconv.Itoa(*endpoints)}
+		args = []string{self, "-synthetic-child", "-endpoints", strconv.Itoa(*endpoints), "-window", window.String(),
+			"-cpuprofile", *cpuprofile}
 	}
 	if len(args) == 0 {
 		fmt.Fprintln(os.Stderr, "usage: tui_pty [flags] -- command args… | tui_pty -synthetic")
@@ -90,7 +93,7 @@ func run(args []string, cols, rows int, warmup, measure time.Duration, keys stri
 	var n atomic.Int64
 	go func() {
 		// Count every byte; the copy ends with EIO when the command exits.
-		if _, err := io.Copy(countWriter{&n}, f); err != nil && !errors.Is(err, syscall.EIO) {
+		if _, err := io.Copy(countWriter{&n}, f); err != nil && !errors.Is(err, syscall.EIO) && !errors.Is(err, os.ErrClosed) {
 			fmt.Fprintln(os.Stderr, "tui_pty: read pty:", err)
 		}
 	}()

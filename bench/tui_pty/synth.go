@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -18,12 +20,27 @@ import (
 // n endpoints probed every second, scraped every 2 s, and one response
 // streaming word by word. No network, no simulator: the CPU and bytes
 // measured are the UI's (plus this small feeder).
-func runSynthetic(n int) error {
+func runSynthetic(n int, window time.Duration, cpuprofile string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	if cpuprofile != "" {
+		f, err := os.Create(cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			if err := f.Close(); err != nil {
+				fmt.Fprintln(os.Stderr, "tui_pty: cpu profile:", err)
+			}
+		}()
+	}
 	store := telemetry.NewStore(telemetry.StoreConfig{})
 	go feed(ctx, store, n)
-	opts := tui.Options{Theme: "dark", Refresh: time.Second, Window: 5 * time.Minute}
+	opts := tui.Options{Theme: "dark", Refresh: time.Second, Window: window}
 	if err := tui.Run(ctx, tui.New(store, okAlerts{}, opts), nil, nil); err != nil {
 		return fmt.Errorf("tui: %w", err)
 	}

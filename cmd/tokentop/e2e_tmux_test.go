@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -83,4 +86,208 @@ func waitScreen(t *testing.T, tm func(...string) (string, error), limit time.Dur
 	}
 	t.Fatalf("screen never showed what was expected; last screen:\n%s", last)
 	return ""
+}
+
+// fleetModels are long, similar names, served by two simulators each;
+// a third serves one model.
+var fleetModels = []string{
+	"meta-llama/Llama-3.1-8B-Instruct:8b", "meta-llama/Llama-3.1-8B-Instruct-FP8:8b",
+	"meta-llama/Llama-3.1-70B-Instruct:70b", "meta-llama/Llama-3.1-70B-Instruct-FP8:70b",
+	"Qwen/Qwen2.5-14B-Instruct:14b", "Qwen/Qwen2.5-14B-Instruct-AWQ:14b",
+}
+
+// TestFleetInRealTerminal runs the real binary's simulator three times
+// (2 servers × 6 models with long, similar names, and a third with one)
+// and the dashboard over them in tmux at 80×24 and 160×50, with a TPOT
+// objective the 14B models miss. On both screens every endpoint row (its
+// server said once, on the line above its group) and every alert line
+// must name exactly one of the 13 endpoints, and each alert must say its
+// objective and its value against the threshold.
+func TestFleetInRealTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs it for several seconds")
+	}
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux not installed (apt-get install tmux)")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "tokentop")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	var urls, names []string
+	for i, models := range [][]string{fleetModels, fleetModels, {"meta-llama/Llama-3.2-3B-Instruct:3b"}} {
+		u := startFleetSim(t, bin, models, i)
+		urls = append(urls, u)
+		for _, m := range models {
+			names = append(names, strings.TrimPrefix(u, "http://")+"/"+strings.SplitN(m, ":", 2)[0])
+		}
+	}
+	sock := filepath.Join(dir, "tmux.sock")
+	tm := func(args ...string) (string, error) {
+		out, err := exec.Command(tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	t.Cleanup(func() { _, _ = tm("kill-server") })
+	sizes := map[string][2]string{"s80": {"80", "24"}, "s160": {"160", "50"}}
+	for name, sz := range sizes {
+		args := append([]string{"new-session", "-d", "-s", name, "-x", sz[0], "-y", sz[1],
+			"env", "TERM=xterm-256color", "XDG_CONFIG_HOME=" + dir, bin, "dashboard"}, urls...)
+		args = append(args, "--interval", "2s", "--slo-tpot", "18ms", "--slo-for", "4s")
+		if out, err := tm(args...); err != nil {
+			t.Fatalf("tmux: %v %s", err, out)
+		}
+	}
+	for name := range sizes {
+		t.Run(name, func(t *testing.T) {
+			screen := waitPane(t, tm, name, 60*time.Second, func(s string) bool {
+				return strings.Contains(s, "FIRING") && strings.Contains(s, "6 endpoints") && strings.Contains(s, "ms/")
+			})
+			rows, alerts := checkFleetScreen(t, screen, names)
+			if rows < 10 || alerts < 2 {
+				t.Errorf("%d endpoint rows and %d alert lines read, want ≥ 10 and ≥ 2:\n%s", rows, alerts, screen)
+			}
+			if name == "s160" {
+				if err := os.WriteFile(filepath.Join(dir, name+".txt"), []byte(screen), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			t.Logf("\n%s", screen)
+		})
+	}
+}
+
+var simURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`)
+
+// startFleetSim runs `tokentop sim` on a free loopback port and returns its
+// URL, read from its banner.
+func startFleetSim(t *testing.T, bin string, models []string, seed int) string {
+	t.Helper()
+	cmd := exec.Command(bin, "sim", "--listen", "127.0.0.1:0", "--dcgm-listen", "", "--load", "1",
+		"--seed", string(rune('1'+seed)), "--models", strings.Join(models, ","))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if u := simURL.FindString(sc.Text()); u != "" {
+			go func() { // keep draining the banner
+				for sc.Scan() {
+				}
+			}()
+			return u
+		}
+	}
+	t.Fatalf("sim printed no URL (%v)", sc.Err())
+	return ""
+}
+
+// waitPane polls one tmux pane until ok accepts it.
+func waitPane(t *testing.T, tm func(...string) (string, error), pane string, limit time.Duration, ok func(string) bool) string {
+	t.Helper()
+	var last string
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if out, err := tm("capture-pane", "-p", "-t", pane); err == nil {
+			last = out
+			if ok(out) {
+				return out
+			}
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	t.Fatalf("pane %s never showed what was expected; last screen:\n%s", pane, last)
+	return ""
+}
+
+// readsAs: the shown form s (an ellipsis for any text) could be name.
+func readsAs(s, name string) bool {
+	pieces := strings.Split(s, "…")
+	if !strings.HasPrefix(name, pieces[0]) {
+		return false
+	}
+	rest := name[len(pieces[0]):]
+	if len(pieces) == 1 {
+		return rest == ""
+	}
+	for _, p := range pieces[1 : len(pieces)-1] {
+		i := strings.Index(rest, p)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(p):]
+	}
+	return strings.HasSuffix(rest, pieces[len(pieces)-1])
+}
+
+// checkFleetScreen reads the endpoint rows (under their server's line)
+// and the alert lines of a captured main screen and checks that each
+// names exactly one endpoint; it returns how many of each it read.
+func checkFleetScreen(t *testing.T, screen string, names []string) (rows, alerts int) {
+	t.Helper()
+	identify := func(what, shown string) {
+		t.Helper()
+		n := 0
+		for _, name := range names {
+			if readsAs(shown, name) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s %q reads as %d endpoints:\n%s", what, shown, n, screen)
+		}
+	}
+	lines := strings.Split(screen, "\n")
+	section, server := "", ""
+	for i, l := range lines {
+		f := strings.Fields(strings.TrimLeft(l, "▸"))
+		switch {
+		case strings.HasPrefix(l, " ENDPOINT"):
+			section = "table"
+			continue
+		case strings.HasPrefix(l, " ALERTS") || strings.HasPrefix(l, "▸ALERTS"):
+			section = "alerts"
+			continue
+		case len(f) == 0:
+			continue
+		}
+		switch section {
+		case "table":
+			switch {
+			case i+1 < len(lines) && strings.Contains(lines[i+1], "ALERTS"):
+				continue // the selected endpoint's info line
+			case strings.Contains(l, " endpoints") && strings.Contains(l, "·"):
+				server = f[0]
+				continue
+			case strings.ContainsAny(l, "│└") || strings.Contains(l, "now"):
+				continue // a row's charts
+			}
+			rows++
+			shown := f[0]
+			if body := string([]rune(l)[1:]); strings.HasPrefix(body, " ") && server != "" {
+				shown = server + "/" + shown // a grouped row, indented under its server
+			}
+			identify("row", shown)
+		case "alerts":
+			if f[0] == "?" {
+				section = ""
+				continue
+			}
+			alerts++
+			identify("alert", f[1])
+			if len(f) < 4 || (!strings.Contains(l, " > ") && !strings.Contains(l, " vs ") && !strings.Contains(l, " ≤ ")) {
+				t.Errorf("alert line without objective or value against threshold: %q", l)
+			}
+		}
+	}
+	return rows, alerts
 }

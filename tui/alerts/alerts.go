@@ -26,7 +26,19 @@ type Model struct {
 	width   int
 	height  int
 	counts  Counts
+
+	// allNames are every endpoint shown; alert rows name theirs so that
+	// it reads apart from all of them (short, under shortKey).
+	allNames []string
+	nameNeed int // widest endpoint and objective of the list
+	objNeed  int
+	short    map[string]string
+	shortObj map[string]string
+	shortKey common.Hash
 }
+
+// SetNames gives the names of every endpoint on screen.
+func (m *Model) SetNames(names []string) { m.allNames = names }
 
 // Counts summarise the open alerts for the header.
 type Counts struct{ Firing, Pending, Unknown, NoData, Resolved int }
@@ -67,11 +79,14 @@ func (m *Model) SetAlerts(all []slo.Alert) {
 	now := m.ctx.Now
 	m.list = m.list[:0]
 	m.counts = Counts{}
+	m.nameNeed, m.objNeed = 0, 0
 	for _, a := range all {
 		if !Shown(a, now) {
 			continue
 		}
 		m.list = append(m.list, a)
+		m.nameNeed = max(m.nameNeed, common.Width(common.Safe(a.Endpoint)))
+		m.objNeed = max(m.objNeed, common.Width(objectiveName(a)))
 		switch a.State {
 		case slo.Firing:
 			m.counts.Firing++
@@ -173,6 +188,7 @@ func (m *Model) View() string {
 		title = " " + title
 	}
 	lines := []string{st.Title.S(common.Fit(title, m.width, g.Ellipsis))}
+	m.ensureShort(m.columns().name)
 	end := min(m.offset+m.page(), len(m.list))
 	for i := m.offset; i < end; i++ {
 		lines = append(lines, m.line(m.list[i], m.focused && i == m.cursor))

@@ -34,7 +34,7 @@ func TestListOrderAndWording(t *testing.T) {
 	out := ansi.Strip(m.View())
 	lines := strings.Split(out, "\n")
 	if !strings.HasPrefix(strings.TrimSpace(lines[1]), "FIRING") || !strings.Contains(lines[1], "burn page") ||
-		!strings.Contains(lines[1], "burn 20x > 14.4x over 1h/5m budget 62%") {
+		!strings.Contains(lines[1], "burn 20x/30x > 14.4x over 1h/5m budget 62% left") {
 		t.Errorf("firing burn-rate line: %q", lines[1])
 	}
 	if !strings.Contains(lines[2], "PENDING") || !strings.Contains(lines[2], "TTFT 310ms > 300ms") || !strings.Contains(lines[2], "10s") {
@@ -44,5 +44,19 @@ func TestListOrderAndWording(t *testing.T) {
 		if ansi.StringWidth(l) > 140 {
 			t.Errorf("line too wide: %q", l)
 		}
+	}
+}
+
+// A firing alert whose value is back within its objective says why it
+// still fires.
+func TestHeldAlertSaysWhy(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	ctx := &common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(true), Now: now}
+	m := New(ctx)
+	m.SetSize(140, 3)
+	m.SetAlerts([]slo.Alert{{Objective: "held", Endpoint: "e", Kind: slo.Percentile, Signal: telemetry.TTFT, State: slo.Firing,
+		ActiveAt: now.Add(-3 * time.Minute), Value: 0.14, Threshold: 0.15, Peak: 0.19}})
+	if out := ansi.Strip(m.View()); !strings.Contains(out, "TTFT 140ms <= 150ms held by keep-firing-for peak 190ms") {
+		t.Errorf("held alert:\n%s", out)
 	}
 }

@@ -2,7 +2,9 @@ package alerts
 
 import (
 	"math"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/themes"
@@ -26,8 +28,11 @@ func stateWord(a slo.Alert) (string, format.Kind) {
 	return strings.ToUpper(string(a.State)), format.Unknown
 }
 
-// line renders one alert: state, endpoint, objective, start, duration,
-// value vs objective, then the reason or "unknown since".
+// line renders one alert: state, endpoint, objective (with severity),
+// start (when wide), duration, then value vs objective with the window
+// pair; then, as room allows, peak, budget and the reason or "unknown
+// since". Endpoint and objective are shortened so that rows stay apart
+// (m.short), and the value is never cut while the name can give way.
 func (m *Model) line(a slo.Alert, sel bool) string {
 	ctx := m.ctx
 	g := ctx.Glyphs
@@ -48,42 +53,129 @@ func (m *Model) line(a slo.Alert, sel bool) string {
 	if dur >= 0 {
 		durText = format.Duration(dur)
 	}
+	lay := m.columns()
 	var b strings.Builder
 	mark := " "
 	if sel {
 		mark = g.Sel
 	}
 	b.WriteString(roles.Accent.S(mark))
-	b.WriteString(ctx.Paint(roles, kind).S(common.Fit(word, 8, g.Ellipsis)))
-	nameW := min(max(m.width/5, 10), 28)
-	objW := min(max(m.width/6, 10), 24)
-	fields := []struct {
-		text  string
-		w     int
-		paint themes.Paint
-	}{
-		{common.Safe(a.Endpoint), nameW, roles.Text},
-		{objectiveName(a), objW, roles.Faint},
-		{when, 14, roles.Faint},
-		{durText, 7, roles.Text},
+	b.WriteString(ctx.Paint(roles, kind).S(common.Fit(word, stateWidth, g.Ellipsis)))
+	fields := []field{
+		{m.shortName(a.Endpoint, lay.name), lay.name, roles.Text},
+		{m.shortObjective(a, lay.obj), lay.obj, roles.Faint},
 	}
+	if lay.clock {
+		fields = append(fields, field{when, 14, roles.Faint})
+	}
+	fields = append(fields, field{durText, durWidth, roles.Text})
 	for _, f := range fields {
 		b.WriteString(roles.Text.S(" "))
 		b.WriteString(f.paint.S(common.Fit(f.text, f.w, g.Ellipsis)))
 	}
+	room := m.width - lay.used - 1
+	mainText, extras := valueParts(a, g, room)
 	b.WriteString(roles.Text.S(" "))
-	b.WriteString(ctx.Paint(roles, kind).S(valueVsObjective(a, g)))
-	extra := ""
+	b.WriteString(ctx.Paint(roles, kind).S(common.Fit(mainText, min(common.Width(mainText), max(room, 0)), g.Ellipsis)))
+	room -= common.Width(mainText)
+	for _, e := range extras {
+		if w := 1 + common.Width(e); w <= room {
+			b.WriteString(ctx.Paint(roles, kind).S(" " + e))
+			room -= w
+		}
+	}
+	why := ""
 	if !a.UnknownSince.IsZero() {
-		extra = " " + g.Dot + " unknown since " + common.Clock(a.UnknownSince) + " (data stale or failing)"
+		why = "unknown since " + common.Clock(a.UnknownSince) + " (data stale or failing)"
 	} else if a.Reason != "" {
-		extra = " " + g.Dot + " " + common.Safe(a.Reason)
+		why = common.Safe(a.Reason)
 	}
-	if extra != "" {
-		b.WriteString(roles.Stale.S(extra))
+	if why != "" && room > 4 {
+		b.WriteString(roles.Stale.S(common.Fit(" "+g.Dot+" "+why, min(room, 3+common.Width(why)), g.Ellipsis)))
 	}
-	out := common.Cut(b.String(), m.width)
-	return out
+	return common.Cut(b.String(), m.width)
+}
+
+// field is one fixed-width cell of an alert line.
+type field struct {
+	text  string
+	w     int
+	paint themes.Paint
+}
+
+const (
+	stateWidth = 8 // "RESOLVED"
+	durWidth   = 6 // "59m59s" fits, "1h02m" too
+)
+
+// lineLayout is the widths of an alert line's fixed fields.
+type lineLayout struct {
+	name, obj int
+	clock     bool // the start time ("since 13:21:42"), when wide
+	used      int  // cells before the value
+}
+
+func (m *Model) columns() lineLayout {
+	l := lineLayout{clock: m.width >= 120}
+	// As wide as the longest name needs, up to a share of the line; a
+	// share the objectives leave goes to the names.
+	nameCap := min(max(m.width/4, 12), 36)
+	objCap := min(max(m.width/7, 10), 24)
+	l.name = min(nameCap, max(m.nameNeed, 8))
+	l.obj = min(objCap+nameCap-l.name, max(m.objNeed, 6))
+	l.name = min(nameCap+objCap-l.obj, max(m.nameNeed, 8))
+	l.used = 1 + stateWidth + 1 + l.name + 1 + l.obj + 1 + durWidth
+	if l.clock {
+		l.used += 1 + 14
+	}
+	return l
+}
+
+// shortName is the alert's endpoint shortened among every endpoint shown.
+func (m *Model) shortName(ep string, w int) string {
+	if s, ok := m.short[ep]; ok {
+		return s
+	}
+	return common.FitMiddle(common.Safe(ep), w, m.ctx.Glyphs.Ellipsis)
+}
+
+func (m *Model) shortObjective(a slo.Alert, w int) string {
+	name := objectiveName(a)
+	if s, ok := m.shortObj[name]; ok {
+		return s
+	}
+	return common.FitMiddle(name, w, m.ctx.Glyphs.Ellipsis)
+}
+
+// ensureShort recomputes the shortened names when the list, the
+// endpoints or the widths changed.
+func (m *Model) ensureShort(nameW int) {
+	k := common.NewHash()
+	k.Int(m.width)
+	k.Int(nameW)
+	for _, n := range m.allNames {
+		k.Str(n)
+	}
+	for _, a := range m.list {
+		k.Str(a.Endpoint)
+		k.Str(objectiveName(a))
+	}
+	if k == m.shortKey && m.short != nil {
+		return
+	}
+	m.shortKey = k
+	var eps, objs []string
+	for _, a := range m.list {
+		eps = append(eps, common.Safe(a.Endpoint))
+		objs = append(objs, objectiveName(a))
+	}
+	among := eps
+	if len(m.allNames) > 0 {
+		among = append(slices.Clone(m.allNames), eps...)
+	}
+	ell := m.ctx.Glyphs.Ellipsis
+	m.short = common.NewNamer(among, ell).Fit(eps, among, nameW)
+	m.shortObj = common.NewNamer(objs, ell).Fit(objs, objs, m.columns().obj)
 }
 
 // Describe is one alert in words for other views (the detail view's
@@ -106,45 +198,91 @@ func objectiveName(a slo.Alert) string {
 	return common.Safe(a.Objective)
 }
 
-// valueVsObjective: "p 812ms > 500ms", "err 2.1% > 1%", or for burn-rate
-// objectives the worst burn against its factor and the budget left.
+// valueVsObjective: "TTFT 812ms > 500ms peak 1.2s", "err 2.1% > 1%", or
+// for burn-rate objectives the deciding pair's burn rates against its
+// factor, its windows and the budget left.
 func valueVsObjective(a slo.Alert, g themes.Glyphs) string {
+	main, extras := valueParts(a, g, 1<<20)
+	return strings.Join(append([]string{main}, extras...), " ")
+}
+
+// valueParts is the value against the threshold (what must be read:
+// never dropped), then what may go when room (cells) is short.
+func valueParts(a slo.Alert, g themes.Glyphs, room int) (string, []string) {
 	info := a.Signal.Info()
 	if a.Kind == slo.Ratio {
-		// The deciding window pair (the alert's Value and Threshold): the
-		// one that fired, or the one closest to firing; its windows named.
-		var parts []string
-		if a.Threshold > 0 && !math.IsNaN(a.Value) && len(a.BurnRates) > 0 {
-			x := "×"
-			if g.ASCII {
-				x = "x"
-			}
-			t := "burn " + format.Number(a.Value) + x + cmpWord(a.Value, a.Threshold, g) + format.Number(a.Threshold) + x
-			if w := pairWindows(a); w != "" {
-				t += " over " + w
-			}
-			parts = append(parts, t)
-		}
-		if a.BudgetRemaining != nil {
-			parts = append(parts, "budget "+format.Percent(*a.BudgetRemaining*100))
-		}
-		if len(parts) == 0 {
-			return "objective " + format.Value(a.Threshold*info.Scale, info.Unit)
-		}
-		return strings.Join(parts, " ")
+		return burnParts(a, g, room)
 	}
 	if a.State == slo.NoDataState {
-		return "no data vs " + format.Value(a.Threshold*info.Scale, info.Unit)
+		return "no data vs " + format.Value(a.Threshold*info.Scale, info.Unit), nil
+	}
+	if a.State == slo.UnknownState && a.Count == 0 {
+		// Nothing measured behind it: missing is never zero.
+		return info.Title + " " + g.Unknown + " vs " + format.Value(a.Threshold*info.Scale, info.Unit), nil
 	}
 	v := format.Value(a.Value*info.Scale, info.Unit)
 	if a.Approx {
 		v = "~" + v
 	}
-	out := info.Title + " " + v + cmpWord(a.Value, a.Threshold, g) + format.Value(a.Threshold*info.Scale, info.Unit)
-	if a.Peak > a.Value && a.State != slo.Resolved {
-		out += " peak " + format.Value(a.Peak*info.Scale, info.Unit)
+	main := info.Title + " " + v + cmpWord(a.Value, a.Threshold, g) + format.Value(a.Threshold*info.Scale, info.Unit)
+	var extras []string
+	if a.State == slo.Firing && !(a.Value > a.Threshold) {
+		// Back within the objective but still firing: keep-firing-for
+		// holds it against flapping; said, or the row reads as a bug.
+		extras = append(extras, "held by keep-firing-for")
 	}
-	return out
+	if a.Peak > a.Value && a.State != slo.Resolved {
+		extras = append(extras, "peak "+format.Value(a.Peak*info.Scale, info.Unit))
+	}
+	return main, extras
+}
+
+// burnParts: "burn 100×/98× > 14.4× over 1h/5m", the long and the short
+// window's rates of the deciding pair (the one that fired, or the one
+// closest to firing). Both must exceed the factor to fire, so a resolved
+// or pending row shows which one does not ("vs").
+func burnParts(a slo.Alert, g themes.Glyphs, room int) (string, []string) {
+	info := a.Signal.Info()
+	x := "×"
+	if g.ASCII {
+		x = "x"
+	}
+	var extras []string
+	if a.BudgetRemaining != nil {
+		left := *a.BudgetRemaining
+		if left <= 0 {
+			extras = append(extras, "budget spent")
+		} else {
+			extras = append(extras, "budget "+format.Percent(left*100)+" left")
+		}
+	}
+	if a.Threshold <= 0 || math.IsNaN(a.Value) || len(a.BurnRates) == 0 {
+		return "objective " + format.Value(a.Threshold*info.Scale, info.Unit), extras
+	}
+	var rates []string
+	above := true
+	for _, br := range a.BurnRates {
+		if br.Factor == a.Threshold {
+			rates = append(rates, format.Number(br.Rate)+x)
+			above = above && br.Rate > br.Factor
+		}
+	}
+	if len(rates) == 0 {
+		rates, above = []string{format.Number(a.Value) + x}, a.Value > a.Threshold
+	}
+	cmp := " > "
+	if !above {
+		cmp = " vs "
+	}
+	main := "burn " + strings.Join(rates, "/") + cmp + format.Number(a.Threshold) + x
+	if w := pairWindows(a); w != "" {
+		if common.Width(main+" over "+w) <= room {
+			main += " over " + w
+		} else {
+			main += " " + w
+		}
+	}
+	return main, extras
 }
 
 // pairWindows names the deciding pair's windows, "1h/5m": the burn rates
@@ -153,7 +291,8 @@ func pairWindows(a slo.Alert) string {
 	var ws []string
 	for _, br := range a.BurnRates {
 		if br.Factor == a.Threshold {
-			ws = append(ws, slo.FormatDuration(br.Window))
+			// Scaled demo windows are not whole seconds (1m4.285714s).
+			ws = append(ws, slo.FormatDuration(br.Window.Round(time.Second)))
 		}
 	}
 	if len(ws) != 2 {

@@ -27,6 +27,10 @@ type Line struct {
 	Span         time.Duration
 	// Width and Height are the whole chart's, axes and labels included.
 	Width, Height int
+	// Title, when set, names the chart where the y labels leave room: on
+	// the x axis's line, or on a two-line strip's bottom line (for charts
+	// side by side with no heading).
+	Title string
 }
 
 const yLabelWidth = 7
@@ -107,6 +111,9 @@ func (c Line) Render(g themes.Glyphs, st *themes.Styles) string {
 	}
 	vals := Resample(c.Values, pw*perCell)
 	hi := c.top(vals)
+	// Without one value the chart has no scale to state (a blank chart
+	// over "1ms … 0" would read as measured near zero).
+	scaled := slices.ContainsFunc(vals, finite) || (c.HasThreshold && c.Threshold <= hi)
 	lc, threshRow, breached := c.plot(vals, pw, ph, perCell, hi, g.ASCII)
 	defer putLineChart(lc)
 	cv := &lc.Canvas
@@ -119,9 +126,11 @@ func (c Line) Render(g themes.Glyphs, st *themes.Styles) string {
 			switch {
 			case r == threshRow:
 				lbl, p = format.Value(c.Threshold, c.Unit), st.Normal.Thresh
-			case r == 0:
+			case r == 0 && scaled:
 				lbl = format.Value(hi, c.Unit)
-			case r == ph-1:
+			case r == ph-1 && c.Title != "" && c.Height == 2:
+				lbl = c.Title
+			case r == ph-1 && scaled:
 				lbl = "0"
 			}
 			l.add(padLeft(lbl, labelW-1)+" ", p)
@@ -151,7 +160,7 @@ func (c Line) Render(g themes.Glyphs, st *themes.Styles) string {
 		rows = append(rows, l.String())
 	}
 	if c.Height >= 3 && axisW > 0 {
-		rows = append(rows, axis(labelW, pw, breached, g, st), timeLabels(labelW, pw, c.Span))
+		rows = append(rows, axis(labelW, c.Title, pw, breached, g, st), timeLabels(labelW, pw, c.Span))
 	}
 	return strings.Join(rows, "\n")
 }
@@ -282,9 +291,13 @@ func putLineChart(lc *linechart.Model) {
 
 // axis is the x axis; it doubles as the breach strip so a breach reads
 // without colour (mono, NO_COLOR).
-func axis(labelW, pw int, breached []bool, g themes.Glyphs, st *themes.Styles) string {
+func axis(labelW int, title string, pw int, breached []bool, g themes.Glyphs, st *themes.Styles) string {
 	var l line
-	l.add(strings.Repeat(" ", labelW), st.Normal.Text)
+	if title != "" && labelW > 1 {
+		l.add(padLeft(title, labelW-1)+" ", st.Normal.Faint)
+	} else {
+		l.add(strings.Repeat(" ", labelW), st.Normal.Text)
+	}
 	l.add(g.Corner, st.Normal.Faint)
 	for x := 0; x < pw; x++ {
 		if breached[x] {

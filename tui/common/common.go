@@ -5,6 +5,7 @@ package common
 
 import (
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/tokentop/tokentop/sanitize"
@@ -115,6 +116,13 @@ func PaintedWidth(s string) int {
 		switch {
 		case c >= 0x20 && c < 0x7f:
 			n++
+		case c >= 0x80:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !narrowRune(r) || (i+size < len(s) && s[i+size] >= 0x80 && !nextNarrow(s[i+size:])) {
+				return ansi.StringWidth(s) // maybe wide, or a combining mark follows
+			}
+			n++
+			i += size - 1
 		case c == 0x1b && i+1 < len(s) && s[i+1] == '[':
 			// CSI: parameter and intermediate bytes, then a final byte.
 			j := i + 2
@@ -130,6 +138,27 @@ func PaintedWidth(s string) int {
 		}
 	}
 	return n
+}
+
+// narrowRune: r is one cell wherever it stands, with no grapheme rules
+// to apply: the braille, box-drawing, block and arrow runes the charts
+// and tables draw, general punctuation (…, ·) and Latin-1. Anything else
+// goes the slow way.
+func narrowRune(r rune) bool {
+	switch {
+	case r >= 0xa0 && r <= 0xff:
+		return r != 0xad // soft hyphen
+	case r >= 0x2010 && r <= 0x2027, r >= 0x2190 && r <= 0x21ff, r >= 0x2500 && r <= 0x25ff, r >= 0x2800 && r <= 0x28ff:
+		return true
+	}
+	return false
+}
+
+// nextNarrow: the rune starting s is narrow (a mark that would join the
+// previous rune is not).
+func nextNarrow(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return narrowRune(r)
 }
 
 // Cut truncates a painted line to w cells.

@@ -301,7 +301,11 @@ func sourceSeg(ctx *common.Context, s telemetry.SourceStatus) seg {
 		}
 		t := g.BadMark + " " + name + " ERROR"
 		if s.Err != "" {
-			t += ": " + common.Safe(s.Err)
+			err := common.Safe(s.Err)
+			if cause := rootCause(err); cause != "" && len(err)-len(cause) > 16 {
+				t += " (" + cause + ")" // the cause first: the line is cut at the right
+			}
+			t += ": " + err
 		}
 		if s.Failures > 1 {
 			t += " (" + format.Number(float64(s.Failures)) + " fails)"
@@ -330,4 +334,20 @@ func sourceSeg(ctx *common.Context, s telemetry.SourceStatus) seg {
 		return seg{t, r.OK}
 	}
 	return seg{g.StaleMark + " " + name + " " + g.Unknown, r.Faint}
+}
+
+// rootCause is the last part of a wrapped error ("… dial tcp …: connect:
+// connection refused" → "connection refused") when it is short, the part
+// an on-call reader needs and the one a cut line loses; "" when the error
+// is a single part.
+func rootCause(err string) string {
+	i := strings.LastIndex(err, ": ")
+	if i < 0 {
+		return ""
+	}
+	cause := strings.TrimSpace(err[i+2:])
+	if cause == "" || len(cause) > 40 {
+		return ""
+	}
+	return cause
 }

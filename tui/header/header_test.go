@@ -69,3 +69,15 @@ func TestReplayEndedSaid(t *testing.T) {
 		t.Errorf("replay end not said: %q", got)
 	}
 }
+
+func TestRootCauseFirst(t *testing.T) {
+	for _, c := range []struct{ err, want string }{
+		{`connect: cannot reach 127.0.0.4:18104 to list its models: Get "http://127.0.0.4:18104/v1/models": dial tcp 127.0.0.4:18104: connect: connection refused`, "connection refused"},
+		{"timeout", ""},
+		{"status 503: " + strings.Repeat("x", 60), ""},
+	} {
+		if got := rootCause(c.err); got != c.want {
+			t.Errorf("rootCause(%q) = %q, want %q", c.err, got, c.want)
+		}
+	}
+}

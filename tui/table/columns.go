@@ -71,10 +71,14 @@ type placed struct {
 // fit picks the columns that fit in width (one cell for the selection
 // marker, one space between columns), dropping by priority, and gives the
 // name column the rest (up to 32 cells; beyond that the model widens).
-// Without model the MODEL column is left out: it would repeat the names.
-func fit(width int, model bool) []placed {
+// Without model the MODEL column is left out: it would repeat the names;
+// with charts, the sparklines.
+func fit(width int, model, charts bool) []placed {
 	d := defs()
 	chosen := [numCols]bool{}
+	if charts { // the charts under each row say what the sparklines would
+		chosen[ColTTFTSpark], chosen[ColTPOTSpark] = true, true
+	}
 	used := 1 + d[ColName].width
 	chosen[ColName] = true
 	for prio := 0; prio <= 11; prio++ {
@@ -87,6 +91,9 @@ func fit(width int, model bool) []placed {
 				used += 1 + d[c].width
 			}
 		}
+	}
+	if charts {
+		chosen[ColTTFTSpark], chosen[ColTPOTSpark] = false, false
 	}
 	out := make([]placed, 0, numCols)
 	for c := Col(0); c < numCols; c++ {
@@ -109,7 +116,31 @@ func fit(width int, model bool) []placed {
 			spare -= add
 		}
 	}
+	// What is left widens the sparklines (a wide terminal shows more of
+	// the window's history, one bin a cell), both alike.
+	if chosen[ColTTFTSpark] && chosen[ColTPOTSpark] && spare >= 2 {
+		add := min(spare/2, maxSparkWidth-SparkWidth)
+		for i := range out {
+			if out[i].col == ColTTFTSpark || out[i].col == ColTPOTSpark {
+				out[i].width += add
+			}
+		}
+	}
 	return out
+}
+
+// maxSparkWidth caps the widened sparklines.
+const maxSparkWidth = 40
+
+// sparkWidth is the widest sparkline column placed.
+func sparkWidth(cols []placed) int {
+	w := SparkWidth
+	for _, p := range cols {
+		if p.col == ColTTFTSpark || p.col == ColTPOTSpark {
+			w = max(w, p.width)
+		}
+	}
+	return w
 }
 
 // figure returns the live text of a figure column for r ("" if none).

@@ -41,7 +41,16 @@ func TestNamesDistinguishableAt80(t *testing.T) {
 		t.Errorf("MODEL repeats the names: %q", lines[0])
 	}
 	seen := map[string]bool{}
-	for _, l := range lines[1:4] {
+	var rowLines []string
+	for _, l := range lines[1:] {
+		if f := strings.Fields(l); len(f) > 0 && !strings.ContainsAny(l, "|│") {
+			rowLines = append(rowLines, l) // not a row's chart strip
+		}
+	}
+	if len(rowLines) != 3 {
+		t.Fatalf("%d rows drawn, want 3", len(rowLines))
+	}
+	for _, l := range rowLines {
 		name := strings.Fields(l)[0]
 		if seen[name] {
 			t.Errorf("two rows read %q:\n%s", name, strings.Join(lines, "\n"))
@@ -76,7 +85,7 @@ func TestRowsGrowWithTheTerminal(t *testing.T) {
 		t.Errorf("%d lines, want 45", got)
 	}
 	m.SetRows(mk(30))
-	if m.SeriesPoints() != SparkWidth || strings.Contains(ansi.Strip(m.View()), "now") {
+	if m.SeriesPoints() != sparkWidth(m.cols) || strings.Contains(ansi.Strip(m.View()), "now") {
 		t.Errorf("30 endpoints: want compact rows")
 	}
 }

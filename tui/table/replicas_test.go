@@ -3,8 +3,11 @@ package table
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/themes"
+	"github.com/tokentop/tokentop/tui/common"
 )
 
 // A model's replicas sit under its aggregate row, which says how many
@@ -19,7 +22,8 @@ func TestReplicaRows(t *testing.T) {
 		// A replica whose aggregate is not in the data is a plain row.
 		ep(telemetry.Endpoint{Name: "10.0.0.9:8000/orphan", Model: "orphan", Group: "orphan", Replica: "10.0.0.9:8000"}),
 	}
-	m := New(nil)
+	m := New(&common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: time.Now()})
+	m.SetSize(160, 20)
 	m.SetRows(rows)
 	shown := func() string {
 		var out []string

@@ -1,6 +1,8 @@
 package table
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tokentop/tokentop/telemetry"
@@ -18,16 +20,20 @@ func (m *Model) View() string {
 	}
 	var b strings.Builder
 	b.WriteString(m.header())
-	end := min(m.offset+m.pageSize(), len(m.rows))
 	lines := 1
 	ch := m.chartHeight()
-	for i := m.offset; i < end && lines < m.height; i++ {
+	for i := m.offset; i < len(m.items) && lines < m.height; i++ {
 		b.WriteByte('\n')
-		b.WriteString(m.row(m.rows[i], i == m.cursor))
 		lines++
+		it := m.items[i]
+		if it.row < 0 {
+			b.WriteString(m.groupHeader(it))
+			continue
+		}
+		b.WriteString(m.row(m.rows[it.row], it.row == m.cursor && !m.unfocused))
 		if ch > 0 && lines+ch <= m.height {
 			b.WriteByte('\n')
-			b.WriteString(m.charts(m.rows[i], ch))
+			b.WriteString(m.charts(m.rows[it.row], ch))
 			lines += ch
 		}
 	}
@@ -81,6 +87,40 @@ func (m *Model) header() string {
 	return common.Cut(b.String(), m.width)
 }
 
+// groupHeader is the line above a server's rows: the server once, how
+// many endpoints it has, their engines and how many are in each SLO
+// state that is not OK.
+func (m *Model) groupHeader(it item) string {
+	st := &m.ctx.Styles.Normal
+	g := m.ctx.Glyphs
+	var engines []string
+	badges := map[string]int{}
+	var order []string
+	for _, r := range it.members {
+		if e := string(r.Endpoint.Engine); e != "" && e != "unknown" && !slices.Contains(engines, e) {
+			engines = append(engines, e)
+		}
+		b := string(r.Badge)
+		if b == "" || b == "—" || b == "OK" {
+			continue
+		}
+		if badges[b] == 0 {
+			order = append(order, b)
+		}
+		badges[b]++
+	}
+	tail := " " + g.Dot + " " + strconv.Itoa(len(it.members)) + " endpoints"
+	if len(engines) > 0 {
+		tail += " " + g.Dot + " " + strings.Join(engines, ", ")
+	}
+	for _, b := range order {
+		tail += " " + g.Dot + " " + strconv.Itoa(badges[b]) + " " + b
+	}
+	name := common.Safe(it.server)
+	line := st.Header.S(" "+name) + st.Faint.S(common.Safe(tail))
+	return common.Cut(line, m.width) + common.Spaces(m.width-min(m.width, 1+common.Width(name)+common.Width(tail)))
+}
+
 func (m *Model) row(r *Row, sel bool) string {
 	ctx := m.ctx
 	g := ctx.Glyphs
@@ -102,7 +142,7 @@ func (m *Model) row(r *Row, sel bool) string {
 		used += p.width
 		switch p.col {
 		case ColName:
-			roles.Text.To(&b, common.FitMiddle(common.Safe(m.displayName(r)), p.width, g.Ellipsis))
+			roles.Text.To(&b, common.FitMiddle(m.displayName(r), p.width, g.Ellipsis))
 		case ColModel:
 			roles.Faint.To(&b, common.Fit(common.Safe(r.Endpoint.Model), p.width, g.Ellipsis))
 		case ColEngine:
@@ -147,23 +187,34 @@ func (m *Model) row(r *Row, sel bool) string {
 }
 
 // chartHeight is the height of the TTFT and TPOT charts under each row
-// when every row fits with them (few endpoints: the terminal's space goes
-// to graphs, as btop's and nvitop's panels do); 0 = compact rows.
+// when every row fits with them: few endpoints get full charts (axes,
+// time labels, the SLO line), as btop's and nvitop's panels do; more get
+// one- or two-line strips (a wide sparkline with its scale) while the
+// lines are there; 0 = compact rows.
 func (m *Model) chartHeight() int {
 	n := len(m.rows)
 	if n == 0 || m.width < 60 {
 		return 0
 	}
-	per := (m.height-1)/n - 1
-	if per < 4 {
-		return 0
+	per := (m.height-1-(len(m.items)-n))/n - 1 // server header lines take one each
+	switch {
+	case per >= 4:
+		return min(per, maxChartHeight)
+	case per >= 1:
+		return min(per, 2)
 	}
-	return min(per, maxChartHeight)
+	return 0
 }
 
-// maxChartHeight caps the per-row charts: every line of braille repaints
-// when the chart scrolls a bin, and SSH viewers pay for each.
-const maxChartHeight = 6
+// Charts reports whether rows carry their charts (few endpoints).
+func (m *Model) Charts() bool { return m.chartHeight() > 0 }
+
+// maxChartHeight caps the per-row charts (taller says little more; 3
+// endpoints at 160×50 fill the screen with it). Height costs bytes while
+// values move: the demo at 160×50 (bench/tui_bandwidth.sh, 60 s) wrote
+// 2.7 KB/s with 9-line charts, 3.2 with 10, 3.4 (median of 3) with 12,
+// under the 4 KB/s budget.
+const maxChartHeight = 12
 
 func (m *Model) chartWidth() int { return max((m.width-3)/2, 1) }
 
@@ -171,7 +222,7 @@ func (m *Model) chartWidth() int { return max((m.width-3)/2, 1) }
 // should carry for the current layout.
 func (m *Model) SeriesPoints() int {
 	if m.chartHeight() == 0 {
-		return SparkWidth
+		return sparkWidth(m.cols)
 	}
 	return chart.Points(m.chartWidth(), m.ctx.Glyphs.ASCII)
 }
@@ -209,8 +260,8 @@ func (m *Model) charts(r *Row, h int) string {
 func (m *Model) drawCharts(r *Row, h int) string {
 	cw := m.chartWidth()
 	unit := telemetry.TTFT.Info().Unit
-	ttft := chart.Line{Values: r.TTFT, Unit: unit, Threshold: r.TTFTThr, HasThreshold: r.HasTTFTThr, Span: m.ctx.Window, Width: cw, Height: h}
-	tpot := chart.Line{Values: r.TPOT, Unit: unit, Threshold: r.TPOTThr, HasThreshold: r.HasTPOTThr, Span: m.ctx.Window, Width: cw, Height: h}
+	ttft := chart.Line{Values: r.TTFT, Unit: unit, Threshold: r.TTFTThr, HasThreshold: r.HasTTFTThr, Span: m.ctx.Window, Width: cw, Height: h, Title: "TTFT"}
+	tpot := chart.Line{Values: r.TPOT, Unit: unit, Threshold: r.TPOTThr, HasThreshold: r.HasTPOTThr, Span: m.ctx.Window, Width: cw, Height: h, Title: "TPOT"}
 	left := strings.Split(ttft.Render(m.ctx.Glyphs, m.ctx.Styles), "\n")
 	right := strings.Split(tpot.Render(m.ctx.Glyphs, m.ctx.Styles), "\n")
 	out := make([]string, h)

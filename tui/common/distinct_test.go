@@ -1,0 +1,73 @@
+package common
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// similarModels are two servers' worth of long, similar model names.
+func similarModels(hosts ...string) []string {
+	models := []string{
+		"meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct-FP8",
+		"meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.1-70B-Instruct-FP8",
+		"Qwen/Qwen2.5-14B-Instruct", "Qwen/Qwen2.5-14B-Instruct-AWQ",
+	}
+	var out []string
+	for _, h := range hosts {
+		for _, m := range models {
+			if h == "" {
+				out = append(out, m)
+			} else {
+				out = append(out, h+"/"+m)
+			}
+		}
+	}
+	return out
+}
+
+func TestDistinctKeepsNamesApart(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		width int
+	}{
+		{similarModels(""), 18},
+		{similarModels(""), 14},
+		{append(similarModels("10.0.0.1:8000", "10.0.0.2:8000"), "10.0.0.3:8000/meta-llama/Llama-3.2-3B-Instruct"), 24},
+		{append(similarModels("127.0.0.1:18101", "127.0.0.2:18102"), "127.0.0.3:18103/meta-llama/Llama-3.2-3B-Instruct", "127.0.0.4:18104"), 22},
+	} {
+		t.Run(fmt.Sprint(tc.width), func(t *testing.T) {
+			got := Distinct(tc.names, tc.width, "…")
+			seen := map[string]string{}
+			for _, n := range tc.names {
+				s := got[n]
+				t.Logf("%-50s %q", n, s)
+				if Width(s) > tc.width {
+					t.Errorf("%q: %q is %d cells, over %d", n, s, Width(s), tc.width)
+				}
+				if o, dup := seen[s]; dup {
+					t.Errorf("%q and %q both read %q", o, n, s)
+				}
+				seen[s] = n
+			}
+		})
+	}
+}
+
+func TestDistinctKeepsWhatFits(t *testing.T) {
+	got := Distinct([]string{"a", "meta-llama/Llama-3.1-8B-Instruct"}, 40, "…")
+	if got["meta-llama/Llama-3.1-8B-Instruct"] != "meta-llama/Llama-3.1-8B-Instruct" || got["a"] != "a" {
+		t.Fatalf("names that fit changed: %q", got)
+	}
+}
+
+func TestDistinctKeepsTheDistinguishingWords(t *testing.T) {
+	got := Distinct(similarModels(""), 16, "…")
+	for n, s := range got {
+		for _, w := range []string{"70B", "8B", "FP8", "AWQ", "14B"} {
+			if strings.Contains(n, w) && !strings.Contains(s, w) {
+				t.Errorf("%q lost %q: %q", n, w, s)
+			}
+		}
+	}
+}
