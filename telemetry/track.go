@@ -26,6 +26,12 @@ type track struct {
 	state      State // Live, NoData or Error as last reported
 	err        string
 	approx     bool
+	// firstAt is where the oldest data held begins (a histogram increment
+	// at its window's start): a window reaching further back is partly
+	// filled.
+	firstAt time.Time
+	// seriesAge is the last value's SeriesAge: a rate over a young series.
+	seriesAge time.Duration
 }
 
 // SourceKind is the kind part of an Observation.Source ("probe" of
@@ -75,6 +81,10 @@ func (s *Store) newTrack(sig Signal, source string) *track {
 }
 
 func (t *track) observe(o Observation, cfg StoreConfig) {
+	if o.History {
+		t.observeHistory(o, cfg)
+		return
+	}
 	if o.Source != "" {
 		t.source = o.Source
 	}
@@ -91,6 +101,8 @@ func (t *track) observe(o Observation, cfg StoreConfig) {
 			return
 		}
 		t.last, t.hasValue, t.lastGoodAt, t.state, t.err, t.approx = o.Value, true, o.At, Live, "", o.Approx
+		t.seriesAge = o.SeriesAge
+		t.noteData(o.At)
 		t.chart.Add(o.At, o.Value)
 		if t.samples != nil {
 			t.samples.add(o.At, o.Value)
@@ -100,6 +112,7 @@ func (t *track) observe(o Observation, cfg StoreConfig) {
 			t.hist = newHistWindow(cfg.HistResolution, cfg.MaxWindow)
 		}
 		t.hist.add(o.At, o.Buckets, o.Value)
+		t.noteData(o.At.Add(-o.Interval))
 		t.state, t.err, t.approx = Live, "", o.Approx
 		if !t.signal.Info().Distribution {
 			// A counts histogram (ErrorCounts): chart the increment's ratio.
@@ -117,6 +130,46 @@ func (t *track) observe(o Observation, cfg StoreConfig) {
 		t.state, t.err = NoData, ""
 	case KindFailure:
 		t.state, t.err = Error, o.Err
+	}
+}
+
+// observeHistory adds a backfilled value to the windows and the chart
+// only: the current value, state and staleness stay the live data's.
+func (t *track) observeHistory(o Observation, cfg StoreConfig) {
+	switch o.Kind {
+	case KindSample:
+		if math.IsNaN(o.Value) || math.IsInf(o.Value, 0) {
+			return
+		}
+		t.noteData(o.At)
+		t.chart.Add(o.At, o.Value)
+		if t.samples != nil {
+			t.samples.add(o.At, o.Value)
+		}
+	case KindHistogram:
+		if t.hist == nil {
+			t.hist = newHistWindow(cfg.HistResolution, cfg.MaxWindow)
+		}
+		if !t.hist.addHistory(o.At, o.Buckets, o.Value) {
+			return
+		}
+		t.noteData(o.At.Add(-o.Interval))
+		var v float64
+		if t.signal.Info().Distribution {
+			v = HistogramQuantile(0.5, o.Buckets)
+		} else if total := lastCount(o.Buckets); total > 0 {
+			v = min(o.Value/total, 1)
+		} else {
+			return
+		}
+		t.chart.Add(o.At, v)
+	}
+}
+
+// noteData moves firstAt back to from.
+func (t *track) noteData(from time.Time) {
+	if t.firstAt.IsZero() || from.Before(t.firstAt) {
+		t.firstAt = from
 	}
 }
 

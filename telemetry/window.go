@@ -95,6 +95,22 @@ func (h *histWindow) add(t time.Time, buckets []Bucket, sum float64) {
 	}
 }
 
+// addHistory records an increment older than the live data. It is
+// dropped (false) when its layout differs from the live one, which it must
+// not reset, or when its slot already holds newer data (beyond the span).
+func (h *histWindow) addHistory(t time.Time, buckets []Bucket, sum float64) bool {
+	if h.bounds != nil && !sameBounds(h.bounds, normaliseBuckets(buckets)) {
+		return false
+	}
+	at := t.UnixNano() - t.UnixNano()%int64(h.res)
+	i := int((at / int64(h.res)) % int64(len(h.slots)))
+	if h.slots[i] != nil && h.slotAt[i] > at {
+		return false
+	}
+	h.add(t, buckets, sum)
+	return true
+}
+
 // window sums the slots in (from, to] into cumulative buckets.
 func (h *histWindow) window(from, to time.Time) (buckets []Bucket, sum float64) {
 	if h.bounds == nil {

@@ -18,7 +18,10 @@ const discoveryMatch = `{__name__=~"vllm:.+|sglang:.+|tokentop_probe_.+|DCGM_FI_
 // gauges) and, when due, the metric-name listing; their evaluation
 // timestamps give the server's clock, and the freshness answer the store's
 // newest samples. Phase 2 fetches the histogram windows that have ended on
-// that clock and that the store has ingested. The number of requests
+// that clock and that the store has ingested; phase 3, when the viewed
+// window reaches further back than the history held, the older history
+// (backfill.go). Gauges are mapped last, once the range answers have
+// told which series are younger than the rate window (young.go). The number of requests
 // depends on the number of signals, never on the number of endpoints.
 func (s *Source) refresh(ctx context.Context) error {
 	s.mu.Lock()
@@ -59,11 +62,6 @@ func (s *Source) refresh(ctx context.Context) error {
 		}
 	}
 	rd.measureLag(st.offset.toServer(s.now()))
-	for _, a := range ans1 {
-		if a.kind == instantJob && a.signal != "" {
-			rd.gauge(a)
-		}
-	}
 
 	var phase2 []job
 	for _, sig := range s.signals(true) {
@@ -79,8 +77,25 @@ func (s *Source) refresh(ctx context.Context) error {
 		if rd.histogram(a) && a.rng.End.After(st.lastEnd[a.signal]) {
 			st.lastEnd[a.signal] = a.rng.End
 		}
+		rd.noteChain(a)
 	}
-	return rd.emit(len(phase1) + len(phase2))
+
+	// Phase 3: history of the viewed window, older than the chain.
+	phase3, plans := rd.historyJobs()
+	ans3 := s.runJobs(ctx, phase3)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	for _, p := range plans {
+		rd.history(p, ans3)
+	}
+	// Gauges last: the range answers have told which series are young.
+	for _, a := range ans1 {
+		if a.kind == instantJob && a.signal != "" {
+			rd.gauge(a)
+		}
+	}
+	return rd.emit(len(phase1) + len(phase2) + len(phase3))
 }
 
 // histogramJob plans sig's range query up to the round's end: from the

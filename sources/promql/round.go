@@ -175,6 +175,7 @@ func (rd *round) gauge(a answer) {
 	}
 	got := map[*endpointState]bool{}
 	interval := max(rd.s.cfg.Refresh, rd.s.cfg.ScrapeInterval)
+	rated := ratedOverWindow(rd.s.queries[sig])
 	for _, smp := range vec {
 		eval := rd.s.localEval(smp.Timestamp.Time())
 		for _, e := range rd.reg.resolve(smp.Metric) {
@@ -193,7 +194,11 @@ func (rd *round) gauge(a answer) {
 				continue
 			}
 			e.seen[sig] = true
-			rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: v, Interval: interval + rd.lagAllowance(e)})
+			o := telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: v, Interval: interval + rd.lagAllowance(e)}
+			if rated {
+				o.SeriesAge, _ = rd.s.state.ages.youngFor(e.info.Name, rd.lag.serverNow, rd.s.cfg.Window)
+			}
+			rd.add(o)
 		}
 	}
 	for _, e := range rd.reg.all() {

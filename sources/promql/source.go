@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tokentop/tokentop/telemetry"
@@ -25,6 +26,11 @@ type Source struct {
 	expand  expander
 	now     func() time.Time
 
+	// view is the window on screen (WindowChanged); wake starts a refresh
+	// at once when it widens.
+	view atomic.Int64
+	wake chan struct{}
+
 	mu    sync.Mutex // serialises refreshes; guards the state below
 	state state
 }
@@ -40,6 +46,16 @@ type state struct {
 	lastOK     time.Time
 	recognised []string
 	discovered time.Time // when families were last listed
+
+	// History of the viewed window (backfill.go): per endpoint and signal
+	// the oldest point whose later windows were emitted, and how far back
+	// history was asked for; series counts size the history step.
+	oldest    map[cumKey]cumPoint
+	asked     map[cumKey]time.Time
+	series    map[telemetry.Signal]int
+	histRetry map[telemetry.Signal]time.Time
+	hist      historyStatus
+	ages      ageBook // young.go
 }
 
 // New validates cfg (zero fields take DefaultConfig values) and returns a
@@ -86,7 +102,14 @@ func New(cfg Config, sink telemetry.Sink) (*Source, error) {
 			lastEnd: map[telemetry.Signal]time.Time{},
 			cum:     map[cumKey]cumPoint{},
 			judged:  map[cumKey]time.Time{},
+
+			oldest:    map[cumKey]cumPoint{},
+			asked:     map[cumKey]time.Time{},
+			series:    map[telemetry.Signal]int{},
+			histRetry: map[telemetry.Signal]time.Time{},
+			ages:      ageBook{},
 		},
+		wake: make(chan struct{}, 1),
 	}
 	s.id = "promql:" + s.url
 	return s, nil
@@ -109,6 +132,7 @@ func (s *Source) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
+		case <-s.wake: // the viewed window widened: fill it now
 		}
 	}
 }

@@ -98,6 +98,9 @@ func (rd *round) describe(queries int) string {
 	} else if v.lagKnown {
 		d += "; store lag " + roundLag(v.lag)
 	}
+	if h := rd.describeHistory(); h != "" {
+		d += "; " + h
+	}
 	if len(s.cfg.GroupBy) > 0 {
 		d += "; grouped by " + strings.Join(s.cfg.GroupBy, ", ")
 	}
