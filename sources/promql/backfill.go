@@ -27,7 +27,7 @@ import (
 const (
 	// historyPointBudget bounds the points (series × steps) one signal's
 	// backfill fetches in all.
-	historyPointBudget = 1_000_000
+	historyPointBudget = 300_000
 	// historyChunkPoints bounds the points of one query, well inside the
 	// default 32 MiB body cap (about 40 bytes a point as JSON).
 	historyChunkPoints = 250_000
@@ -63,6 +63,7 @@ func (s *Source) WindowChanged(window time.Duration) {
 	if time.Duration(s.view.Swap(int64(window))) >= window {
 		return // narrower: the history held covers it
 	}
+	s.viewGen.Add(1)
 	select {
 	case s.wake <- struct{}{}:
 	default: // a refresh is already due
@@ -94,8 +95,8 @@ func (rd *round) historyJobs() ([]job, []historyPlan) {
 	var jobs []job
 	var plans []historyPlan
 	for _, sig := range s.signals(true) {
-		if rd.began.Before(st.histRetry[sig]) {
-			continue
+		if gen := s.viewGen.Load(); rd.began.Before(st.histRetry[sig]) && gen == st.histGen[sig] {
+			continue // not due: asked recently, and the window has not widened since
 		}
 		var upTo time.Time
 		for key, o := range st.oldest {
@@ -113,11 +114,12 @@ func (rd *round) historyJobs() ([]job, []historyPlan) {
 		if upTo.IsZero() {
 			continue
 		}
+		// The grid begins at the window's start, so that the window holds
+		// exactly the history asked for; its last point comes before the
+		// oldest point held, which closes the last window.
 		step := historyStep(upTo.Sub(from), R, st.series[sig])
-		p := historyPlan{signal: sig, start: alignDown(from, step), end: alignDown(upTo, step), step: step}
-		if !p.end.Before(upTo) {
-			p.end = p.end.Add(-step) // the oldest point itself is held
-		}
+		p := historyPlan{signal: sig, start: alignDown(from, R), step: step}
+		p.end = p.start.Add((upTo.Sub(p.start) - 1) / step * step)
 		if p.end.Before(p.start) {
 			p.end = p.start
 		}
@@ -181,13 +183,23 @@ func (rd *round) history(p historyPlan, answers []answer) {
 		if len(chain) == 0 {
 			continue
 		}
-		st.ages.note(e.info.Name, p.start, chain[0].t)
 		chain = append(chain, &oldest)
 		for i := 1; i < len(chain); i++ {
 			rd.historyWindow(e, sig, chain[i-1], chain[i])
 		}
 		st.oldest[key] = *chain[0]
 	}
+	// What history found, or did not, dates the series' births.
+	for key, o := range st.oldest {
+		if key.signal == sig {
+			st.ages.note(key.endpoint, p.start, o.t)
+		}
+	}
+	// Endpoints that come later get their history at most once a
+	// DiscoveryInterval (one query covers them all), sooner when the
+	// window widens.
+	st.histRetry[sig] = rd.began.Add(s.cfg.DiscoveryInterval)
+	st.histGen[sig] = s.viewGen.Load()
 	for key := range st.oldest {
 		if key.signal == sig {
 			if a, ok := st.asked[key]; !ok || p.start.Before(a) {

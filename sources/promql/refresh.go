@@ -101,12 +101,21 @@ func (s *Source) refresh(ctx context.Context) error {
 // histogramJob plans sig's range query up to the round's end: from the
 // step after the newest one fetched or, earlier, from the oldest step an
 // endpoint still needs that has since become final (for an endpoint seen
-// for the first time, Backfill before its newest final step). ok is false
+// for the first time, Backfill before its newest final step; while a
+// window is viewed (WindowChanged), one step: a baseline, with history,
+// phase 3, filling the window behind it). ok is false
 // when there is nothing to fetch.
 func (rd *round) histogramJob(sig telemetry.Signal) (job, bool) {
 	s, st := rd.s, &rd.s.state
 	R := s.cfg.HistogramStep
-	start, ok := stepPlan(rd.lag.end, st.lastEnd[sig], R, s.cfg.Backfill)
+	// While a window is viewed, the chain starts from a baseline: history
+	// (backfill.go) fills the window behind it at a step sized to the fleet.
+	following := s.view.Load() > 0
+	backfill := s.cfg.Backfill
+	if following && st.lastEnd[sig].IsZero() {
+		backfill = R
+	}
+	start, ok := stepPlan(rd.lag.end, st.lastEnd[sig], R, backfill)
 	if !ok {
 		start = rd.lag.end.Add(R)
 	}
@@ -122,7 +131,10 @@ func (rd *round) histogramJob(sig telemetry.Signal) (job, bool) {
 			frontier = p.t
 		}
 		next := frontier.Add(R)
-		if frontier.IsZero() || frontier.Before(rd.lag.horizon) {
+		switch {
+		case frontier.IsZero() && following:
+			next = final.Add(-R) // a baseline and one window; history does the rest
+		case frontier.IsZero() || frontier.Before(rd.lag.horizon):
 			next = final.Add(-s.cfg.Backfill) // a baseline, then Backfill of windows
 		}
 		if next.Before(start) && !next.After(final) {

@@ -17,6 +17,7 @@ type round struct {
 	reg      *registry
 	began    time.Time
 	obs      []telemetry.Observation
+	past     []telemetry.Observation // History windows, older than obs
 	warnings []string
 	// failed holds "<query>: <message>" per failed query; failedSig the
 	// signals whose query failed, with their message.
@@ -69,6 +70,10 @@ func (rd *round) add(o telemetry.Observation) {
 		rd.values++
 	}
 	o.Source = rd.s.id
+	if o.History {
+		rd.past = append(rd.past, o) // emitted first: time order
+		return
+	}
 	rd.obs = append(rd.obs, o)
 }
 

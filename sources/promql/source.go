@@ -28,8 +28,9 @@ type Source struct {
 
 	// view is the window on screen (WindowChanged); wake starts a refresh
 	// at once when it widens.
-	view atomic.Int64
-	wake chan struct{}
+	view    atomic.Int64
+	viewGen atomic.Int64 // counts widenings
+	wake    chan struct{}
 
 	mu    sync.Mutex // serialises refreshes; guards the state below
 	state state
@@ -53,7 +54,8 @@ type state struct {
 	oldest    map[cumKey]cumPoint
 	asked     map[cumKey]time.Time
 	series    map[telemetry.Signal]int
-	histRetry map[telemetry.Signal]time.Time
+	histRetry map[telemetry.Signal]time.Time // history not due before, unless widened
+	histGen   map[telemetry.Signal]int64     // viewGen when history was last asked
 	hist      historyStatus
 	ages      ageBook // young.go
 }
@@ -107,6 +109,7 @@ func New(cfg Config, sink telemetry.Sink) (*Source, error) {
 			asked:     map[cumKey]time.Time{},
 			series:    map[telemetry.Signal]int{},
 			histRetry: map[telemetry.Signal]time.Time{},
+			histGen:   map[telemetry.Signal]int64{},
 			ages:      ageBook{},
 		},
 		wake: make(chan struct{}, 1),

@@ -22,7 +22,7 @@ func (rd *round) emit(queries int) error {
 		info := e.info
 		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: rd.began, Endpoint: info.Name, Source: s.id, Info: &info})
 	}
-	for _, o := range rd.obs {
+	for _, o := range append(rd.past, rd.obs...) {
 		s.sink.Observe(o)
 	}
 	rd.emitFailures()

@@ -13,11 +13,15 @@ import (
 // series is older than the rate window, so views mark them rather than
 // show a silently low number.
 
-// seriesBirth is what the range answers said about one endpoint's series.
+// seriesBirth is what the range answers said about one endpoint's series:
+// its earliest point, and the earliest start of a range asked. When the
+// earliest point comes after that start, the range found nothing before
+// it: the series began there.
 type seriesBirth struct {
-	since time.Time // server time of the earliest point seen
-	born  bool      // since is where the series began, not a range's start
+	since, asked time.Time // server times
 }
+
+func (x seriesBirth) born() bool { return x.since.After(x.asked) }
 
 // ageBook holds the births of the endpoints' series, by endpoint name.
 type ageBook map[string]seriesBirth
@@ -25,18 +29,25 @@ type ageBook map[string]seriesBirth
 // note records a range answer that started at start and whose earliest
 // point for the endpoint is at first.
 func (b ageBook) note(endpoint string, start, first time.Time) {
-	cur, ok := b[endpoint]
-	if ok && !first.Before(cur.since) {
+	x, ok := b[endpoint]
+	if !ok {
+		b[endpoint] = seriesBirth{since: first, asked: start}
 		return
 	}
-	b[endpoint] = seriesBirth{since: first, born: first.After(start)}
+	if first.Before(x.since) {
+		x.since = first
+	}
+	if start.Before(x.asked) {
+		x.asked = start
+	}
+	b[endpoint] = x
 }
 
 // youngFor returns how old the endpoint's series is at serverNow when it
 // is younger than window; ok is false when it is older, or unknown.
 func (b ageBook) youngFor(endpoint string, serverNow time.Time, window time.Duration) (time.Duration, bool) {
 	x, ok := b[endpoint]
-	if !ok || !x.born {
+	if !ok || !x.born() {
 		return 0, false
 	}
 	age := max(serverNow.Sub(x.since), time.Millisecond) // set, however young
