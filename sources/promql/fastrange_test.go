@@ -1,0 +1,41 @@
+package promql
+
+import (
+	"math"
+	"testing"
+
+	"github.com/prometheus/common/model"
+)
+
+func TestDecodeRangeAnswer(t *testing.T) {
+	body := []byte(`{"status":"success","data":{"resultType":"matrix","result":[
+		{"metric":{"model_name":"a\"b\u00e9","le":"+Inf"},"values":[[1700000000.123,"12"],[1700000015,"NaN"],[1700000030,"+Inf"]],"histograms":[[1,{"count":"1"}]]},
+		{"metric":{},"values":[]}],"stats":{"x":[1,2,{"y":null}]}},"warnings":["w1"],"infos":["i1"],"isPartial":false}`)
+	mat, w, inf, err := decodeRangeAnswer(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mat) != 2 || len(w) != 1 || w[0] != "w1" || len(inf) != 1 || inf[0] != "i1" {
+		t.Fatalf("got %v, warnings %v, infos %v", mat, w, inf)
+	}
+	ss := mat[0]
+	if ss.Metric["model_name"] != "a\"b\u00e9" || ss.Metric["le"] != "+Inf" {
+		t.Errorf("labels %v", ss.Metric)
+	}
+	if len(ss.Values) != 3 || ss.Values[0].Timestamp != model.Time(1700000000123) || ss.Values[0].Value != 12 ||
+		!math.IsNaN(float64(ss.Values[1].Value)) || !math.IsInf(float64(ss.Values[2].Value), 1) {
+		t.Errorf("values %v", ss.Values)
+	}
+	for _, bad := range []string{
+		`{"status":"error","errorType":"bad_data","error":"boom"}`,
+		`{"status":"success","data":{"resultType":"vector","result":[]}}`,
+		`{"status":"success","data":{"result":[],"resultType":"matrix"}}`,
+		`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,2]]}]}}`,
+		`<html>proxy error</html>`,
+		`{"status":"success","data":{"resultType":"matrix","result":[`,
+	} {
+		if _, _, _, err := decodeRangeAnswer([]byte(bad)); err == nil {
+			t.Errorf("%s: decoded, want it handed to client_golang", bad)
+		}
+	}
+}
