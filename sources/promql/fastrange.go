@@ -256,14 +256,66 @@ func (d *jsonReader) strings() ([]string, error) {
 func (d *jsonReader) number() (float64, error) {
 	d.ws()
 	start := d.i
-	for d.i < len(d.b) && bytes.IndexByte([]byte("+-.0123456789eE"), d.b[d.i]) >= 0 {
+	for d.i < len(d.b) && numberByte(d.b[d.i]) {
 		d.i++
 	}
-	v, err := strconv.ParseFloat(string(d.b[start:d.i]), 64)
+	return parseNumber(d.b[start:d.i])
+}
+
+func numberByte(c byte) bool {
+	return (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'
+}
+
+// parseNumber parses plain decimals ("1700000000.123", "42") directly,
+// anything else (exponents, NaN, Inf) with strconv.
+func parseNumber(b []byte) (float64, error) {
+	if len(b) > 0 && len(b) <= 18 {
+		var whole, frac, scale uint64 = 0, 0, 1
+		dot := false
+		ok := true
+		for _, c := range b {
+			switch {
+			case c >= '0' && c <= '9' && !dot:
+				whole = whole*10 + uint64(c-'0')
+			case c >= '0' && c <= '9':
+				frac = frac*10 + uint64(c-'0')
+				scale *= 10
+			case c == '.' && !dot:
+				dot = true
+			default:
+				ok = false
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok && b[0] != '.' && b[len(b)-1] != '.' {
+			return float64(whole) + float64(frac)/float64(scale), nil
+		}
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
 	if err != nil {
 		return 0, errUnexpected
 	}
 	return v, nil
+}
+
+// rawStr returns the bytes of a string without escapes (numbers as
+// strings); ok is false when it has escapes or is not a string.
+func (d *jsonReader) rawStr() ([]byte, bool) {
+	if d.peek() != '"' {
+		return nil, false
+	}
+	end := bytes.IndexByte(d.b[d.i+1:], '"')
+	if end < 0 {
+		return nil, false
+	}
+	raw := d.b[d.i+1 : d.i+1+end]
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		return nil, false
+	}
+	d.i += end + 2
+	return raw, true
 }
 
 // skip passes over any value.
@@ -339,13 +391,13 @@ func (d *jsonReader) sampleStream() (*model.SampleStream, error) {
 				if err := d.want(','); err != nil {
 					return err
 				}
-				s, err := d.str()
+				raw, ok := d.rawStr()
+				if !ok {
+					return errUnexpected
+				}
+				v, err := parseNumber(raw)
 				if err != nil {
 					return err
-				}
-				v, err := strconv.ParseFloat(s, 64)
-				if err != nil {
-					return errUnexpected
 				}
 				ss.Values = append(ss.Values, model.SamplePair{Timestamp: model.Time(math.Round(ts * 1000)), Value: model.SampleValue(v)})
 				return d.want(']')

@@ -39,3 +39,25 @@ func TestDecodeRangeAnswer(t *testing.T) {
 		}
 	}
 }
+
+func TestParseNumber(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64
+	}{{"0", 0}, {"42", 42}, {"1700000000.123", 1700000000.123}, {"0.25", 0.25}, {"1e3", 1000}, {"-2.5", -2.5}, {"12345678901234567890", 12345678901234567890}} {
+		got, err := parseNumber([]byte(c.in))
+		if err != nil || math.Abs(got-c.want) > 1e-9*math.Max(1, math.Abs(c.want)) {
+			t.Errorf("parseNumber(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+	}
+	for _, in := range []string{"NaN", "+Inf", "-Inf"} {
+		if v, err := parseNumber([]byte(in)); err != nil || !(math.IsNaN(v) || math.IsInf(v, 0)) {
+			t.Errorf("parseNumber(%q) = %v, %v", in, v, err)
+		}
+	}
+	for _, in := range []string{"", ".", "1.2.3", "abc", "5."} {
+		if v, err := parseNumber([]byte(in)); err == nil && in != "5." {
+			t.Errorf("parseNumber(%q) = %v, want an error", in, v)
+		}
+	}
+}
