@@ -35,7 +35,7 @@ const (
 	maxPointsPerSeries = 11_000
 	// minHistorySteps keeps a backfill useful for charts however many
 	// series there are.
-	minHistorySteps = 24
+	minHistorySteps = 12
 )
 
 // historyPlan is one signal's backfill: the grid start..end at step.

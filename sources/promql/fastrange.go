@@ -81,7 +81,7 @@ func (f fastRange) queryRange(ctx context.Context, query string, r v1.Range) (mo
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return decodeRangeAnswer(body)
+	return decodeRangeAnswer(body, int(r.End.Sub(r.Start)/max(r.Step, 1))+1)
 }
 
 func formatTime(t time.Time) string {
@@ -89,9 +89,10 @@ func formatTime(t time.Time) string {
 }
 
 // decodeRangeAnswer reads {"status":"success","data":{"resultType":
-// "matrix","result":[…]},"warnings":[…],"infos":[…]}.
-func decodeRangeAnswer(b []byte) (model.Matrix, v1.Warnings, v1.Infos, error) {
-	d := &jsonReader{b: b}
+// "matrix","result":[…]},"warnings":[…],"infos":[…]}; steps is how many
+// points a series may have.
+func decodeRangeAnswer(b []byte, steps int) (model.Matrix, v1.Warnings, v1.Infos, error) {
+	d := &jsonReader{b: b, steps: min(max(steps, 1), maxPointsPerSeries)}
 	var (
 		mat      model.Matrix
 		warnings []string
@@ -124,8 +125,9 @@ func decodeRangeAnswer(b []byte) (model.Matrix, v1.Warnings, v1.Infos, error) {
 
 // jsonReader is a minimal JSON reader for the shapes above.
 type jsonReader struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	steps int // points per series to allocate for
 }
 
 func (d *jsonReader) ws() {
@@ -370,7 +372,7 @@ func (d *jsonReader) matrixData() (model.Matrix, error) {
 }
 
 func (d *jsonReader) sampleStream() (*model.SampleStream, error) {
-	ss := &model.SampleStream{Metric: model.Metric{}}
+	ss := &model.SampleStream{Metric: model.Metric{}, Values: make([]model.SamplePair, 0, d.steps)}
 	err := d.object(func(key string) error {
 		switch key {
 		case "metric":

@@ -11,7 +11,7 @@ func TestDecodeRangeAnswer(t *testing.T) {
 	body := []byte(`{"status":"success","data":{"resultType":"matrix","result":[
 		{"metric":{"model_name":"a\"b\u00e9","le":"+Inf"},"values":[[1700000000.123,"12"],[1700000015,"NaN"],[1700000030,"+Inf"]],"histograms":[[1,{"count":"1"}]]},
 		{"metric":{},"values":[]}],"stats":{"x":[1,2,{"y":null}]}},"warnings":["w1"],"infos":["i1"],"isPartial":false}`)
-	mat, w, inf, err := decodeRangeAnswer(body)
+	mat, w, inf, err := decodeRangeAnswer(body, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestDecodeRangeAnswer(t *testing.T) {
 		`<html>proxy error</html>`,
 		`{"status":"success","data":{"resultType":"matrix","result":[`,
 	} {
-		if _, _, _, err := decodeRangeAnswer([]byte(bad)); err == nil {
+		if _, _, _, err := decodeRangeAnswer([]byte(bad), 1); err == nil {
 			t.Errorf("%s: decoded, want it handed to client_golang", bad)
 		}
 	}
