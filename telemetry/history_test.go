@@ -52,3 +52,26 @@ func TestYoungRateFlag(t *testing.T) {
 		t.Errorf("a rate no longer young still flagged: %+v", got)
 	}
 }
+
+// A PromQL track's chart slots are as wide as its interval; a probe's stay
+// at ChartResolution. Distribution tracks fed histograms hold no samples.
+func TestChartSlotsFollowPromQLInterval(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	t0 := time.Unix(1_700_000_000, 0)
+	s.Observe(Observation{Kind: KindSample, Endpoint: "a", Signal: Running, Source: "promql:u", At: t0, Value: 3, Interval: 15 * time.Second})
+	s.Observe(Observation{Kind: KindSample, Endpoint: "a", Signal: TTFT, Source: "probe:u", At: t0, Value: 0.2, Interval: 15 * time.Second})
+	s.Observe(Observation{Kind: KindHistogram, Endpoint: "a", Signal: ITL, Source: "promql:u", At: t0, Interval: 15 * time.Second, Buckets: []Bucket{{0.1, 1}, {inf(), 1}}})
+	ep := s.endpoints["a"]
+	if r := ep.tracks[trackKey{Running, "promql"}].chart.res; r != 15*time.Second {
+		t.Errorf("PromQL gauge chart slot %s, want its 15s interval", r)
+	}
+	if r := ep.tracks[trackKey{TTFT, "probe"}].chart.res; r != time.Second {
+		t.Errorf("probe chart slot %s, want ChartResolution", r)
+	}
+	if w := ep.tracks[trackKey{ITL, "promql"}].samples; w == nil || cap(w.at) != 0 {
+		t.Errorf("a histogram-fed track holds sample memory: %+v", w)
+	}
+	if got := s.Series("a", Running, t0, time.Minute, 4); got[3] != 3 {
+		t.Errorf("chart of the PromQL gauge %v, want its value in the last point", got)
+	}
+}

@@ -72,8 +72,7 @@ func ClientSignal(sig Signal) bool {
 }
 
 func (s *Store) newTrack(sig Signal, source string) *track {
-	t := &track{signal: sig, sourceKind: SourceKind(source), source: source,
-		chart: NewRing(s.cfg.ChartResolution, s.cfg.ChartSpan)}
+	t := &track{signal: sig, sourceKind: SourceKind(source), source: source}
 	if sig.Info().Distribution || t.sourceKind == "probe" {
 		t.samples = newSampleWindow(s.cfg.MaxSamples)
 	}
@@ -103,7 +102,7 @@ func (t *track) observe(o Observation, cfg StoreConfig) {
 		t.last, t.hasValue, t.lastGoodAt, t.state, t.err, t.approx = o.Value, true, o.At, Live, "", o.Approx
 		t.seriesAge = o.SeriesAge
 		t.noteData(o.At)
-		t.chart.Add(o.At, o.Value)
+		t.plot(o, cfg, o.Value)
 		if t.samples != nil {
 			t.samples.add(o.At, o.Value)
 		}
@@ -118,13 +117,13 @@ func (t *track) observe(o Observation, cfg StoreConfig) {
 			// A counts histogram (ErrorCounts): chart the increment's ratio.
 			if total := lastCount(o.Buckets); total > 0 {
 				t.last, t.hasValue, t.lastGoodAt = min(o.Value/total, 1), true, o.At
-				t.chart.Add(o.At, t.last)
+				t.plot(o, cfg, t.last)
 			}
 			return
 		}
 		if q := HistogramQuantile(0.5, o.Buckets); !math.IsNaN(q) {
 			t.last, t.hasValue, t.lastGoodAt = q, true, o.At
-			t.chart.Add(o.At, q)
+			t.plot(o, cfg, q)
 		}
 	case KindNoData:
 		t.state, t.err = NoData, ""
@@ -142,7 +141,7 @@ func (t *track) observeHistory(o Observation, cfg StoreConfig) {
 			return
 		}
 		t.noteData(o.At)
-		t.chart.Add(o.At, o.Value)
+		t.plot(o, cfg, o.Value)
 		if t.samples != nil {
 			t.samples.add(o.At, o.Value)
 		}
@@ -162,8 +161,23 @@ func (t *track) observeHistory(o Observation, cfg StoreConfig) {
 		} else {
 			return
 		}
-		t.chart.Add(o.At, v)
+		t.plot(o, cfg, v)
 	}
+}
+
+// plot adds v at o.At to the chart, made on the first value. A PromQL
+// track's slots are as wide as its live interval (at least
+// ChartResolution): its values never come more often, and 1,000 endpoints'
+// charts at 1 s would hold a quarter of a GiB of empty slots.
+func (t *track) plot(o Observation, cfg StoreConfig, v float64) {
+	if t.chart == nil {
+		res := cfg.ChartResolution
+		if t.sourceKind == "promql" && !o.History && o.Interval > res {
+			res = o.Interval / cfg.ChartResolution * cfg.ChartResolution
+		}
+		t.chart = NewRing(res, cfg.ChartSpan)
+	}
+	t.chart.Add(o.At, v)
 }
 
 // noteData moves firstAt back to from.

@@ -11,22 +11,26 @@ import (
 type sampleWindow struct {
 	at   []int64
 	v    []float32
+	max  int
 	next int
 	full bool
 }
 
+// newSampleWindow returns a window of at most capacity samples; its
+// memory grows with the samples (PromQL and scrape tracks of distribution
+// signals, which get histograms, never hold any).
 func newSampleWindow(capacity int) *sampleWindow {
-	return &sampleWindow{at: make([]int64, 0, capacity), v: make([]float32, 0, capacity)}
+	return &sampleWindow{max: capacity}
 }
 
 func (w *sampleWindow) add(t time.Time, v float64) {
-	if cap(w.at) == 0 {
+	if w.max <= 0 {
 		return
 	}
 	if !w.full {
 		w.at = append(w.at, t.UnixNano())
 		w.v = append(w.v, float32(v))
-		if len(w.at) == cap(w.at) {
+		if len(w.at) == w.max {
 			w.full = true
 		}
 		return

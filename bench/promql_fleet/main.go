@@ -39,13 +39,14 @@ func main() {
 	measure := flag.Duration("measure", 60*time.Second, "CPU measurement window, after the backfill")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measured window")
 	backfillProfile := flag.String("backfill-profile", "", "write a CPU profile of the backfill")
+	heapProfile := flag.String("heap-profile", "", "write a heap profile after the backfill")
 	flag.Parse()
 	var err error
 	switch {
 	case *serve > 0:
 		err = serveFleet(*serve, *urlFile)
 	case *run:
-		err = runSource(*urlFile, *window, *refresh, *measure, *backfillProfile, *cpuprofile)
+		err = runSource(*urlFile, *window, *refresh, *measure, *backfillProfile, *cpuprofile, *heapProfile)
 	default:
 		err = fmt.Errorf("need -serve N or -run")
 	}
@@ -112,7 +113,7 @@ func startProfile(path string) (stop func(), err error) {
 	}, nil
 }
 
-func runSource(urlFile string, window, refresh, measure time.Duration, backfillProfile, cpuprofile string) error {
+func runSource(urlFile string, window, refresh, measure time.Duration, backfillProfile, cpuprofile, heapProfile string) error {
 	raw, err := os.ReadFile(urlFile)
 	if err != nil {
 		return err
@@ -155,6 +156,17 @@ func runSource(urlFile string, window, refresh, measure time.Duration, backfillP
 		}
 	}
 	runtime.GC()
+	if heapProfile != "" {
+		hf, err := os.Create(heapProfile)
+		if err != nil {
+			return err
+		}
+		err = pprof.WriteHeapProfile(hf)
+		hf.Close()
+		if err != nil {
+			return err
+		}
+	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	fmt.Printf("backfill of %s: %.2fs, %d requests, %d range points; %d endpoints, %d with TTFT over the window (%d partly filled); live heap after GC %.0f MiB\n",

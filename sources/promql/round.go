@@ -17,7 +17,7 @@ type round struct {
 	reg      *registry
 	began    time.Time
 	obs      []telemetry.Observation
-	past     []telemetry.Observation // History windows, older than obs
+	past     []telemetry.Observation // History windows, emitted after obs
 	warnings []string
 	// failed holds "<query>: <message>" per failed query; failedSig the
 	// signals whose query failed, with their message.
@@ -71,7 +71,7 @@ func (rd *round) add(o telemetry.Observation) {
 	}
 	o.Source = rd.s.id
 	if o.History {
-		rd.past = append(rd.past, o) // emitted first: time order
+		rd.past = append(rd.past, o) // emitted after the live values
 		return
 	}
 	rd.obs = append(rd.obs, o)

@@ -22,7 +22,9 @@ func (rd *round) emit(queries int) error {
 		info := e.info
 		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: rd.began, Endpoint: info.Name, Source: s.id, Info: &info})
 	}
-	for _, o := range append(rd.past, rd.obs...) {
+	// Live values first: a track's first live value sizes its chart
+	// (telemetry), which history, older, then fills.
+	for _, o := range append(rd.obs, rd.past...) {
 		s.sink.Observe(o)
 	}
 	rd.emitFailures()
