@@ -31,14 +31,15 @@ for _ in $(seq 100); do [ -s "$tmp/url" ] && break; sleep 0.1; done
 [ -s "$tmp/url" ] || { echo "server did not start" >&2; exit 1; }
 echo "endpoints=$endpoints window=$window measure=$measure runs=$runs (nproc=$(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg))"
 
-back=() cpu=() rss=() req=()
+back=() cpu=() rss=() end=() req=()
 for i in $(seq "$runs"); do
 	out=$("$tmp/promql_fleet" -run -url-file "$tmp/url" -window "$window" -measure "$measure")
 	echo "run $i:"; sed 's/^/  /' <<<"$out"
 	back+=("$(sed -nE 's/^backfill of [^:]+: ([0-9.]+)s.*/\1/p' <<<"$out")")
 	cpu+=("$(sed -nE 's/.*=> ([0-9.]+)% of one core.*/\1/p' <<<"$out")")
 	rss+=("$(sed -nE 's/.*peak RSS ([0-9.]+) MiB.*/\1/p' <<<"$out")")
+	end+=("$(sed -nE 's/.*RSS at the end ([0-9.]+) MiB.*/\1/p' <<<"$out")")
 	req+=("$(sed -nE 's/.*requests per refresh min [0-9]+ median ([0-9]+).*/\1/p' <<<"$out")")
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-echo "median: backfill $(median "${back[@]}")s (target <= 3s); cpu $(median "${cpu[@]}")% of one core (target <= 5%); peak RSS $(median "${rss[@]}") MiB (target <= 200 MB); requests per refresh $(median "${req[@]}")"
+echo "median: backfill $(median "${back[@]}")s (target <= 3s); cpu $(median "${cpu[@]}")% of one core (target <= 5%); peak RSS $(median "${rss[@]}") MiB, RSS at the end $(median "${end[@]}") MiB (target <= 200 MB); requests per refresh $(median "${req[@]}")"

@@ -113,6 +113,23 @@ func startProfile(path string) (stop func(), err error) {
 	}, nil
 }
 
+// currentRSS reads VmRSS from /proc/self/status, in MiB ("?" elsewhere).
+func currentRSS() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "?"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			var kb float64
+			if _, err := fmt.Sscan(f[1], &kb); err == nil {
+				return fmt.Sprintf("%.0f", kb/1024)
+			}
+		}
+	}
+	return "?"
+}
+
 func runSource(urlFile string, window, refresh, measure time.Duration, backfillProfile, cpuprofile, heapProfile string) error {
 	raw, err := os.ReadFile(urlFile)
 	if err != nil {
@@ -198,10 +215,11 @@ func runSource(urlFile string, window, refresh, measure time.Duration, backfillP
 		prev = req
 	}
 	cpu1, rss := cpuTime()
+	now := currentRSS()
 	wall := time.Since(wall0)
 	sort.Slice(perRefresh, func(i, j int) bool { return perRefresh[i] < perRefresh[j] })
-	fmt.Printf("steady: %d refreshes at %s over %.0fs: cpu %.2fs => %.2f%% of one core; peak RSS %.0f MiB; requests per refresh min %d median %d max %d\n",
+	fmt.Printf("steady: %d refreshes at %s over %.0fs: cpu %.2fs => %.2f%% of one core; peak RSS %.0f MiB (during the backfill), RSS at the end %s MiB; requests per refresh min %d median %d max %d\n",
 		len(perRefresh), refresh, wall.Seconds(), (cpu1 - cpu0).Seconds(), 100*(cpu1-cpu0).Seconds()/wall.Seconds(),
-		float64(rss)/1024, perRefresh[0], perRefresh[len(perRefresh)/2], perRefresh[len(perRefresh)-1])
+		float64(rss)/1024, now, perRefresh[0], perRefresh[len(perRefresh)/2], perRefresh[len(perRefresh)-1])
 	return nil
 }
