@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -18,13 +19,13 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// fastRange decodes successful range answers itself. client_golang
-// validates a body with encoding/json and then decodes it again with
-// json-iterator through reflection; at fleet scale (a 1 h backfill of 1,000
-// endpoints is millions of points) that was three quarters of tokentop's
-// CPU. Anything but a 200 with status "success" in the expected shape is
-// asked again through client_golang, so errors, warnings and redirects keep
-// their one handling (describeError).
+// fastRange runs range queries itself. client_golang validates a body
+// with encoding/json and then decodes it again with json-iterator through
+// reflection; at fleet scale (a 1 h backfill of 1,000 endpoints is a
+// million points) that was three quarters of tokentop's CPU. Errors are
+// built as client_golang builds them (describeError reads both alike); a
+// status client_golang answers by retrying with GET, or a success body in
+// an unexpected shape, is asked again through client_golang.
 type fastRange struct {
 	promAPI
 	hc       *http.Client
@@ -44,13 +45,13 @@ var errUnexpected = errors.New("unexpected answer")
 // QueryRange runs the query itself, else through client_golang.
 func (f fastRange) QueryRange(ctx context.Context, query string, r v1.Range, opts ...v1.Option) (model.Value, v1.Warnings, v1.Infos, error) {
 	m, w, inf, err := f.queryRange(ctx, query, r)
-	if err == nil {
-		return m, w, inf, nil
+	if errors.Is(err, errUnexpected) && ctx.Err() == nil {
+		return f.promAPI.QueryRange(ctx, query, r, opts...)
 	}
-	if ctx.Err() != nil {
-		return nil, nil, nil, ctx.Err()
+	if err != nil {
+		return nil, w, inf, err
 	}
-	return f.promAPI.QueryRange(ctx, query, r, opts...)
+	return m, w, inf, nil
 }
 
 func (f fastRange) queryRange(ctx context.Context, query string, r v1.Range) (model.Matrix, v1.Warnings, v1.Infos, error) {
@@ -73,15 +74,53 @@ func (f fastRange) queryRange(ctx context.Context, query string, r v1.Range) (mo
 		return nil, nil, nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		_, _ = io.Copy(io.Discard, resp.Body) // drained for reuse; client_golang asks again
+	switch resp.StatusCode {
+	case http.StatusForbidden, http.StatusMethodNotAllowed, http.StatusNotImplemented, http.StatusNoContent:
+		_, _ = io.Copy(io.Discard, resp.Body) // drained for reuse; client_golang retries with GET
 		return nil, nil, nil, errUnexpected
 	}
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if resp.StatusCode/100 != 2 {
+		return nil, nil, nil, httpError(resp.StatusCode, body)
+	}
 	return decodeRangeAnswer(body, int(r.End.Sub(r.Start)/max(r.Step, 1))+1)
+}
+
+// httpError is the error client_golang gives for a status that is not
+// 2xx, so that describeError reads both alike: the API's own error for
+// 400 and 422, else the status with the body as detail.
+func httpError(code int, body []byte) error {
+	if code != http.StatusBadRequest && code != http.StatusUnprocessableEntity {
+		typ, msg := v1.ErrBadResponse, fmt.Sprintf("bad response code %d", code)
+		switch code / 100 {
+		case 4:
+			typ, msg = v1.ErrClient, fmt.Sprintf("client error: %d", code)
+		case 5:
+			typ, msg = v1.ErrServer, fmt.Sprintf("server error: %d", code)
+		}
+		return &v1.Error{Type: typ, Msg: msg, Detail: string(body)}
+	}
+	var res struct {
+		Status    string       `json:"status"`
+		ErrorType v1.ErrorType `json:"errorType"`
+		Error     string       `json:"error"`
+	}
+	if err := json.Unmarshal(body, &res); err != nil {
+		return &v1.Error{Type: v1.ErrClient, Msg: fmt.Sprintf("client error: %d", code), Detail: string(body)}
+	}
+	if res.Status == "success" {
+		return &v1.Error{Type: v1.ErrBadResponse, Msg: "inconsistent body for response code"}
+	}
+	if res.ErrorType == "" {
+		res.ErrorType = v1.ErrClient
+	}
+	if res.Error == "" {
+		res.Error = fmt.Sprintf("client error: %d", code)
+	}
+	return &v1.Error{Type: res.ErrorType, Msg: res.Error}
 }
 
 func formatTime(t time.Time) string {
@@ -339,34 +378,32 @@ func (d *jsonReader) skip() error {
 	return nil
 }
 
-// matrixData reads {"resultType":"matrix","result":[…]}; the type must
-// come first, as Prometheus and VictoriaMetrics write it.
+// matrixData reads {"resultType":"matrix","result":[…]}, in either
+// order (encoders that sort keys put result first).
 func (d *jsonReader) matrixData() (model.Matrix, error) {
-	var mat model.Matrix
-	typed := false
+	mat := model.Matrix{}
+	var typ string
 	err := d.object(func(key string) error {
+		var err error
 		switch key {
 		case "resultType":
-			t, err := d.str()
-			typed = t == "matrix"
-			if !typed {
-				return errUnexpected
-			}
-			return err
+			typ, err = d.str()
 		case "result":
-			if !typed {
-				return errUnexpected
-			}
-			return d.array(func() error {
+			err = d.array(func() error {
 				ss, err := d.sampleStream()
 				mat = append(mat, ss)
 				return err
 			})
+		default:
+			err = d.skip()
 		}
-		return d.skip()
+		if typ != "" && typ != "matrix" {
+			return errUnexpected
+		}
+		return err
 	})
-	if mat == nil {
-		mat = model.Matrix{}
+	if err == nil && typ != "matrix" {
+		err = errUnexpected
 	}
 	return mat, err
 }

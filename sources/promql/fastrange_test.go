@@ -1,9 +1,16 @@
 package promql
 
 import (
+	"context"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 )
 
@@ -29,7 +36,8 @@ func TestDecodeRangeAnswer(t *testing.T) {
 	for _, bad := range []string{
 		`{"status":"error","errorType":"bad_data","error":"boom"}`,
 		`{"status":"success","data":{"resultType":"vector","result":[]}}`,
-		`{"status":"success","data":{"result":[],"resultType":"matrix"}}`,
+		`{"status":"success","data":{"result":[{"metric":{},"value":[1,"2"]}],"resultType":"vector"}}`,
+		`{"status":"success","data":{"result":[]}}`,
 		`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,2]]}]}}`,
 		`<html>proxy error</html>`,
 		`{"status":"success","data":{"resultType":"matrix","result":[`,
@@ -37,6 +45,14 @@ func TestDecodeRangeAnswer(t *testing.T) {
 		if _, _, _, err := decodeRangeAnswer([]byte(bad), 1); err == nil {
 			t.Errorf("%s: decoded, want it handed to client_golang", bad)
 		}
+	}
+}
+
+// Encoders that sort keys (encoding/json of a map) write result first.
+func TestDecodeRangeAnswerSortedKeys(t *testing.T) {
+	mat, _, _, err := decodeRangeAnswer([]byte(`{"data":{"result":[{"metric":{"a":"b"},"values":[[1,"2"]]}],"resultType":"matrix"},"status":"success"}`), 1)
+	if err != nil || len(mat) != 1 || len(mat[0].Values) != 1 || mat[0].Values[0].Value != 2 {
+		t.Fatalf("got %v, %v", mat, err)
 	}
 }
 
@@ -59,5 +75,46 @@ func TestParseNumber(t *testing.T) {
 		if v, err := parseNumber([]byte(in)); err == nil && in != "5." {
 			t.Errorf("parseNumber(%q) = %v, want an error", in, v)
 		}
+	}
+}
+
+// Failed range queries read the same through fastRange as through
+// client_golang, and are asked once.
+func TestFastRangeErrorsAsClientGolang(t *testing.T) {
+	for _, c := range []struct {
+		code int
+		body string
+	}{
+		{503, `{"status":"error","errorType":"timeout","error":"query timed out"}`},
+		{400, `{"status":"error","errorType":"bad_data","error":"parse error at char 3"}`},
+		{422, `{"status":"error","errorType":"execution","error":"many-to-many"}`},
+		{502, `<html><title>Bad Gateway</title></html>`},
+		{400, `not json`},
+		{422, `{"status":"success","data":{}}`},
+		{401, `unauthorized`},
+	} {
+		var hits atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			w.WriteHeader(c.code)
+			_, _ = w.Write([]byte(c.body))
+		}))
+		base, _ := url.Parse(srv.URL)
+		inner, err := newAPI(base, srv.Client())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast := newFastRange(inner, srv.Client(), base, time.Second)
+		rng := v1.Range{Start: time.Unix(1000, 0), End: time.Unix(1010, 0), Step: 5 * time.Second}
+		_, _, _, want := inner.QueryRange(context.Background(), "up", rng)
+		hits.Store(0)
+		_, _, _, got := fast.QueryRange(context.Background(), "up", rng)
+		if want == nil || got == nil || describeError(got, time.Second, nil) != describeError(want, time.Second, nil) {
+			t.Errorf("%d %s: fastRange says %v, client_golang %v", c.code, c.body, got, want)
+		}
+		if n := hits.Load(); n != 1 {
+			t.Errorf("%d %s: %d requests, want 1", c.code, c.body, n)
+		}
+		srv.Close()
 	}
 }
