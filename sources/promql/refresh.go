@@ -80,13 +80,20 @@ func (s *Source) refresh(ctx context.Context) error {
 		rd.noteChain(a)
 	}
 
-	// Phase 3: history of the viewed window, older than the chain.
+	// Phase 3: history of the viewed window, older than the chain; one
+	// signal at a time, so that only one signal's answers are held.
 	phase3, plans := rd.historyJobs()
-	ans3 := s.runJobs(ctx, phase3)
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
 	for _, p := range plans {
+		var jobs []job
+		for _, j := range phase3 {
+			if j.signal == p.signal {
+				jobs = append(jobs, j)
+			}
+		}
+		ans3 := s.runJobs(ctx, jobs)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		rd.history(p, ans3)
 	}
 	// Gauges last: the range answers have told which series are young.
