@@ -57,6 +57,15 @@ type Observation struct {
 	Live    *LiveText     `json:"live,omitempty"`
 	Status  *SourceStatus `json:"status,omitempty"`
 	GPU     *GPUDevice    `json:"gpu,omitempty"`
+
+	// History marks a backfilled value from before the source's live data
+	// (PromQL range queries over the viewed window): it fills windows and
+	// charts but never the current value, state or staleness.
+	History bool `json:"history,omitempty"`
+	// SeriesAge, when set, says that Value is a rate over a series younger
+	// than the rate's window: it covers only this much time, so it reads
+	// low (Prometheus' rate() divides by the whole window).
+	SeriesAge time.Duration `json:"series_age,omitempty"`
 }
 
 // Sink receives observations. Implementations must be safe for concurrent

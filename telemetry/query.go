@@ -30,7 +30,7 @@ func (s *Store) ServerSeries(endpoint string, sig Signal, now time.Time, span ti
 }
 
 func seriesOf(t *track, sig Signal, now time.Time, span time.Duration, n int) []float64 {
-	if t == nil {
+	if t == nil || t.chart == nil {
 		return nanSlice(n)
 	}
 	pts := t.chart.Points(now, span, n)

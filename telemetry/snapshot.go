@@ -48,6 +48,15 @@ type SignalSnapshot struct {
 	ObservedAt time.Time `json:"observed_at,omitzero"`
 	Err        string    `json:"error,omitempty"`
 	Approx     bool      `json:"approx,omitempty"`
+
+	// DataSince is set when the data held begin inside the window (the
+	// history is shorter than the window): the figures cover only since
+	// then.
+	DataSince time.Time `json:"data_since,omitzero"`
+	// Young marks a rate over a series younger than the rate's window,
+	// which reads low; SeriesAgeS is the series' age (seconds) at ObservedAt.
+	Young      bool    `json:"young,omitempty"`
+	SeriesAgeS float64 `json:"series_age_s,omitempty"`
 }
 
 // Age is how old the figure is at now.
@@ -252,6 +261,12 @@ func (s *Store) signalSnapshot(t *track, now time.Time, window time.Duration) Si
 		return &x
 	}
 	from := now.Add(-window)
+	if t.firstAt.After(from) {
+		out.DataSince = t.firstAt
+	}
+	if t.seriesAge > 0 {
+		out.Young, out.SeriesAgeS = true, t.seriesAge.Seconds()
+	}
 	switch {
 	case info.Distribution:
 		q := s.quantilesLocked(t, from, now)

@@ -26,6 +26,12 @@ type track struct {
 	state      State // Live, NoData or Error as last reported
 	err        string
 	approx     bool
+	// firstAt is where the oldest data held begins (a histogram increment
+	// at its window's start): a window reaching further back is partly
+	// filled.
+	firstAt time.Time
+	// seriesAge is the last value's SeriesAge: a rate over a young series.
+	seriesAge time.Duration
 }
 
 // SourceKind is the kind part of an Observation.Source ("probe" of
@@ -66,8 +72,7 @@ func ClientSignal(sig Signal) bool {
 }
 
 func (s *Store) newTrack(sig Signal, source string) *track {
-	t := &track{signal: sig, sourceKind: SourceKind(source), source: source,
-		chart: NewRing(s.cfg.ChartResolution, s.cfg.ChartSpan)}
+	t := &track{signal: sig, sourceKind: SourceKind(source), source: source}
 	if sig.Info().Distribution || t.sourceKind == "probe" {
 		t.samples = newSampleWindow(s.cfg.MaxSamples)
 	}
@@ -75,6 +80,10 @@ func (s *Store) newTrack(sig Signal, source string) *track {
 }
 
 func (t *track) observe(o Observation, cfg StoreConfig) {
+	if o.History {
+		t.observeHistory(o, cfg)
+		return
+	}
 	if o.Source != "" {
 		t.source = o.Source
 	}
@@ -91,7 +100,9 @@ func (t *track) observe(o Observation, cfg StoreConfig) {
 			return
 		}
 		t.last, t.hasValue, t.lastGoodAt, t.state, t.err, t.approx = o.Value, true, o.At, Live, "", o.Approx
-		t.chart.Add(o.At, o.Value)
+		t.seriesAge = o.SeriesAge
+		t.noteData(o.At)
+		t.plot(o, cfg, o.Value)
 		if t.samples != nil {
 			t.samples.add(o.At, o.Value)
 		}
@@ -100,23 +111,79 @@ func (t *track) observe(o Observation, cfg StoreConfig) {
 			t.hist = newHistWindow(cfg.HistResolution, cfg.MaxWindow)
 		}
 		t.hist.add(o.At, o.Buckets, o.Value)
+		t.noteData(o.At.Add(-o.Interval))
 		t.state, t.err, t.approx = Live, "", o.Approx
 		if !t.signal.Info().Distribution {
 			// A counts histogram (ErrorCounts): chart the increment's ratio.
 			if total := lastCount(o.Buckets); total > 0 {
 				t.last, t.hasValue, t.lastGoodAt = min(o.Value/total, 1), true, o.At
-				t.chart.Add(o.At, t.last)
+				t.plot(o, cfg, t.last)
 			}
 			return
 		}
 		if q := HistogramQuantile(0.5, o.Buckets); !math.IsNaN(q) {
 			t.last, t.hasValue, t.lastGoodAt = q, true, o.At
-			t.chart.Add(o.At, q)
+			t.plot(o, cfg, q)
 		}
 	case KindNoData:
 		t.state, t.err = NoData, ""
 	case KindFailure:
 		t.state, t.err = Error, o.Err
+	}
+}
+
+// observeHistory adds a backfilled value to the windows and the chart
+// only: the current value, state and staleness stay the live data's.
+func (t *track) observeHistory(o Observation, cfg StoreConfig) {
+	switch o.Kind {
+	case KindSample:
+		if math.IsNaN(o.Value) || math.IsInf(o.Value, 0) {
+			return
+		}
+		t.noteData(o.At)
+		t.plot(o, cfg, o.Value)
+		if t.samples != nil {
+			t.samples.add(o.At, o.Value)
+		}
+	case KindHistogram:
+		if t.hist == nil {
+			t.hist = newHistWindow(cfg.HistResolution, cfg.MaxWindow)
+		}
+		if !t.hist.addHistory(o.At, o.Buckets, o.Value) {
+			return
+		}
+		t.noteData(o.At.Add(-o.Interval))
+		var v float64
+		if t.signal.Info().Distribution {
+			v = HistogramQuantile(0.5, o.Buckets)
+		} else if total := lastCount(o.Buckets); total > 0 {
+			v = min(o.Value/total, 1)
+		} else {
+			return
+		}
+		t.plot(o, cfg, v)
+	}
+}
+
+// plot adds v at o.At to the chart, made on the first value. A PromQL
+// track's slots are as wide as its live interval (at least
+// ChartResolution): its values never come more often, and 1,000 endpoints'
+// charts at 1 s would hold a quarter of a GiB of empty slots.
+func (t *track) plot(o Observation, cfg StoreConfig, v float64) {
+	if t.chart == nil {
+		res := cfg.ChartResolution
+		if t.sourceKind == "promql" && !o.History && o.Interval > res {
+			res = o.Interval / cfg.ChartResolution * cfg.ChartResolution
+		}
+		t.chart = NewRing(res, cfg.ChartSpan)
+	}
+	t.chart.Add(o.At, v)
+}
+
+// noteData moves firstAt back to from.
+func (t *track) noteData(from time.Time) {
+	if t.firstAt.IsZero() || from.Before(t.firstAt) {
+		t.firstAt = from
 	}
 }
 

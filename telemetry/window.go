@@ -11,22 +11,26 @@ import (
 type sampleWindow struct {
 	at   []int64
 	v    []float32
+	max  int
 	next int
 	full bool
 }
 
+// newSampleWindow returns a window of at most capacity samples; its
+// memory grows with the samples (PromQL and scrape tracks of distribution
+// signals, which get histograms, never hold any).
 func newSampleWindow(capacity int) *sampleWindow {
-	return &sampleWindow{at: make([]int64, 0, capacity), v: make([]float32, 0, capacity)}
+	return &sampleWindow{max: capacity}
 }
 
 func (w *sampleWindow) add(t time.Time, v float64) {
-	if cap(w.at) == 0 {
+	if w.max <= 0 {
 		return
 	}
 	if !w.full {
 		w.at = append(w.at, t.UnixNano())
 		w.v = append(w.v, float32(v))
-		if len(w.at) == cap(w.at) {
+		if len(w.at) == w.max {
 			w.full = true
 		}
 		return
@@ -93,6 +97,22 @@ func (h *histWindow) add(t time.Time, buckets []Bucket, sum float64) {
 	if !math.IsNaN(sum) {
 		h.sums[i] += sum
 	}
+}
+
+// addHistory records an increment older than the live data. It is
+// dropped (false) when its layout differs from the live one, which it must
+// not reset, or when its slot already holds newer data (beyond the span).
+func (h *histWindow) addHistory(t time.Time, buckets []Bucket, sum float64) bool {
+	if h.bounds != nil && !sameBounds(h.bounds, normaliseBuckets(buckets)) {
+		return false
+	}
+	at := t.UnixNano() - t.UnixNano()%int64(h.res)
+	i := int((at / int64(h.res)) % int64(len(h.slots)))
+	if h.slots[i] != nil && h.slotAt[i] > at {
+		return false
+	}
+	h.add(t, buckets, sum)
+	return true
 }
 
 // window sums the slots in (from, to] into cumulative buckets.

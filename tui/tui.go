@@ -118,6 +118,10 @@ type Options struct {
 	// Recording is the --record file, shown as a REC badge so nobody
 	// wonders whether this session is being kept.
 	Recording string
+	// OnWindow, when set, is told the window whenever the user changes
+	// it, so that sources can load history for it (monitor.ViewWindow).
+	// It is called from Update and must not block.
+	OnWindow func(time.Duration)
 	// MaxSpeed is the speed the replay's "3" key sets (default
 	// DefaultMaxSpeed); speeds from min(MaxSpeed, 1e9) up read "max".
 	MaxSpeed float64

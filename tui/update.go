@@ -153,6 +153,9 @@ func (a *app) setWindow(i int) tea.Cmd {
 		return nil
 	}
 	a.wi, a.ctx.Window, a.dirty = i, a.windows[i], true
+	if a.opts.OnWindow != nil {
+		a.opts.OnWindow(a.ctx.Window)
+	}
 	return a.refetch()
 }
 

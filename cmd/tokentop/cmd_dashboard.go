@@ -110,6 +110,7 @@ func serve(ctx context.Context, m *monitor.Monitor, c *config.Config, vf viewFla
 	if err := m.RecordView(vf.window, vf.refresh); err != nil { // a --record'ed replay shows this window
 		return err
 	}
+	m.ViewWindow(vf.window) // PromQL backfills it
 	headless := !isTerminal(stdout) || vf.json
 	var log io.Writer
 	if headless {
@@ -120,7 +121,7 @@ func serve(ctx context.Context, m *monitor.Monitor, c *config.Config, vf viewFla
 			return report.LoopWithAlerts(ctx, stdout, m.Store, m.SLO, vf.refresh, vf.window, vf.json)
 		}
 		opts := tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
-			Bell: vf.bell, Thresholds: thresholds(m.SLO), Recording: m.Recording()}
+			Bell: vf.bell, Thresholds: thresholds(m.SLO), Recording: m.Recording(), OnWindow: m.ViewWindow}
 		if err := opts.Validate(); err != nil {
 			return err
 		}

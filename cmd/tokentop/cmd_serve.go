@@ -96,12 +96,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer stopSim()
 	vf.merge(fs, c)
+	m.ViewWindow(vf.window) // PromQL backfills it
 	srv, err := sshserve.New(m.Store, m.SLO, sshserve.Options{
 		Listen: sv.listen, AuthorizedKeys: orDefault(sv.authorizedKeys, defaultAuthorizedKeys),
 		HostKey: orDefault(sv.hostKey, defaultHostKey), IdleTimeout: sv.idle, MaxDuration: sv.maxDuration,
 		MaxSessions: sv.maxSessions, Logger: slog.New(slog.NewTextHandler(stderr, nil)),
 		View: tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
-			Bell: vf.bell, Thresholds: thresholds(m.SLO)},
+			Bell: vf.bell, Thresholds: thresholds(m.SLO), OnWindow: m.ViewWindow},
 	})
 	if err != nil {
 		return err

@@ -41,7 +41,28 @@ type Monitor struct {
 	closers     []func() error // run when Run returns (recorders)
 	recordings  []string       // files AddRecorder writes
 	gpus        gpuJoin        // probed endpoints without a GPU map, for dcgm
+	followers   []windowFollower
 	running     bool
+}
+
+// windowFollower is a source that loads history for the window on screen
+// (PromQL backfills it with range queries).
+type windowFollower interface {
+	WindowChanged(window time.Duration)
+}
+
+// ViewWindow tells the sources that follow the viewed window (PromQL)
+// which window is on screen, at most the store's longest window, since a
+// longer history could not be held. Views call it at start and when the
+// user changes the window; it never blocks.
+func (m *Monitor) ViewWindow(window time.Duration) {
+	window = min(window, m.Store.Config().MaxWindow)
+	m.mu.Lock()
+	fs := append([]windowFollower(nil), m.followers...)
+	m.mu.Unlock()
+	for _, f := range fs {
+		f.WindowChanged(window)
+	}
 }
 
 // runner is one source loop; Run returns when ctx is done.

@@ -125,6 +125,9 @@ func (m *Monitor) AddPromQL(c promql.Config) error {
 	if err != nil {
 		return err
 	}
+	m.mu.Lock()
+	m.followers = append(m.followers, s)
+	m.mu.Unlock()
 	m.add("promql:"+c.URL, func(ctx context.Context) error {
 		defer s.Close()
 		return s.Run(ctx)

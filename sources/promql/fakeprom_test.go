@@ -24,6 +24,8 @@ type fakeSeries struct {
 	perSecond float64
 	// seq, when set, gives the values of a range answer's points in order.
 	seq []float64
+	// born, when set, drops range points before it: a young series.
+	born time.Time
 }
 
 func (s fakeSeries) at(t time.Time) float64 {
@@ -63,6 +65,8 @@ type fakeProm struct {
 	lag        time.Duration
 	lags       map[string]time.Duration
 	fillLagged bool
+	// born gives a model's series no range points before that time.
+	born map[string]time.Time
 }
 
 func newFakeProm(t *testing.T, models ...string) *fakeProm {
@@ -131,7 +135,10 @@ func (f *fakeProm) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.HasSuffix(r.URL.Path, "/api/v1/query_range"):
 		start, end, step := parseRange(r)
 		cutoff := func(m map[string]string) time.Time { return now.Add(-lagOf(m["model_name"])) }
-		writeLaggedMatrix(w, rangeAnswer(q, models), start, end, step, cutoff, fill, warnings, infos)
+		f.mu.Lock()
+		ss := rangeAnswer(q, models, f.born)
+		f.mu.Unlock()
+		writeLaggedMatrix(w, ss, start, end, step, cutoff, fill, warnings, infos)
 	case strings.Contains(r.URL.Path, "/api/v1/label/"):
 		writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": []string{"vllm:num_requests_running", "vllm:time_to_first_token_seconds_bucket"}})
 	default:
@@ -175,7 +182,7 @@ func instantAnswer(q string, models []string, now time.Time, values map[string]f
 // rangeAnswer answers histogram queries: per model, cumulative buckets 0.1,
 // 0.5, +Inf growing by 10, 30, 40 observations per 10s, a _sum growing by 8
 // and one series.
-func rangeAnswer(q string, models []string) []fakeSeries {
+func rangeAnswer(q string, models []string, born map[string]time.Time) []fakeSeries {
 	if !strings.Contains(q, "vllm:time_to_first_token_seconds_bucket") && !strings.Contains(q, "vllm:e2e_request_latency_seconds_bucket") {
 		return nil
 	}
@@ -185,10 +192,10 @@ func rangeAnswer(q string, models []string) []fakeSeries {
 			le string
 			n  float64
 		}{{"0.1", 10}, {"0.5", 30}, {"+Inf", 40}} {
-			out = append(out, fakeSeries{labels: map[string]string{"model_name": m, "tokentop_engine": "vllm", "le": b.le}, perSecond: b.n / 10})
+			out = append(out, fakeSeries{labels: map[string]string{"model_name": m, "tokentop_engine": "vllm", "le": b.le}, perSecond: b.n / 10, born: born[m]})
 		}
-		out = append(out, fakeSeries{labels: map[string]string{"model_name": m, "tokentop_engine": "vllm", "tokentop_part": "sum"}, perSecond: 0.8},
-			fakeSeries{labels: map[string]string{"model_name": m, "tokentop_engine": "vllm", "tokentop_part": "series"}, value: 1})
+		out = append(out, fakeSeries{labels: map[string]string{"model_name": m, "tokentop_engine": "vllm", "tokentop_part": "sum"}, perSecond: 0.8, born: born[m]},
+			fakeSeries{labels: map[string]string{"model_name": m, "tokentop_engine": "vllm", "tokentop_part": "series"}, value: 1, born: born[m]})
 	}
 	return out
 }
@@ -243,6 +250,9 @@ func writeLaggedMatrix(w http.ResponseWriter, ss []fakeSeries, start, end time.T
 			v := s.at(t)
 			if s.seq != nil {
 				v = s.seq[i%len(s.seq)]
+			}
+			if t.Before(s.born) {
+				continue
 			}
 			if cutoff != nil && t.After(cutoff(s.labels)) {
 				if fill && last != nil {

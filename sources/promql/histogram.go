@@ -30,6 +30,32 @@ type cumKey struct {
 	signal   telemetry.Signal
 }
 
+// addSeries adds one series' cumulative points (a bucket, the _sum or the
+// series count, in seconds) to every endpoint it applies to.
+func addSeries(points map[*endpointState]map[model.Time]*cumPoint, eps []*endpointState, ss *model.SampleStream) error {
+	kind, bound, err := seriesPart(ss.Metric)
+	if err != nil {
+		return err
+	}
+	scale := seriesScale(ss.Metric)
+	for _, e := range eps {
+		byT := points[e]
+		if byT == nil {
+			byT = map[model.Time]*cumPoint{}
+			points[e] = byT
+		}
+		for _, sp := range ss.Values {
+			p := byT[sp.Timestamp]
+			if p == nil {
+				p = &cumPoint{t: sp.Timestamp.Time()}
+				byT[sp.Timestamp] = p
+			}
+			p.addValue(kind, bound*scale, float64(sp.Value)*sumScale(kind, scale))
+		}
+	}
+	return nil
+}
+
 // histogram maps a range answer of a distribution signal. Per endpoint,
 // consecutive steps are differenced into a KindHistogram (cumulative
 // buckets of the window, Value = its _sum increase), so tokentop's store
@@ -51,27 +77,8 @@ func (rd *round) histogram(a answer) bool {
 	}
 	points := map[*endpointState]map[model.Time]*cumPoint{}
 	for _, ss := range mat {
-		eps := rd.reg.resolve(ss.Metric, true)
-		kind, bound, err := seriesPart(ss.Metric)
-		scale := seriesScale(ss.Metric)
-		if err != nil {
+		if err := addSeries(points, rd.reg.resolve(ss.Metric, true), ss); err != nil {
 			rd.warn(fmt.Sprintf("%s: %v", sig, err))
-			continue
-		}
-		for _, e := range eps {
-			byT := points[e]
-			if byT == nil {
-				byT = map[model.Time]*cumPoint{}
-				points[e] = byT
-			}
-			for _, sp := range ss.Values {
-				p := byT[sp.Timestamp]
-				if p == nil {
-					p = &cumPoint{t: sp.Timestamp.Time()}
-					byT[sp.Timestamp] = p
-				}
-				p.addValue(kind, bound*scale, float64(sp.Value)*sumScale(kind, scale))
-			}
 		}
 	}
 	st := &rd.s.state

@@ -15,7 +15,10 @@ import (
 // gauges) and, when due, the metric-name listing; their evaluation
 // timestamps give the server's clock, and the freshness answer the store's
 // newest samples. Phase 2 fetches the histogram windows that have ended on
-// that clock and that the store has ingested. The number of requests
+// that clock and that the store has ingested; phase 3, when the viewed
+// window reaches further back than the history held, the older history
+// (backfill.go). Gauges are mapped last, once the range answers have
+// told which series are younger than the rate window (young.go). The number of requests
 // depends on the number of signals, never on the number of endpoints.
 func (s *Source) refresh(ctx context.Context) error {
 	s.mu.Lock()
@@ -73,11 +76,6 @@ func (s *Source) refresh(ctx context.Context) error {
 	}
 	rd.measureLag(st.offset.toServer(s.now()))
 	rd.retireGone()
-	for _, a := range ans1 {
-		if a.kind == instantJob && a.signal != "" {
-			rd.gauge(a)
-		}
-	}
 
 	var phase2 []job
 	for _, sig := range signalsOf(st.queries.hist) {
@@ -96,19 +94,52 @@ func (s *Source) refresh(ctx context.Context) error {
 		if rd.histogram(a) && a.rng.End.After(st.lastEnd[a.signal]) {
 			st.lastEnd[a.signal] = a.rng.End
 		}
+		rd.noteChain(a)
 	}
-	return rd.emit(len(phase1) + len(phase2))
+
+	// Phase 3: history of the viewed window, older than the chain; one
+	// signal at a time, so that only one signal's answers are held.
+	phase3, plans := rd.historyJobs()
+	for _, p := range plans {
+		var jobs []job
+		for _, j := range phase3 {
+			if j.signal == p.signal {
+				jobs = append(jobs, j)
+			}
+		}
+		ans3 := s.runJobs(ctx, jobs)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		rd.history(p, ans3)
+	}
+	// Gauges last: the range answers have told which series are young.
+	for _, a := range ans1 {
+		if a.kind == instantJob && a.signal != "" {
+			rd.gauge(a)
+		}
+	}
+	return rd.emit(len(phase1) + len(phase2) + len(phase3))
 }
 
 // histogramJob plans sig's range query up to the round's end: from the
 // step after the newest one fetched or, earlier, from the oldest step an
 // endpoint still needs that has since become final (for an endpoint seen
-// for the first time, Backfill before its newest final step). ok is false
+// for the first time, Backfill before its newest final step; while a
+// window is viewed (WindowChanged), one step: a baseline, with history,
+// phase 3, filling the window behind it). ok is false
 // when there is nothing to fetch.
 func (rd *round) histogramJob(sig telemetry.Signal) (job, bool) {
 	s, st := rd.s, &rd.s.state
 	R := s.cfg.HistogramStep
-	start, ok := stepPlan(rd.lag.end, st.lastEnd[sig], R, s.cfg.Backfill)
+	// While a window is viewed, the chain starts from a baseline: history
+	// (backfill.go) fills the window behind it at a step sized to the fleet.
+	following := s.view.Load() > 0
+	backfill := s.cfg.Backfill
+	if following && st.lastEnd[sig].IsZero() {
+		backfill = R
+	}
+	start, ok := stepPlan(rd.lag.end, st.lastEnd[sig], R, backfill)
 	if !ok {
 		start = rd.lag.end.Add(R)
 	}
@@ -124,7 +155,10 @@ func (rd *round) histogramJob(sig telemetry.Signal) (job, bool) {
 			frontier = p.t
 		}
 		next := frontier.Add(R)
-		if frontier.IsZero() || frontier.Before(rd.lag.horizon) {
+		switch {
+		case frontier.IsZero() && following:
+			next = final.Add(-R) // a baseline and one window; history does the rest
+		case frontier.IsZero() || frontier.Before(rd.lag.horizon):
 			next = final.Add(-s.cfg.Backfill) // a baseline, then Backfill of windows
 		}
 		if next.Before(start) && !next.After(final) {

@@ -17,6 +17,7 @@ type round struct {
 	reg      *registry
 	began    time.Time
 	obs      []telemetry.Observation
+	past     []telemetry.Observation // History windows, emitted after obs
 	warnings []string
 	// failed holds "<query>: <message>" per failed query; failedSig the
 	// signals whose query failed, with their message.
@@ -70,6 +71,10 @@ func (rd *round) add(o telemetry.Observation) {
 		rd.values++
 	}
 	o.Source = rd.s.id
+	if o.History {
+		rd.past = append(rd.past, o) // emitted after the live values
+		return
+	}
 	rd.obs = append(rd.obs, o)
 }
 
@@ -198,6 +203,10 @@ func (rd *round) gauge(a answer) {
 	}
 	got := map[*endpointState]bool{}
 	var joins model.Vector
+	rated := false
+	for _, q := range rd.s.state.queries.value[sig] {
+		rated = rated || ratedOverWindow(q)
+	}
 	for _, smp := range vec {
 		if rd.reg.parser.parse(smp.Metric).join() {
 			joins = append(joins, smp)
@@ -215,7 +224,7 @@ func (rd *round) gauge(a answer) {
 			if derived != "" {
 				rd.reg.markDerived(e, sig, derived)
 			}
-			rd.value(e, sig, eval, float64(smp.Value), approx)
+			rd.value(e, sig, eval, float64(smp.Value), approx, rated)
 		}
 	}
 	if len(joins) > 0 {
@@ -237,7 +246,7 @@ func (rd *round) gauge(a answer) {
 
 // value emits one endpoint's instant value, dated by its newest sample
 // when that is older than the evaluation.
-func (rd *round) value(e *endpointState, sig telemetry.Signal, eval time.Time, v float64, approx bool) {
+func (rd *round) value(e *endpointState, sig telemetry.Signal, eval time.Time, v float64, approx, rated bool) {
 	at := eval
 	if !e.dataAt.IsZero() && e.dataAt.Before(eval) {
 		at = e.dataAt
@@ -247,8 +256,13 @@ func (rd *round) value(e *endpointState, sig telemetry.Signal, eval time.Time, v
 		return
 	}
 	e.seenValue[sig] = true
-	rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: v,
-		Approx: approx, Interval: rd.valueInterval(e)})
+	o := telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: v,
+		Approx: approx, Interval: rd.valueInterval(e)}
+	if rated {
+		// A rate over a series younger than its window reads low: say so.
+		o.SeriesAge, _ = rd.s.state.ages.youngFor(e.info.Name, rd.lag.serverNow, rd.s.cfg.Window)
+	}
+	rd.add(o)
 }
 
 func (rd *round) valueInterval(e *endpointState) time.Duration {

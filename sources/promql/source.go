@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tokentop/tokentop/telemetry"
@@ -27,6 +28,12 @@ type Source struct {
 	expand expander
 	now    func() time.Time
 
+	// view is the window on screen (WindowChanged); wake starts a refresh
+	// at once when it widens.
+	view    atomic.Int64
+	viewGen atomic.Int64 // counts widenings
+	wake    chan struct{}
+
 	mu    sync.Mutex // serialises refreshes; guards the state below
 	state state
 }
@@ -47,6 +54,17 @@ type state struct {
 	active  []*family
 	gpu     bool // DCGM series found (or not yet listed)
 	queries querySet
+
+	// History of the viewed window (backfill.go): per endpoint and signal
+	// the oldest point whose later windows were emitted, and how far back
+	// history was asked for; series counts size the history step.
+	oldest    map[cumKey]cumPoint
+	asked     map[cumKey]time.Time
+	series    map[telemetry.Signal]int
+	histRetry map[telemetry.Signal]time.Time // history not due before, unless widened
+	histGen   map[telemetry.Signal]int64     // viewGen when history was last asked
+	hist      historyStatus
+	ages      ageBook // young.go
 }
 
 // New validates cfg (zero fields take DefaultConfig values) and returns a
@@ -73,7 +91,7 @@ func New(cfg Config, sink telemetry.Sink) (*Source, error) {
 	s := &Source{
 		cfg:    cfg,
 		sink:   sink,
-		api:    a,
+		api:    newFastRange(a, hc, base, cfg.HTTP.Timeout*9/10),
 		http:   hc,
 		creds:  creds,
 		url:    base.Redacted(),
@@ -87,7 +105,15 @@ func New(cfg Config, sink telemetry.Sink) (*Source, error) {
 			lastEnd: map[telemetry.Signal]time.Time{},
 			cum:     map[cumKey]cumPoint{},
 			judged:  map[cumKey]time.Time{},
+
+			oldest:    map[cumKey]cumPoint{},
+			asked:     map[cumKey]time.Time{},
+			series:    map[telemetry.Signal]int{},
+			histRetry: map[telemetry.Signal]time.Time{},
+			histGen:   map[telemetry.Signal]int64{},
+			ages:      ageBook{},
 		},
+		wake: make(chan struct{}, 1),
 	}
 	s.id = "promql:" + s.url
 	s.activate(fams, true)
@@ -139,6 +165,7 @@ func (s *Source) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
+		case <-s.wake: // the viewed window widened: fill it now
 		}
 	}
 }

@@ -25,7 +25,9 @@ func (rd *round) emit(queries int) error {
 	for _, o := range rd.retired {
 		s.sink.Observe(o)
 	}
-	for _, o := range rd.obs {
+	// Live values first: a track's first live value sizes its chart
+	// (telemetry), which history, older, then fills.
+	for _, o := range append(rd.obs, rd.past...) {
 		s.sink.Observe(o)
 	}
 	rd.emitFailures()
@@ -100,6 +102,9 @@ func (rd *round) describe(queries int) string {
 		d = fmt.Sprintf("lagging %s behind: data delayed; ", roundLag(v.lag)) + d
 	} else if v.lagKnown {
 		d += "; store lag " + roundLag(v.lag)
+	}
+	if h := rd.describeHistory(); h != "" {
+		d += "; " + h
 	}
 	if len(s.cfg.GroupBy) > 0 {
 		d += "; grouped by " + strings.Join(s.cfg.GroupBy, ", ")

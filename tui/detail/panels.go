@@ -60,7 +60,11 @@ func (m *Model) itl(w int) string {
 	r := &m.ctx.Styles.Normal
 	g := m.ctx.Glyphs
 	b := m.data.ITL
-	head := m.heading("ITL distribution") + r.Faint.S(" over "+format.Window(m.ctx.Window))
+	over := " over " + format.Window(m.ctx.Window)
+	if cov := format.Coverage(m.ep.Signals[telemetry.ITL], m.ctx.Now); cov != "" {
+		over += " (" + cov + ")" // history shorter than the window
+	}
+	head := m.heading("ITL distribution") + r.Faint.S(over)
 	if len(b) == 0 || b[len(b)-1].Count <= 0 {
 		return head + "\n" + r.NoData.S(" "+format.NoDataText)
 	}

@@ -65,6 +65,9 @@ func (m *Model) summary(w int) string {
 		if ok && s.P50 != nil && s.P90 != nil && s.P99 != nil {
 			text = "p50 " + format.Value(*s.P50, s.Unit) + " p90 " + format.Value(*s.P90, s.Unit) +
 				" p99 " + format.Value(*s.P99, s.Unit) + " n=" + format.Number(s.Count)
+			if cov := format.Coverage(s, ctx.Now); cov != "" {
+				text += " (" + cov + ")"
+			}
 		}
 		c := format.Signal(s, ok, text, ctx.Now, 80, ctx.Glyphs.Unknown)
 		return ctx.Paint(r, c.Kind).S(c.Text)
@@ -73,6 +76,9 @@ func (m *Model) summary(w int) string {
 		s, ok := sigs[sig]
 		text := format.Scalar(s)
 		c := format.Signal(s, ok, text, ctx.Now, 40, ctx.Glyphs.Unknown)
+		if y := format.Young(s); y != "" && c.Text != "" {
+			c.Text += " (" + y + ")"
+		}
 		return ctx.Paint(r, c.Kind).S(c.Text)
 	}
 	// Each figure says whose it is: the client's (probe) first, then the
@@ -204,6 +210,9 @@ func (m *Model) chartHead(sig telemetry.Signal, vals []float64, thr float64, has
 	bin := ctx.Window / time.Duration(max(len(vals), 1))
 	title := " " + info.Title + " mean per " + format.Window(max(bin, time.Second).Round(100*time.Millisecond)) +
 		" over " + format.Window(ctx.Window)
+	if cov := format.Coverage(m.ep.Signals[sig], ctx.Now); cov != "" {
+		title += " (" + cov + ")" // history shorter than the window
+	}
 	var note string
 	notePaint := r.Faint
 	switch {

@@ -42,6 +42,9 @@ func Signal(s telemetry.SignalSnapshot, ok bool, text string, now time.Time, wid
 	if text != "" && s.Approx {
 		text = "~" + text
 	}
+	if text != "" && s.Young {
+		text += YoungMark // a rate over a series younger than its window reads low
+	}
 	switch s.State {
 	case telemetry.Unknown:
 		return Cell{unknown, Unknown}
@@ -72,6 +75,28 @@ func Pair(s telemetry.SignalSnapshot) string {
 		return ""
 	}
 	return Value(*s.P50, s.Unit) + "/" + Value(*s.P99, s.Unit)
+}
+
+// YoungMark follows a rate over a series younger than the rate's window:
+// the true rate is higher than shown.
+const YoungMark = "+"
+
+// Coverage says how much data a window holds when the data begin inside
+// it ("8m of data"); "" when the window is full.
+func Coverage(s telemetry.SignalSnapshot, now time.Time) string {
+	if s.DataSince.IsZero() {
+		return ""
+	}
+	return Age(now.Sub(s.DataSince)) + " of data"
+}
+
+// Young explains a young rate ("series 15s old, rate reads low"); "" when
+// the rate is not young.
+func Young(s telemetry.SignalSnapshot) string {
+	if !s.Young {
+		return ""
+	}
+	return "series " + Age(time.Duration(s.SeriesAgeS*float64(time.Second))) + " old: rate reads low"
 }
 
 // Scalar formats the value of a gauge snapshot.

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -56,5 +57,28 @@ func TestSignalStatesNeverLookLive(t *testing.T) {
 	s.State, s.Approx = telemetry.Live, true
 	if got := Signal(s, true, Scalar(s), now, 10, "—"); got.Text != "~812ms" {
 		t.Errorf("approx: %q", got.Text)
+	}
+}
+
+func TestYoungAndCoverageMarks(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	v := 32.0
+	s := telemetry.SignalSnapshot{Unit: "tok/s", Value: &v, State: telemetry.Live, Young: true, SeriesAgeS: 15, ObservedAt: now}
+	c := Signal(s, true, Scalar(s), now, 40, "?")
+	if !strings.HasSuffix(c.Text, YoungMark) {
+		t.Errorf("young rate shown as %q, want the %q mark", c.Text, YoungMark)
+	}
+	if got := Young(s); got != "series 15s old: rate reads low" {
+		t.Errorf("Young = %q", got)
+	}
+	s.Young = false
+	if c := Signal(s, true, Scalar(s), now, 40, "?"); strings.HasSuffix(c.Text, YoungMark) {
+		t.Errorf("a rate not young marked: %q", c.Text)
+	}
+	if got := Coverage(telemetry.SignalSnapshot{DataSince: now.Add(-8 * time.Minute)}, now); got != "8m of data" {
+		t.Errorf("Coverage = %q, want 8m of data", got)
+	}
+	if got := Coverage(telemetry.SignalSnapshot{}, now); got != "" {
+		t.Errorf("a full window has coverage %q", got)
 	}
 }

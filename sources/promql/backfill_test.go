@@ -1,0 +1,193 @@
+package promql
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// windowsOf returns the TTFT windows of an endpoint sorted by end.
+func windowsOf(rec *recorder, ep string) []telemetry.Observation {
+	hs := rec.find(telemetry.KindHistogram, ep, telemetry.TTFT)
+	sort.Slice(hs, func(i, j int) bool { return hs[i].At.Before(hs[j].At) })
+	return hs
+}
+
+// checkTiling fails unless the windows tile time without gap or overlap
+// and each holds the fake's 4 observations a second.
+func checkTiling(t *testing.T, hs []telemetry.Observation) {
+	t.Helper()
+	for i, h := range hs {
+		if i > 0 && !h.At.Add(-h.Interval).Equal(hs[i-1].At) {
+			t.Fatalf("window %d (%s, %s] does not follow the previous one ending %s", i, h.At.Add(-h.Interval), h.At, hs[i-1].At)
+		}
+		total := h.Buckets[len(h.Buckets)-1].Count
+		if want := 4 * h.Interval.Seconds(); total != want {
+			t.Fatalf("window %d over %s holds %v observations, want %v", i, h.Interval, total, want)
+		}
+	}
+}
+
+// historyRequests counts the TTFT range requests since the since'th that
+// reach back before before.
+func historyRequests(f *fakeProm, since int, before time.Time) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for i, form := range f.forms[since:] {
+		start, err := strconv.ParseFloat(url.Values(form).Get("start"), 64)
+		if err == nil && strings.Contains(f.queries[since+i], "time_to_first_token") && start < promTime(before) {
+			n++
+		}
+	}
+	return n
+}
+
+func TestHistoryFollowsTheViewedWindow(t *testing.T) {
+	f := newFakeProm(t, "llama-8b")
+	s, rec := newTestSource(t, testConfig(f.URL()))
+	s.WindowChanged(5 * time.Minute)
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatalf("RefreshOnce: %v", err)
+	}
+	hs := windowsOf(rec, "llama-8b")
+	checkTiling(t, hs)
+	var live, hist int
+	for _, h := range hs {
+		if h.History {
+			hist++
+		} else {
+			live++
+		}
+	}
+	if live != 1 {
+		t.Errorf("%d live windows, want 1 (the chain starts from a baseline; history does the rest)", live)
+	}
+	first := hs[0].At.Add(-hs[0].Interval)
+	if span := hs[len(hs)-1].At.Sub(first); span < 5*time.Minute || span > 5*time.Minute+20*time.Second {
+		t.Errorf("windows cover %s, want the 5m window (within two steps)", span)
+	}
+	if hist == 0 {
+		t.Fatal("no history windows")
+	}
+	desc := rec.status(t).Description
+	if !strings.Contains(desc, "history backfilled from") || !strings.Contains(desc, "live every 10s since") {
+		t.Errorf("status %q does not say what is backfilled and what live", desc)
+	}
+
+	// Covered: the next refresh asks no history.
+	n := len(f.forms)
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := historyRequests(f, n, time.Now().Add(-time.Minute)); got != 0 {
+		t.Errorf("%d history requests with the window covered, want 0", got)
+	}
+
+	// Widened: only the older part is fetched, and everything still tiles.
+	n = len(f.forms)
+	s.WindowChanged(time.Hour)
+	select {
+	case <-s.wake:
+	default:
+		t.Error("widening the window did not wake the source")
+	}
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	hs = windowsOf(rec, "llama-8b")
+	checkTiling(t, hs)
+	if span := hs[len(hs)-1].At.Sub(hs[0].At.Add(-hs[0].Interval)); span < time.Hour {
+		t.Errorf("after widening to 1h the windows cover %s", span)
+	}
+	if got := historyRequests(f, n, time.Now().Add(-10*time.Minute)); got == 0 {
+		t.Error("no history request after widening")
+	}
+	// Narrowing does not wake or fetch.
+	s.WindowChanged(time.Minute)
+	select {
+	case <-s.wake:
+		t.Error("narrowing the window woke the source")
+	default:
+	}
+}
+
+func TestHistoryStepBounded(t *testing.T) {
+	R := 15 * time.Second
+	for _, c := range []struct {
+		span   time.Duration
+		series int
+	}{{time.Hour, 10}, {time.Hour, 20_000}, {24 * time.Hour, 20_000}, {24 * time.Hour, 1}, {30 * 24 * time.Hour, 1}} {
+		step := historyStep(c.span, R, c.series)
+		steps := int(c.span / step)
+		if step%R != 0 || step < R {
+			t.Errorf("%s over %d series: step %s not a multiple of R", c.span, c.series, step)
+		}
+		if steps+1 > maxPointsPerSeries {
+			t.Errorf("%s over %d series: %d points per series, Prometheus allows %d", c.span, c.series, steps+1, maxPointsPerSeries)
+		}
+		if steps*c.series > historyPointBudget && steps > minHistorySteps {
+			t.Errorf("%s over %d series: %d points, budget %d", c.span, c.series, steps*c.series, historyPointBudget)
+		}
+	}
+	if got := historyStep(time.Hour, R, 10); got != R {
+		t.Errorf("a small fleet's 1h history step is %s, want R", got)
+	}
+}
+
+func TestHistoryOfGoneEndpointsNotAnnounced(t *testing.T) {
+	f := newFakeProm(t, "llama-8b")
+	s, rec := newTestSource(t, testConfig(f.URL()))
+	s.WindowChanged(5 * time.Minute)
+	// The history answer also holds a model gone before the chain began.
+	f.set(func(f *fakeProm) {
+		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
+			if !strings.HasSuffix(r.URL.Path, "/query_range") || r.Form.Get("step") == "10" {
+				return false
+			}
+			start, end, step := parseRange(r)
+			writeMatrix(w, rangeAnswer(q, []string{"llama-8b", "gone"}, nil), start, end, step, nil, nil)
+			return true
+		}
+	})
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.find(telemetry.KindEndpoint, "gone", ""); len(got) != 0 {
+		t.Errorf("an endpoint only in history was announced: %+v", got)
+	}
+	if hs := windowsOf(rec, "llama-8b"); len(hs) <= 3 {
+		t.Errorf("%d windows: history missing", len(hs))
+	}
+}
+
+func TestYoungSeriesMarked(t *testing.T) {
+	f := newFakeProm(t, "old", "young")
+	now := time.Now()
+	f.set(func(f *fakeProm) { f.born = map[string]time.Time{"young": now.Add(-25 * time.Second)} })
+	s, rec := newTestSource(t, testConfig(f.URL())) // rate window 1m
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	young := rec.find(telemetry.KindSample, "young", telemetry.OutputTPS)
+	old := rec.find(telemetry.KindSample, "old", telemetry.OutputTPS)
+	if len(young) != 1 || len(old) != 1 {
+		t.Fatalf("tok/s samples: young %d, old %d", len(young), len(old))
+	}
+	if a := young[0].SeriesAge; a < 10*time.Second || a > 40*time.Second {
+		t.Errorf("young series' tok/s has SeriesAge %s, want about 25s", a)
+	}
+	if old[0].SeriesAge != 0 {
+		t.Errorf("old series' tok/s marked young (%s)", old[0].SeriesAge)
+	}
+	if r := rec.find(telemetry.KindSample, "young", telemetry.Running); len(r) != 1 || r[0].SeriesAge != 0 {
+		t.Errorf("a gauge without a rate window marked young: %+v", r)
+	}
+}

@@ -1,0 +1,120 @@
+package promql
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+)
+
+func TestDecodeRangeAnswer(t *testing.T) {
+	body := []byte(`{"status":"success","data":{"resultType":"matrix","result":[
+		{"metric":{"model_name":"a\"b\u00e9","le":"+Inf"},"values":[[1700000000.123,"12"],[1700000015,"NaN"],[1700000030,"+Inf"]],"histograms":[[1,{"count":"1"}]]},
+		{"metric":{},"values":[]}],"stats":{"x":[1,2,{"y":null}]}},"warnings":["w1"],"infos":["i1"],"isPartial":false}`)
+	mat, w, inf, err := decodeRangeAnswer(body, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mat) != 2 || len(w) != 1 || w[0] != "w1" || len(inf) != 1 || inf[0] != "i1" {
+		t.Fatalf("got %v, warnings %v, infos %v", mat, w, inf)
+	}
+	ss := mat[0]
+	if ss.Metric["model_name"] != "a\"b\u00e9" || ss.Metric["le"] != "+Inf" {
+		t.Errorf("labels %v", ss.Metric)
+	}
+	if len(ss.Values) != 3 || ss.Values[0].Timestamp != model.Time(1700000000123) || ss.Values[0].Value != 12 ||
+		!math.IsNaN(float64(ss.Values[1].Value)) || !math.IsInf(float64(ss.Values[2].Value), 1) {
+		t.Errorf("values %v", ss.Values)
+	}
+	for _, bad := range []string{
+		`{"status":"error","errorType":"bad_data","error":"boom"}`,
+		`{"status":"success","data":{"resultType":"vector","result":[]}}`,
+		`{"status":"success","data":{"result":[{"metric":{},"value":[1,"2"]}],"resultType":"vector"}}`,
+		`{"status":"success","data":{"result":[]}}`,
+		`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{},"values":[[1,2]]}]}}`,
+		`<html>proxy error</html>`,
+		`{"status":"success","data":{"resultType":"matrix","result":[`,
+	} {
+		if _, _, _, err := decodeRangeAnswer([]byte(bad), 1); err == nil {
+			t.Errorf("%s: decoded, want it handed to client_golang", bad)
+		}
+	}
+}
+
+// Encoders that sort keys (encoding/json of a map) write result first.
+func TestDecodeRangeAnswerSortedKeys(t *testing.T) {
+	mat, _, _, err := decodeRangeAnswer([]byte(`{"data":{"result":[{"metric":{"a":"b"},"values":[[1,"2"]]}],"resultType":"matrix"},"status":"success"}`), 1)
+	if err != nil || len(mat) != 1 || len(mat[0].Values) != 1 || mat[0].Values[0].Value != 2 {
+		t.Fatalf("got %v, %v", mat, err)
+	}
+}
+
+func TestParseNumber(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64
+	}{{"0", 0}, {"42", 42}, {"1700000000.123", 1700000000.123}, {"0.25", 0.25}, {"1e3", 1000}, {"-2.5", -2.5}, {"12345678901234567890", 12345678901234567890}} {
+		got, err := parseNumber([]byte(c.in))
+		if err != nil || math.Abs(got-c.want) > 1e-9*math.Max(1, math.Abs(c.want)) {
+			t.Errorf("parseNumber(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+	}
+	for _, in := range []string{"NaN", "+Inf", "-Inf"} {
+		if v, err := parseNumber([]byte(in)); err != nil || !(math.IsNaN(v) || math.IsInf(v, 0)) {
+			t.Errorf("parseNumber(%q) = %v, %v", in, v, err)
+		}
+	}
+	for _, in := range []string{"", ".", "1.2.3", "abc", "5."} {
+		if v, err := parseNumber([]byte(in)); err == nil && in != "5." {
+			t.Errorf("parseNumber(%q) = %v, want an error", in, v)
+		}
+	}
+}
+
+// Failed range queries read the same through fastRange as through
+// client_golang, and are asked once.
+func TestFastRangeErrorsAsClientGolang(t *testing.T) {
+	for _, c := range []struct {
+		code int
+		body string
+	}{
+		{503, `{"status":"error","errorType":"timeout","error":"query timed out"}`},
+		{400, `{"status":"error","errorType":"bad_data","error":"parse error at char 3"}`},
+		{422, `{"status":"error","errorType":"execution","error":"many-to-many"}`},
+		{502, `<html><title>Bad Gateway</title></html>`},
+		{400, `not json`},
+		{422, `{"status":"success","data":{}}`},
+		{401, `unauthorized`},
+	} {
+		var hits atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			w.WriteHeader(c.code)
+			_, _ = w.Write([]byte(c.body))
+		}))
+		base, _ := url.Parse(srv.URL)
+		inner, err := newAPI(base, srv.Client())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast := newFastRange(inner, srv.Client(), base, time.Second)
+		rng := v1.Range{Start: time.Unix(1000, 0), End: time.Unix(1010, 0), Step: 5 * time.Second}
+		_, _, _, want := inner.QueryRange(context.Background(), "up", rng)
+		hits.Store(0)
+		_, _, _, got := fast.QueryRange(context.Background(), "up", rng)
+		if want == nil || got == nil || describeError(got, time.Second, nil) != describeError(want, time.Second, nil) {
+			t.Errorf("%d %s: fastRange says %v, client_golang %v", c.code, c.body, got, want)
+		}
+		if n := hits.Load(); n != 1 {
+			t.Errorf("%d %s: %d requests, want 1", c.code, c.body, n)
+		}
+		srv.Close()
+	}
+}

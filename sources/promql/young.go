@@ -1,0 +1,62 @@
+package promql
+
+import (
+	"strings"
+	"time"
+)
+
+// Young series. rate(x[W]) divides by the whole window W, so a series
+// younger than W reads low (an engine up for 15 s shows 1/20 of its output
+// tok/s over 5 m). The range answers tell a series' age for free: when an
+// endpoint's first point comes after the range's start, its series began
+// there (within a step). Rates of such endpoints carry SeriesAge until the
+// series is older than the rate window, so views mark them rather than
+// show a silently low number.
+
+// seriesBirth is what the range answers said about one endpoint's series:
+// its earliest point, and the earliest start of a range asked. When the
+// earliest point comes after that start, the range found nothing before
+// it: the series began there.
+type seriesBirth struct {
+	since, asked time.Time // server times
+}
+
+func (x seriesBirth) born() bool { return x.since.After(x.asked) }
+
+// ageBook holds the births of the endpoints' series, by endpoint name.
+type ageBook map[string]seriesBirth
+
+// note records a range answer that started at start and whose earliest
+// point for the endpoint is at first.
+func (b ageBook) note(endpoint string, start, first time.Time) {
+	x, ok := b[endpoint]
+	if !ok {
+		b[endpoint] = seriesBirth{since: first, asked: start}
+		return
+	}
+	if first.Before(x.since) {
+		x.since = first
+	}
+	if start.Before(x.asked) {
+		x.asked = start
+	}
+	b[endpoint] = x
+}
+
+// youngFor returns how old the endpoint's series is at serverNow when it
+// is younger than window; ok is false when it is older, or unknown.
+func (b ageBook) youngFor(endpoint string, serverNow time.Time, window time.Duration) (time.Duration, bool) {
+	x, ok := b[endpoint]
+	if !ok || !x.born() {
+		return 0, false
+	}
+	age := max(serverNow.Sub(x.since), time.Millisecond) // set, however young
+	if age >= window {
+		return 0, false
+	}
+	return age, true
+}
+
+// ratedOverWindow reports whether a gauge template takes a rate over the
+// window W, which a young series makes read low.
+func ratedOverWindow(tmpl string) bool { return strings.Contains(tmpl, "[W]") }

@@ -1,0 +1,77 @@
+package telemetry
+
+import (
+	"testing"
+	"time"
+)
+
+// Backfilled history fills the window but never the current state, and a
+// window reaching before the oldest data says where the data begin.
+func TestHistoryFillsWindowNotState(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	t0 := time.Unix(1_700_000_000, 0)
+	src := "promql:http://p"
+	inc := func(n float64) []Bucket { return []Bucket{{0.1, n}, {inf(), n}} }
+	s.Observe(Observation{Kind: KindFailure, Endpoint: "a", Signal: TTFT, Source: src, At: t0, Err: "boom", Interval: 15 * time.Second})
+	for i := 1; i <= 10; i++ { // history, older than the failure: (t0−10m, t0]
+		s.Observe(Observation{Kind: KindHistogram, Endpoint: "a", Signal: TTFT, Source: src, History: true,
+			At: t0.Add(time.Duration(i-10) * time.Minute), Interval: time.Minute, Buckets: inc(60)})
+	}
+	got, ok := s.Signal("a", TTFT, t0.Add(time.Second), 15*time.Minute)
+	if !ok || got.State != Error {
+		t.Fatalf("after history the state is %v, want the live Error", got.State)
+	}
+	if got.Count != 600 {
+		t.Errorf("count over 15m %v, want the 600 backfilled", got.Count)
+	}
+	if want := t0.Add(-10 * time.Minute); !got.DataSince.Equal(want) {
+		t.Errorf("DataSince %s, want %s (history shorter than the window)", got.DataSince, want)
+	}
+	if got, _ := s.Signal("a", TTFT, t0.Add(time.Second), 5*time.Minute); !got.DataSince.IsZero() {
+		t.Errorf("a 5m window inside the data has DataSince %s", got.DataSince)
+	}
+	// A history increment with another bucket layout must not reset the
+	// live one.
+	s.Observe(Observation{Kind: KindHistogram, Endpoint: "a", Signal: TTFT, Source: src, History: true,
+		At: t0.Add(-11 * time.Minute), Interval: time.Minute, Buckets: []Bucket{{0.5, 1}, {inf(), 1}}})
+	if got, _ := s.Signal("a", TTFT, t0.Add(time.Second), 15*time.Minute); got.Count != 600 {
+		t.Errorf("count %v after a history increment with another layout, want 600", got.Count)
+	}
+}
+
+func TestYoungRateFlag(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	t0 := time.Unix(1_700_000_000, 0)
+	s.Observe(Observation{Kind: KindSample, Endpoint: "a", Signal: OutputTPS, Source: "promql:u", At: t0, Value: 32, SeriesAge: 15 * time.Second, Interval: 5 * time.Second})
+	got, _ := s.Signal("a", OutputTPS, t0, 5*time.Minute)
+	if !got.Young || got.SeriesAgeS != 15 {
+		t.Errorf("young rate: %+v, want Young with age 15s", got)
+	}
+	s.Observe(Observation{Kind: KindSample, Endpoint: "a", Signal: OutputTPS, Source: "promql:u", At: t0.Add(5 * time.Second), Value: 900, Interval: 5 * time.Second})
+	if got, _ := s.Signal("a", OutputTPS, t0.Add(5*time.Second), 5*time.Minute); got.Young {
+		t.Errorf("a rate no longer young still flagged: %+v", got)
+	}
+}
+
+// A PromQL track's chart slots are as wide as its interval; a probe's stay
+// at ChartResolution. Distribution tracks fed histograms hold no samples.
+func TestChartSlotsFollowPromQLInterval(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	t0 := time.Unix(1_700_000_000, 0)
+	s.Observe(Observation{Kind: KindSample, Endpoint: "a", Signal: Running, Source: "promql:u", At: t0, Value: 3, Interval: 15 * time.Second})
+	s.Observe(Observation{Kind: KindSample, Endpoint: "a", Signal: TTFT, Source: "probe:u", At: t0, Value: 0.2, Interval: 15 * time.Second})
+	s.Observe(Observation{Kind: KindHistogram, Endpoint: "a", Signal: ITL, Source: "promql:u", At: t0, Interval: 15 * time.Second, Buckets: []Bucket{{0.1, 1}, {inf(), 1}}})
+	ep := s.endpoints["a"]
+	if r := ep.tracks[trackKey{Running, "promql"}].chart.res; r != 15*time.Second {
+		t.Errorf("PromQL gauge chart slot %s, want its 15s interval", r)
+	}
+	if r := ep.tracks[trackKey{TTFT, "probe"}].chart.res; r != time.Second {
+		t.Errorf("probe chart slot %s, want ChartResolution", r)
+	}
+	if w := ep.tracks[trackKey{ITL, "promql"}].samples; w == nil || cap(w.at) != 0 {
+		t.Errorf("a histogram-fed track holds sample memory: %+v", w)
+	}
+	if got := s.Series("a", Running, t0, time.Minute, 4); got[3] != 3 {
+		t.Errorf("chart of the PromQL gauge %v, want its value in the last point", got)
+	}
+}
