@@ -69,9 +69,14 @@ type Engine struct {
 	dropped    int // endpoints without rules because MaxRules was reached
 	refused    map[string]bool
 	probed     map[string]bool // endpoints fed by a probe
-	retired    []Transition    // from retire, returned by the next Evaluate
-	history    []Alert
-	lastEval   time.Time
+	// replicas: a replica's model row (Endpoint.Group), and each model
+	// row's replicas. A model's only replica is not judged: its model row
+	// says the same, and one pod must not raise every alert twice.
+	replicaOf map[string]string
+	replicas  map[string]map[string]bool
+	retired   []Transition // from retire, returned by the next Evaluate
+	history   []Alert
+	lastEval  time.Time
 }
 
 // New returns an engine for objs (completed with WithDefaults and scaled
@@ -81,7 +86,8 @@ type Engine struct {
 func New(objs []Objective, store *telemetry.Store, opts Options) *Engine {
 	opts = opts.withDefaults()
 	e := &Engine{store: store, opts: opts, byEndpoint: map[string][]*rule{},
-		refused: map[string]bool{}, probed: map[string]bool{}}
+		refused: map[string]bool{}, probed: map[string]bool{},
+		replicaOf: map[string]string{}, replicas: map[string]map[string]bool{}}
 	e.storeCfg = telemetry.DefaultStoreConfig()
 	if store != nil {
 		e.storeCfg = store.Config()
@@ -144,7 +150,11 @@ func (e *Engine) Observe(o telemetry.Observation) {
 	defer e.mu.Unlock()
 	if o.Kind == telemetry.KindRetire {
 		e.retire(o.Endpoint, o.At, o.Err)
+		e.leaveGroup(o.Endpoint, o.At)
 		return
+	}
+	if o.Kind == telemetry.KindEndpoint && o.Info != nil && o.Info.Group != "" {
+		e.joinGroup(o.Endpoint, o.Info.Group)
 	}
 	probed := telemetry.SideOf(telemetry.SourceKind(o.Source)) == telemetry.Client
 	for _, r := range e.ensure(o.Endpoint, probed) {
@@ -165,6 +175,9 @@ func (e *Engine) applies(i int, endpoint string, probed bool) bool {
 // sight (and a probe-only objective's once the endpoint is probed). Past
 // MaxRules an endpoint gets no new ones (remembered, and counted once).
 func (e *Engine) ensure(endpoint string, probed bool) []*rule {
+	if g, ok := e.replicaOf[endpoint]; ok && len(e.replicas[g]) < 2 {
+		return nil // a model's only replica: its model row is judged
+	}
 	rs, known := e.byEndpoint[endpoint]
 	if known && (!probed || e.probed[endpoint]) {
 		return rs
@@ -214,6 +227,37 @@ func (e *Engine) ensure(endpoint string, probed bool) []*rule {
 	}
 	e.byEndpoint[endpoint] = rs
 	return rs
+}
+
+// joinGroup records a replica of a model row (bounded like the rules).
+func (e *Engine) joinGroup(endpoint, group string) {
+	if _, ok := e.replicaOf[endpoint]; !ok && len(e.replicaOf) >= 2*e.opts.MaxRules {
+		return
+	}
+	e.replicaOf[endpoint] = group
+	if e.replicas[group] == nil {
+		e.replicas[group] = map[string]bool{}
+	}
+	e.replicas[group][endpoint] = true
+}
+
+// leaveGroup forgets a retired replica; when its model is left with one,
+// that one's alerts end too, as its model row judges it again.
+func (e *Engine) leaveGroup(endpoint string, at time.Time) {
+	g, ok := e.replicaOf[endpoint]
+	if !ok {
+		return
+	}
+	delete(e.replicaOf, endpoint)
+	delete(e.replicas[g], endpoint)
+	if len(e.replicas[g]) == 1 {
+		for last := range e.replicas[g] {
+			e.retire(last, at, "the only replica of "+g+" now: its model row is judged")
+		}
+	}
+	if len(e.replicas[g]) == 0 {
+		delete(e.replicas, g)
+	}
 }
 
 // retire ends an endpoint's alerts: the endpoint is gone (a placeholder

@@ -22,9 +22,16 @@ func (m *Model) groupRows(visible []*Row) []*Row {
 			present[m.all[i].Name()] = true
 		}
 	}
+	// A model's only replica is its model row: not listed, not counted.
+	lone := func(r *Row) bool { g := r.Endpoint.Group; return g != "" && present[g] && m.replicas[g] < 2 }
 	members := map[string][]*Row{}
 	out := visible[:0:0]
+	hidden := 0
 	for _, r := range visible {
+		if lone(r) {
+			hidden++
+			continue
+		}
 		if g := r.Endpoint.Group; g != "" && present[g] {
 			members[g] = append(members[g], r)
 			continue
@@ -32,7 +39,7 @@ func (m *Model) groupRows(visible []*Row) []*Row {
 		out = append(out, r)
 	}
 	grouped := make([]*Row, 0, len(visible))
-	m.folded = 0
+	m.folded = hidden
 	for _, r := range out {
 		grouped = append(grouped, r)
 		ms := members[r.Name()]
@@ -65,9 +72,9 @@ func (m *Model) ToggleExpand() bool {
 		return false
 	}
 	name := r.Name()
-	if g := r.Endpoint.Group; g != "" && m.replicas[g] > 0 {
+	if g := r.Endpoint.Group; g != "" && m.replicas[g] > 1 {
 		name = g
-	} else if m.replicas[name] == 0 {
+	} else if m.replicas[name] < 2 {
 		return false
 	}
 	if m.expanded == nil {
@@ -82,7 +89,7 @@ func (m *Model) ToggleExpand() bool {
 // replicaLabel is what the ENDPOINT column shows of a grouped row: an
 // aggregate's count, or a replica's identity under its model.
 func (m *Model) replicaLabel(r *Row, name string) string {
-	if n := m.replicas[r.Name()]; n > 0 && r.Endpoint.Aggregate {
+	if n := m.replicas[r.Name()]; n > 1 && r.Endpoint.Aggregate {
 		mark := "+"
 		if m.expanded[r.Name()] {
 			mark = "-"

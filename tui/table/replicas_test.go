@@ -57,3 +57,25 @@ func TestReplicaRows(t *testing.T) {
 		t.Error("qwen has no replicas to expand")
 	}
 }
+
+// A model served by one replica is one plain row: no "×1", nothing to
+// expand, the replica not listed (its model row says the same).
+func TestLoneReplicaIsTheModelRow(t *testing.T) {
+	ep := func(e telemetry.Endpoint) Row { return Row{Endpoint: telemetry.EndpointSnapshot{Endpoint: e}} }
+	m := New(&common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: time.Now()})
+	m.SetSize(160, 20)
+	m.SetRows([]Row{
+		ep(telemetry.Endpoint{Name: "llama", Model: "llama", Aggregate: true}),
+		ep(telemetry.Endpoint{Name: "10.0.0.1:8000/llama", Model: "llama", Group: "llama", Replica: "10.0.0.1:8000"}),
+	})
+	var names []string
+	for _, r := range m.rows {
+		names = append(names, m.displayName(r))
+	}
+	if fmt.Sprint(names) != "[llama]" {
+		t.Errorf("rows %q, want the model row alone, unmarked", names)
+	}
+	if m.ToggleExpand() {
+		t.Error("a lone replica's model row expanded")
+	}
+}
