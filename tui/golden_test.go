@@ -12,6 +12,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/tokentop/tokentop/tui/common"
 )
 
 // Goldens run the real program (teatest) over a scripted telemetry.Store
@@ -175,26 +177,6 @@ func fleetNames() []string {
 	return out
 }
 
-// readsAs: the shown form s (an ellipsis for any text) could be name.
-func readsAs(s, name string) bool {
-	pieces := strings.Split(s, "…")
-	if !strings.HasPrefix(name, pieces[0]) {
-		return false
-	}
-	rest := name[len(pieces[0]):]
-	if len(pieces) == 1 {
-		return rest == ""
-	}
-	for _, p := range pieces[1 : len(pieces)-1] {
-		i := strings.Index(rest, p)
-		if i < 0 {
-			return false
-		}
-		rest = rest[i+len(p):]
-	}
-	return strings.HasSuffix(rest, pieces[len(pieces)-1])
-}
-
 // assertApart checks that each endpoint row (under its server's header
 // line when grouped) and each alert line names exactly one endpoint, and
 // that each alert line says its objective's severity and its value
@@ -206,7 +188,7 @@ func assertApart(t *testing.T, frame string) {
 		t.Helper()
 		var hits []string
 		for _, n := range names {
-			if readsAs(shown, n) {
+			if common.ReadsAs(shown, n, "…") {
 				hits = append(hits, n)
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tokentop/tokentop/tui/common"
 )
 
 // TestDemoInRealTerminal builds the real binary, runs `tokentop demo` in a
@@ -209,26 +211,6 @@ func waitPane(t *testing.T, tm func(...string) (string, error), pane string, lim
 	return ""
 }
 
-// readsAs: the shown form s (an ellipsis for any text) could be name.
-func readsAs(s, name string) bool {
-	pieces := strings.Split(s, "…")
-	if !strings.HasPrefix(name, pieces[0]) {
-		return false
-	}
-	rest := name[len(pieces[0]):]
-	if len(pieces) == 1 {
-		return rest == ""
-	}
-	for _, p := range pieces[1 : len(pieces)-1] {
-		i := strings.Index(rest, p)
-		if i < 0 {
-			return false
-		}
-		rest = rest[i+len(p):]
-	}
-	return strings.HasSuffix(rest, pieces[len(pieces)-1])
-}
-
 // checkFleetScreen reads the endpoint rows (under their server's line)
 // and the alert lines of a captured main screen and checks that each
 // names exactly one endpoint; it returns how many of each it read.
@@ -238,7 +220,7 @@ func checkFleetScreen(t *testing.T, screen string, names []string) (rows, alerts
 		t.Helper()
 		n := 0
 		for _, name := range names {
-			if readsAs(shown, name) {
+			if common.ReadsAs(shown, name, "…") {
 				n++
 			}
 		}

@@ -252,3 +252,25 @@ func matchPieces(pieces []string, s string) bool {
 	}
 	return strings.HasSuffix(s, last)
 }
+
+// ReadsAs reports whether the shortened form shown, each ellipsis standing
+// for any text, could be name: what a reader sees must match exactly one
+// of the names for the rows to stay apart.
+func ReadsAs(shown, name, ellipsis string) bool {
+	pieces := strings.Split(shown, ellipsis)
+	if !strings.HasPrefix(name, pieces[0]) {
+		return false
+	}
+	rest := name[len(pieces[0]):]
+	if len(pieces) == 1 {
+		return rest == ""
+	}
+	for _, p := range pieces[1 : len(pieces)-1] {
+		i := strings.Index(rest, p)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(p):]
+	}
+	return strings.HasSuffix(rest, pieces[len(pieces)-1])
+}

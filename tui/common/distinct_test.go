@@ -71,3 +71,20 @@ func TestDistinctKeepsTheDistinguishingWords(t *testing.T) {
 		}
 	}
 }
+
+func TestReadsAs(t *testing.T) {
+	for _, c := range []struct {
+		shown, name string
+		want        bool
+	}{
+		{"meta…3.1-70B…FP8", "meta-llama/Llama-3.1-70B-Instruct-FP8", true},
+		{"meta…3.1-70B…FP8", "meta-llama/Llama-3.1-8B-Instruct-FP8", false},
+		{"qwen", "qwen", true},
+		{"qwen", "qwen2", false},
+		{"…B", "70B", true},
+	} {
+		if got := ReadsAs(c.shown, c.name, "…"); got != c.want {
+			t.Errorf("ReadsAs(%q, %q) = %v, want %v", c.shown, c.name, got, c.want)
+		}
+	}
+}
