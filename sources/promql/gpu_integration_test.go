@@ -370,3 +370,56 @@ func TestIntegrationGPUPerPodFromCapture(t *testing.T) {
 }
 
 func regexpQuote(s string) string { return strings.ReplaceAll(s, ".", "[.]") }
+
+// TestIntegrationGPUPowerGaugeFallback: with real Prometheus, a GPU whose
+// energy counter does not move (dcgm-exporter's 30s collection, or a stuck
+// driver) and one without the counter both count with their sampled draw
+// (DCGM_FI_DEV_POWER_USAGE), never as 0 W or left out.
+func TestIntegrationGPUPowerGaugeFallback(t *testing.T) {
+	if promtest.Binary() == "" {
+		t.Skip("prometheus binary not found: " + promtest.InstallHint)
+	}
+	ctx := context.Background()
+	const page = `# TYPE DCGM_FI_DEV_POWER_USAGE gauge
+DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="GPU-0",Hostname="node-1"} 40.979
+DCGM_FI_DEV_POWER_USAGE{gpu="1",UUID="GPU-1",Hostname="node-1"} 99.5
+# TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter
+DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu="0",UUID="GPU-0",Hostname="node-1"} 455497156
+`
+	dsrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		_, _ = io.WriteString(w, page)
+	}))
+	defer dsrv.Close()
+	spec, _ := engines.Lookup(telemetry.EngineVLLM)
+	esrv := httptest.NewServer(newGrowingPage(synthPage(spec, "llama")))
+	defer esrv.Close()
+	prom := promtest.Start(t, promtest.Target{Job: "vllm", URL: esrv.URL + "/metrics"}, promtest.Target{Job: "dcgm", URL: dsrv.URL + "/metrics"})
+	prom.WaitTargetsUp(t, 30*time.Second)
+	// Enough scrapes for a rate of the (unchanged) counter over the window.
+	prom.WaitForSeries(t, "count_over_time(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[10s]) >= 3", 1, 60*time.Second)
+	prom.WaitForSeries(t, "vllm:num_requests_running", 1, 30*time.Second)
+
+	rec := &recorder{}
+	s, err := New(Config{URL: prom.URL, ScrapeInterval: promtest.ScrapeInterval, HistogramStep: 2 * time.Second,
+		Delay: 1500 * time.Millisecond, Window: 10 * time.Second, Backfill: 10 * time.Second}, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second refresh knows the store holds DCGM series
+		if err := s.RefreshOnce(ctx); err != nil {
+			t.Fatalf("RefreshOnce: %v", err)
+		}
+	}
+	host := strings.TrimPrefix(esrv.URL, "http://")
+	for _, ep := range []string{host + "/llama", "llama"} {
+		p := lastOf(rec.find(telemetry.KindSample, ep, telemetry.GPUPower))
+		if len(p) != 1 || math.Abs(p[0].Value-(40.979+99.5)) > 1e-9 {
+			names := []string{}
+			for _, o := range rec.find(telemetry.KindSample, "", telemetry.GPUPower) {
+				names = append(names, o.Endpoint)
+			}
+			t.Errorf("%s: GPU power %+v, want 40.979 + 99.5 W (the draws); power on %v; warnings %v", ep, p, names, rec.status(t).Warnings)
+		}
+	}
+}

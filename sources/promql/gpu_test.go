@@ -110,7 +110,7 @@ func TestGPUPowerSummedByPod(t *testing.T) {
 	if err := s.RefreshOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"rate(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[", "/ 1000", "unless rate(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[", "sum by (Hostname, instance, pod"} {
+	for _, want := range []string{"rate(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[", "/ 1000", "unless (rate(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[", "sum by (Hostname, instance, pod"} {
 		if !strings.Contains(powerQuery, want) {
 			t.Errorf("power query %q lacks %q", powerQuery, want)
 		}

@@ -53,9 +53,11 @@ const maxGPUWatts = "100000"
 // gpuPowerExpr is the GPU power query: watts summed over the GPUs of each
 // host or pod (joinGPU sums the groups, power adds up). Each GPU's power is
 // its energy counter's rate over [W] (mJ/s ÷ 1000) where the counter has
-// a rate, else its sampled draw.
+// a rate above 0, else its sampled draw: a GPU never draws 0 W, so an
+// unchanged counter (dcgm-exporter collects every 30s by default; a
+// window shorter than that can hold no change) is not zero power.
 func (g generator) gpuPowerExpr() string {
-	const energy = "rate(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[W])"
+	const energy = "(rate(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[W]) > 0)"
 	perGPU := "((" + energy + " / 1000 < " + maxGPUWatts + ") or (DCGM_FI_DEV_POWER_USAGE < " + maxGPUWatts + " unless " + energy + "))"
 	return tagged("sum by ("+g.gpuBy()+") "+perGPU, gpuTag)
 }
