@@ -23,7 +23,8 @@
 // aggregate are its replicas' summed here; its values come from the same
 // instant query, aggregated by the server without the replica labels. GPU
 // series name no endpoint and are joined to replicas by pod or host
-// (gpu.go), never averaged over the fleet.
+// (gpu.go), never averaged over the fleet; GPU power is summed over the
+// GPUs joined (power adds up), DRAM activity averaged.
 //
 // # Design: histogram increments, not server-side quantiles
 //
@@ -48,7 +49,7 @@
 // samples instead.
 //
 // Values (running, waiting, KV cache, output tok/s, error rate, counter
-// ratios, derived TPOT, GPU memory bandwidth) are instant queries. Each
+// ratios, derived TPOT, GPU memory bandwidth and power) are instant queries. Each
 // refresh makes one or two requests per signal (a query over
 // VictoriaMetrics' length limit is split by engine) plus the freshness
 // query (and, once a DiscoveryInterval, one label-values call): the count

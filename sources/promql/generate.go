@@ -148,6 +148,7 @@ func (g generator) generate(fams []*family) querySet {
 		}
 	}
 	qs.value[telemetry.GPUMemBW] = []string{g.gpuExpr()}
+	qs.value[telemetry.GPUPower] = []string{g.gpuPowerExpr()}
 	qs.fresh = chunks(fresh)
 	return qs
 }

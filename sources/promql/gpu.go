@@ -25,7 +25,9 @@ import (
 //  3. by Config.GroupBy: otherwise, series whose grouping-label values
 //     are all set and equal the endpoint's.
 //
-// An aggregate takes the GPU-weighted mean of what its replicas joined.
+// An aggregate takes the GPU-weighted mean of what its replicas joined;
+// for GPU power (summed over a host's or pod's GPUs by the query) every
+// figure is instead the sum over the distinct series joined: power adds up.
 // tokentop's exporter (probes) is never joined: a probe's host is not the
 // model's.
 // GPU series that join no endpoint, and endpoints that join none, are named
@@ -43,6 +45,10 @@ type gpuGroup struct {
 // each endpoint's value.
 func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointState]float64 {
 	groups := gpuGroups(vec, rd.reg.parser.groupBy)
+	combine := weightedMean
+	if gpuSummed(sig) {
+		combine = sumGroups
+	}
 	out := map[*endpointState]float64{}
 	var unjoined []string
 	for _, e := range rd.reg.all() {
@@ -56,7 +62,7 @@ func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointSt
 			}
 			continue
 		}
-		if v, ok := weightedMean(matched); ok {
+		if v, ok := combine(matched); ok {
 			out[e] = v
 		}
 	}
@@ -74,7 +80,7 @@ func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointSt
 				}
 			}
 		}
-		if v, ok := weightedMean(union); ok {
+		if v, ok := combine(union); ok {
 			out[e] = v
 		}
 	}
@@ -169,6 +175,25 @@ func weightedMean(gs []*gpuGroup) (float64, bool) {
 		return 0, false
 	}
 	return sum / n, true
+}
+
+// gpuSummed reports whether sig's GPU series add up (power) rather than
+// average (DRAM activity).
+func gpuSummed(sig telemetry.Signal) bool { return sig == telemetry.GPUPower }
+
+// sumGroups is the sum over the groups' values; groups without a value are
+// left out, and none with one is no value (never 0).
+func sumGroups(gs []*gpuGroup) (float64, bool) {
+	var sum float64
+	ok := false
+	for _, g := range gs {
+		if math.IsNaN(g.value) || math.IsInf(g.value, 0) {
+			continue
+		}
+		sum += g.value
+		ok = true
+	}
+	return sum, ok
 }
 
 // maxNamed caps the names listed in one warning.

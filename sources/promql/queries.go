@@ -24,10 +24,8 @@ func gpuJoinLabels() []string {
 	return []string{"Hostname", "instance", "pod", "namespace", "exported_pod", "exported_namespace"}
 }
 
-// gpuExpr is the GPU memory-bandwidth query: the mean DCGM DRAM-active
-// ratio per host or pod, with the number of GPUs averaged
-// (tokentop_part="series"); values above 1 are DCGM's "no value" sentinels.
-func (g generator) gpuExpr() string {
+// gpuBy is the GPU queries' grouping: the join labels and Config.GroupBy.
+func (g generator) gpuBy() string {
 	seen := map[string]bool{}
 	var ls []string
 	for _, l := range append(gpuJoinLabels(), g.groupBy...) {
@@ -36,9 +34,32 @@ func (g generator) gpuExpr() string {
 			ls = append(ls, l)
 		}
 	}
-	by := strings.Join(ls, ", ")
-	const sel = "DCGM_FI_PROF_DRAM_ACTIVE <= 1"
-	return tagged("avg by ("+by+") ("+sel+") or "+labelTag("count by ("+by+") ("+sel+")", partTag, "series"), gpuTag)
+	return strings.Join(ls, ", ")
+}
+
+// gpuExpr is the GPU memory-bandwidth query: the mean DCGM DRAM-active
+// ratio per host or pod, with the number of GPUs averaged
+// (tokentop_part="series"); values above 1 are DCGM's "no value" sentinels.
+func (g generator) gpuExpr() string {
+	by := g.gpuBy()
+	const dram = "DCGM_FI_PROF_DRAM_ACTIVE <= 1"
+	return tagged("avg by ("+by+") ("+dram+") or "+labelTag("count by ("+by+") ("+dram+")", partTag, "series"), gpuTag)
+}
+
+// maxGPUWatts bounds one GPU's power: above it a figure is a DCGM "no
+// value" sentinel (1.4e14 for floats), never a draw.
+const maxGPUWatts = "100000"
+
+// gpuPowerExpr is the GPU power query: watts summed over the GPUs of each
+// host or pod (joinGPU sums the groups, power adds up). Each GPU's power is
+// its energy counter's rate over [W] (mJ/s ÷ 1000) where the counter has
+// a rate above 0, else its sampled draw: a GPU never draws 0 W, so an
+// unchanged counter (dcgm-exporter collects every 30s by default; a
+// window shorter than that can hold no change) is not zero power.
+func (g generator) gpuPowerExpr() string {
+	const energy = "(rate(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[W]) > 0)"
+	perGPU := "((" + energy + " / 1000 < " + maxGPUWatts + ") or (DCGM_FI_DEV_POWER_USAGE < " + maxGPUWatts + " unless " + energy + "))"
+	return tagged("sum by ("+g.gpuBy()+") "+perGPU, gpuTag)
 }
 
 // gpuTag marks the GPU query's series (they name no endpoint: gpu.go joins

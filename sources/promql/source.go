@@ -128,6 +128,7 @@ func (s *Source) activate(fams []*family, gpu bool) {
 	st.queries = s.gen.generate(fams)
 	if !gpu {
 		delete(st.queries.value, telemetry.GPUMemBW)
+		delete(st.queries.value, telemetry.GPUPower)
 	}
 	for sig, q := range s.cfg.Queries {
 		delete(st.queries.hist, sig)
