@@ -13,7 +13,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
@@ -80,26 +79,15 @@ func (f fastRange) queryRange(ctx context.Context, query string, r v1.Range) (mo
 		_, _ = io.Copy(io.Discard, resp.Body) // drained for reuse; client_golang retries with GET
 		return nil, nil, nil, errUnexpected
 	}
-	buf := bodyBuffers.Get().(*bytes.Buffer)
-	defer bodyBuffers.Put(buf)
-	buf.Reset()
-	if resp.ContentLength > 0 {
-		buf.Grow(int(min(resp.ContentLength, 64<<20)))
-	}
-	if _, err := buf.ReadFrom(resp.Body); err != nil {
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
 		return nil, nil, nil, err
 	}
-	body := buf.Bytes()
 	if resp.StatusCode/100 != 2 {
 		return nil, nil, nil, httpError(resp.StatusCode, body)
 	}
 	return decodeRangeAnswer(body, int(r.End.Sub(r.Start)/max(r.Step, 1))+1)
 }
-
-// bodyBuffers holds answer bodies between range queries: a backfill reads
-// tens of megabytes of JSON, which io.ReadAll grew by doubling, each
-// answer anew. Nothing decoded refers to a body (strings are copied).
-var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // httpError is the error client_golang gives for a status that is not
 // 2xx, so that describeError reads both alike: the API's own error for
