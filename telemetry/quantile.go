@@ -90,7 +90,13 @@ func CountAtOrBelow(threshold float64, buckets []Bucket) (count, total float64, 
 
 // normaliseBuckets sorts, merges equal bounds (le="5" and le="5.0") and
 // makes counts monotonic, as Prometheus does before interpolating.
+//
+// Buckets already in that form (as every source sends them) are returned
+// as they are, not copied: callers only read the result.
 func normaliseBuckets(in []Bucket) []Bucket {
+	if isNormal(in) {
+		return in
+	}
 	b := make([]Bucket, len(in))
 	copy(b, in)
 	sort.SliceStable(b, func(i, j int) bool { return b[i].UpperBound < b[j].UpperBound })
@@ -159,4 +165,18 @@ func (b *Bucket) UnmarshalJSON(data []byte) error {
 	}
 	b.UpperBound, b.Count = ub, j.Count
 	return nil
+}
+
+// isNormal reports whether normaliseBuckets would return in unchanged:
+// bounds strictly increasing, none NaN, counts not decreasing.
+func isNormal(in []Bucket) bool {
+	for i, bk := range in {
+		if math.IsNaN(bk.UpperBound) {
+			return false
+		}
+		if i > 0 && (bk.UpperBound <= in[i-1].UpperBound || bk.Count < in[i-1].Count) {
+			return false
+		}
+	}
+	return true
 }
