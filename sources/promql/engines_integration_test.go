@@ -92,6 +92,7 @@ func engineTargets(t *testing.T) []*engineTarget {
 // rate()'s extrapolation; plus the TPOT derived from the ITL mean where
 // the engine has no TPOT histogram.
 func TestIntegrationEveryEngine(t *testing.T) {
+	t.Parallel() // each starts its own servers; most of their time is waiting for scrapes
 	if promtest.Binary() == "" {
 		t.Skip("prometheus binary not found: " + promtest.InstallHint)
 	}

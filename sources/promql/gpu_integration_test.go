@@ -25,6 +25,7 @@ import (
 // holds it), the model's aggregate the mean over both hosts' GPUs, and the
 // unjoined host is a status warning, never averaged in.
 func TestIntegrationGPUPerHost(t *testing.T) {
+	t.Parallel() // each starts its own servers; most of their time is waiting for scrapes
 	if promtest.Binary() == "" {
 		t.Skip("prometheus binary not found: " + promtest.InstallHint)
 	}
@@ -89,7 +90,14 @@ func checkGPUPerHost(ctx context.Context, t *testing.T, prom *promtest.Server, v
 	// VictoriaMetrics dates answers to the whole second: within a second of
 	// it (the figures change at every scrape, so a match is no accident).
 	matches := func(selector string, got float64, at time.Time) (bool, float64) {
-		return matchesAt(t, prom, victoria, `avg(DCGM_FI_PROF_DRAM_ACTIVE{instance=~"`+selector+`"} <= 1)`, got, at, 1e-9)
+		// VictoriaMetrics answers from data ~30 s old and its instant
+		// answers around one time were seen 0.8 % apart: within 2 % there
+		// (hosts differ by more), exact on Prometheus.
+		tol := 1e-9
+		if victoria {
+			tol = 0.02
+		}
+		return matchesAt(t, prom, victoria, `avg(DCGM_FI_PROF_DRAM_ACTIVE{instance=~"`+selector+`"} <= 1)`, got, at, tol)
 	}
 	values := map[string]float64{}
 	for _, m := range models {
@@ -318,6 +326,7 @@ func lastOf(obs []telemetry.Observation) []telemetry.Observation {
 // GPU's pod gets the capture's value; one in another pod gets no GPU figure
 // and a warning, and the aggregate only the joined GPU.
 func TestIntegrationGPUPerPodFromCapture(t *testing.T) {
+	t.Parallel() // each starts its own servers; most of their time is waiting for scrapes
 	if promtest.Binary() == "" {
 		t.Skip("prometheus binary not found: " + promtest.InstallHint)
 	}
@@ -373,6 +382,7 @@ func regexpQuote(s string) string { return strings.ReplaceAll(s, ".", "[.]") }
 // driver) and one without the counter both count with their sampled draw
 // (DCGM_FI_DEV_POWER_USAGE), never as 0 W or left out.
 func TestIntegrationGPUPowerGaugeFallback(t *testing.T) {
+	t.Parallel() // each starts its own servers; most of their time is waiting for scrapes
 	if promtest.Binary() == "" {
 		t.Skip("prometheus binary not found: " + promtest.InstallHint)
 	}

@@ -17,6 +17,7 @@ import (
 // detail view's n) is exactly the observations Prometheus holds in it:
 // the difference of the summed _count at the window's ends.
 func TestIntegrationHistoryCountMatchesPrometheus(t *testing.T) {
+	t.Parallel() // each starts its own servers; most of their time is waiting for scrapes
 	if promtest.Binary() == "" {
 		t.Skip("prometheus binary not found: " + promtest.InstallHint)
 	}

@@ -26,6 +26,7 @@ import (
 // the discovered endpoints and that the histogram windows and rates agree
 // with the simulator's own counters in exactly the scrapes Prometheus got.
 func TestIntegrationRealPrometheus(t *testing.T) {
+	t.Parallel() // each starts its own servers; most of their time is waiting for scrapes
 	if promtest.Binary() == "" {
 		t.Skip("prometheus binary not found: " + promtest.InstallHint)
 	}

@@ -71,6 +71,7 @@ var lagRE = regexp.MustCompile(`^lagging (\S+) behind`)
 // the same counts, equal to what the store holds), the status must say
 // the data lags, and once the store is killed the source is in error.
 func TestIntegrationLaggingVictoriaMetrics(t *testing.T) {
+	t.Parallel() // each starts its own servers; most of their time is waiting for scrapes
 	if promtest.Binary() == "" {
 		t.Skip("prometheus binary not found: " + promtest.InstallHint)
 	}
