@@ -75,6 +75,22 @@ func TestFixtures(t *testing.T) {
 				telemetry.PrefixCacheHit: "vllm:prefix_cache_hits_total", telemetry.SpecAccept: "vllm:spec_decode_num_accepted_tokens_total",
 				telemetry.SpecAcceptLen: "vllm:spec_decode_num_accepted_tokens_total", telemetry.EngineReadBytes: "vllm:estimated_read_bytes_per_gpu_total",
 			}},
+		{"nim-llama3.1-8b-metrics.txt", telemetry.EngineNIM,
+			[]string{"num_requests_running", "gpu_cache_usage_perc", "time_per_output_token_seconds", "request_failure_total", "request_finish_total"},
+			map[telemetry.Signal]string{
+				telemetry.TTFT: "time_to_first_token_seconds", telemetry.ITL: "time_per_output_token_seconds", telemetry.TPOT: "",
+				telemetry.E2E: "e2e_request_latency_seconds", telemetry.Running: "num_requests_running", telemetry.Waiting: "num_requests_waiting",
+				telemetry.KVCache: "gpu_cache_usage_perc", telemetry.OutputTPS: "generation_tokens_total",
+				telemetry.PromptTPS: "prompt_tokens_total", telemetry.RequestRate: "request_finish_total", Queue: "",
+			}},
+		{"ik-llamacpp-server-metrics.txt", telemetry.EngineLlamaCpp,
+			[]string{"llamacpp:tokens_predicted_seconds_total", "llamacpp:kv_cache_usage_ratio", "llamacpp:requests_deferred"},
+			map[telemetry.Signal]string{
+				telemetry.ITL: "llamacpp:tokens_predicted_seconds_total", telemetry.Running: "llamacpp:requests_processing",
+				telemetry.Waiting: "llamacpp:requests_deferred", telemetry.KVCache: "llamacpp:kv_cache_usage_ratio",
+				telemetry.OutputTPS: "llamacpp:tokens_predicted_total", telemetry.PromptTPS: "llamacpp:prompt_tokens_total",
+				telemetry.SpecAccept: "", telemetry.TTFT: "",
+			}},
 		{"dcgm-exporter-metrics.txt", telemetry.EngineUnknown, nil, nil},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -153,7 +169,11 @@ func TestRenames(t *testing.T) {
 		{telemetry.EngineVLLM, telemetry.KVCache, "vllm:kv_cache_usage_perc → vllm:gpu_cache_usage_perc"},
 		{telemetry.EngineSGLang, telemetry.ITL, "sglang:inter_token_latency_seconds → sglang:time_per_output_token_seconds"},
 		{telemetry.EngineLMDeploy, telemetry.ITL, "lmdeploy:iter_token_latency → lmdeploy:time_per_output_token_seconds"},
-		{telemetry.EngineTRTLLM, telemetry.TTFT, "time_to_first_token_seconds → trtllm_time_to_first_token_seconds"},
+		{telemetry.EngineTRTLLM, telemetry.TTFT, "trtllm_time_to_first_token_seconds → time_to_first_token_seconds"},
+		{telemetry.EngineTRTLLM, telemetry.TPOT, "trtllm_time_per_output_token_seconds → time_per_output_token_seconds"},
+		{telemetry.EngineTRTLLM, telemetry.ITL, ""}, // its time_per_output_token is per request
+		{telemetry.EngineLMDeploy, telemetry.SpecAccept, "lmdeploy:spec_decode_num_accepted_tokens_total"},
+		{telemetry.EngineLlamaCpp, telemetry.SpecAcceptLen, "llamacpp:spec_decode_num_accepted_tokens_total"},
 		{telemetry.EngineNIM, telemetry.KVCache, "gpu_cache_usage_perc"},
 		{telemetry.EngineTriton, telemetry.Waiting, "nv_trt_llm_request_metrics → nv_inference_pending_request_count"},
 		{telemetry.EngineLlamaCpp, telemetry.ITL, "llamacpp:tokens_predicted_seconds_total"},

@@ -34,6 +34,14 @@ func ratio(num, den string, scale float64, note string) Alias {
 }
 
 // vLLM V0 (≤0.7) and V1 (0.8+; adds the engine label and *_created gauges).
+//
+// Source: the captures vllm-v0.4-metrics.txt, vllm-v0.10-metrics.txt and
+// vllm-v0.27-xpu-specdecode-mfu-metrics.txt hold every name below except
+// three: vllm:gpu_prefix_cache_{hits,queries}_total (V1 before 0.10, hidden
+// from 0.10 and removed in 0.12: vLLM's v1/metrics/loggers.py, "DEPRECATED:
+// Use vllm:prefix_cache_queries"), vllm:gpu_prefix_cache_hit_rate and
+// vllm:spec_decode_draft_acceptance_rate (V0 gauges of
+// vllm/engine/metrics.py), read from vLLM's source only.
 func vllm() Spec {
 	const itlNote = "one observation per engine step per request (step time)"
 	return Spec{
@@ -84,6 +92,12 @@ func vllm() Spec {
 }
 
 // SGLang: model_name, or name in its first versions.
+//
+// Source: sgl-project/sglang @ 93d04878cfb9b08645fae7b11bd340ee33b34acf :
+// python/sglang/srt/metrics/collector.py (SchedulerMetricsCollector,
+// TokenizerMetricsCollector); the old names from the capture
+// sglang-metrics.txt. Not read: sglang:num_retracted_reqs is a gauge of the
+// last step's retractions, not a counter, so it gives no preemption rate.
 func sglang() Spec {
 	return Spec{
 		Engine:      telemetry.EngineSGLang,
@@ -102,14 +116,14 @@ func sglang() Spec {
 			telemetry.Running:     {gauge("sglang:num_running_reqs")},
 			telemetry.Waiting:     {gauge("sglang:num_queue_reqs")},
 			telemetry.KVCache:     {gaugeMax("sglang:token_usage")},
-			telemetry.OutputTPS:   {counter("sglang:generation_tokens_total")},
-			telemetry.RequestRate: {counter("sglang:num_requests_total")},
-			telemetry.PromptTPS:   {counter("sglang:prompt_tokens_total")},
+			telemetry.OutputTPS:   {counterNote("sglang:generation_tokens_total", "counted when a request finishes")},
+			telemetry.RequestRate: {counterNote("sglang:num_requests_total", "finished requests")},
+			telemetry.PromptTPS:   {counterNote("sglang:prompt_tokens_total", "counted when a request finishes")},
 			telemetry.PrefixCacheHit: {
-				ratio("sglang:cached_tokens_total", "sglang:prompt_tokens_total", 1, "radix cache, token-based"),
+				ratio("sglang:cached_tokens_total", "sglang:prompt_tokens_total", 1, "radix cache, token-based, per finished request"),
 				gaugeMaxNote("sglang:cache_hit_rate", "gauge: the scheduler's recent hit rate; largest over ranks"),
 			},
-			telemetry.SpecAccept:    {gaugeMaxNote("sglang:spec_accept_rate", "gauge: the scheduler's recent rate")},
+			telemetry.SpecAccept:    {gaugeMaxNote("sglang:spec_accept_rate", "gauge: accepted / draft tokens of the last batch")},
 			telemetry.SpecAcceptLen: {gaugeMaxNote("sglang:spec_accept_length", "gauge: tokens per verify step, recent")},
 		},
 		Errors: []ErrorCounters{{Failed: "sglang:num_aborted_requests_total", All: "sglang:num_requests_total"}},
@@ -117,7 +131,28 @@ func sglang() Spec {
 	}
 }
 
-// LMDeploy api_server: a vLLM V1 lookalike with its own ITL name.
+// lmdeployFailures are the finished_reason values of LMDeploy's
+// request_success_total that are not a normal finish: the label is
+// str(ResponseType.X) of lmdeploy/messages.py (FINISH is the normal end,
+// SUCCESS an intermediate status never counted).
+func lmdeployFailures() []string {
+	return []string{
+		"ResponseType.ENGINE_STOP_ERROR", "ResponseType.SESSION_REPEAT", "ResponseType.SESSION_NOT_EXIST",
+		"ResponseType.HANDLER_NOT_EXIST", "ResponseType.INPUT_LENGTH_ERROR", "ResponseType.INTERNAL_ENGINE_ERROR",
+		"ResponseType.CANCEL", "ResponseType.PREFIX_CACHE_CONFLICT_INTERACTIVE_MODE",
+	}
+}
+
+// LMDeploy api_server (--enable-metrics): a vLLM V1 lookalike with its own
+// ITL name, labels model_name and engine (data-parallel rank), and no
+// _created gauges (prometheus_client.disable_created_metrics()).
+//
+// Source: InternLM/lmdeploy lmdeploy/metrics/loggers.py (PrometheusStatLogger)
+// @ 7c8d16f58b94abb6f69dc6f082aa20db1b9b5587, and a later stored version
+// (store file id 55133863270) that adds the spec_decode_* counters; the
+// prefix_cache_hit_rate gauge from tests/test_lmdeploy's metrics test
+// (store file id 70527450446); ResponseType from lmdeploy/messages.py.
+// No capture: documentation and source only. No preemption counter.
 func lmdeploy() Spec {
 	return Spec{
 		Engine:      telemetry.EngineLMDeploy,
@@ -128,26 +163,47 @@ func lmdeploy() Spec {
 		Signals: map[telemetry.Signal][]Alias{
 			telemetry.TTFT: {hist("lmdeploy:time_to_first_token_seconds")},
 			telemetry.ITL: {
-				histNote("lmdeploy:iter_token_latency", "per engine iteration"),
-				histNote("lmdeploy:time_per_output_token_seconds", "per engine iteration"),
+				// Seconds, though the name lacks the suffix.
+				histNote("lmdeploy:iter_token_latency", "time between a request's engine iterations"),
+				histNote("lmdeploy:time_per_output_token_seconds", "iteration time / tokens of that iteration"),
 			},
 			telemetry.E2E:         {hist("lmdeploy:e2e_request_latency_seconds")},
 			Queue:                 {hist("lmdeploy:request_queue_time_seconds")},
+			telemetry.PrefillTime: {hist("lmdeploy:request_prefill_time_seconds")},
+			telemetry.DecodeTime:  {hist("lmdeploy:request_decode_time_seconds")},
 			telemetry.Running:     {gauge("lmdeploy:num_requests_running")},
 			telemetry.Waiting:     {gauge("lmdeploy:num_requests_waiting")},
 			telemetry.KVCache:     {gaugeMax("lmdeploy:gpu_cache_usage_perc")},
 			telemetry.OutputTPS:   {counter("lmdeploy:generation_tokens_total")},
-			telemetry.RequestRate: {counterNote("lmdeploy:request_success_total", "every finished_reason")},
+			telemetry.RequestRate: {counterNote("lmdeploy:request_success_total", "every finished_reason (ResponseType.*)")},
 			telemetry.PromptTPS:   {counter("lmdeploy:prompt_tokens_total")},
+			telemetry.PrefixCacheHit: {gaugeMaxNote("lmdeploy:prefix_cache_hit_rate",
+				"gauge: the scheduler's hit rate; largest over ranks")},
+			telemetry.SpecAccept: {ratio("lmdeploy:spec_decode_num_accepted_tokens_total",
+				"lmdeploy:spec_decode_num_draft_tokens_total", 1, "accepted / draft tokens")},
+			telemetry.SpecAcceptLen: {{Name: "lmdeploy:spec_decode_num_accepted_tokens_total", Type: CounterRatio,
+				Per: "lmdeploy:spec_decode_num_drafts_total", Offset: 1, Note: "1 + accepted tokens / drafts"}},
 		},
 		Errors: []ErrorCounters{{
 			Failed: "lmdeploy:request_success_total", FailedLabel: "finished_reason",
-			FailedValues: []string{"abort", "error"}, All: "lmdeploy:request_success_total",
+			FailedValues: lmdeployFailures(), All: "lmdeploy:request_success_total",
 		}},
 	}
 }
 
-// llama.cpp llama-server (--metrics): counters only, no labels.
+// llama.cpp llama-server (--metrics): no labels, no histograms; counters
+// of tokens and of the seconds spent on them. Its gauges are averages over
+// the window since the previous scrape (reset at every scrape), so they
+// are not read.
+//
+// Source: ggml-org/llama.cpp tools/server/server-task.cpp
+// server_task_result_metrics::to_metrics (store file id 71625749689, the
+// version a downstream pins at c1d0e7a004015f23bc0233470b747b596f29b264;
+// the stored upstream copies, server-task.cpp @ 17f5f8a and
+// server-context.cpp @ 001d906a, call it); the older gauges
+// kv_cache_usage_ratio from the capture ik-llamacpp-server-metrics.txt.
+// Not read: prompt_tokens_cached_total (the hit rate would be
+// cached / (cached + prompt), a sum the alias types cannot express).
 func llamaCpp() Spec {
 	return Spec{
 		Engine:    telemetry.EngineLlamaCpp,
@@ -158,16 +214,25 @@ func llamaCpp() Spec {
 		Signals: map[telemetry.Signal][]Alias{
 			telemetry.ITL: {ratio("llamacpp:tokens_predicted_seconds_total", "llamacpp:tokens_predicted_total", 1,
 				"mean per-slot decode time per token over the interval")},
-			telemetry.Running:   {gauge("llamacpp:requests_processing")},
-			telemetry.Waiting:   {gauge("llamacpp:requests_deferred")},
+			telemetry.Running: {gauge("llamacpp:requests_processing")},
+			telemetry.Waiting: {gauge("llamacpp:requests_deferred")},
+			// Removed from mainline in 2025; forks and older builds have it.
 			telemetry.KVCache:   {gaugeMax("llamacpp:kv_cache_usage_ratio")},
 			telemetry.OutputTPS: {counter("llamacpp:tokens_predicted_total")},
-			telemetry.PromptTPS: {counter("llamacpp:prompt_tokens_total")},
+			telemetry.PromptTPS: {counterNote("llamacpp:prompt_tokens_total", "prompt tokens evaluated: cached tokens excluded")},
+			telemetry.SpecAccept: {ratio("llamacpp:spec_decode_num_accepted_tokens_total",
+				"llamacpp:spec_decode_num_draft_tokens_total", 1, "accepted / draft tokens")},
+			telemetry.SpecAcceptLen: {{Name: "llamacpp:spec_decode_num_accepted_tokens_total", Type: CounterRatio,
+				Per: "llamacpp:spec_decode_num_drafts_total", Offset: 1, Note: "1 + accepted tokens / verification steps"}},
 		},
 	}
 }
 
 // Hugging Face TGI: no model label (GET /info), no _total.
+//
+// Source: the capture tgi-metrics-excerpt.txt (DataDog's fixture; its full
+// original also holds tgi_request_input_length and
+// tgi_request_generated_tokens, see the MANIFEST).
 func tgi() Spec {
 	return Spec{
 		Engine:    telemetry.EngineTGI,
@@ -191,7 +256,16 @@ func tgi() Spec {
 	}
 }
 
-// NVIDIA Triton: µs counters and an ms histogram.
+// NVIDIA Triton: µs counters and an ms histogram; the TensorRT-LLM
+// backend's batch-manager gauges with request_type and kv_cache_block_type
+// labels.
+//
+// Source: the capture triton-metrics-excerpt.txt (nv_inference_*);
+// nv_inference_first_response_histogram_ms (opt-in, --metrics-config
+// histogram_latencies=true) from Triton's own metrics tests (store file id
+// 34009342868); nv_trt_llm_* from the tensorrtllm_backend README's sample
+// page (request_type context/scheduled/max/active/waiting,
+// kv_cache_block_type max/free/used/tokens_per/fraction), documentation only.
 func triton() Spec {
 	return Spec{
 		Engine:      telemetry.EngineTriton,
@@ -219,7 +293,15 @@ func triton() Spec {
 	}
 }
 
-// NVIDIA NIM for LLMs: unprefixed vLLM names on /v1/metrics.
+// NVIDIA NIM for LLMs: unprefixed vLLM V0 names on /v1/metrics, label
+// model_name, NIM's own num_request_max and request_finish/success/failure
+// counters.
+//
+// Source: the capture nim-llama3.1-8b-metrics.txt (DataDog's NIM fixture)
+// for every name below; docs.nvidia.com/nim/large-language-models
+// observability page for the path. Its time_per_output_token_seconds
+// counts one observation per token after the first (169 for 174 tokens of
+// 5 requests): a per-token histogram, read as ITL.
 func nim() Spec {
 	return Spec{
 		Engine:      telemetry.EngineNIM,
@@ -229,21 +311,36 @@ func nim() Spec {
 		Markers:     []string{"num_requests_running", "num_requests_waiting", "gpu_cache_usage_perc", "num_request_max", "request_failure_total", "request_finish_total"},
 		Signals: map[telemetry.Signal][]Alias{
 			telemetry.TTFT:        {hist("time_to_first_token_seconds")},
-			telemetry.ITL:         {histNote("time_per_output_token_seconds", "vLLM TPOT name: step time")},
+			telemetry.ITL:         {histNote("time_per_output_token_seconds", "vLLM V0's TPOT name: one observation per token")},
 			telemetry.E2E:         {hist("e2e_request_latency_seconds")},
 			telemetry.Running:     {gauge("num_requests_running")},
 			telemetry.Waiting:     {gauge("num_requests_waiting")},
 			telemetry.KVCache:     {gaugeMax("gpu_cache_usage_perc")},
 			telemetry.OutputTPS:   {counter("generation_tokens_total")},
-			telemetry.RequestRate: {counter("request_finish_total")},
+			telemetry.RequestRate: {counterNote("request_finish_total", "every finished_reason")},
 			telemetry.PromptTPS:   {counter("prompt_tokens_total")},
 		},
 		Errors: []ErrorCounters{{Failed: "request_failure_total", Succeeded: "request_success_total"}},
 	}
 }
 
-// TensorRT-LLM trtllm-serve (unprefixed vLLM names) and NVIDIA Dynamo
-// (trtllm_ prefix).
+// trtllmFailures are the finished_reason values of TensorRT-LLM's
+// request_success_total that are not a normal finish (its CompletionOutput
+// finish_reason is one of stop, length, timeout, cancelled).
+func trtllmFailures() []string { return []string{"cancelled", "timeout"} }
+
+// TensorRT-LLM trtllm-serve on /prometheus/metrics (/metrics is JSON):
+// the trtllm_ prefixed names of current versions (NVIDIA Dynamo passes
+// them through unchanged), and the unprefixed names of the first versions.
+// Labels model_name and engine_type.
+//
+// Source: NVIDIA/TensorRT-LLM tensorrt_llm/metrics/collector.py: @
+// 89fd9b74ab7ae753b4c6b3db25a400dca7ea54a0 for the unprefixed names, a later
+// stored version (store file id 56480326944, metric_prefix = "trtllm_")
+// for the rest; its TPOT is (last token − first token)/(tokens − 1) per
+// finished request (tensorrt_llm/metrics perf utils, process_req_perf_metrics),
+// so time_per_output_token_seconds is TPOT, not ITL. Model label from the
+// ai-dynamo docs (TensorRT-LLM uses model_name). No capture.
 func trtllm() Spec {
 	return Spec{
 		Engine:      telemetry.EngineTRTLLM,
@@ -253,22 +350,36 @@ func trtllm() Spec {
 		Prefixes:    []string{"trtllm_"},
 		Markers:     []string{"request_queue_time_seconds"},
 		Signals: map[telemetry.Signal][]Alias{
-			telemetry.TTFT:    {hist("time_to_first_token_seconds"), hist("trtllm_time_to_first_token_seconds")},
-			telemetry.ITL:     {hist("time_per_output_token_seconds"), hist("trtllm_time_per_output_token_seconds")},
-			telemetry.E2E:     {hist("e2e_request_latency_seconds"), hist("trtllm_e2e_request_latency_seconds")},
-			Queue:             {hist("request_queue_time_seconds"), hist("trtllm_request_queue_time_seconds")},
-			telemetry.Running: {gauge("trtllm_num_requests_running")},
-			telemetry.Waiting: {gauge("trtllm_num_requests_waiting")},
-			telemetry.KVCache: {gaugeMax("trtllm_kv_cache_utilization")},
-			telemetry.RequestRate: {counterNote("request_success_total", "every finished_reason"),
-				counterNote("trtllm_request_success_total", "every finished_reason")},
+			telemetry.TTFT: {hist("trtllm_time_to_first_token_seconds"), hist("time_to_first_token_seconds")},
+			telemetry.TPOT: {
+				histNote("trtllm_time_per_output_token_seconds", "(last − first token)/(tokens − 1), one per request"),
+				histNote("time_per_output_token_seconds", "(last − first token)/(tokens − 1), one per request"),
+			},
+			telemetry.E2E:         {hist("trtllm_e2e_request_latency_seconds"), hist("e2e_request_latency_seconds")},
+			Queue:                 {hist("trtllm_request_queue_time_seconds"), hist("request_queue_time_seconds")},
+			telemetry.PrefillTime: {hist("trtllm_request_prefill_time_seconds")},
+			telemetry.DecodeTime:  {hist("trtllm_request_decode_time_seconds")},
+			telemetry.Running:     {gauge("trtllm_num_requests_running")},
+			telemetry.Waiting:     {gauge("trtllm_num_requests_waiting")},
+			telemetry.KVCache:     {gaugeMax("trtllm_kv_cache_utilization")},
+			telemetry.OutputTPS:   {counter("trtllm_generation_tokens_total")},
+			telemetry.PromptTPS:   {counter("trtllm_prompt_tokens_total")},
+			telemetry.RequestRate: {counterNote("trtllm_request_success_total", "every finished_reason"),
+				counterNote("request_success_total", "every finished_reason")},
+			telemetry.PrefixCacheHit: {
+				ratio("trtllm_prompt_cached_tokens_total", "trtllm_prompt_tokens_total", 1, "prompt tokens served from the KV cache"),
+				gaugeMaxNote("trtllm_kv_cache_hit_rate", "gauge: block hit rate since start"),
+			},
+			telemetry.SpecAccept: {ratio("trtllm_spec_decode_num_accepted_tokens_total",
+				"trtllm_spec_decode_num_draft_tokens_total", 1, "accepted / draft tokens")},
+			telemetry.SpecAcceptLen: {gaugeMaxNote("trtllm_spec_decode_acceptance_length", "gauge: the last iteration's acceptance length")},
 		},
 		Errors: []ErrorCounters{{
 			Failed: "request_success_total", FailedLabel: "finished_reason",
-			FailedValues: []string{"abort", "error"}, All: "request_success_total",
+			FailedValues: trtllmFailures(), All: "request_success_total",
 		}, {
 			Failed: "trtllm_request_success_total", FailedLabel: "finished_reason",
-			FailedValues: []string{"abort", "error"}, All: "trtllm_request_success_total",
+			FailedValues: trtllmFailures(), All: "trtllm_request_success_total",
 		}},
 	}
 }
