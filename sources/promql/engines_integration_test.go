@@ -30,9 +30,10 @@ type engineTarget struct {
 func (e *engineTarget) instance() string { return strings.TrimPrefix(e.srv.URL, "http://") }
 
 // engineTargets serves every engine's page: the real captures in
-// internal/fixtures/testdata/metrics, and for the engines without one
-// (NIM, TensorRT-LLM, llama.cpp, LMDeploy) a page generated from the alias
-// table (synthPage).
+// internal/fixtures/testdata/metrics, and for every engine a page
+// generated from the alias table (synthPage) with the current names, which
+// the captures of NIM and llama.cpp lack and TensorRT-LLM and LMDeploy have
+// no capture of.
 func engineTargets(t *testing.T) []*engineTarget {
 	t.Helper()
 	var out []*engineTarget
@@ -52,6 +53,8 @@ func engineTargets(t *testing.T) []*engineTarget {
 		{"sglang-metrics.txt", telemetry.EngineSGLang},
 		{"tgi-metrics-excerpt.txt", telemetry.EngineTGI},
 		{"triton-metrics-excerpt.txt", telemetry.EngineTriton},
+		{"nim-llama3.1-8b-metrics.txt", telemetry.EngineNIM},
+		{"ik-llamacpp-server-metrics.txt", telemetry.EngineLlamaCpp},
 	} {
 		add(strings.TrimSuffix(c.file, ".txt"), c.e, fixtures.Read(t, "metrics", c.file))
 	}
@@ -247,9 +250,10 @@ func checkAgainstDirect(ctx context.Context, t *testing.T, prom *promtest.Server
 	for sig := range want {
 		compareSignal(t, all, direct.All(), r.info.Name, dname, sig, from, to)
 	}
-	// Every engine with a per-token histogram and no per-request TPOT one.
+	// Every engine with a per-token histogram and no per-request TPOT one
+	// (TensorRT-LLM's time_per_output_token is per request: its own TPOT).
 	derivedWanted := map[string]bool{"vllm-v0.4-metrics": true, "vllm-v0.10-metrics": true, "sglang-metrics": true,
-		"synth-nim": true, "synth-trtllm": true, "synth-dynamo": true, "synth-lmdeploy": true}
+		"nim-llama3.1-8b-metrics": true, "synth-nim": true, "synth-lmdeploy": true}
 	if derivedWanted[tgt.job] != derivedOnly(all, r.info.Name, telemetry.TPOT) {
 		t.Errorf("%s: TPOT derived from the ITL mean: %v, want %v", r.info.Name, !derivedWanted[tgt.job], derivedWanted[tgt.job])
 	}

@@ -171,10 +171,10 @@ func synthPage(s engines.Spec, model string) string {
 	}
 	for _, sig := range signalOrder(s) {
 		a := s.Signals[sig][0]
-		if done[a.Name+fmt.Sprint(a.Match)] {
+		if done[a.Name+a.Per+fmt.Sprint(a.Match)] {
 			continue
 		}
-		done[a.Name+fmt.Sprint(a.Match)] = true
+		done[a.Name+a.Per+fmt.Sprint(a.Match)] = true
 		switch a.Type {
 		case engines.Histogram, engines.HistogramSum:
 			fmt.Fprintf(&b, "# TYPE %s histogram\n", a.Name)
