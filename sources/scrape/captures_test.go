@@ -107,3 +107,38 @@ func TestDiagnosisLlamaCppCapture(t *testing.T) {
 		t.Error("spec-decode acceptance from a page without spec-decode counters")
 	}
 }
+
+// The finished_reason values that count as failures are the engines' own:
+// LMDeploy writes str(ResponseType.X) for every ResponseType (all series
+// exist from the start, at 0), TensorRT-LLM its CompletionOutput reasons.
+// The pages are generated in the engines' shape (no capture of either
+// exists); 3 normal finishes and 1 failure between the scrapes each.
+func TestFinishReasonFailures(t *testing.T) {
+	for _, tc := range []struct {
+		engine, family, model string
+		normal, failed        string
+		others                []string
+	}{
+		{"lmdeploy", "lmdeploy:request_success_total", `engine="0",model_name="m"`, "ResponseType.FINISH", "ResponseType.CANCEL",
+			[]string{"ResponseType.SUCCESS", "ResponseType.INTERNAL_ENGINE_ERROR", "ResponseType.INPUT_LENGTH_ERROR"}},
+		{"trtllm", "trtllm_request_success_total", `engine_type="trtllm",model_name="m"`, "stop", "cancelled",
+			[]string{"length", "timeout"}},
+	} {
+		t.Run(tc.engine, func(t *testing.T) {
+			page := func(normal, failed float64) string {
+				series := map[string]float64{
+					tc.model + `,finished_reason="` + tc.normal + `"`: normal,
+					tc.model + `,finished_reason="` + tc.failed + `"`: failed,
+				}
+				for _, o := range tc.others {
+					series[tc.model+`,finished_reason="`+o+`"`] = 0
+				}
+				return gaugeText(tc.family, "counter", series)
+			}
+			_, obs := scrapeCapture(t, page(10, 0), page(13, 1), nil)
+			ep := onlyEndpoint(t, obs)
+			checkErrorCounts(t, obs, ep, 1, 4)
+			checkSample(t, obs, ep, telemetry.RequestRate, 4)
+		})
+	}
+}
