@@ -134,7 +134,9 @@ func TestDetectOtherEngines(t *testing.T) {
 		telemetry.EngineLMDeploy: {"lmdeploy:iter_token_latency", "lmdeploy:num_requests_running", "lmdeploy:gpu_cache_usage_perc"},
 		telemetry.EngineLlamaCpp: {"llamacpp:tokens_predicted_total", "llamacpp:tokens_predicted_seconds_total", "llamacpp:requests_processing"},
 		telemetry.EngineTriton:   {"nv_trt_llm_request_metrics", "nv_trt_llm_kv_cache_block_metrics", "nv_gpu_utilization"},
-		telemetry.EngineUnknown:  {"python_gc_objects_collected_total", "my_app_requests_total"},
+		telemetry.EngineDynamo: {"dynamo_frontend_time_to_first_token_seconds", "dynamo_frontend_inflight_requests",
+			"dynamo_frontend_requests_total", "dynamo_component_requests_total"},
+		telemetry.EngineUnknown: {"python_gc_objects_collected_total", "my_app_requests_total"},
 	} {
 		if d := Detect(names); d.Engine != want {
 			t.Errorf("%v: got %q, want %q", names, d.Engine, want)

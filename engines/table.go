@@ -5,7 +5,7 @@ import "github.com/tokentop/tokentop/telemetry"
 // All returns every engine spec in detection order. Each call builds a
 // fresh table, so callers may keep and modify their copy.
 func All() []Spec {
-	return []Spec{vllm(), sglang(), lmdeploy(), llamaCpp(), tgi(), triton(), nim(), trtllm()}
+	return []Spec{vllm(), sglang(), lmdeploy(), llamaCpp(), tgi(), triton(), nim(), trtllm(), dynamoFrontend()}
 }
 
 // Lookup returns the spec of engine e.
@@ -18,11 +18,12 @@ func Lookup(e telemetry.Engine) (Spec, bool) {
 	return Spec{}, false
 }
 
-func hist(name string) Alias           { return Alias{Name: name, Type: Histogram} }
-func histNote(name, note string) Alias { return Alias{Name: name, Type: Histogram, Note: note} }
-func gauge(name string) Alias          { return Alias{Name: name, Type: Gauge} }
-func gaugeMax(name string) Alias       { return Alias{Name: name, Type: Gauge, Agg: Max} }
-func counter(name string) Alias        { return Alias{Name: name, Type: Counter} }
+func hist(name string) Alias            { return Alias{Name: name, Type: Histogram} }
+func histNote(name, note string) Alias  { return Alias{Name: name, Type: Histogram, Note: note} }
+func gauge(name string) Alias           { return Alias{Name: name, Type: Gauge} }
+func gaugeMax(name string) Alias        { return Alias{Name: name, Type: Gauge, Agg: Max} }
+func gaugeNote(name, note string) Alias { return Alias{Name: name, Type: Gauge, Note: note} }
+func counter(name string) Alias         { return Alias{Name: name, Type: Counter} }
 func counterNote(name, note string) Alias {
 	return Alias{Name: name, Type: Counter, Note: note}
 }
@@ -380,6 +381,43 @@ func trtllm() Spec {
 		}, {
 			Failed: "trtllm_request_success_total", FailedLabel: "finished_reason",
 			FailedValues: trtllmFailures(), All: "trtllm_request_success_total",
+		}},
+	}
+}
+
+// NVIDIA Dynamo's OpenAI-compatible HTTP frontend, in front of vLLM,
+// SGLang or TensorRT-LLM workers (whose own pages keep their engine's
+// names): label model; the prefix is DYN_METRICS_PREFIX's, dynamo_frontend
+// by default.
+//
+// Source: ai-dynamo/dynamo @ 79a21ca4f5200e76a2bcc19580eb6176298c7e59 :
+// lib/llm/src/http/service/metrics.rs (Metrics::new: label sets, the
+// status values success/error) and @ 4415465e3e0d30b12163c3c3f15d49ed78b300a8
+// : lib/runtime/src/metrics/prometheus_names.rs (frontend_service names).
+// No capture. Not read: dynamo_frontend_cached_tokens, a per-request
+// histogram whose hit rate would be a ratio of two histogram sums.
+func dynamoFrontend() Spec {
+	return Spec{
+		Engine:      telemetry.EngineDynamo,
+		Title:       "Dynamo",
+		ModelLabels: []string{"model"},
+		Paths:       []string{"/metrics"},
+		Prefixes:    []string{"dynamo_frontend_"},
+		Signals: map[telemetry.Signal][]Alias{
+			telemetry.TTFT: {histNote("dynamo_frontend_time_to_first_token_seconds", "at the frontend: includes routing to a worker")},
+			telemetry.ITL:  {hist("dynamo_frontend_inter_token_latency_seconds")},
+			telemetry.E2E:  {hist("dynamo_frontend_request_duration_seconds")},
+			telemetry.Running: {gaugeNote("dynamo_frontend_inflight_requests",
+				"requests in the frontend, from arrival until the response ends")},
+			telemetry.Waiting: {gaugeNote("dynamo_frontend_queued_requests",
+				"requests before their first token: queueing and prefill")},
+			telemetry.OutputTPS:   {counter("dynamo_frontend_output_tokens_total")},
+			telemetry.PromptTPS:   {{Name: "dynamo_frontend_input_sequence_tokens", Type: HistogramSum, Note: "input tokens per request"}},
+			telemetry.RequestRate: {counterNote("dynamo_frontend_requests_total", "status success and error")},
+		},
+		Errors: []ErrorCounters{{
+			Failed: "dynamo_frontend_requests_total", FailedLabel: "status",
+			FailedValues: []string{"error"}, All: "dynamo_frontend_requests_total",
 		}},
 	}
 }

@@ -13,6 +13,7 @@ const (
 	EngineNIM       Engine = "nim"
 	EngineTRTLLM    Engine = "trtllm"
 	EngineTriton    Engine = "triton"
+	EngineDynamo    Engine = "dynamo" // NVIDIA Dynamo's HTTP frontend (dynamo_frontend_*)
 	EngineOllama    Engine = "ollama"
 	EngineOpenAI    Engine = "openai"
 	EngineAnthropic Engine = "anthropic"

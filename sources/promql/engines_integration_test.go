@@ -62,11 +62,11 @@ func engineTargets(t *testing.T) []*engineTarget {
 	// excerpts lack: TGI's generated-tokens histogram sum (HistogramSum),
 	// Triton's TRT-LLM backend gauges with label matches.
 	for _, e := range []telemetry.Engine{telemetry.EngineNIM, telemetry.EngineTRTLLM, telemetry.EngineLlamaCpp, telemetry.EngineLMDeploy,
-		telemetry.EngineTGI, telemetry.EngineTriton} {
+		telemetry.EngineTGI, telemetry.EngineTriton, telemetry.EngineDynamo} {
 		spec, _ := engines.Lookup(e)
 		add("synth-"+string(e), e, synthPage(spec, "synth-"+string(e)))
 	}
-	// NVIDIA Dynamo: TensorRT-LLM's trtllm_ names only (no shared,
+	// A TensorRT-LLM worker behind NVIDIA Dynamo: its trtllm_ names only (no shared,
 	// unprefixed name, so no claim by markers applies).
 	dynamo, _ := engines.Lookup(telemetry.EngineTRTLLM)
 	for sig, aliases := range dynamo.Signals {
@@ -82,7 +82,7 @@ func engineTargets(t *testing.T) []*engineTarget {
 		}
 	}
 	dynamo.Errors, dynamo.Markers = dynamo.Errors[1:], nil
-	add("synth-dynamo", telemetry.EngineTRTLLM, synthPage(dynamo, "synth-dynamo"))
+	add("synth-dynamo-trtllm", telemetry.EngineTRTLLM, synthPage(dynamo, "synth-dynamo-trtllm"))
 	return out
 }
 
@@ -127,7 +127,7 @@ func TestIntegrationEveryEngine(t *testing.T) {
 		}
 	}
 	st := rec.status(t)
-	if got, want := fmt.Sprint(st.Recognised), "[vllm sglang lmdeploy llamacpp tgi triton nim trtllm]"; got != want {
+	if got, want := fmt.Sprint(st.Recognised), "[vllm sglang lmdeploy llamacpp tgi triton nim trtllm dynamo]"; got != want {
 		t.Errorf("recognised %s, want %s", got, want)
 	}
 	t.Logf("status: %s; refresh took %s; warnings %v", st.Description, st.Latency, st.Warnings)
@@ -253,7 +253,7 @@ func checkAgainstDirect(ctx context.Context, t *testing.T, prom *promtest.Server
 	// Every engine with a per-token histogram and no per-request TPOT one
 	// (TensorRT-LLM's time_per_output_token is per request: its own TPOT).
 	derivedWanted := map[string]bool{"vllm-v0.4-metrics": true, "vllm-v0.10-metrics": true, "sglang-metrics": true,
-		"nim-llama3.1-8b-metrics": true, "synth-nim": true, "synth-lmdeploy": true}
+		"nim-llama3.1-8b-metrics": true, "synth-nim": true, "synth-lmdeploy": true, "synth-dynamo": true}
 	if derivedWanted[tgt.job] != derivedOnly(all, r.info.Name, telemetry.TPOT) {
 		t.Errorf("%s: TPOT derived from the ITL mean: %v, want %v", r.info.Name, !derivedWanted[tgt.job], derivedWanted[tgt.job])
 	}
