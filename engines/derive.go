@@ -20,9 +20,10 @@ type Derivation struct {
 
 // Derivations returns every derivation, in the order readers try them.
 //
-// TPOT from the ITL mean: vLLM V0 (≤0.7), NIM, SGLang, LMDeploy and
-// TensorRT-LLM expose a per-token (ITL or "time per output token") histogram
-// but no per-request TPOT histogram. The mean of a per-token histogram is
+// TPOT from the ITL mean: vLLM V0 (≤0.7), NIM, SGLang, LMDeploy and the
+// Dynamo frontend expose a per-token (ITL or "time per output token")
+// histogram but no per-request TPOT histogram (TensorRT-LLM's
+// time_per_output_token is per request: its own TPOT). The mean of a per-token histogram is
 // the token-weighted mean time per output token; a per-request TPOT
 // histogram weights every request once, so the two agree when requests
 // are of similar length and differ otherwise.
