@@ -264,9 +264,13 @@ func tgi() Spec {
 // Source: the capture triton-metrics-excerpt.txt (nv_inference_*);
 // nv_inference_first_response_histogram_ms (opt-in, --metrics-config
 // histogram_latencies=true) from Triton's own metrics tests (store file id
-// 34009342868); nv_trt_llm_* from the tensorrtllm_backend README's sample
-// page (request_type context/scheduled/max/active/waiting,
-// kv_cache_block_type max/free/used/tokens_per/fraction), documentation only.
+// 34009342868); nv_trt_llm_* from triton-inference-server/tensorrtllm_backend
+// inflight_batcher_llm/src/custom_metrics_reporter/custom_metrics_reporter.cc
+// (labels model, version; request_type active/max/scheduled/context @
+// 7f9aa4680aafaebce2d7576b5a40d5ddc7c3cbaa, plus waiting, and
+// kv_cache_block_type fraction, in a later stored version, store file id
+// 304365448): older backends have neither, so Waiting falls back to
+// Triton's pending count and KV use is missing there.
 func triton() Spec {
 	return Spec{
 		Engine:      telemetry.EngineTriton,
