@@ -149,10 +149,11 @@ func lmdeployFailures() []string {
 // _created gauges (prometheus_client.disable_created_metrics()).
 //
 // Source: InternLM/lmdeploy lmdeploy/metrics/loggers.py (PrometheusStatLogger)
-// @ 7c8d16f58b94abb6f69dc6f082aa20db1b9b5587, and a later stored version
-// (store file id 55133863270) that adds the spec_decode_* counters; the
-// prefix_cache_hit_rate gauge from tests/test_lmdeploy's metrics test
-// (store file id 70527450446); ResponseType from lmdeploy/messages.py.
+// @ 7c8d16f58b94abb6f69dc6f082aa20db1b9b5587, and a later version of the same
+// file (store file id 55133863270; the store does not name its repository)
+// that adds the spec_decode_* counters; the prefix_cache_hit_rate gauge
+// from a metrics unit test of LMDeploy (store file id 70527450446);
+// ResponseType from lmdeploy/messages.py.
 // No capture: documentation and source only. No preemption counter.
 func lmdeploy() Spec {
 	return Spec{
@@ -339,13 +340,19 @@ func trtllmFailures() []string { return []string{"cancelled", "timeout"} }
 // them through unchanged), and the unprefixed names of the first versions.
 // Labels model_name and engine_type.
 //
-// Source: NVIDIA/TensorRT-LLM tensorrt_llm/metrics/collector.py: @
-// 89fd9b74ab7ae753b4c6b3db25a400dca7ea54a0 for the unprefixed names, a later
-// stored version (store file id 56480326944, metric_prefix = "trtllm_")
-// for the rest; its TPOT is (last token − first token)/(tokens − 1) per
-// finished request (tensorrt_llm/metrics perf utils, process_req_perf_metrics),
-// so time_per_output_token_seconds is TPOT, not ITL. Model label from the
-// ai-dynamo docs (TensorRT-LLM uses model_name). No capture.
+// Source: tensorrt_llm/metrics/collector.py of NVIDIA/TensorRT-LLM @
+// 89fd9b74ab7ae753b4c6b3db25a400dca7ea54a0 (the unprefixed names) and of
+// the fork lishicheng1996-nv/TensorRT-LLM @
+// ec56e7b1afa3d57b2d0a7a6c86fdb416d4e45b3e (2026, metric_prefix "trtllm_":
+// request_success, e2e, TTFT, TPOT, queue time, kv_cache_hit_rate,
+// kv_cache_utilization). The other trtllm_ names (running/waiting, prefill
+// and decode time, token counters, cached prompt tokens, spec decode) are
+// from two further stored versions of that file in forks (store file ids
+// 56480326944 and 51779265821, which name running/waiting differently),
+// not known to be in a release: where absent they are simply not read. Its
+// TPOT is (last token − first token)/(tokens − 1) per finished request
+// (process_req_perf_metrics), so time_per_output_token_seconds is TPOT,
+// not ITL. Model label also in the ai-dynamo docs. No capture.
 func trtllm() Spec {
 	return Spec{
 		Engine:      telemetry.EngineTRTLLM,
@@ -364,8 +371,8 @@ func trtllm() Spec {
 			Queue:                 {hist("trtllm_request_queue_time_seconds"), hist("request_queue_time_seconds")},
 			telemetry.PrefillTime: {hist("trtllm_request_prefill_time_seconds")},
 			telemetry.DecodeTime:  {hist("trtllm_request_decode_time_seconds")},
-			telemetry.Running:     {gauge("trtllm_num_requests_running")},
-			telemetry.Waiting:     {gauge("trtllm_num_requests_waiting")},
+			telemetry.Running:     {gauge("trtllm_num_requests_running"), gauge("trtllm_num_active_requests")},
+			telemetry.Waiting:     {gauge("trtllm_num_requests_waiting"), gauge("trtllm_server_queue_length")},
 			telemetry.KVCache:     {gaugeMax("trtllm_kv_cache_utilization")},
 			telemetry.OutputTPS:   {counter("trtllm_generation_tokens_total")},
 			telemetry.PromptTPS:   {counter("trtllm_prompt_tokens_total")},
@@ -373,7 +380,7 @@ func trtllm() Spec {
 				counterNote("request_success_total", "every finished_reason")},
 			telemetry.PrefixCacheHit: {
 				ratio("trtllm_prompt_cached_tokens_total", "trtllm_prompt_tokens_total", 1, "prompt tokens served from the KV cache"),
-				gaugeMaxNote("trtllm_kv_cache_hit_rate", "gauge: block hit rate since start"),
+				gaugeMaxNote("trtllm_kv_cache_hit_rate", "gauge: the KV cache manager's block hit rate"),
 			},
 			telemetry.SpecAccept: {ratio("trtllm_spec_decode_num_accepted_tokens_total",
 				"trtllm_spec_decode_num_draft_tokens_total", 1, "accepted / draft tokens")},
