@@ -97,8 +97,11 @@ func vllm() Spec {
 // Source: sgl-project/sglang @ 93d04878cfb9b08645fae7b11bd340ee33b34acf :
 // python/sglang/srt/metrics/collector.py (SchedulerMetricsCollector,
 // TokenizerMetricsCollector); the old names from the capture
-// sglang-metrics.txt. Not read: sglang:num_retracted_reqs is a gauge of the
-// last step's retractions, not a counter, so it gives no preemption rate.
+// sglang-metrics.txt; sglang:num_retracted_requests_total and the
+// --enable-mfu-metrics counters from later versions of collector.py and of
+// SGLang's metrics test (store file ids 2817318981, 69212803927) and its
+// production_metrics.md reference (store file id 54655348608). Not read:
+// sglang:num_retracted_reqs, a gauge of the last step's retractions.
 func sglang() Spec {
 	return Spec{
 		Engine:      telemetry.EngineSGLang,
@@ -126,6 +129,10 @@ func sglang() Spec {
 			},
 			telemetry.SpecAccept:    {gaugeMaxNote("sglang:spec_accept_rate", "gauge: accepted / draft tokens of the last batch")},
 			telemetry.SpecAcceptLen: {gaugeMaxNote("sglang:spec_accept_length", "gauge: tokens per verify step, recent")},
+			telemetry.Preemptions: {counterNote("sglang:num_retracted_requests_total",
+				"retractions: running requests sent back to the queue, KV freed")},
+			telemetry.EngineReadBytes: {counterNote("sglang:estimated_read_bytes_per_gpu_total",
+				"--enable-mfu-metrics; estimated per-GPU bytes")},
 		},
 		Errors: []ErrorCounters{{Failed: "sglang:num_aborted_requests_total", All: "sglang:num_requests_total"}},
 		KV:     KVInfo{LiveTokens: "sglang:num_used_tokens"},
