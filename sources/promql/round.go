@@ -233,8 +233,8 @@ func (rd *round) gauge(a answer) {
 		for e, v := range rd.joinGPU(sig, joins) {
 			got[e] = true
 			e.seenValue[sig] = true
-			rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: eval, Endpoint: e.info.Name, Signal: sig, Value: v,
-				Interval: rd.valueInterval(e)})
+			rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: eval, Endpoint: e.info.Name, Signal: sig, Value: v.value,
+				Interval: rd.valueInterval(e), Share: v.share})
 		}
 	}
 	for _, e := range rd.reg.all() {
