@@ -27,6 +27,8 @@ type round struct {
 	values    int // samples and histogram windows emitted
 	retired   []telemetry.Observation
 	lag       lagView
+	// kv is the KV-cache query's answer per endpoint (mbu.go).
+	kv map[*endpointState]*kvState
 }
 
 func newRound(s *Source, began time.Time) *round {
