@@ -164,8 +164,12 @@ func TestEnergyPerTokenSharedHostAgainstSimulator(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	energy := func() float64 { return sumSeries(t, srv.DCGMURL()+"/metrics", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", `gpu="`) }
-	tokens := func() float64 { return sumSeries(t, srv.URL()+"/metrics", "vllm:generation_tokens_total", `model_name="`) }
+	energy := func() float64 {
+		return sumSeries(t, srv.DCGMURL()+"/metrics", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", `gpu="`)
+	}
+	tokens := func() float64 {
+		return sumSeries(t, srv.URL()+"/metrics", "vllm:generation_tokens_total", `model_name="`)
+	}
 
 	e0, n0 := energy(), tokens()
 	round()
