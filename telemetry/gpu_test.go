@@ -167,8 +167,12 @@ func TestEnergyPerTokenStatedShare(t *testing.T) {
 			}
 		}
 	}
-	if e, ok := s.Signal("a", EnergyPerToken, t0, time.Minute); !ok || e.Value == nil || math.Abs(*e.Value-2) > 1e-9 {
+	e, ok := s.Signal("a", EnergyPerToken, t0, time.Minute)
+	if !ok || e.Value == nil || math.Abs(*e.Value-2) > 1e-9 {
 		t.Fatalf("Signal: %+v", e)
+	}
+	if b, err := json.Marshal(e); err != nil || !strings.Contains(string(b), `"shared":{"scope":"host","by":2,"endpoints":["a","b"]}`) {
+		t.Fatalf("JSON %s %v: want the share", b, err)
 	}
 	if p, ok := s.Signal("b", GPUPower, t0, time.Minute); !ok || p.Shared == nil || p.Shared.By != 2 {
 		t.Fatalf("Signal power: %+v", p)
