@@ -61,14 +61,13 @@ func directMBU(ctx context.Context, t *testing.T, bodies []snapshot, models map[
 	return got[0]
 }
 
-// withKVUsage returns body with model's KV-usage lines taken from src.
-func withKVUsage(t *testing.T, body, src []byte, model string) []byte {
-	t.Helper()
-	const name = "vllm:kv_cache_usage_perc{"
+// withLine returns body with model's line of metric name taken from src
+// (unchanged where either has none).
+func withLine(body, src []byte, name, model string) []byte {
 	match := `model_name="` + model + `"`
 	pick := func(b []byte) (string, bool) {
 		for _, l := range strings.Split(string(b), "\n") {
-			if strings.HasPrefix(l, name) && strings.Contains(l, match) {
+			if strings.HasPrefix(l, name+"{") && strings.Contains(l, match) {
 				return l, true
 			}
 		}
@@ -77,23 +76,25 @@ func withKVUsage(t *testing.T, body, src []byte, model string) []byte {
 	from, ok1 := pick(body)
 	to, ok2 := pick(src)
 	if !ok1 || !ok2 {
-		t.Fatalf("no %s%s…} line", name, match)
+		return body
 	}
 	return []byte(strings.Replace(string(body), from, to, 1))
 }
 
 func rec1(obs []telemetry.Observation) []telemetry.Observation { return lastOf(obs) }
 
-// TestIntegrationMBU: real Prometheus scrapes the simulator serving a model
-// without the bytes-read counter (org/a: MBU estimated) and one with it
-// (org/b, --enable-mfu-metrics: measured). PromQL MBU of each replica and
+// TestIntegrationMBU: real Prometheus scrapes the simulator serving, in
+// vLLM's names, a model without the bytes-read counter (org/a: MBU
+// estimated) and one with it (org/b, --enable-mfu-metrics: measured), and
+// a second simulator in SGLang's names (org/c: estimated, live KV tokens
+// from sglang:num_used_tokens). PromQL MBU of each replica and
 // model row equals what the direct scraper computes from the same
 // counters, fed the bodies Prometheus scraped at the edges of the
 // figure's window:
 //   - estimate, weights only: the ITL window's Δsum/Δcount, exactly
 //     (1e-9);
-//   - estimate with the KV term (capacity from vllm:cache_config_info ×
-//     KV usage): exactly too, once the scraper's second body carries the
+//   - estimate with the KV term (vLLM: KV usage × the capacity of
+//     vllm:cache_config_info; SGLang: live tokens): exactly too, once the scraper's second body carries the
 //     KV usage of the scrape PromQL read it from (the evaluation, not the
 //     window's end);
 //   - measured: rate(bytes[10s]) against Δbytes/Δt over the first and
@@ -107,27 +108,28 @@ func TestIntegrationMBU(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	specs := twoModels()
-	specs[1].MFUMetrics = true
-	target, err := sim.New(sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: 41, Models: specs})
-	if err != nil {
-		t.Fatal(err)
+	// A vLLM simulator with both models, and an SGLang one (live KV
+	// tokens from sglang:num_used_tokens, no bytes counter).
+	vspecs := twoModels()
+	vspecs[1].MFUMetrics = true
+	sspec := twoModels()[0]
+	sspec.Name = "org/c"
+	targets := []*mbuTarget{
+		startMBUTarget(ctx, t, sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: 41, Models: vspecs}, "vllm:num_requests_running"),
+		startMBUTarget(ctx, t, sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: 42, Models: []sim.ModelSpec{sspec},
+			MetricsFormat: sim.FormatSGLang}, "sglang:num_running_reqs"),
 	}
-	if err := target.Start(ctx); err != nil {
-		t.Fatal(err)
+	var specs []sim.ModelSpec
+	var scrapes []promtest.Target
+	for i, tg := range targets {
+		specs = append(specs, tg.srv.Models()...)
+		scrapes = append(scrapes, promtest.Target{Job: fmt.Sprintf("engine-%d", i), URL: tg.proxy + "/metrics"})
 	}
-	t.Cleanup(func() {
-		if err := target.Close(); err != nil {
-			t.Errorf("closing the simulator: %v", err)
-		}
-	})
-	specs = target.Models()
-	snaps := &snapshots{}
-	proxy := httptest.NewServer(snaps.recordingProxy(t, target.URL()+"/metrics"))
-	defer proxy.Close()
-	prom := promtest.Start(t, promtest.Target{Job: "vllm", URL: proxy.URL + "/metrics"})
+	prom := promtest.Start(t, scrapes...)
 	prom.WaitTargetsUp(t, 30*time.Second)
-	prom.WaitForSeries(t, "count_over_time(vllm:num_requests_running[15s]) >= 14", len(specs), 90*time.Second)
+	for _, tg := range targets {
+		prom.WaitForSeries(t, "count_over_time("+tg.running+"[15s]) >= 14", len(tg.srv.Models()), 90*time.Second)
+	}
 
 	const step = 2 * time.Second
 	run := func(withKV bool) (*recorder, map[string]bandwidth.Model) {
@@ -143,55 +145,95 @@ func TestIntegrationMBU(t *testing.T) {
 		}
 		return rec, models
 	}
-	instance := strings.TrimPrefix(proxy.URL, "http://")
-	edge := func(model string, at time.Time) snapshot {
-		return snaps.nearest(t, prom.ScrapeTime(t, fmt.Sprintf("vllm:num_requests_running{model_name=%q}", model), at))
-	}
 	for _, withKV := range []bool{false, true} {
 		rec, models := run(withKV)
-		for _, m := range specs {
-			replica := instance + "/" + m.Name
-			got := rec1(rec.find(telemetry.KindSample, replica, telemetry.MBU))
-			agg := rec1(rec.find(telemetry.KindSample, m.Name, telemetry.MBU))
-			if len(got) != 1 || len(agg) != 1 || agg[0].Value != got[0].Value || agg[0].Approx != got[0].Approx {
-				t.Fatalf("%s (KV term %v): MBU replica %+v, model row %+v (want the one replica's)", m.Name, withKV, got, agg)
-			}
-			var bodies []snapshot
-			tol := 1e-9
-			switch {
-			case m.MFUMetrics:
-				// The rate's samples: those in (eval − 10s, eval], the
-				// evaluation just after the refresh began.
-				src := rec1(rec.find(telemetry.KindSource, "", ""))
-				ts := prom.SampleTimes(t, fmt.Sprintf("vllm:estimated_read_bytes_per_gpu_total{model_name=%q}", m.Name), src[0].At, 10*time.Second)
-				bodies = []snapshot{edge(m.Name, ts[0]), edge(m.Name, ts[len(ts)-1])}
-				tol = 0.005
-			default:
-				itl := rec1(rec.find(telemetry.KindHistogram, replica, telemetry.ITL))
-				if len(itl) != 1 {
-					t.Fatalf("%s: no ITL window", m.Name)
-				}
-				bodies = []snapshot{edge(m.Name, itl[0].At.Add(-step)), edge(m.Name, itl[0].At)}
-				if withKV {
-					// PromQL reads KV usage at the evaluation, the scraper
-					// from its second body: that body gets the usage of
-					// the scrape the PromQL figure is dated by.
-					kv := rec1(rec.find(telemetry.KindSample, replica, telemetry.KVCache))
-					if len(kv) != 1 {
-						t.Fatalf("%s: no KV usage", m.Name)
-					}
-					bodies[1].body = withKVUsage(t, bodies[1].body, edge(m.Name, kv[0].At).body, m.Name)
-				}
-			}
-			want := directMBU(ctx, t, bodies, models, m.Name)
-			t.Logf("%s (KV term %v): PromQL MBU %.4f (approx %v), direct scrape %.4f (approx %v) over %s",
-				m.Name, withKV, got[0].Value, got[0].Approx, want.Value, want.Approx, bodies[1].at.Sub(bodies[0].at).Round(time.Millisecond))
-			if got[0].Approx != !m.MFUMetrics || want.Approx != got[0].Approx {
-				t.Errorf("%s: approx %v, direct %v: want measured only with the bytes counter", m.Name, got[0].Approx, want.Approx)
-			}
-			if math.Abs(got[0].Value-want.Value) > tol*want.Value || want.Value <= 0 {
-				t.Errorf("%s (KV term %v): PromQL MBU %v, direct scrape %v (tolerance %g)", m.Name, withKV, got[0].Value, want.Value, tol)
+		for _, tg := range targets {
+			for _, m := range tg.srv.Models() {
+				checkMBU(ctx, t, prom, rec, tg, models, m, withKV, step)
 			}
 		}
+	}
+}
+
+// mbuTarget is one simulator Prometheus scrapes through a recording proxy.
+type mbuTarget struct {
+	srv     *sim.Server
+	snaps   *snapshots
+	proxy   string
+	running string // its running-requests gauge, to find scrapes by
+}
+
+func startMBUTarget(ctx context.Context, t *testing.T, cfg sim.Config, running string) *mbuTarget {
+	t.Helper()
+	srv, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Errorf("closing the simulator: %v", err)
+		}
+	})
+	tg := &mbuTarget{srv: srv, snaps: &snapshots{}, running: running}
+	proxy := httptest.NewServer(tg.snaps.recordingProxy(t, srv.URL()+"/metrics"))
+	t.Cleanup(proxy.Close)
+	tg.proxy = proxy.URL
+	return tg
+}
+
+// checkMBU compares one model's PromQL MBU with the direct scraper's (see
+// TestIntegrationMBU).
+func checkMBU(ctx context.Context, t *testing.T, prom *promtest.Server, rec *recorder, tg *mbuTarget, models map[string]bandwidth.Model,
+	m sim.ModelSpec, withKV bool, step time.Duration) {
+	t.Helper()
+	edge := func(at time.Time) snapshot {
+		return tg.snaps.nearest(t, prom.ScrapeTime(t, fmt.Sprintf("%s{model_name=%q}", tg.running, m.Name), at))
+	}
+	replica := strings.TrimPrefix(tg.proxy, "http://") + "/" + m.Name
+	got := rec1(rec.find(telemetry.KindSample, replica, telemetry.MBU))
+	agg := rec1(rec.find(telemetry.KindSample, m.Name, telemetry.MBU))
+	if len(got) != 1 || len(agg) != 1 || agg[0].Value != got[0].Value || agg[0].Approx != got[0].Approx {
+		t.Fatalf("%s (KV term %v): MBU replica %+v, model row %+v (want the one replica's)", m.Name, withKV, got, agg)
+	}
+	var bodies []snapshot
+	tol := 1e-9
+	switch {
+	case m.MFUMetrics:
+		// The rate's samples: those in (eval − 10s, eval], the
+		// evaluation just after the refresh began.
+		src := rec1(rec.find(telemetry.KindSource, "", ""))
+		ts := prom.SampleTimes(t, fmt.Sprintf("vllm:estimated_read_bytes_per_gpu_total{model_name=%q}", m.Name), src[0].At, 10*time.Second)
+		bodies = []snapshot{edge(ts[0]), edge(ts[len(ts)-1])}
+		tol = 0.005
+	default:
+		itl := rec1(rec.find(telemetry.KindHistogram, replica, telemetry.ITL))
+		if len(itl) != 1 {
+			t.Fatalf("%s: no ITL window", m.Name)
+		}
+		bodies = []snapshot{edge(itl[0].At.Add(-step)), edge(itl[0].At)}
+		if withKV {
+			// PromQL reads KV usage (or live tokens) at the evaluation,
+			// the scraper from its second body: that body gets the KV
+			// lines of the scrape the PromQL figures are dated by.
+			kv := rec1(rec.find(telemetry.KindSample, replica, telemetry.KVCache))
+			if len(kv) != 1 {
+				t.Fatalf("%s: no KV usage", m.Name)
+			}
+			for _, name := range []string{"vllm:kv_cache_usage_perc", "sglang:num_used_tokens"} {
+				bodies[1].body = withLine(bodies[1].body, edge(kv[0].At).body, name, m.Name)
+			}
+		}
+	}
+	want := directMBU(ctx, t, bodies, models, m.Name)
+	t.Logf("%s (KV term %v): PromQL MBU %.4f (approx %v), direct scrape %.4f (approx %v) over %s",
+		m.Name, withKV, got[0].Value, got[0].Approx, want.Value, want.Approx, bodies[1].at.Sub(bodies[0].at).Round(time.Millisecond))
+	if got[0].Approx != !m.MFUMetrics || want.Approx != got[0].Approx {
+		t.Errorf("%s: approx %v, direct %v: want measured only with the bytes counter", m.Name, got[0].Approx, want.Approx)
+	}
+	if math.Abs(got[0].Value-want.Value) > tol*want.Value || want.Value <= 0 {
+		t.Errorf("%s (KV term %v): PromQL MBU %v, direct scrape %v (tolerance %g)", m.Name, withKV, got[0].Value, want.Value, tol)
 	}
 }
