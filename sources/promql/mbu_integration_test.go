@@ -94,9 +94,9 @@ func rec1(obs []telemetry.Observation) []telemetry.Observation { return lastOf(o
 //   - estimate, weights only: the ITL window's Δsum/Δcount, exactly
 //     (1e-9);
 //   - estimate with the KV term (vLLM: KV usage × the capacity of
-//     vllm:cache_config_info; SGLang: live tokens): exactly too, once the scraper's second body carries the
-//     KV usage of the scrape PromQL read it from (the evaluation, not the
-//     window's end);
+//     vllm:cache_config_info; SGLang: live tokens): exactly too, once the
+//     scraper's second body carries the KV lines of the scrape PromQL read
+//     them from (the evaluation, not the window's end);
 //   - measured: rate(bytes[10s]) against Δbytes/Δt over the first and
 //     last scrape in that window, within 0.5 % (the scraper's Δt is
 //     between the proxy's arrival times, Prometheus' between its scrape
