@@ -71,18 +71,7 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 		m.AddScrape(*scrapes[key])
 	}
 	for _, p := range c.Prometheus {
-		pc := PromQLConfig(p)
-		// The endpoints' weights describe their models in the fleet too,
-		// unless the prometheus entry has its own.
-		for _, ep := range c.Endpoints {
-			if _, own := pc.MBU[ep.Model]; ep.Weights != nil && ep.Model != "" && !own {
-				if pc.MBU == nil {
-					pc.MBU = map[string]bandwidth.Model{}
-				}
-				pc.MBU[ep.Model] = ep.Weights.Model()
-			}
-		}
-		if err := m.AddPromQL(pc); err != nil {
+		if err := m.AddPromQL(FleetPromQLConfig(c, p)); err != nil {
 			return fmt.Errorf("prometheus %s: %w", httpclient.Redact(p.URL), err)
 		}
 	}
@@ -224,6 +213,21 @@ func PromQLConfig(p config.Prometheus) promql.Config {
 		}
 	}
 	return c
+}
+
+// FleetPromQLConfig is PromQLConfig with the endpoints' weights describing
+// their models in the fleet too, unless the prometheus entry has its own.
+func FleetPromQLConfig(c *config.Config, p config.Prometheus) promql.Config {
+	pc := PromQLConfig(p)
+	for _, ep := range c.Endpoints {
+		if _, own := pc.MBU[ep.Model]; ep.Weights != nil && ep.Model != "" && !own {
+			if pc.MBU == nil {
+				pc.MBU = map[string]bandwidth.Model{}
+			}
+			pc.MBU[ep.Model] = ep.Weights.Model()
+		}
+	}
+	return pc
 }
 
 // Objectives converts the config file's SLOs (config.Objectives: the

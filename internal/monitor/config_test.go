@@ -48,6 +48,12 @@ func TestExampleConfigResolvesURLs(t *testing.T) {
 	if m := sc.MBU["meta-llama/Llama-3.1-8B-Instruct"]; m.TensorParallel != 2 || m.BytesPerParameter != 2 {
 		t.Errorf("endpoint MBU models %+v", sc.MBU)
 	}
+	// In the fleet, the endpoint's model is described by its weights too.
+	fleet := FleetPromQLConfig(c, c.Prometheus[0])
+	if len(fleet.MBU) != 2 || fleet.MBU["meta-llama/Llama-3.1-8B-Instruct"] != sc.MBU["meta-llama/Llama-3.1-8B-Instruct"] ||
+		fleet.MBU["Qwen/Qwen2.5-14B-Instruct"] != p.MBU["Qwen/Qwen2.5-14B-Instruct"] {
+		t.Errorf("fleet MBU models %+v", fleet.MBU)
+	}
 	if w := c.Notify.Webhook; w == nil || w.URL != "http://alertmanager.monitoring:9093/api/v2/alerts" {
 		t.Errorf("webhook %+v", w)
 	}
