@@ -131,7 +131,7 @@ func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointSt
 
 // gpuShareOf states the sharing of e's GPU series: the endpoints (replicas
 // and single endpoints) joined to any of them, when any is not e or its
-// own replica; nil otherwise. Partial when one of those endpoints also
+// own replica; nil otherwise (per-pod figures stay the pod's). Partial when one of those endpoints also
 // uses GPU series that e does not (its tokens are then not all made on
 // the GPUs whose power is counted).
 func gpuShareOf(e *endpointState, matches map[*endpointState]gpuMatch) *telemetry.GPUShare {
@@ -141,7 +141,12 @@ func gpuShareOf(e *endpointState, matches map[*endpointState]gpuMatch) *telemetr
 	for _, g := range m.groups {
 		mine[g] = true
 		for _, u := range g.users {
-			users[u] = true
+			// dcgm-exporter's pod mapping says which pod uses a GPU: a
+			// replica joined by pod shares it only with other pods named
+			// there, not with a pod-less replica that took the whole host.
+			if m.rule != "pod" || matches[u].rule == "pod" {
+				users[u] = true
+			}
 		}
 	}
 	foreign := false

@@ -127,6 +127,32 @@ func TestGPUPowerSummedByPod(t *testing.T) {
 	}
 }
 
+// A pod-less replica on a node whose GPUs dcgm-exporter maps to pods takes
+// the host's GPUs, shared with the pods' replicas (the host's energy over
+// all their tokens); each pod's replica keeps its own pod's figure.
+func TestGPUPowerPodsAndPodlessOnOneNode(t *testing.T) {
+	f := newFakeProm(t)
+	podless := fakeSeries{labels: map[string]string{"model_name": "llama", "instance": "10.1.0.9:8000", "tokentop_engine": "vllm"}, value: 2}
+	f.set(func(f *fakeProm) {
+		f.hook = gpuHook("DCGM_FI_DEV_POWER_USAGE", append(podReplicas()[:2], podless),
+			[]fakeSeries{podGPU("llama-a", 310), podGPU("llama-b", 840)}, nil)
+	})
+	s, rec := newTestSource(t, testConfig(f.URL()))
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for name, watts := range map[string]float64{"llama-a/llama": 310, "llama-b/llama": 840} {
+		p := lastOf(rec.find(telemetry.KindSample, name, telemetry.GPUPower))
+		if len(p) != 1 || p[0].Value != watts || p[0].Share != nil {
+			t.Errorf("%s: GPU power %+v, want its pod's %v W, not shared", name, p, watts)
+		}
+	}
+	p := lastOf(rec.find(telemetry.KindSample, "10.1.0.9:8000/llama", telemetry.GPUPower))
+	if len(p) != 1 || p[0].Value != 310+840 || p[0].Share == nil || p[0].Share.By != 3 || p[0].Share.Partial {
+		t.Errorf("pod-less replica: GPU power %+v, want the host's 1150 W shared by 3", p)
+	}
+}
+
 // Two models served on one host without pod labels (joined by host) and a
 // third model alone on another: both models on 10.0.0.1 get the host's
 // whole 900 W, stated as shared by both, never split by a guess; their
