@@ -68,3 +68,40 @@ func TestMBUWorkedExample(t *testing.T) {
 		t.Fatal("unknown GPU gave a peak")
 	}
 }
+
+// Model.MBU, the one implementation both sources call: measured when the
+// bytes counter moved (per-GPU peak, not ×GPUs), else the estimate
+// (approx); a KV term without KV tokens, or no decode step, is no figure.
+func TestModelMBU(t *testing.T) {
+	m := Model{Parameters: 8e9, BytesPerParameter: 2, PeakBandwidth: 2e12, TensorParallel: 2, KVBytesPerToken: 1e5}
+	cases := []struct {
+		name       string
+		r          Reading
+		want       float64
+		approx, ok bool
+	}{
+		{"measured", Reading{ReadBytesPerS: 1e12, HasReadBytes: true, StepSeconds: 0.01}, 0.5, false, true},
+		{"counter off: estimate", Reading{ReadBytesPerS: 0, HasReadBytes: true, StepSeconds: 0.01, KVTokens: 4e4, HasKVTokens: true}, (16e9 + 4e9) / 0.01 / 4e12, true, true},
+		{"KV term without tokens", Reading{StepSeconds: 0.01}, 0, false, false},
+		{"no decode step", Reading{KVTokens: 1, HasKVTokens: true}, 0, false, false},
+	}
+	for _, c := range cases {
+		v, approx, ok, err := m.MBU(c.r)
+		if err != nil || ok != c.ok || approx != c.approx || math.Abs(v-c.want) > 1e-12 {
+			t.Errorf("%s: %v %v %v %v, want %v %v %v", c.name, v, approx, ok, err, c.want, c.approx, c.ok)
+		}
+	}
+	if _, _, ok, err := (Model{Parameters: 1, BytesPerParameter: 2, GPU: "Tesla T4"}).MBU(Reading{StepSeconds: 1}); ok || err == nil {
+		t.Errorf("unknown GPU: ok %v err %v", ok, err)
+	}
+	models := map[string]Model{"a": {Parameters: 1}, "*": {Parameters: 2}}
+	if m, ok := ModelFor(models, "a"); !ok || m.Parameters != 1 {
+		t.Errorf("a: %+v", m)
+	}
+	if m, ok := ModelFor(models, "b"); !ok || m.Parameters != 2 {
+		t.Errorf("b falls back on *: %+v", m)
+	}
+	if _, ok := ModelFor(map[string]Model{"a": {}}, "b"); ok {
+		t.Error("b without * described")
+	}
+}

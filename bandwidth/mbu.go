@@ -81,3 +81,59 @@ func (e Estimate) MBU() (float64, bool) {
 	}
 	return e.AchievedBandwidth() / (e.Peak * float64(e.GPUs)), true
 }
+
+// ModelFor returns the description of model in models, else the "*"
+// entry (any model).
+func ModelFor(models map[string]Model, model string) (Model, bool) {
+	if m, ok := models[model]; ok {
+		return m, true
+	}
+	m, ok := models["*"]
+	return m, ok
+}
+
+// Reading is what one interval of a replica's engine metrics gives MBU.
+type Reading struct {
+	// ReadBytesPerS is the engine's bytes-read counter rate per GPU (vLLM
+	// --enable-mfu-metrics); it counts only when HasReadBytes and > 0
+	// (the counter is present but 0 while the feature is off).
+	ReadBytesPerS float64
+	HasReadBytes  bool
+	// StepSeconds is the mean decode step time over the interval (ITL
+	// Δsum/Δcount); 0 when no token was decoded.
+	StepSeconds float64
+	// KVTokens is the live KV-cache tokens, when HasKVTokens.
+	KVTokens    float64
+	HasKVTokens bool
+}
+
+// Measured reports whether r has a moving bytes-read counter.
+func (r Reading) Measured() bool { return r.HasReadBytes && r.ReadBytesPerS > 0 }
+
+// MBU is one replica's MBU from r: measured (bytes-read rate / per-GPU
+// peak; approx false) when the counter moved, else the estimate (approx
+// true). ok is false when neither is possible: no decode step, or a KV
+// term configured (KVBytesPerToken) with no KV tokens known. err says why
+// there is no peak bandwidth.
+func (m Model) MBU(r Reading) (value float64, approx, ok bool, err error) {
+	if !r.Measured() && r.StepSeconds <= 0 {
+		return 0, false, false, nil
+	}
+	peak, err := m.Peak()
+	if err != nil {
+		return 0, false, false, err
+	}
+	if r.Measured() {
+		// The counter is per GPU, so the per-GPU peak is the denominator.
+		return r.ReadBytesPerS / peak, false, true, nil
+	}
+	e := Estimate{WeightBytes: m.WeightBytes(), StepSeconds: r.StepSeconds, Peak: peak, GPUs: m.GPUs()}
+	if m.KVBytesPerToken > 0 {
+		if !r.HasKVTokens {
+			return 0, false, false, nil // KV term configured but not measurable: no estimate
+		}
+		e.KVBytes = r.KVTokens * m.KVBytesPerToken
+	}
+	v, ok := e.MBU()
+	return v, true, ok, nil
+}

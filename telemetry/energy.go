@@ -25,11 +25,13 @@ import (
 // the endpoint has no GPU power.
 //
 // Endpoints that share GPUs (quick mode joins every model of a host to all
-// its GPUs) each carry the GPUs' whole power; their energy per token
+// its GPUs; PromQL joins every replica without a pod to its host's) each
+// carry the GPUs' whole power, marked Shared; their energy per token
 // divides it by the output tokens of all of them, so it is the GPUs'
-// J/token, the same for each. Where the sharing is partial (GPU sets
-// overlap without being equal) that is an estimate, marked approx.
-func (s *Store) energyPerToken(ep *endpointState, now time.Time, window time.Duration, sharing map[string]gpuShare) (SignalSnapshot, bool) {
+// J/token, the same for each, never the whole power over one endpoint's
+// tokens. Where the sharing is partial (GPU sets overlap without being
+// equal) that is an estimate, marked approx.
+func (s *Store) energyPerToken(ep *endpointState, now time.Time, window time.Duration, sharing *gpuShares) (SignalSnapshot, bool) {
 	power := s.preferred(ep, GPUPower, Server, now)
 	if power == nil {
 		return SignalSnapshot{}, false
@@ -37,8 +39,9 @@ func (s *Store) energyPerToken(ep *endpointState, now time.Time, window time.Dur
 	out := SignalSnapshot{Unit: EnergyPerToken.Info().Unit, State: power.stateAt(now, s.cfg), ObservedAt: power.lastAt, Approx: power.approx}
 	watts := power.chart.Points(now, window, 1)[0]
 	tps, source, approx := s.outputRate(ep, now, window)
-	if sh := sharing[ep.info.Name]; len(sh.endpoints) > 1 {
+	if sh, ok := sharing.of(ep.info.Name, power); ok {
 		tps, source, approx = s.sharedOutputRate(sh, now, window)
+		out.Shared = sh.public()
 	}
 	out.Source = "derived: " + power.source + " ÷ " + source
 	out.Approx = out.Approx || approx
@@ -95,13 +98,43 @@ func (s *Store) outputRate(ep *endpointState, now time.Time, window time.Duratio
 	return float64(tokens) / covered.Seconds(), ep.probeSource + " probe tokens", true
 }
 
+// GPUShare says which endpoints share the GPUs behind a GPU figure
+// (several models served on one host): the figure is the GPUs' whole
+// draw, not a per-endpoint part of it.
+type GPUShare struct {
+	// Scope is what is shared: "host" (the GPUs of one host), "gpus" (a
+	// set of GPUs), "group" (GPU series joined by grouping labels).
+	Scope string `json:"scope"`
+	// By is how many endpoints share them, this one included.
+	By int `json:"by"`
+	// Endpoints are those endpoints, sorted.
+	Endpoints []string `json:"endpoints"`
+	// Partial is set when some of the GPUs serve only some of them: the
+	// shared energy per token is then an estimate.
+	Partial bool `json:"partial,omitempty"`
+}
+
+func (g *GPUShare) clone() *GPUShare {
+	if g == nil {
+		return nil
+	}
+	c := *g
+	c.Endpoints = slices.Clone(g.Endpoints)
+	return &c
+}
+
 // gpuShare is the endpoints that share an endpoint's GPUs, itself
 // included; exact is false when its GPUs do not all serve that same set.
 // rate is the set's summed output rate, computed once per snapshot.
 type gpuShare struct {
+	scope     string
 	endpoints []string
 	exact     bool
 	rate      *sharedRate
+}
+
+func (sh gpuShare) public() *GPUShare {
+	return &GPUShare{Scope: sh.scope, By: len(sh.endpoints), Endpoints: slices.Clone(sh.endpoints), Partial: !sh.exact}
 }
 
 type sharedRate struct {
@@ -111,12 +144,56 @@ type sharedRate struct {
 	approx bool
 }
 
+// gpuShares is one snapshot's GPU sharing: from the devices GPU sources
+// list (quick mode), and the shares sources state on their power samples
+// (PromQL's host joins); the devices' is worked out on first use.
+type gpuShares struct {
+	s       *Store
+	now     time.Time
+	read    bool
+	devices map[string]gpuShare
+	rates   map[string]*sharedRate
+}
+
+func (s *Store) newGPUShares(now time.Time) *gpuShares {
+	return &gpuShares{s: s, now: now, rates: map[string]*sharedRate{}}
+}
+
+// of returns the share of endpoint name, whose GPU power is track power:
+// the one its power source stated, else the devices'. ok is false when its
+// GPUs are its own.
+func (g *gpuShares) of(name string, power *track) (gpuShare, bool) {
+	if sh := power.share; sh != nil && len(sh.Endpoints) > 1 {
+		names := slices.Clone(sh.Endpoints)
+		slices.Sort(names)
+		names = slices.Compact(names)
+		return gpuShare{scope: sh.Scope, endpoints: names, exact: !sh.Partial, rate: g.rate(names)}, true
+	}
+	if !g.read {
+		g.devices, g.read = g.s.gpuSharing(g.now, g.rate), true
+	}
+	sh, ok := g.devices[name]
+	return sh, ok && len(sh.endpoints) > 1
+}
+
+// rate is the shared output-rate cache entry of a set of endpoints.
+func (g *gpuShares) rate(names []string) *sharedRate {
+	k := strings.Join(names, "\x00")
+	r := g.rates[k]
+	if r == nil {
+		r = &sharedRate{}
+		g.rates[k] = r
+	}
+	return r
+}
+
 // gpuSharing maps each endpoint joined to a shared GPU to its share
 // (read with s.mu held). Endpoints with GPUs of their own are absent.
 // Devices are grouped by the endpoint set they serve first: a host's
 // GPUs usually serve one set, so the work is per set, not per GPU.
-func (s *Store) gpuSharing(now time.Time) map[string]gpuShare {
+func (s *Store) gpuSharing(now time.Time, rateOf func([]string) *sharedRate) map[string]gpuShare {
 	sets := map[string][]string{} // set key → its endpoints
+	hosts := map[string]map[string]bool{}
 	for _, g := range s.gpus {
 		if len(g.dev.Endpoints) < 2 || now.Sub(g.dev.ObservedAt) > s.cfg.MaxWindow {
 			continue
@@ -124,7 +201,9 @@ func (s *Store) gpuSharing(now time.Time) map[string]gpuShare {
 		k := strings.Join(g.dev.Endpoints, "\x00")
 		if _, ok := sets[k]; !ok {
 			sets[k] = g.dev.Endpoints
+			hosts[k] = map[string]bool{}
 		}
+		hosts[k][g.dev.Host] = true
 	}
 	if len(sets) == 0 {
 		return nil
@@ -143,10 +222,13 @@ func (s *Store) gpuSharing(now time.Time) map[string]gpuShare {
 			own[g.dev.Endpoints[0]] = true
 		}
 	}
-	rates := map[string]*sharedRate{}
 	out := make(map[string]gpuShare, len(member))
 	for e, keys := range member {
 		names := sets[keys[0]]
+		scope := "gpus"
+		if h := hosts[keys[0]]; len(keys) == 1 && len(h) == 1 && !h[""] {
+			scope = "host"
+		}
 		if len(keys) > 1 {
 			union := map[string]bool{}
 			for _, k := range keys {
@@ -161,11 +243,7 @@ func (s *Store) gpuSharing(now time.Time) map[string]gpuShare {
 		}
 		names = slices.Clone(names)
 		slices.Sort(names)
-		uk := strings.Join(names, "\x00")
-		if rates[uk] == nil {
-			rates[uk] = &sharedRate{}
-		}
-		out[e] = gpuShare{endpoints: names, exact: len(keys) == 1 && !own[e], rate: rates[uk]}
+		out[e] = gpuShare{scope: scope, endpoints: names, exact: len(keys) == 1 && !own[e], rate: rateOf(names)}
 	}
 	return out
 }

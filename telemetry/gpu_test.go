@@ -128,12 +128,60 @@ func TestEnergyPerTokenSharedGPUs(t *testing.T) {
 		if e.Value == nil || math.Abs(*e.Value-2) > 1e-9 || e.Approx || !strings.Contains(e.Source, "2 endpoints sharing") {
 			t.Fatalf("%s: %+v", ep.Name, e)
 		}
+		if sh := ep.Signals[GPUPower].Shared; sh == nil || sh.By != 2 || sh.Scope != "gpus" {
+			t.Fatalf("%s: power share %+v (devices without a host: a set of GPUs)", ep.Name, sh)
+		}
 	}
 	s.Observe(Observation{Kind: KindGPU, At: t0, Source: "dcgm:x", Interval: time.Second, GPU: &GPUDevice{Key: "h/2", Endpoints: []string{"a"}}})
 	for _, ep := range s.Snapshot(t0, time.Minute).Endpoints {
 		if e := ep.Signals[EnergyPerToken]; e.Approx != (ep.Name == "a") {
 			t.Fatalf("%s: approx %v with a GPU of its own beside the shared ones", ep.Name, e.Approx)
 		}
+	}
+}
+
+// A source that joins by host (PromQL) states the share on its power
+// samples: each endpoint's power is the host's, marked shared by 2, and
+// J/token the host's 600 W over both endpoints' 300 tok/s; once a sample
+// comes without a share, the endpoint's GPUs are its own again.
+func TestEnergyPerTokenStatedShare(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	t0 := time.Unix(30_000, 0)
+	share := &GPUShare{Scope: "host", Endpoints: []string{"b", "a"}}
+	for _, ep := range []struct {
+		name string
+		tps  float64
+	}{{"a", 100}, {"b", 200}} {
+		s.Observe(Observation{Kind: KindSample, At: t0, Endpoint: ep.name, Signal: GPUPower, Source: "promql:x", Value: 600, Interval: time.Second, Share: share})
+		s.Observe(Observation{Kind: KindSample, At: t0, Endpoint: ep.name, Signal: OutputTPS, Source: "promql:x", Value: ep.tps, Interval: time.Second})
+	}
+	share.Endpoints[0] = "mutated" // the store keeps its own copy
+	for _, ep := range s.Snapshot(t0, time.Minute).Endpoints {
+		e, p := ep.Signals[EnergyPerToken], ep.Signals[GPUPower]
+		if e.Value == nil || math.Abs(*e.Value-2) > 1e-9 || e.Approx || !strings.Contains(e.Source, "2 endpoints sharing") {
+			t.Fatalf("%s: energy per token %+v", ep.Name, e)
+		}
+		for _, sh := range []*GPUShare{e.Shared, p.Shared} {
+			if sh == nil || sh.Scope != "host" || sh.By != 2 || strings.Join(sh.Endpoints, ",") != "a,b" || sh.Partial {
+				t.Fatalf("%s: share %+v", ep.Name, sh)
+			}
+		}
+	}
+	e, ok := s.Signal("a", EnergyPerToken, t0, time.Minute)
+	if !ok || e.Value == nil || math.Abs(*e.Value-2) > 1e-9 {
+		t.Fatalf("Signal: %+v", e)
+	}
+	if b, err := json.Marshal(e); err != nil || !strings.Contains(string(b), `"shared":{"scope":"host","by":2,"endpoints":["a","b"]}`) {
+		t.Fatalf("JSON %s %v: want the share", b, err)
+	}
+	if p, ok := s.Signal("b", GPUPower, t0, time.Minute); !ok || p.Shared == nil || p.Shared.By != 2 {
+		t.Fatalf("Signal power: %+v", p)
+	}
+	t1 := t0.Add(time.Second)
+	s.Observe(Observation{Kind: KindSample, At: t1, Endpoint: "a", Signal: GPUPower, Source: "promql:x", Value: 600, Interval: time.Second})
+	s.Observe(Observation{Kind: KindSample, At: t1, Endpoint: "a", Signal: OutputTPS, Source: "promql:x", Value: 100, Interval: time.Second})
+	if e, _ := s.Signal("a", EnergyPerToken, t1, time.Second); e.Value == nil || math.Abs(*e.Value-6) > 1e-9 || e.Shared != nil {
+		t.Fatalf("own GPUs again: %+v", e)
 	}
 }
 

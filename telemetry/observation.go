@@ -66,6 +66,11 @@ type Observation struct {
 	// than the rate's window: it covers only this much time, so it reads
 	// low (Prometheus' rate() divides by the whole window).
 	SeriesAge time.Duration `json:"series_age,omitempty"`
+	// Share, on a GPU power sample, says the GPUs measured also serve
+	// other endpoints (several models on one host): the power is theirs
+	// together, and energy per token divides it by all their output
+	// tokens.
+	Share *GPUShare `json:"share,omitempty"`
 }
 
 // Sink receives observations. Implementations must be safe for concurrent

@@ -57,6 +57,10 @@ type SignalSnapshot struct {
 	// which reads low; SeriesAgeS is the series' age (seconds) at ObservedAt.
 	Young      bool    `json:"young,omitempty"`
 	SeriesAgeS float64 `json:"series_age_s,omitempty"`
+	// Shared is set on GPU power and energy per token when the GPUs are
+	// shared with other endpoints: power is the GPUs' (a host's) whole
+	// draw, energy per token theirs over all those endpoints' tokens.
+	Shared *GPUShare `json:"shared,omitempty"`
 }
 
 // Age is how old the figure is at now.
@@ -72,7 +76,7 @@ func (s *Store) Snapshot(now time.Time, window time.Duration) Snapshot {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	snap := Snapshot{At: now, Window: window, Endpoints: make([]EndpointSnapshot, 0, len(s.endpoints))}
-	sharing := s.gpuSharing(now)
+	sharing := s.newGPUShares(now)
 	for _, ep := range s.endpoints {
 		snap.Endpoints = append(snap.Endpoints, s.endpointSnapshot(ep, now, window, sharing))
 	}
@@ -135,8 +139,25 @@ func (s *Store) Probed(endpoint string) bool {
 // primarySnapshot is the figure of sig a view shows first (see
 // EndpointSnapshot): the client's on a probed endpoint, else the server's.
 func (s *Store) primarySnapshot(ep *endpointState, sig Signal, now time.Time, window time.Duration) (SignalSnapshot, bool) {
-	if sig == EnergyPerToken {
-		return s.energyPerToken(ep, now, window, s.gpuSharing(now))
+	return s.primaryShared(ep, sig, now, window, s.newGPUShares(now))
+}
+
+// primaryShared is primarySnapshot with the snapshot's GPU sharing, which
+// GPU power and energy per token read.
+func (s *Store) primaryShared(ep *endpointState, sig Signal, now time.Time, window time.Duration, sharing *gpuShares) (SignalSnapshot, bool) {
+	switch sig {
+	case EnergyPerToken:
+		return s.energyPerToken(ep, now, window, sharing)
+	case GPUPower:
+		t := s.preferred(ep, sig, Server, now)
+		if t == nil {
+			return SignalSnapshot{}, false
+		}
+		out := s.signalSnapshot(t, now, window)
+		if sh, ok := sharing.of(ep.info.Name, t); ok {
+			out.Shared = sh.public()
+		}
+		return out, true
 	}
 	if ep.probed() && ClientSignal(sig) {
 		if _, judged := ep.tracks[trackKey{Goodput, "probe"}]; sig == Goodput && !judged {
@@ -167,17 +188,14 @@ func (s *Store) clientSnapshot(ep *endpointState, sig Signal, now time.Time, win
 	return out
 }
 
-func (s *Store) endpointSnapshot(ep *endpointState, now time.Time, window time.Duration, sharing map[string]gpuShare) EndpointSnapshot {
+func (s *Store) endpointSnapshot(ep *endpointState, now time.Time, window time.Duration, sharing *gpuShares) EndpointSnapshot {
 	es := EndpointSnapshot{Endpoint: ep.info, Signals: map[Signal]SignalSnapshot{}}
 	if es.Engine == "" {
 		es.Engine = EngineUnknown
 	}
 	probed := ep.probed()
 	for _, sig := range Signals {
-		if sig == EnergyPerToken {
-			continue // below, with the GPU sharing read once per snapshot
-		}
-		if v, ok := s.primarySnapshot(ep, sig, now, window); ok {
+		if v, ok := s.primaryShared(ep, sig, now, window, sharing); ok {
 			es.Signals[sig] = v
 		}
 		if !probed || !ClientSignal(sig) {
@@ -189,9 +207,6 @@ func (s *Store) endpointSnapshot(ep *endpointState, now time.Time, window time.D
 			}
 			es.Server[sig] = s.signalSnapshot(t, now, window)
 		}
-	}
-	if v, ok := s.energyPerToken(ep, now, window, sharing); ok {
-		es.Signals[EnergyPerToken] = v
 	}
 	// Tracks of signals outside the standard list (e.g. GPU memory used).
 	for k, t := range ep.tracks {

@@ -32,6 +32,8 @@ type track struct {
 	firstAt time.Time
 	// seriesAge is the last value's SeriesAge: a rate over a young series.
 	seriesAge time.Duration
+	// share is the last value's Share (GPU power of shared GPUs).
+	share *GPUShare
 }
 
 // SourceKind is the kind part of an Observation.Source ("probe" of
@@ -101,6 +103,7 @@ func (t *track) observe(o Observation, cfg StoreConfig) {
 		}
 		t.last, t.hasValue, t.lastGoodAt, t.state, t.err, t.approx = o.Value, true, o.At, Live, "", o.Approx
 		t.seriesAge = o.SeriesAge
+		t.share = o.Share.clone()
 		t.noteData(o.At)
 		t.plot(o, cfg, o.Value)
 		if t.samples != nil {

@@ -97,6 +97,9 @@ type Prometheus struct {
 	// again while the store catches up (ingestion delay); default 5m.
 	MaxLag  Duration          `yaml:"max_lag"`
 	Queries map[string]string `yaml:"queries"`
+	// Weights describe the models for the MBU estimate, by model name
+	// ("*": any model), as an endpoint's weights do for its scrape.
+	Weights map[string]Weights `yaml:"weights"`
 	Auth    `yaml:",inline"`
 }
 

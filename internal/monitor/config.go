@@ -71,7 +71,7 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 		m.AddScrape(*scrapes[key])
 	}
 	for _, p := range c.Prometheus {
-		if err := m.AddPromQL(PromQLConfig(p)); err != nil {
+		if err := m.AddPromQL(FleetPromQLConfig(c, p)); err != nil {
 			return fmt.Errorf("prometheus %s: %w", httpclient.Redact(p.URL), err)
 		}
 	}
@@ -175,23 +175,9 @@ func ScrapeConfig(ep config.Endpoint) (scrape.Config, bool) {
 		if key == "" {
 			key = "*"
 		}
-		sc.MBU = map[string]bandwidth.Model{key: {Parameters: w.Parameters, BytesPerParameter: dtypeBytes(w.DType),
-			TensorParallel: w.TensorParallel, GPU: w.GPU, KVBytesPerToken: w.KVBytesPerToken}}
+		sc.MBU = map[string]bandwidth.Model{key: w.Model()}
 	}
 	return sc, true
-}
-
-func dtypeBytes(dtype string) float64 {
-	switch strings.ToLower(dtype) {
-	case "fp32", "float32":
-		return 4
-	case "fp8", "int8", "e4m3", "e5m2":
-		return 1
-	case "int4", "fp4", "nf4", "awq", "gptq":
-		return 0.5
-	default: // bf16, fp16
-		return 2
-	}
 }
 
 // HTTPConfig converts config auth into the shared HTTP client config.
@@ -211,6 +197,12 @@ func HTTPConfig(a config.Auth) httpclient.Config {
 func PromQLConfig(p config.Prometheus) promql.Config {
 	c := promql.Config{URL: p.URL, GroupBy: p.GroupBy, ReplicaLabels: p.ReplicaLabels, Models: p.Models, Window: p.Window.D(), Refresh: p.Interval.D(), MaxLag: p.MaxLag.D(), HTTP: HTTPConfig(p.Auth)}
 	c.HTTP.Timeout = p.Timeout.D()
+	for model, w := range p.Weights {
+		if c.MBU == nil {
+			c.MBU = map[string]bandwidth.Model{}
+		}
+		c.MBU[model] = w.Model()
+	}
 	if p.Username != "" {
 		c.Basic = promql.BasicAuth{User: p.Username, Password: httpclient.SecretSource{Env: p.PasswordEnv, File: p.PasswordFile}}
 	}
@@ -221,6 +213,21 @@ func PromQLConfig(p config.Prometheus) promql.Config {
 		}
 	}
 	return c
+}
+
+// FleetPromQLConfig is PromQLConfig with the endpoints' weights describing
+// their models in the fleet too, unless the prometheus entry has its own.
+func FleetPromQLConfig(c *config.Config, p config.Prometheus) promql.Config {
+	pc := PromQLConfig(p)
+	for _, ep := range c.Endpoints {
+		if _, own := pc.MBU[ep.Model]; ep.Weights != nil && ep.Model != "" && !own {
+			if pc.MBU == nil {
+				pc.MBU = map[string]bandwidth.Model{}
+			}
+			pc.MBU[ep.Model] = ep.Weights.Model()
+		}
+	}
+	return pc
 }
 
 // Objectives converts the config file's SLOs (config.Objectives: the

@@ -37,8 +37,22 @@ func TestExampleConfigResolvesURLs(t *testing.T) {
 	if o.URL != "http://llm-1.internal:8000" || o.Name != "llama-prod/meta-llama/Llama-3.1-8B-Instruct" {
 		t.Errorf("probe %s named %s", o.URL, o.Name)
 	}
-	if p := PromQLConfig(c.Prometheus[0]); p.URL != "http://prometheus.monitoring:9090" {
+	p := PromQLConfig(c.Prometheus[0])
+	if p.URL != "http://prometheus.monitoring:9090" {
 		t.Errorf("prometheus at %s", p.URL)
+	}
+	// The fleet's model descriptions parse as an endpoint's weights do.
+	if m, ok := p.MBU["Qwen/Qwen2.5-14B-Instruct"]; !ok || m.Parameters != 14.7e9 || m.BytesPerParameter != 2 || m.GPU != "NVIDIA H100 80GB HBM3" {
+		t.Errorf("prometheus MBU models %+v", p.MBU)
+	}
+	if m := sc.MBU["meta-llama/Llama-3.1-8B-Instruct"]; m.TensorParallel != 2 || m.BytesPerParameter != 2 {
+		t.Errorf("endpoint MBU models %+v", sc.MBU)
+	}
+	// In the fleet, the endpoint's model is described by its weights too.
+	fleet := FleetPromQLConfig(c, c.Prometheus[0])
+	if len(fleet.MBU) != 2 || fleet.MBU["meta-llama/Llama-3.1-8B-Instruct"] != sc.MBU["meta-llama/Llama-3.1-8B-Instruct"] ||
+		fleet.MBU["Qwen/Qwen2.5-14B-Instruct"] != p.MBU["Qwen/Qwen2.5-14B-Instruct"] {
+		t.Errorf("fleet MBU models %+v", fleet.MBU)
 	}
 	if w := c.Notify.Webhook; w == nil || w.URL != "http://alertmanager.monitoring:9093/api/v2/alerts" {
 		t.Errorf("webhook %+v", w)

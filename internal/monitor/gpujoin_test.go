@@ -106,3 +106,63 @@ func TestQuickModeTwoHostsOwnGPUs(t *testing.T) {
 		}
 	}
 }
+
+// Quick mode with two models served by one host and its one DCGM page: the
+// join gives both endpoints the host's GPUs, so each shows the host's
+// power marked shared by both, and the same J/token (the host's energy
+// over both models' tokens; sources/gpu checks the figure against the
+// simulator's counters).
+func TestQuickModeTwoModelsShareHost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a simulator for several seconds")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := sim.New(sim.Config{Listen: "127.0.0.1:0", DCGMListen: "127.0.0.1:0", Seed: 5, Load: 4, Models: sim.DefaultModels()[:2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	c := &config.Config{Endpoints: []config.Endpoint{{URL: s.URL(), Probe: &config.Probe{Interval: config.Duration(time.Second)}}},
+		DCGM: []config.DCGM{{URL: s.DCGMURL()}}}
+	if err := c.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{})
+	if err := m.AddConfig(c); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	var eps []telemetry.EndpointSnapshot
+	waitFor(t, "both models with shared power and J/token", func() bool {
+		eps = eps[:0]
+		for _, ep := range m.Store.Snapshot(time.Now(), time.Minute).Endpoints {
+			if e := ep.Signals[telemetry.EnergyPerToken]; e.Value != nil && e.Shared != nil {
+				eps = append(eps, ep)
+			}
+		}
+		return len(eps) == 2
+	})
+	names := []string{eps[0].Name, eps[1].Name}
+	for _, ep := range eps {
+		p, e := ep.Signals[telemetry.GPUPower], ep.Signals[telemetry.EnergyPerToken]
+		t.Logf("%s: %.1f W, %.3f J/token, %+v", ep.Name, *p.Value, *e.Value, e.Shared)
+		for _, sh := range []*telemetry.GPUShare{p.Shared, e.Shared} {
+			if sh == nil || sh.Scope != "host" || sh.By != 2 || strings.Join(sh.Endpoints, ",") != strings.Join(names, ",") {
+				t.Errorf("%s: share %+v, want the host's, shared by %v", ep.Name, sh, names)
+			}
+		}
+		if !strings.Contains(e.Source, "2 endpoints sharing") {
+			t.Errorf("%s: J/token source %q", ep.Name, e.Source)
+		}
+	}
+	if *eps[0].Signals[telemetry.EnergyPerToken].Value != *eps[1].Signals[telemetry.EnergyPerToken].Value {
+		t.Errorf("J/token differs between the models sharing the host: %v, %v",
+			*eps[0].Signals[telemetry.EnergyPerToken].Value, *eps[1].Signals[telemetry.EnergyPerToken].Value)
+	}
+}

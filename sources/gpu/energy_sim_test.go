@@ -127,3 +127,88 @@ func TestEnergyPerTokenAgainstSimulator(t *testing.T) {
 		t.Fatalf("devices %+v", got.GPUs)
 	}
 }
+
+// Two models served on one host with one DCGM page (quick mode: every
+// model of the host joined to all its GPUs): each endpoint's energy per
+// token is the host's, ΔTOTAL_ENERGY_CONSUMPTION of every GPU ÷ both
+// models' Δvllm:generation_tokens_total, within 2 %, never the host's
+// whole energy over one model's tokens; power says it is shared by 2.
+func TestEnergyPerTokenSharedHostAgainstSimulator(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a simulator")
+	}
+	models := []sim.ModelSpec{
+		{Name: "org/a", Params: 8.03e9, KVBytesPerToken: 131072, GPU: "H100 SXM", NumGPUs: 1, MaxBatch: 8, MeanOutputTokens: 32},
+		{Name: "org/b", Params: 3.21e9, KVBytesPerToken: 114688, GPU: "H100 SXM", NumGPUs: 2, MaxBatch: 8, MeanOutputTokens: 32},
+	}
+	srv, err := sim.New(sim.Config{Listen: "127.0.0.1:0", DCGMListen: "127.0.0.1:0", Seed: 2, Load: 4, Models: models})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Close() }()
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	store := telemetry.NewStore(telemetry.StoreConfig{})
+	now := time.Unix(1_000_000, 0)
+	clock := func() time.Time { return now }
+	eps := []string{"sim/org/a", "sim/org/b"}
+	dcgm := New(Config{URL: srv.DCGMURL(), Now: clock, Targets: []Target{{Endpoint: eps[0], IfMatched: true}, {Endpoint: eps[1], IfMatched: true}}}, store)
+	sc := scrape.New(scrape.Config{URL: srv.URL(), Name: "sim", Now: clock}, store)
+	round := func() {
+		t.Helper()
+		if err := sc.ScrapeOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if err := dcgm.ScrapeOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	energy := func() float64 {
+		return sumSeries(t, srv.DCGMURL()+"/metrics", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", `gpu="`)
+	}
+	tokens := func() float64 {
+		return sumSeries(t, srv.URL()+"/metrics", "vllm:generation_tokens_total", `model_name="`)
+	}
+
+	e0, n0 := energy(), tokens()
+	round()
+	const rounds = 6
+	deadline := time.Now().Add(20 * time.Second)
+	for range rounds {
+		before := tokens()
+		for tokens() < before+48 && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond) // real time for the simulator to run; not synchronisation
+		}
+		now = now.Add(time.Second)
+		round()
+	}
+	e1, n1 := energy(), tokens()
+	want := (e1 - e0) / 1000 / (n1 - n0)
+
+	got := store.Snapshot(now, rounds*time.Second)
+	seen := 0
+	for _, es := range got.Endpoints {
+		if es.Name != eps[0] && es.Name != eps[1] {
+			continue
+		}
+		seen++
+		e, p := es.Signals[telemetry.EnergyPerToken], es.Signals[telemetry.GPUPower]
+		if e.Value == nil || e.Approx || p.Value == nil {
+			t.Fatalf("%s: energy per token %+v, power %+v", es.Name, e, p)
+		}
+		t.Logf("%s: store %.4f J/token, simulator counters %.4f J/token (ΔE %.1f J over both models' ΔN %.0f tokens); power %.1f W shared %+v",
+			es.Name, *e.Value, want, (e1-e0)/1000, n1-n0, *p.Value, p.Shared)
+		if d := math.Abs(*e.Value-want) / want; d > 0.02 {
+			t.Errorf("%s: energy per token %.4f J, the host's is %.4f J (%.1f %% off)", es.Name, *e.Value, want, 100*d)
+		}
+		for _, sh := range []*telemetry.GPUShare{p.Shared, e.Shared} {
+			if sh == nil || sh.By != 2 || sh.Scope != "host" || sh.Partial {
+				t.Errorf("%s: share %+v, want the host's, shared by 2", es.Name, sh)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Fatalf("endpoints %d of 2 in %+v", seen, got.Endpoints)
+	}
+}

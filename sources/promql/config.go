@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/tokentop/tokentop/bandwidth"
 	"github.com/tokentop/tokentop/sources/httpclient"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -67,6 +68,10 @@ type Config struct {
 	// is the model. The endpoint's model_from label says
 	// which was used.
 	Models map[string]string `json:"models,omitempty" yaml:"models,omitempty"`
+	// MBU configures the MBU estimate per model name ("*" for any model),
+	// as for the direct scrape (sources/scrape); without an entry no MBU
+	// is emitted.
+	MBU map[string]bandwidth.Model `json:"mbu,omitempty" yaml:"mbu,omitempty"`
 	// Queries overrides both default queries of a signal (queries.go for
 	// the placeholders): a range query of cumulative histograms for a
 	// distribution signal, an instant query otherwise.

@@ -26,6 +26,9 @@ type querySet struct {
 	hist  map[telemetry.Signal][]string
 	value map[telemetry.Signal][]string
 	fresh []string
+	// kv reads KV-cache capacity and live tokens for the MBU estimate
+	// (mbu.go); run only when a configured model has a KV term.
+	kv []string
 }
 
 // maxQueryBytes keeps every query under VictoriaMetrics' default
@@ -114,7 +117,7 @@ func (g generator) generate(fams []*family) querySet {
 			order = append(order, sig)
 		}
 	}
-	var fresh []string
+	var fresh, kv []string
 	for _, f := range fams {
 		rep := g.by(f, true)
 		for _, sig := range signalOrder(f.spec) {
@@ -138,6 +141,9 @@ func (g generator) generate(fams []*family) querySet {
 				tagged(g.errorExpr(f, rep)+" or "+g.errorExpr(f, g.by(f, false)), f.tag))
 		}
 		fresh = append(fresh, tagged(g.freshExpr(f, rep), f.tag))
+		if k := g.kvInfoExpr(f, rep); k != "" {
+			kv = append(kv, k)
+		}
 	}
 	for _, sig := range order {
 		if len(hist[sig]) > 0 {
@@ -150,6 +156,7 @@ func (g generator) generate(fams []*family) querySet {
 	qs.value[telemetry.GPUMemBW] = []string{g.gpuExpr()}
 	qs.value[telemetry.GPUPower] = []string{g.gpuPowerExpr()}
 	qs.fresh = chunks(fresh)
+	qs.kv = chunks(kv)
 	return qs
 }
 

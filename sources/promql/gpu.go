@@ -1,6 +1,7 @@
 package promql
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"sort"
@@ -28,6 +29,9 @@ import (
 // An aggregate takes the GPU-weighted mean of what its replicas joined;
 // for GPU power (summed over a host's or pod's GPUs by the query) every
 // figure is instead the sum over the distinct series joined: power adds up.
+// Power joined by host is the host's whole draw even where several models
+// run there: it is never split by a guess, but stated as shared by those
+// endpoints (gpuShareOf), and energy per token is then the host's.
 // tokentop's exporter (probes) is never joined: a probe's host is not the
 // model's.
 // GPU series that join no endpoint, and endpoints that join none, are named
@@ -39,31 +43,57 @@ type gpuGroup struct {
 	groups                         []string
 	value, n                       float64
 	joined                         bool
+	// users are the replicas (and single endpoints) joined to it.
+	users []*endpointState
+}
+
+// gpuValue is one endpoint's GPU figure; share is set when other
+// endpoints use the same GPUs (summed signals only: power).
+type gpuValue struct {
+	value float64
+	share *telemetry.GPUShare
+}
+
+// gpuMatch is what one endpoint joined, and by which rule ("pod", "host",
+// "group").
+type gpuMatch struct {
+	groups []*gpuGroup
+	rule   string
 }
 
 // joinGPU joins the GPU series of sig's answer to endpoints and returns
-// each endpoint's value.
-func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointState]float64 {
+// each endpoint's value. For power, endpoints joined to the same GPUs
+// (several models on one host, joined by host) each get the GPUs' whole
+// power with the share stated, so that energy per token divides it by
+// all their output tokens (telemetry.GPUShare).
+func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointState]gpuValue {
 	groups := gpuGroups(vec, rd.reg.parser.groupBy)
 	combine := weightedMean
 	if gpuSummed(sig) {
 		combine = sumGroups
 	}
-	out := map[*endpointState]float64{}
+	out := map[*endpointState]gpuValue{}
+	leaves := map[*endpointState]gpuMatch{}
 	var unjoined []string
 	for _, e := range rd.reg.all() {
 		if len(e.members) > 0 || e.family == tokentopTag {
 			continue
 		}
-		matched := rd.gpuMatches(e, groups)
-		if len(matched) == 0 {
+		m := rd.gpuMatches(e, groups)
+		if len(m.groups) == 0 {
 			if e.aggregate != nil || len(rd.reg.parser.groupBy) > 0 {
 				unjoined = append(unjoined, e.info.Name)
 			}
 			continue
 		}
-		if v, ok := combine(matched); ok {
-			out[e] = v
+		leaves[e] = m
+		for _, g := range m.groups {
+			g.users = append(g.users, e)
+		}
+	}
+	for e, m := range leaves {
+		if v, ok := combine(m.groups); ok {
+			out[e] = gpuValue{value: v}
 		}
 	}
 	for _, e := range rd.reg.all() {
@@ -72,15 +102,26 @@ func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointSt
 		}
 		set := map[*gpuGroup]bool{}
 		var union []*gpuGroup
+		rule := ""
 		for _, m := range e.members {
-			for _, g := range rd.gpuMatches(m, groups) {
+			for _, g := range leaves[m].groups {
 				if !set[g] {
 					set[g] = true
 					union = append(union, g)
 				}
 			}
+			rule = cmp.Or(rule, leaves[m].rule)
 		}
 		if v, ok := combine(union); ok {
+			out[e] = gpuValue{value: v}
+		}
+		if len(union) > 0 {
+			leaves[e] = gpuMatch{groups: union, rule: rule}
+		}
+	}
+	if gpuSummed(sig) {
+		for e, v := range out {
+			v.share = gpuShareOf(e, leaves)
 			out[e] = v
 		}
 	}
@@ -88,9 +129,48 @@ func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointSt
 	return out
 }
 
+// gpuShareOf states the sharing of e's GPU series: the endpoints (replicas
+// and single endpoints) joined to any of them, when any is not e or its
+// own replica; nil otherwise (per-pod figures stay the pod's). Partial when one of those endpoints also
+// uses GPU series that e does not (its tokens are then not all made on
+// the GPUs whose power is counted).
+func gpuShareOf(e *endpointState, matches map[*endpointState]gpuMatch) *telemetry.GPUShare {
+	m := matches[e]
+	mine := map[*gpuGroup]bool{}
+	users := map[*endpointState]bool{}
+	for _, g := range m.groups {
+		mine[g] = true
+		for _, u := range g.users {
+			// dcgm-exporter's pod mapping says which pod uses a GPU: a
+			// replica joined by pod shares it only with other pods named
+			// there, not with a pod-less replica that took the whole host.
+			if m.rule != "pod" || matches[u].rule == "pod" {
+				users[u] = true
+			}
+		}
+	}
+	foreign := false
+	for u := range users {
+		foreign = foreign || u != e && u.aggregate != e
+	}
+	if !foreign {
+		return nil
+	}
+	sh := &telemetry.GPUShare{Scope: m.rule}
+	for u := range users {
+		sh.Endpoints = append(sh.Endpoints, u.info.Name)
+		for _, g := range matches[u].groups {
+			sh.Partial = sh.Partial || !mine[g]
+		}
+	}
+	sort.Strings(sh.Endpoints)
+	sh.By = len(sh.Endpoints)
+	return sh
+}
+
 // gpuMatches returns the GPU series e joins (see the rules above) and
 // marks them joined.
-func (rd *round) gpuMatches(e *endpointState, groups []*gpuGroup) []*gpuGroup {
+func (rd *round) gpuMatches(e *endpointState, groups []*gpuGroup) gpuMatch {
 	var out []*gpuGroup
 	pick := func(ok func(g *gpuGroup) bool) {
 		for _, g := range groups {
@@ -104,13 +184,19 @@ func (rd *round) gpuMatches(e *endpointState, groups []*gpuGroup) []*gpuGroup {
 		pick(func(g *gpuGroup) bool {
 			return g.pod == e.pod && (g.namespace == "" || e.namespace == "" || g.namespace == e.namespace)
 		})
+		if len(out) > 0 {
+			return gpuMatch{out, "pod"}
+		}
 	}
-	if len(out) == 0 && e.host != "" {
+	if e.host != "" {
 		pick(func(g *gpuGroup) bool {
 			return (e.pod == "" || g.pod == "") && (g.host == e.host || g.hostname == e.host)
 		})
+		if len(out) > 0 {
+			return gpuMatch{out, "host"}
+		}
 	}
-	if len(out) == 0 && len(rd.reg.parser.groupBy) > 0 {
+	if len(rd.reg.parser.groupBy) > 0 {
 		pick(func(g *gpuGroup) bool {
 			for i, v := range g.groups {
 				if v == "" || i >= len(e.groups) || e.groups[i] != v {
@@ -120,7 +206,7 @@ func (rd *round) gpuMatches(e *endpointState, groups []*gpuGroup) []*gpuGroup {
 			return true
 		})
 	}
-	return out
+	return gpuMatch{out, "group"}
 }
 
 // gpuGroups reads the GPU series (values and, tagged

@@ -10,6 +10,58 @@ import (
 	"github.com/tokentop/tokentop/telemetry"
 )
 
+// gpuHook answers the fake API as a store holding vLLM replicas (the
+// engine series, fleet) and one DCGM metric (its series, from gpus); the
+// DCGM query is kept in *query when query is set.
+func gpuHook(metric string, fleet, gpus []fakeSeries, query *string) func(w http.ResponseWriter, r *http.Request, q string) bool {
+	return func(w http.ResponseWriter, r *http.Request, q string) bool {
+		if strings.Contains(r.URL.Path, "/label/") {
+			writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": []string{"vllm:num_requests_running", metric}})
+			return true
+		}
+		if !strings.HasSuffix(r.URL.Path, "/query") {
+			return false
+		}
+		var ss []fakeSeries
+		switch {
+		case strings.Contains(q, "timestamp("), strings.Contains(q, "vllm:num_requests_running"):
+			ss = fleet
+		case strings.Contains(q, metric):
+			if query != nil {
+				*query = q
+			}
+			ss = gpus
+		}
+		writeVector(w, time.Now(), ss, nil, nil)
+		return true
+	}
+}
+
+// podReplicas are three llama replicas in pods llama-a, -b and -c.
+func podReplicas() []fakeSeries {
+	rep := func(pod, ip string) fakeSeries {
+		return fakeSeries{labels: map[string]string{"model_name": "llama", "pod": pod, "namespace": "serve",
+			"instance": ip + ":8000", "tokentop_engine": "vllm"}, value: 2}
+	}
+	return []fakeSeries{rep("llama-a", "10.0.0.1"), rep("llama-b", "10.0.0.2"), rep("llama-c", "10.0.0.3")}
+}
+
+// podGPU is one dcgm-exporter series of node-1 naming pod as the GPU's
+// user (Prometheus renamed the pod labels to exported_*).
+func podGPU(pod string, v float64) fakeSeries {
+	return fakeSeries{labels: map[string]string{"Hostname": "node-1", "instance": "10.1.0.9:9400", "pod": "dcgm-exporter-x",
+		"namespace": "gpu-operator", "exported_pod": pod, "exported_namespace": "serve", "tokentop_engine": "dcgm"}, value: v}
+}
+
+// gpuCount is the GPU-count series (tokentop_part="series") of s.
+func gpuCount(s fakeSeries, n float64) fakeSeries {
+	c := map[string]string{"tokentop_part": "series"}
+	for k, v := range s.labels {
+		c[k] = v
+	}
+	return fakeSeries{labels: c, value: n}
+}
+
 // Kubernetes: replicas carry pod labels; dcgm-exporter's pod mapping names
 // the pod using each GPU (exported_pod when Prometheus renamed it). Each
 // replica gets its own pod's GPUs even on a shared node, never the node's
@@ -17,38 +69,9 @@ import (
 // and a warning.
 func TestGPUJoinedByPod(t *testing.T) {
 	f := newFakeProm(t)
+	a, b := podGPU("llama-a", 0.8), podGPU("llama-b", 0.2)
 	f.set(func(f *fakeProm) {
-		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
-			if strings.Contains(r.URL.Path, "/label/") {
-				writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": []string{"vllm:num_requests_running", "DCGM_FI_PROF_DRAM_ACTIVE"}})
-				return true
-			}
-			if !strings.HasSuffix(r.URL.Path, "/query") {
-				return false
-			}
-			var ss []fakeSeries
-			rep := func(pod, ip string, v float64) fakeSeries {
-				return fakeSeries{labels: map[string]string{"model_name": "llama", "pod": pod, "namespace": "serve",
-					"instance": ip + ":8000", "tokentop_engine": "vllm"}, value: v}
-			}
-			switch {
-			case strings.Contains(q, "timestamp("), strings.Contains(q, "vllm:num_requests_running"):
-				ss = []fakeSeries{rep("llama-a", "10.0.0.1", 2), rep("llama-b", "10.0.0.2", 2), rep("llama-c", "10.0.0.3", 2)}
-			case strings.Contains(q, "DCGM_FI_PROF_DRAM_ACTIVE"):
-				gpu := func(pod string, v, n float64) []fakeSeries {
-					l := map[string]string{"Hostname": "node-1", "instance": "10.1.0.9:9400", "pod": "dcgm-exporter-x",
-						"namespace": "gpu-operator", "exported_pod": pod, "exported_namespace": "serve", "tokentop_engine": "dcgm"}
-					c := map[string]string{"tokentop_part": "series"}
-					for k, v := range l {
-						c[k] = v
-					}
-					return []fakeSeries{{labels: l, value: v}, {labels: c, value: n}}
-				}
-				ss = append(gpu("llama-a", 0.8, 1), gpu("llama-b", 0.2, 3)...)
-			}
-			writeVector(w, time.Now(), ss, nil, nil)
-			return true
-		}
+		f.hook = gpuHook("DCGM_FI_PROF_DRAM_ACTIVE", podReplicas(), []fakeSeries{a, gpuCount(a, 1), b, gpuCount(b, 3)}, nil)
 	})
 	s, rec := newTestSource(t, testConfig(f.URL()))
 	if err := s.RefreshOnce(context.Background()); err != nil {
@@ -73,38 +96,13 @@ func TestGPUJoinedByPod(t *testing.T) {
 // GPU power adds up: each replica gets the sum over its own pod's GPUs
 // (the query sums per pod), the model row the sum over the distinct GPU
 // series its replicas joined, never a mean; a replica whose pod has no GPU
-// series gets no power (never 0).
+// series gets no power (never 0). Pods on one node do not share GPUs: no
+// share is stated.
 func TestGPUPowerSummedByPod(t *testing.T) {
 	f := newFakeProm(t)
 	var powerQuery string
 	f.set(func(f *fakeProm) {
-		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
-			if strings.Contains(r.URL.Path, "/label/") {
-				writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": []string{"vllm:num_requests_running", "DCGM_FI_DEV_POWER_USAGE"}})
-				return true
-			}
-			if !strings.HasSuffix(r.URL.Path, "/query") {
-				return false
-			}
-			var ss []fakeSeries
-			rep := func(pod, ip string, v float64) fakeSeries {
-				return fakeSeries{labels: map[string]string{"model_name": "llama", "pod": pod, "namespace": "serve",
-					"instance": ip + ":8000", "tokentop_engine": "vllm"}, value: v}
-			}
-			switch {
-			case strings.Contains(q, "timestamp("), strings.Contains(q, "vllm:num_requests_running"):
-				ss = []fakeSeries{rep("llama-a", "10.0.0.1", 2), rep("llama-b", "10.0.0.2", 2), rep("llama-c", "10.0.0.3", 2)}
-			case strings.Contains(q, "DCGM_FI_DEV_POWER_USAGE"):
-				powerQuery = q
-				gpu := func(pod string, watts float64) fakeSeries {
-					return fakeSeries{labels: map[string]string{"Hostname": "node-1", "instance": "10.1.0.9:9400", "pod": "dcgm-exporter-x",
-						"namespace": "gpu-operator", "exported_pod": pod, "exported_namespace": "serve", "tokentop_engine": "dcgm"}, value: watts}
-				}
-				ss = []fakeSeries{gpu("llama-a", 310), gpu("llama-b", 3*280)}
-			}
-			writeVector(w, time.Now(), ss, nil, nil)
-			return true
-		}
+		f.hook = gpuHook("DCGM_FI_DEV_POWER_USAGE", podReplicas(), []fakeSeries{podGPU("llama-a", 310), podGPU("llama-b", 3*280)}, &powerQuery)
 	})
 	s, rec := newTestSource(t, testConfig(f.URL()))
 	if err := s.RefreshOnce(context.Background()); err != nil {
@@ -117,8 +115,8 @@ func TestGPUPowerSummedByPod(t *testing.T) {
 	}
 	for name, v := range map[string]float64{"llama-a/llama": 310, "llama-b/llama": 840, "llama": 310 + 840} {
 		p := rec.find(telemetry.KindSample, name, telemetry.GPUPower)
-		if len(p) != 1 || !within(p[0].Value, v, 1e-12) {
-			t.Errorf("%s: GPU power %+v, want %v W", name, p, v)
+		if len(p) != 1 || !within(p[0].Value, v, 1e-12) || p[0].Share != nil {
+			t.Errorf("%s: GPU power %+v, want %v W, not shared", name, p, v)
 		}
 	}
 	if p := rec.find(telemetry.KindSample, "llama-c/llama", telemetry.GPUPower); len(p) != 0 {
@@ -126,5 +124,72 @@ func TestGPUPowerSummedByPod(t *testing.T) {
 	}
 	if bw := rec.find(telemetry.KindSample, "llama-a/llama", telemetry.GPUMemBW); len(bw) != 0 {
 		t.Errorf("power series read as DRAM activity: %+v", bw)
+	}
+}
+
+// A pod-less replica on a node whose GPUs dcgm-exporter maps to pods takes
+// the host's GPUs, shared with the pods' replicas (the host's energy over
+// all their tokens); each pod's replica keeps its own pod's figure.
+func TestGPUPowerPodsAndPodlessOnOneNode(t *testing.T) {
+	f := newFakeProm(t)
+	podless := fakeSeries{labels: map[string]string{"model_name": "llama", "instance": "10.1.0.9:8000", "tokentop_engine": "vllm"}, value: 2}
+	f.set(func(f *fakeProm) {
+		f.hook = gpuHook("DCGM_FI_DEV_POWER_USAGE", append(podReplicas()[:2], podless),
+			[]fakeSeries{podGPU("llama-a", 310), podGPU("llama-b", 840)}, nil)
+	})
+	s, rec := newTestSource(t, testConfig(f.URL()))
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for name, watts := range map[string]float64{"llama-a/llama": 310, "llama-b/llama": 840} {
+		p := lastOf(rec.find(telemetry.KindSample, name, telemetry.GPUPower))
+		if len(p) != 1 || p[0].Value != watts || p[0].Share != nil {
+			t.Errorf("%s: GPU power %+v, want its pod's %v W, not shared", name, p, watts)
+		}
+	}
+	p := lastOf(rec.find(telemetry.KindSample, "10.1.0.9:8000/llama", telemetry.GPUPower))
+	if len(p) != 1 || p[0].Value != 310+840 || p[0].Share == nil || p[0].Share.By != 3 || p[0].Share.Partial {
+		t.Errorf("pod-less replica: GPU power %+v, want the host's 1150 W shared by 3", p)
+	}
+}
+
+// Two models served on one host without pod labels (joined by host) and a
+// third model alone on another: both models on 10.0.0.1 get the host's
+// whole 900 W, stated as shared by both, never split by a guess; their
+// model rows too; the model alone has its host's GPUs to itself.
+func TestGPUPowerSharedByHost(t *testing.T) {
+	f := newFakeProm(t)
+	rep := func(model, ip string) fakeSeries {
+		return fakeSeries{labels: map[string]string{"model_name": model, "instance": ip + ":8000", "tokentop_engine": "vllm"}, value: 2}
+	}
+	host := func(ip string, watts float64) fakeSeries {
+		return fakeSeries{labels: map[string]string{"Hostname": "node-" + ip, "instance": ip + ":9400", "tokentop_engine": "dcgm"}, value: watts}
+	}
+	f.set(func(f *fakeProm) {
+		f.hook = gpuHook("DCGM_FI_DEV_POWER_USAGE", []fakeSeries{rep("llama", "10.0.0.1"), rep("qwen", "10.0.0.1"), rep("phi", "10.0.0.2")},
+			[]fakeSeries{host("10.0.0.1", 900), host("10.0.0.2", 250)}, nil)
+	})
+	s, rec := newTestSource(t, testConfig(f.URL()))
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	shared := "10.0.0.1:8000/llama,10.0.0.1:8000/qwen"
+	for name, want := range map[string]struct {
+		watts  float64
+		shared string
+	}{"10.0.0.1:8000/llama": {900, shared}, "10.0.0.1:8000/qwen": {900, shared}, "llama": {900, shared}, "qwen": {900, shared},
+		"10.0.0.2:8000/phi": {250, ""}, "phi": {250, ""}} {
+		p := lastOf(rec.find(telemetry.KindSample, name, telemetry.GPUPower))
+		if len(p) != 1 || p[0].Value != want.watts {
+			t.Errorf("%s: GPU power %+v, want %v W", name, p, want.watts)
+			continue
+		}
+		sh := p[0].Share
+		switch {
+		case want.shared == "" && sh != nil:
+			t.Errorf("%s: alone on its host but shared %+v", name, sh)
+		case want.shared != "" && (sh == nil || sh.Scope != "host" || sh.By != 2 || strings.Join(sh.Endpoints, ",") != want.shared || sh.Partial):
+			t.Errorf("%s: share %+v, want host shared by %s", name, sh, want.shared)
+		}
 	}
 }

@@ -52,6 +52,9 @@ func (s *Source) refresh(ctx context.Context) error {
 			phase1 = append(phase1, job{kind: instantJob, signal: sig, query: s.expand.expand(q)})
 		}
 	}
+	for _, q := range st.queries.kv {
+		phase1 = append(phase1, job{kind: instantJob, signal: kvCapacitySignal, query: s.expand.expand(q)})
+	}
 	if listNames {
 		phase1 = append(phase1, names)
 	}
@@ -115,10 +118,14 @@ func (s *Source) refresh(ctx context.Context) error {
 	}
 	// Gauges last: the range answers have told which series are young.
 	for _, a := range ans1 {
-		if a.kind == instantJob && a.signal != "" {
+		switch {
+		case a.kind == instantJob && a.signal == kvCapacitySignal:
+			rd.kvInfo(a)
+		case a.kind == instantJob && a.signal != "":
 			rd.gauge(a)
 		}
 	}
+	rd.mbu() // from this refresh's ITL windows and gauges
 	return rd.emit(len(phase1) + len(phase2) + len(phase3))
 }
 

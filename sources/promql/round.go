@@ -27,6 +27,8 @@ type round struct {
 	values    int // samples and histogram windows emitted
 	retired   []telemetry.Observation
 	lag       lagView
+	// kv is the KV-cache query's answer per endpoint (mbu.go).
+	kv map[*endpointState]*kvState
 }
 
 func newRound(s *Source, began time.Time) *round {
@@ -233,8 +235,8 @@ func (rd *round) gauge(a answer) {
 		for e, v := range rd.joinGPU(sig, joins) {
 			got[e] = true
 			e.seenValue[sig] = true
-			rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: eval, Endpoint: e.info.Name, Signal: sig, Value: v,
-				Interval: rd.valueInterval(e)})
+			rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: eval, Endpoint: e.info.Name, Signal: sig, Value: v.value,
+				Interval: rd.valueInterval(e), Share: v.share})
 		}
 	}
 	for _, e := range rd.reg.all() {

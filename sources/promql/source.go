@@ -142,6 +142,9 @@ func (s *Source) activate(fams []*family, gpu bool) {
 	if s.cfg.FreshnessQuery != "" {
 		st.queries.fresh = []string{s.cfg.FreshnessQuery}
 	}
+	if !needsKV(s.cfg.MBU) {
+		st.queries.kv = nil
+	}
 }
 
 func newParser(fams []*family, cfg Config) parser {

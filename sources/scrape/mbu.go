@@ -19,38 +19,25 @@ func (sc *scrape) mbu() {
 		return
 	}
 	for _, mv := range sc.models {
-		m, ok := sc.s.cfg.MBU[mv.model]
+		m, ok := bandwidth.ModelFor(sc.s.cfg.MBU, mv.model)
 		if !ok {
-			if m, ok = sc.s.cfg.MBU["*"]; !ok {
-				continue
-			}
-		}
-		measured := mv.hasReadBytes && mv.readBytesPerS > 0
-		if !measured && (!mv.hasITL || mv.itl.count() <= 0) {
 			continue
 		}
-		peak, err := m.Peak()
+		r := bandwidth.Reading{ReadBytesPerS: mv.readBytesPerS, HasReadBytes: mv.hasReadBytes}
+		if mv.hasITL && mv.itl.count() > 0 {
+			r.StepSeconds = mv.itl.sum / mv.itl.count()
+		}
+		if m.KVBytesPerToken > 0 && !r.Measured() {
+			capacity, hasCap := sc.kvCapacity(mv)
+			r.KVTokens, r.HasKVTokens = sc.liveTokens(mv, m, capacity, hasCap)
+		}
+		v, approx, ok, err := m.MBU(r)
 		if err != nil {
 			sc.warn(fmt.Sprintf("MBU for %s: %v", mv.model, err))
 			continue
 		}
-		if measured {
-			// The counter is per GPU, so the per-GPU peak is the denominator.
-			sc.emit(mv, telemetry.Observation{Kind: telemetry.KindSample, Signal: telemetry.MBU, Value: mv.readBytesPerS / peak})
-			continue
-		}
-		e := bandwidth.Estimate{WeightBytes: m.WeightBytes(), StepSeconds: mv.itl.sum / mv.itl.count(),
-			Peak: peak, GPUs: m.GPUs()}
-		if m.KVBytesPerToken > 0 {
-			capacity, hasCap := sc.kvCapacity(mv)
-			tokens, ok := sc.liveTokens(mv, m, capacity, hasCap)
-			if !ok {
-				continue // KV term configured but not measurable: no estimate
-			}
-			e.KVBytes = tokens * m.KVBytesPerToken
-		}
-		if v, ok := e.MBU(); ok {
-			sc.emit(mv, telemetry.Observation{Kind: telemetry.KindSample, Signal: telemetry.MBU, Value: v, Approx: true})
+		if ok {
+			sc.emit(mv, telemetry.Observation{Kind: telemetry.KindSample, Signal: telemetry.MBU, Value: v, Approx: approx})
 		}
 	}
 }

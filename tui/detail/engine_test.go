@@ -62,3 +62,32 @@ func TestEngineSection(t *testing.T) {
 		t.Error("engine section without any engine signal")
 	}
 }
+
+// GPUs shared with other endpoints (several models on one host): power
+// and J/token say they are the host's, and a note says by how many and
+// what J/token divides by; GPUs of its own show neither.
+func TestGPUSectionSharedHost(t *testing.T) {
+	in := baseInput()
+	in.h = 80
+	share := &telemetry.GPUShare{Scope: "host", By: 3, Endpoints: []string{"a", "b", "c"}}
+	in.ep.Signals[telemetry.GPUPower] = telemetry.SignalSnapshot{Unit: "W", Value: f(900), State: telemetry.Live, ObservedAt: t0, Source: "promql:x", Shared: share}
+	in.ep.Signals[telemetry.EnergyPerToken] = telemetry.SignalSnapshot{Unit: "J/tok", Value: f(1.4), State: telemetry.Live, ObservedAt: t0,
+		Source: "derived: promql:x ÷ output tokens of the 3 endpoints sharing its GPUs", Shared: share}
+	m := New(ctxFor("default", t0))
+	out := ansi.Strip(show(&m, in))
+	for _, want := range []string{"power (host)", "J/token (host)", "host's GPUs, shared by 3 endpoints", "J/token = their energy / all 3's tokens"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	for _, sig := range []telemetry.Signal{telemetry.GPUPower, telemetry.EnergyPerToken} {
+		s := in.ep.Signals[sig]
+		s.Shared = nil
+		in.ep.Signals[sig] = s
+	}
+	m = New(ctxFor("default", t0))
+	out = ansi.Strip(show(&m, in))
+	if strings.Contains(out, "(host)") || strings.Contains(out, "shared by") || !strings.Contains(out, "J/token (srv)") {
+		t.Errorf("own GPUs shown as shared:\n%s", out)
+	}
+}

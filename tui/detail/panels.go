@@ -1,6 +1,7 @@
 package detail
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
@@ -30,7 +31,9 @@ func (m *Model) panelsView(w int) string {
 		}
 	}
 	h.Int(len(m.data.Probes))
+	h.Str(sharedNote(m.ep))
 	for _, r := range rows {
+		h.Str(r.label)
 		h.Str(r.cell.Text)
 		h.Int(int(r.cell.Kind))
 		h.Bool(r.trend != nil)
@@ -178,18 +181,48 @@ func (m *Model) gpuRows() []gpuRow {
 		row("KV cache", telemetry.KVCache, "%", nil),
 	}
 	// Power and energy per token where GPUs are joined; the label of
-	// J/token says whose output tokens it divides by.
-	if _, ok := m.ep.Signals[telemetry.GPUPower]; ok {
-		rows = append(rows, row("power", telemetry.GPUPower, "W", m.data.Power))
+	// J/token says whose output tokens it divides by, and both say when
+	// they are a host's, shared with other endpoints (sharedNote).
+	if s, ok := m.ep.Signals[telemetry.GPUPower]; ok {
+		label := "power"
+		if s.Shared != nil {
+			label = "power (" + s.Shared.Scope + ")"
+		}
+		rows = append(rows, row(label, telemetry.GPUPower, "W", m.data.Power))
 	}
 	if s, ok := m.ep.Signals[telemetry.EnergyPerToken]; ok {
 		label := "J/token (srv)"
-		if strings.Contains(s.Source, "probe tokens") {
+		switch {
+		case s.Shared != nil:
+			label = "J/token (" + s.Shared.Scope + ")"
+		case strings.Contains(s.Source, "probe tokens"):
 			label = "J/token (probe)"
 		}
 		rows = append(rows, row(label, telemetry.EnergyPerToken, "J/tok", nil))
 	}
 	return rows
+}
+
+// sharedNote explains, in two lines, power and J/token of GPUs shared with
+// other endpoints (several models on one host): the GPUs' whole draw, and
+// their energy over all those endpoints' tokens; "" when not shared.
+func sharedNote(ep telemetry.EndpointSnapshot) string {
+	sh := ep.Signals[telemetry.EnergyPerToken].Shared
+	if sh == nil {
+		sh = ep.Signals[telemetry.GPUPower].Shared
+	}
+	if sh == nil {
+		return ""
+	}
+	what := map[string]string{"host": "host's GPUs", "gpus": "GPUs", "group": "group's GPUs"}[sh.Scope]
+	if what == "" {
+		what = "GPUs"
+	}
+	note := fmt.Sprintf(" %s, shared by %d endpoints\n J/token = their energy / all %d's tokens", what, sh.By, sh.By)
+	if sh.Partial {
+		note += " (est.: partly shared)"
+	}
+	return note
 }
 
 // gpu shows measured DRAM-active, the MBU estimate and memory used, each
@@ -205,6 +238,11 @@ func (m *Model) gpu(w int, rows []gpuRow) string {
 			line += "  " + chart.Spark(x.trend, 0, false, ctx.Glyphs.Spark, r)
 		}
 		lines = append(lines, line)
+	}
+	if note := sharedNote(m.ep); note != "" {
+		for _, l := range strings.Split(note, "\n") {
+			lines = append(lines, r.Faint.S(common.Fit(l, w, ctx.Glyphs.Ellipsis)))
+		}
 	}
 	if s, ok := m.ep.Signals[telemetry.MBU]; ok && !s.Approx && s.Value != nil {
 		lines = append(lines, r.Faint.S(" MBU = engine-counted bytes read / s / peak BW per GPU"))

@@ -1,0 +1,73 @@
+package promql
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/bandwidth"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// Measured MBU per replica from the engine's bytes-read rate (per GPU) ÷
+// the per-GPU peak; the model row is the mean over its replicas, never
+// their sum; a model whose GPU has no known peak gets no MBU and a
+// warning; a model without a description gets none.
+func TestMBUMeasuredPerReplica(t *testing.T) {
+	f := newFakeProm(t)
+	const read = "vllm:estimated_read_bytes_per_gpu_total"
+	rep := func(model, ip string, v float64) fakeSeries {
+		return fakeSeries{labels: map[string]string{"model_name": model, "instance": ip + ":8000", "tokentop_engine": "vllm"}, value: v}
+	}
+	f.set(func(f *fakeProm) {
+		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
+			if strings.Contains(r.URL.Path, "/label/") {
+				writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": []string{"vllm:num_requests_running", read}})
+				return true
+			}
+			if !strings.HasSuffix(r.URL.Path, "/query") {
+				return false
+			}
+			var ss []fakeSeries
+			switch {
+			case strings.Contains(q, "timestamp("), strings.Contains(q, "vllm:num_requests_running"):
+				ss = []fakeSeries{rep("llama", "10.0.0.1", 1), rep("llama", "10.0.0.2", 1), rep("t4", "10.0.0.3", 1), rep("plain", "10.0.0.4", 1)}
+			case strings.Contains(q, read):
+				ss = []fakeSeries{rep("llama", "10.0.0.1", 1.675e12), rep("llama", "10.0.0.2", 0.8375e12), rep("t4", "10.0.0.3", 1e11), rep("plain", "10.0.0.4", 1e11),
+					{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: 2.5125e12}}
+			}
+			writeVector(w, time.Now(), ss, nil, nil)
+			return true
+		}
+	})
+	cfg := testConfig(f.URL())
+	cfg.MBU = map[string]bandwidth.Model{
+		"llama": {Parameters: 8e9, BytesPerParameter: 2, GPU: "NVIDIA H100 80GB HBM3"},
+		"t4":    {Parameters: 1e9, BytesPerParameter: 2, GPU: "Tesla T4"},
+	}
+	s, rec := newTestSource(t, cfg)
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]float64{"10.0.0.1:8000/llama": 0.5, "10.0.0.2:8000/llama": 0.25, "llama": 0.375} {
+		m := rec.find(telemetry.KindSample, name, telemetry.MBU)
+		if len(m) != 1 || !within(m[0].Value, want, 1e-12) || m[0].Approx {
+			t.Errorf("%s: MBU %+v, want %v measured", name, m, want)
+		}
+	}
+	for _, name := range []string{"t4", "10.0.0.3:8000/t4", "plain", "10.0.0.4:8000/plain"} {
+		if m := rec.find(telemetry.KindSample, name, telemetry.MBU); len(m) != 0 {
+			t.Errorf("%s: MBU %+v, want none", name, m)
+		}
+	}
+	if w := strings.Join(rec.status(t).Warnings, "\n"); !strings.Contains(w, `MBU for t4: unknown GPU "Tesla T4"`) {
+		t.Errorf("warnings %q: want the unknown GPU named", w)
+	}
+	for _, q := range f.queries {
+		if strings.Contains(q, "cache_config_info") {
+			t.Errorf("KV-cache query %q run with no KV term configured", q)
+		}
+	}
+}
