@@ -36,8 +36,9 @@ func (t Type) String() string {
 }
 
 // Agg says how several series of one model (data-parallel engines, ranks)
-// are combined into one value. Histograms and counters are always summed
-// (buckets per le, never averaged quantiles).
+// are combined into one value. Histograms are always summed (buckets per
+// le, never averaged quantiles); counters are summed unless they count per
+// GPU (Mean).
 type Agg uint8
 
 const (
@@ -45,6 +46,10 @@ const (
 	Sum Agg = iota
 	// Max keeps the largest (KV-cache usage: the fullest engine).
 	Max
+	// Mean averages the series' values or rates: a per-GPU counter
+	// (bytes read per GPU) summed over data-parallel ranks would count
+	// one GPU's traffic once per rank.
+	Mean
 )
 
 // Alias is one metric that can carry a signal.
@@ -63,7 +68,7 @@ type Alias struct {
 	// Offset is added after scaling: a CounterRatio of accepted tokens per
 	// draft plus 1 is vLLM's mean acceptance length. 0 for nearly all.
 	Offset float64
-	// Agg combines several series of one model (gauges only).
+	// Agg combines several series of one model (gauges; counters: Sum or Mean).
 	Agg Agg
 	// Match restricts the series to those with these label values
 	// (Triton TRT-LLM backend: request_type="active").

@@ -27,6 +27,11 @@ func counter(name string) Alias         { return Alias{Name: name, Type: Counter
 func counterNote(name, note string) Alias {
 	return Alias{Name: name, Type: Counter, Note: note}
 }
+// perGPUCounter is a counter each rank exposes per GPU: averaged over
+// ranks, never summed.
+func perGPUCounter(name, note string) Alias {
+	return Alias{Name: name, Type: Counter, Agg: Mean, Note: note}
+}
 func gaugeMaxNote(name, note string) Alias {
 	return Alias{Name: name, Type: Gauge, Agg: Max, Note: note}
 }
@@ -81,7 +86,7 @@ func vllm() Spec {
 			},
 			telemetry.SpecAcceptLen: {{Name: "vllm:spec_decode_num_accepted_tokens_total", Type: CounterRatio,
 				Per: "vllm:spec_decode_num_drafts_total", Offset: 1, Note: "1 + accepted tokens / drafts"}},
-			telemetry.EngineReadBytes: {counterNote("vllm:estimated_read_bytes_per_gpu_total",
+			telemetry.EngineReadBytes: {perGPUCounter("vllm:estimated_read_bytes_per_gpu_total",
 				"--enable-mfu-metrics; analytic per-step bytes, 0 while disabled")},
 		},
 		Errors: []ErrorCounters{{
@@ -131,7 +136,7 @@ func sglang() Spec {
 			telemetry.SpecAcceptLen: {gaugeMaxNote("sglang:spec_accept_length", "gauge: tokens per verify step, recent")},
 			telemetry.Preemptions: {counterNote("sglang:num_retracted_requests_total",
 				"retractions: running requests sent back to the queue, KV freed")},
-			telemetry.EngineReadBytes: {counterNote("sglang:estimated_read_bytes_per_gpu_total",
+			telemetry.EngineReadBytes: {perGPUCounter("sglang:estimated_read_bytes_per_gpu_total",
 				"--enable-mfu-metrics; estimated per-GPU bytes")},
 		},
 		Errors: []ErrorCounters{{Failed: "sglang:num_aborted_requests_total", All: "sglang:num_requests_total"}},

@@ -268,13 +268,9 @@ func valueExpr(f *family, a engines.Alias, by string) string {
 	var e string
 	switch a.Type {
 	case engines.Gauge:
-		agg := "sum"
-		if a.Agg == engines.Max {
-			agg = "max"
-		}
-		e = agg + " by (" + by + ") (" + f.claimed(a.Name, selector(a.Name, a.Match, "")) + ")"
+		e = promAgg(a.Agg) + " by (" + by + ") (" + f.claimed(a.Name, selector(a.Name, a.Match, "")) + ")"
 	case engines.Counter:
-		e = rate(a.Name, a.Match)
+		e = promAgg(a.Agg) + " by (" + by + ") (" + f.claimed(a.Name, "rate("+selector(a.Name, a.Match, "")+"[W])") + ")"
 	case engines.HistogramSum:
 		e = rate(a.Sum(), a.Match)
 	case engines.CounterRatio:
@@ -289,6 +285,17 @@ func valueExpr(f *family, a engines.Alias, by string) string {
 		e = "(" + e + " + " + strconv.FormatFloat(a.Offset, 'g', -1, 64) + ")"
 	}
 	return e
+}
+
+// promAgg is PromQL's aggregation for an alias's Agg.
+func promAgg(a engines.Agg) string {
+	switch a {
+	case engines.Max:
+		return "max"
+	case engines.Mean:
+		return "avg"
+	}
+	return "sum"
 }
 
 // derivedExprs returns the derived value of d.Signal for the family's

@@ -93,3 +93,21 @@ func TestSplitQueriesMerge(t *testing.T) {
 		t.Errorf("merged %+v", m)
 	}
 }
+
+// A per-GPU counter (bytes read per GPU, one series per data-parallel
+// rank) is averaged over the ranks and replicas, as direct scrape does:
+// summed, two ranks would read as one GPU moving twice the bytes.
+func TestPerGPUCounterAveraged(t *testing.T) {
+	spec, _ := engines.Lookup(telemetry.EngineVLLM)
+	f := newFamily("vllm", telemetry.EngineVLLM, spec, spec.ModelLabels, "")
+	qs := newGenerator(nil, []string{"pod", "instance"}).generate([]*family{f})
+	q := strings.Join(qs.value[telemetry.EngineReadBytes], " or ")
+	for _, want := range []string{
+		`avg by (model_name, pod, instance) (rate(vllm:estimated_read_bytes_per_gpu_total[W]))`,
+		`avg by (model_name) (rate(vllm:estimated_read_bytes_per_gpu_total[W]))`,
+	} {
+		if !strings.Contains(q, want) {
+			t.Errorf("read-bytes query lacks %q: %s", want, q)
+		}
+	}
+}

@@ -159,6 +159,18 @@ func TestDiagnosisVLLMv027Capture(t *testing.T) {
 	if o := checkSample(t, obs, ep, telemetry.MBU, readBytes/peak); o.Approx {
 		t.Error("MBU from the engine's bytes counter marked estimated")
 	}
+
+	// Two data-parallel ranks, each counting its own GPU's bytes: the
+	// figure is per GPU, their mean (1 and 3 TB/s), not their 4 TB/s sum.
+	rank0 := `vllm:estimated_read_bytes_per_gpu_total{engine="0",model_name="qwen38-fp8"} `
+	rank1 := `vllm:estimated_read_bytes_per_gpu_total{engine="1",model_name="qwen38-fp8"} `
+	twoRanks := func(page, v0, v1 string) string {
+		return strings.Replace(page, rank0+"0.0", rank0+v0+"\n"+rank1+v1, 1)
+	}
+	obs = scrapePages(t, cfg, freshPage(twoRanks(raw, "0.0", "0.0")), twoRanks(raw, "0.0", "0.0"), twoRanks(raw, "1e12", "3e12"))
+	ep = onlyEndpoint(t, obs)
+	checkSample(t, obs, ep, telemetry.EngineReadBytes, 2e12)
+	checkSample(t, obs, ep, telemetry.MBU, 2e12/peak)
 }
 
 // vLLM 0.10: the prefix cache (both the new and the deprecated gpu_ names).

@@ -42,7 +42,7 @@ func (sc *scrape) histogram(sig telemetry.Signal, a engines.Alias) {
 	}
 }
 
-// gauge emits each model's gauge, summed or maxed over its series.
+// gauge emits each model's gauge, summed, maxed or averaged over its series.
 func (sc *scrape) gauge(sig telemetry.Signal, a engines.Alias) {
 	type acc struct {
 		v, sum float64
@@ -59,7 +59,7 @@ func (sc *scrape) gauge(sig telemetry.Signal, a engines.Alias) {
 		g := accs[mv]
 		if g == nil {
 			g = &acc{v: math.Inf(-1)}
-			if a.Agg == engines.Sum {
+			if a.Agg != engines.Max {
 				g.v = 0
 			}
 			accs[mv] = g
@@ -79,6 +79,9 @@ func (sc *scrape) gauge(sig telemetry.Signal, a engines.Alias) {
 	}
 	for _, mv := range order {
 		g := accs[mv]
+		if a.Agg == engines.Mean {
+			g.v /= float64(g.n)
+		}
 		sc.emitValue(mv, sig, g.v, false)
 		if sig == telemetry.KVCache && !math.IsNaN(g.sum) {
 			mv.kvSum, mv.kvN = g.sum, g.n
@@ -161,6 +164,9 @@ func (sc *scrape) counterRate(sig telemetry.Signal, a engines.Alias, fromSum boo
 			sc.emit(mv, telemetry.Observation{Kind: telemetry.KindNoData, Signal: sig})
 		case ok:
 			rate := accs[mv].delta * a.Factor() / sc.dt
+			if a.Agg == engines.Mean {
+				rate /= float64(accs[mv].ok) // per series (rank), not their sum
+			}
 			sc.emitValue(mv, sig, rate, false)
 			if sig == telemetry.EngineReadBytes {
 				mv.readBytesPerS, mv.hasReadBytes = rate, true
