@@ -27,6 +27,7 @@ func counter(name string) Alias         { return Alias{Name: name, Type: Counter
 func counterNote(name, note string) Alias {
 	return Alias{Name: name, Type: Counter, Note: note}
 }
+
 // perGPUCounter is a counter each rank exposes per GPU: averaged over
 // ranks, never summed.
 func perGPUCounter(name, note string) Alias {
