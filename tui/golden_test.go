@@ -42,10 +42,54 @@ func waitOut(t *testing.T, tm *teatest.TestModel, s string) {
 
 func start(t *testing.T, opts Options, w, h int) *teatest.TestModel {
 	t.Helper()
-	tm := teatest.NewTestModel(t, New(fixtureStore(), fixtureAlerts(), opts),
+	return startWith(t, fixtureStore(), fixtureAlerts(), opts, w, h)
+}
+
+// startWith runs the real program over data at w×h in the mono profile.
+func startWith(t *testing.T, data Data, al Alerts, opts Options, w, h int) *teatest.TestModel {
+	t.Helper()
+	return teatest.NewTestModel(t, settling{Model: New(data, al, opts)},
 		teatest.WithInitialTermSize(w, h),
 		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
-	return tm
+}
+
+// settling wraps the program's model so a test can wait, on the
+// program's own goroutine, until every read it asked for is applied: the
+// first data can ask for a second read (the rows' charts want more
+// points than the first asked for), and a golden taken between the two
+// would depend on timing.
+type settling struct {
+	Model
+	waiting []chan struct{}
+}
+
+// settleMsg asks to be told (done closed) once the model is settled.
+type settleMsg struct{ done chan struct{} }
+
+func (s settling) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if m, ok := msg.(settleMsg); ok {
+		s.waiting = append(s.waiting, m.done)
+	}
+	_, cmd := s.Model.Update(msg)
+	if a := s.a; a.haveData && !a.inflight && a.table.SeriesPoints() == a.sparkN {
+		for _, w := range s.waiting {
+			close(w)
+		}
+		s.waiting = nil
+	}
+	return s, cmd
+}
+
+// settle waits until the program has applied every read it asked for.
+func settle(t *testing.T, tm *teatest.TestModel) {
+	t.Helper()
+	done := make(chan struct{})
+	tm.Send(settleMsg{done})
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the program did not settle: a read it asked for never came back")
+	}
 }
 
 func send(tm *teatest.TestModel, keys ...string) {
@@ -63,12 +107,13 @@ func finish(t *testing.T, tm *teatest.TestModel) {
 // finishFrame quits and returns the final frame, ANSI stripped.
 func finishFrame(t *testing.T, tm *teatest.TestModel) string {
 	t.Helper()
+	settle(t, tm)
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
 	}
-	fm, ok := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	fm, ok := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(settling)
 	if !ok {
-		t.Fatal("final model is not a tui.Model")
+		t.Fatal("final model is not a settling tui.Model")
 	}
 	if _, err := io.ReadAll(tm.Output()); err != nil {
 		t.Fatal(err)
@@ -151,9 +196,7 @@ var fleetSizes = [][2]int{{80, 24}, {100, 30}, {120, 40}, {160, 50}, {240, 60}}
 func TestGoldenFleet(t *testing.T) {
 	for _, sz := range fleetSizes {
 		t.Run(sizeName(sz), func(t *testing.T) {
-			tm := teatest.NewTestModel(t, New(fleetStore(), fleetAlerts(), testOptions()),
-				teatest.WithInitialTermSize(sz[0], sz[1]),
-				teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
+			tm := startWith(t, fleetStore(), fleetAlerts(), testOptions(), sz[0], sz[1])
 			waitOut(t, tm, "3 firing")
 			final := finishFrame(t, tm)
 			assertApart(t, final)

@@ -50,17 +50,39 @@ func (a *app) layout() {
 	a.layoutAlertsH = alertsH
 	a.layoutTableTop = header.Height
 	a.layoutAlertsTop = header.Height + tableH + 1 + a.layoutGPUH
-	if alertsH <= 1 && a.alertsFocus {
-		a.alertsFocus = false
-		a.focusAlerts(false)
+	if !a.canFocus(a.focus) {
+		a.focusPane(paneTable)
 	}
 }
 
-// focusAlerts gives the keys to the alerts pane (or back to the table);
-// only the pane that has them shows its cursor, so one ▸ says where the
-// keys go.
-func (a *app) focusAlerts(on bool) {
-	a.alertP.Focus(on)
-	a.table.Focus(!on)
+// canFocus: the pane is on screen with something to move through. The
+// GPU panel takes the keys only while it cannot show every device.
+func (a *app) canFocus(p pane) bool {
+	switch p {
+	case paneGPUs:
+		return a.layoutGPUH > 0 && a.gpuP.Cut()
+	case paneAlerts:
+		return a.layoutAlertsH > 1
+	}
+	return true
+}
+
+// nextPane is the pane tab moves to: table, GPU panel, alerts, around.
+func (a *app) nextPane() pane {
+	for p := (a.focus + 1) % 3; p != a.focus; p = (p + 1) % 3 {
+		if a.canFocus(p) {
+			return p
+		}
+	}
+	return a.focus
+}
+
+// focusPane gives the keys to one pane; only the pane that has them
+// shows its mark, so one ▸ says where the keys go.
+func (a *app) focusPane(p pane) {
+	a.focus = p
+	a.table.Focus(p == paneTable)
+	a.gpuP.Focus(p == paneGPUs)
+	a.alertP.Focus(p == paneAlerts)
 	a.dirty = true
 }
