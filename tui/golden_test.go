@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/tokentop/tokentop/internal/screentest"
 	"github.com/tokentop/tokentop/tui/common"
 )
 
@@ -239,56 +240,30 @@ func assertApart(t *testing.T, frame string) {
 			t.Errorf("%s %q reads as %d endpoints %v:\n%s", what, shown, len(hits), hits, frame)
 		}
 	}
-	lines := strings.Split(frame, "\n")
-	section, server := "", ""
-	rows, alertLines := 0, 0
-	for i, l := range lines {
-		f := strings.Fields(strings.TrimLeft(l, "▸"))
-		switch {
-		case strings.HasPrefix(l, " ENDPOINT"):
-			section = "table"
-			continue
-		case strings.HasPrefix(l, " ALERTS") || strings.HasPrefix(l, "▸ALERTS"):
-			section = "alerts"
-			continue
-		case len(f) == 0:
+	sc, err := screentest.Parse(frame)
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, frame)
+	}
+	rows := sc.Rows()
+	for _, r := range rows {
+		identify("row", r.FullName())
+	}
+	alertLines := 0
+	for _, l := range sc.Alerts {
+		f := strings.Fields(l)
+		if len(f) < 2 {
 			continue
 		}
-		switch section {
-		case "table":
-			if i+1 < len(lines) && strings.Contains(lines[i+1], "ALERTS") {
-				continue // the selected endpoint's info line
-			}
-			if strings.Contains(l, " endpoints") && strings.Contains(l, "·") {
-				server = f[0]
-				continue
-			}
-			if strings.Contains(l, "│") || strings.Contains(l, "└") || strings.Contains(l, "now") {
-				continue // a row's charts
-			}
-			rows++
-			shown := f[0]
-			// After the selection marker's cell, a grouped row is indented.
-			if body := string([]rune(l)[1:]); strings.HasPrefix(body, " ") && server != "" {
-				shown = server + "/" + shown
-			}
-			identify("row", shown)
-		case "alerts":
-			if f[0] == "?" { // the footer
-				section = ""
-				continue
-			}
-			alertLines++
-			identify("alert", f[1])
-			if strings.Contains(l, "burn ") && !strings.Contains(l, "page") && !strings.Contains(l, "ticket") {
-				t.Errorf("burn-rate alert without its severity: %q", l)
-			}
-			if !strings.Contains(l, " > ") && !strings.Contains(l, " vs ") && !strings.Contains(l, " ≤ ") {
-				t.Errorf("alert without value against threshold: %q", l)
-			}
+		alertLines++
+		identify("alert", f[1])
+		if strings.Contains(l, "burn ") && !strings.Contains(l, "page") && !strings.Contains(l, "ticket") {
+			t.Errorf("burn-rate alert without its severity: %q", l)
+		}
+		if !strings.Contains(l, " > ") && !strings.Contains(l, " vs ") && !strings.Contains(l, " ≤ ") {
+			t.Errorf("alert without value against threshold: %q", l)
 		}
 	}
-	if rows < 8 || alertLines < 3 {
-		t.Errorf("%d rows and %d alert lines parsed, want ≥ 8 and ≥ 3:\n%s", rows, alertLines, frame)
+	if len(rows) < 8 || alertLines < 3 {
+		t.Errorf("%d rows and %d alert lines parsed, want ≥ 8 and ≥ 3:\n%s", len(rows), alertLines, frame)
 	}
 }

@@ -32,20 +32,29 @@ func (a *app) layout() {
 		alertsH = min(1+n, max(3, h/4))
 	}
 	a.layoutGPUH = a.gpuHeight(max(body-1-alertsH, 0))
-	a.gpuP.SetSize(w, a.layoutGPUH)
 	tableH := max(body-1-alertsH-a.layoutGPUH, 1) // info line between
 	a.table.SetSize(w, tableH)
-	// Compact rows that leave lines blank give them to the alerts, so
-	// that at 160×50 a dozen endpoints do not sit over twenty empty
-	// lines while alerts are cut off below.
-	if h >= 16 && n > 0 && !a.table.Charts() {
-		if spare := tableH - a.table.Lines(); spare > 0 {
-			grow := min(spare, 1+n-alertsH)
+	// Lines the table leaves blank (its rows and their charts at the
+	// common height use fewer) go to the alerts, then to a GPU panel
+	// that cannot show every device; what is left makes the first rows'
+	// charts taller. So no band of the screen stays blank while alerts
+	// or GPUs are cut off (at 160×50 a dozen endpoints sat over twenty
+	// empty lines).
+	if spare := tableH - a.table.Lines(); spare > 0 {
+		grow := 0
+		if h >= 16 && n > 0 {
+			grow = min(spare, 1+n-alertsH)
 			alertsH += grow
-			tableH -= grow
-			a.table.SetSize(w, tableH)
 		}
+		if a.layoutGPUH > 0 {
+			more := min(spare-grow, a.gpuP.Want()-a.layoutGPUH)
+			a.layoutGPUH += more
+			grow += more
+		}
+		tableH -= grow
+		a.table.SetSize(w, tableH)
 	}
+	a.gpuP.SetSize(w, a.layoutGPUH)
 	a.alertP.SetSize(w, alertsH)
 	a.layoutAlertsH = alertsH
 	a.layoutTableTop = header.Height
