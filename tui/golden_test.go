@@ -3,7 +3,6 @@ package tui
 import (
 	"bytes"
 	"io"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/tokentop/tokentop/internal/screentest"
-	"github.com/tokentop/tokentop/tui/common"
 )
 
 // Goldens run the real program (teatest) over a scripted telemetry.Store
@@ -221,49 +219,11 @@ func fleetNames() []string {
 	return out
 }
 
-// assertApart checks that each endpoint row (under its server's header
-// line when grouped) and each alert line names exactly one endpoint, and
-// that each alert line says its objective's severity and its value
-// against the threshold.
+// assertApart checks that every row and alert line of a fleet frame
+// reads as one endpoint (screentest.Apart), and that enough were read.
 func assertApart(t *testing.T, frame string) {
 	t.Helper()
-	names := fleetNames()
-	identify := func(what, shown string) {
-		t.Helper()
-		var hits []string
-		for _, n := range names {
-			if common.ReadsAs(shown, n, "…") {
-				hits = append(hits, n)
-			}
-		}
-		if len(hits) != 1 {
-			t.Errorf("%s %q reads as %d endpoints %v:\n%s", what, shown, len(hits), hits, frame)
-		}
-	}
-	sc, err := screentest.Parse(frame)
-	if err != nil {
-		t.Fatalf("%v:\n%s", err, frame)
-	}
-	rows := sc.Rows()
-	for _, r := range rows {
-		identify("row", r.FullName())
-	}
-	alertLines := 0
-	for _, l := range sc.Alerts {
-		f := strings.Fields(l)
-		if len(f) < 2 {
-			continue
-		}
-		alertLines++
-		identify("alert", f[1])
-		if strings.Contains(l, "burn ") && !strings.Contains(l, "page") && !strings.Contains(l, "ticket") {
-			t.Errorf("burn-rate alert without its severity: %q", l)
-		}
-		if !strings.Contains(l, " > ") && !strings.Contains(l, " vs ") && !strings.Contains(l, " ≤ ") {
-			t.Errorf("alert without value against threshold: %q", l)
-		}
-	}
-	if len(rows) < 8 || alertLines < 3 {
-		t.Errorf("%d rows and %d alert lines parsed, want ≥ 8 and ≥ 3:\n%s", len(rows), alertLines, frame)
+	if rows, alerts := screentest.Apart(t, frame, fleetNames()); rows < 8 || alerts < 3 {
+		t.Errorf("%d rows and %d alert lines parsed, want ≥ 8 and ≥ 3:\n%s", rows, alerts, frame)
 	}
 }

@@ -8,6 +8,9 @@ package screentest
 import (
 	"errors"
 	"strings"
+	"testing"
+
+	"github.com/tokentop/tokentop/tui/common"
 )
 
 // Kind is what a table line is.
@@ -167,4 +170,53 @@ func (s Screen) TableText() []string {
 		out[i] = l.Text
 	}
 	return out
+}
+
+// Apart checks a main screen of many similar endpoints: each endpoint
+// row (named under its server's line when grouped) and each alert line
+// must read as exactly one of names (common.ReadsAs: what an elided cell
+// could stand for), and each alert line must say its objective, its
+// value against the threshold and, for a burn rate, its severity. It
+// returns how many rows and alert lines it read.
+func Apart(t testing.TB, screen string, names []string) (rows, alerts int) {
+	t.Helper()
+	identify := func(what, shown string) {
+		t.Helper()
+		var hits []string
+		for _, n := range names {
+			if common.ReadsAs(shown, n, "…") {
+				hits = append(hits, n)
+			}
+		}
+		if len(hits) != 1 {
+			t.Errorf("%s %q reads as %d endpoints %v:\n%s", what, shown, len(hits), hits, screen)
+		}
+	}
+	sc, err := Parse(screen)
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, screen)
+	}
+	for _, r := range sc.Rows() {
+		rows++
+		identify("row", r.FullName())
+	}
+	for _, l := range sc.Alerts {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		alerts++
+		if len(f) < 4 {
+			t.Errorf("alert line without endpoint and objective: %q", l)
+			continue
+		}
+		identify("alert", f[1])
+		if strings.Contains(l, "burn ") && !strings.Contains(l, "page") && !strings.Contains(l, "ticket") {
+			t.Errorf("burn-rate alert without its severity: %q", l)
+		}
+		if !strings.Contains(l, " > ") && !strings.Contains(l, " vs ") && !strings.Contains(l, " ≤ ") {
+			t.Errorf("alert without value against threshold: %q", l)
+		}
+	}
+	return rows, alerts
 }

@@ -396,6 +396,6 @@ func Terms() [][2]string {
 		{"POWER", "draw now / power limit, W (DCGM POWER_USAGE and POWER_MGMT_LIMIT, nvidia-smi power.draw/power.limit); at 95% of the limit it is highlighted: the GPU throttles"},
 		{"TEMP", "GPU die temperature, °C; highlighted from 85 °C, where datacentre GPUs slow down"},
 		{"ENDPOINT", "the endpoints the GPU is joined to (same host in quick mode, or the GPU map); (not joined): no endpoint claims it"},
-		{"Σ N GPUs", "total: memory and power summed, DRAM and UTIL averaged, TEMP the hottest, each over the GPUs that report it"},
+		{"Σ N GPUs", "total: memory and power summed, DRAM and UTIL averaged, TEMP the hottest, each over the GPUs that report it (drawn or not); (▲N ▼M more): GPUs above and below the panel, tab then ↑/↓ scrolls it"},
 	}
 }
