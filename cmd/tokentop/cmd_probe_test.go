@@ -35,12 +35,11 @@ import (
 type step = probetest.Step
 
 var (
-	scripted       = probetest.Scripted
-	server         = probetest.Server
-	sseData        = probetest.SSEData
-	chatChunk      = probetest.ChatChunk
-	reasoningChunk = probetest.ReasoningChunk
-	usageChunk     = probetest.UsageChunk
+	scripted   = probetest.Scripted
+	server     = probetest.Server
+	sseData    = probetest.SSEData
+	chatChunk  = probetest.ChatChunk
+	usageChunk = probetest.UsageChunk
 )
 
 const (
@@ -53,23 +52,6 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // slack is the upper timing margin: on a loaded shared machine delays
 // only ever add, and load averages of 10 on 2 cores have been seen.
 const slack = 600 * time.Millisecond
-
-// reasoningServer streams 3 reasoning chunks then 3 content chunks, 20 ms
-// apart, and a usage chunk counting 8 tokens of which 4 reasoning (OpenAI's
-// completion_tokens_details).
-func reasoningServer(t *testing.T) string {
-	steps := []step{{Data: sseData(roleChunk)}}
-	for i := range 3 {
-		steps = append(steps, step{Wait: 20 * time.Millisecond, Data: sseData(reasoningChunk("r" + itoa(i)))})
-	}
-	for i := range 3 {
-		steps = append(steps, step{Wait: 20 * time.Millisecond, Data: sseData(chatChunk("a" + itoa(i)))})
-	}
-	steps = append(steps, step{Data: sseData(finishChunk,
-		`{"object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":8,"total_tokens":15,"completion_tokens_details":{"reasoning_tokens":4}}}`,
-		"[DONE]")})
-	return server(t, scripted("text/event-stream", steps)).URL
-}
 
 func partsByName(parts []telemetry.ProbePart) map[string]telemetry.ProbePart {
 	out := map[string]telemetry.ProbePart{}
@@ -297,7 +279,7 @@ func TestCLIServerTimings(t *testing.T) {
 }
 
 func TestCLIReasoningJSON(t *testing.T) {
-	out, stderr, err := runCLI(t, reasoningServer(t), "-n", "2", "--json")
+	out, stderr, err := runCLI(t, probetest.ReasoningServer(t), "-n", "2", "--json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -332,7 +314,7 @@ func TestCLIReasoningJSON(t *testing.T) {
 }
 
 func TestCLIReasoningTableAndCSV(t *testing.T) {
-	url := reasoningServer(t)
+	url := probetest.ReasoningServer(t)
 	out, _, err := runCLI(t, url, "-n", "1")
 	if err != nil {
 		t.Fatal(err)
