@@ -116,3 +116,27 @@ func TestChartsUseTheWidth(t *testing.T) {
 		})
 	}
 }
+
+// Lines the rows leave go to the alerts before the charts grow past
+// their usual cap: one endpoint at 240×60 with 20 alerts shows every
+// alert, the chart taking the rest.
+func TestSpareLinesShowEveryAlertFirst(t *testing.T) {
+	al := fleetAlerts()
+	first := al.list[0]
+	al.list = nil
+	for i := range 20 {
+		a := first
+		a.Objective = "ttft-p95-" + itoa(i)
+		al.list = append(al.list, a)
+	}
+	m := New(sizedStore(1, false), al, testOptions())
+	m.Update(tea.WindowSizeMsg{Width: 240, Height: 60})
+	refresh(m)
+	sc, err := screentest.Parse(plain(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Alerts) != 20 || screentest.BlankRun(sc.TableText()) > 0 {
+		t.Fatalf("want all 20 alerts and no blank line, read %d alerts:\n%s", len(sc.Alerts), plain(m))
+	}
+}
