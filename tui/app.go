@@ -23,6 +23,15 @@ import (
 
 type screen int
 
+// pane is a part of the main screen that takes the keys (tab cycles).
+type pane int
+
+const (
+	paneTable pane = iota
+	paneGPUs
+	paneAlerts
+)
+
 const (
 	screenMain screen = iota
 	screenDetail
@@ -47,7 +56,7 @@ type app struct {
 
 	width, height int
 	screen, back  screen
-	alertsFocus   bool
+	focus         pane // where the main screen's keys go
 	frozen        bool
 	serverSide    bool // latency columns show the engine's figures (v)
 	mouseOff      bool // mouse capture off (m), so text can be selected
@@ -72,6 +81,7 @@ type app struct {
 	seq, applied    uint64
 	minSeq          uint64
 	inflight        bool
+	sparkN          int // chart points per row the last refresh asked for
 	fp              uint64
 	snap            telemetry.Snapshot
 	alertList       []slo.Alert

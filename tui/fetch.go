@@ -74,11 +74,24 @@ func (a *app) fetch() tea.Cmd {
 	a.inflight = true
 	a.seq++
 	req := fetchReq{seq: a.seq, now: a.opts.Clock(), window: a.ctx.Window, sparkN: a.table.SeriesPoints(), server: a.serverSide}
+	a.sparkN = req.sparkN
 	if a.detailShown() {
 		req.detailEP, req.chartN = a.detail.Name(), a.detail.ChartPoints()
 	}
 	data, al, thr := a.data, a.alerts, a.opts.Thresholds
 	return func() tea.Msg { return read(data, al, thr, req) }
+}
+
+// refetchSeries reads again at once when the rows' charts now want
+// another number of points than the last refresh asked for (the first
+// data switched the table to charts, or a resize): drawn from the old
+// count they would be stretched, a few wide steps, until the next
+// refresh, which may be 10 s away.
+func (a *app) refetchSeries() tea.Cmd {
+	if a.frozen || !a.haveData || a.table.SeriesPoints() == a.sparkN {
+		return nil
+	}
+	return a.refetch()
 }
 
 // read runs in a command goroutine: every store call happens here.

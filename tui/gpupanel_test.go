@@ -6,7 +6,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -57,8 +56,7 @@ func gpuFixtureStore() *telemetry.Store {
 
 func startGPUs(t *testing.T, w, h int) *teatest.TestModel {
 	t.Helper()
-	return teatest.NewTestModel(t, New(gpuFixtureStore(), fixtureAlerts(), testOptions()),
-		teatest.WithInitialTermSize(w, h), teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.NoTTY)))
+	return startWith(t, gpuFixtureStore(), fixtureAlerts(), testOptions(), w, h)
 }
 
 // The main screen with the GPU panel, shown by default: at 160×50 with
@@ -139,5 +137,77 @@ func TestFingerprintCoversGPUs(t *testing.T) {
 	b := dataMsg{snap: telemetry.Snapshot{GPUs: []telemetry.GPUDevice{{Key: "h/0", PowerW: fp(101)}}}}
 	if fingerprint(&a) == fingerprint(&b) {
 		t.Fatal("a GPU's power changed and the fingerprint did not")
+	}
+}
+
+// twelveGPUStore is the fixture with one host's twelve GPUs, more than
+// the panel holds at 80×24.
+func twelveGPUStore() *telemetry.Store {
+	s := fixtureStore()
+	const gib = 1 << 30
+	for i := range 12 {
+		d := telemetry.GPUDevice{Key: "gpu-a/GPU-" + itoa(i), Host: "gpu-a", Index: itoa(i), Name: "NVIDIA H100 80GB HBM3",
+			Endpoints: []string{"llama-8b"}, MemUsedBytes: fp(float64(60+i) * gib), MemTotalBytes: fp(79.6 * gib),
+			DRAMActiveRatio: fp(0.4 + 0.01*float64(i)), UtilRatio: fp(0.9), PowerW: fp(float64(400 + 10*i)), PowerLimitW: fp(700),
+			TemperatureCelsius: fp(float64(55 + i))}
+		s.Observe(telemetry.Observation{Kind: telemetry.KindGPU, At: tNow.Add(-time.Second), Source: dcgmA, Interval: time.Second, GPU: &d})
+	}
+	return s
+}
+
+// Twelve GPUs at 80×24: the panel shows what fits and says which; tab
+// gives it the keys (its title marked, the footer naming its keys) and
+// G scrolls to the last GPU.
+func TestGoldenGPUPanelScroll(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		keys []string
+	}{
+		{"first", nil},
+		{"scrolled", []string{"tab", "G"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tm := startWith(t, twelveGPUStore(), fixtureAlerts(), testOptions(), 80, 24)
+			waitOut(t, tm, "12 GPUs")
+			send(tm, c.keys...) // settled before the golden: keys are applied in order
+			finish(t, tm)
+		})
+	}
+}
+
+// Every GPU can be reached from the keyboard: tab into the panel, then
+// down one at a time shows each device once; esc gives the keys back to
+// the table, whose cursor moves again.
+func TestGPUPanelKeysReachEveryGPU(t *testing.T) {
+	m := New(twelveGPUStore(), fixtureAlerts(), testOptions())
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	refresh(m)
+	seen := map[string]bool{}
+	collect := func() {
+		for _, l := range strings.Split(plain(m), "\n") {
+			if f := strings.Fields(l); len(f) > 2 && f[1] == "NVIDIA" {
+				seen[f[0]] = true
+			}
+		}
+	}
+	collect()
+	if len(seen) == 12 {
+		t.Fatal("all 12 GPUs fit at 80x24: the test needs a cut panel")
+	}
+	press(m, "tab")
+	if m.a.focus != paneGPUs || !strings.Contains(plain(m), "▸GPU") || !strings.Contains(plain(m), "scroll GPUs") {
+		t.Fatalf("tab did not give the GPU panel the keys:\n%s", plain(m))
+	}
+	for range 12 {
+		press(m, "down")
+		collect()
+	}
+	if len(seen) != 12 {
+		t.Fatalf("down reached %d of 12 GPUs: %v", len(seen), seen)
+	}
+	sel, _ := m.a.table.Selected()
+	press(m, "esc", "down")
+	if now, _ := m.a.table.Selected(); m.a.focus != paneTable || now.Name() == sel.Name() {
+		t.Fatalf("esc did not give the keys back to the table (focus %v)", m.a.focus)
 	}
 }

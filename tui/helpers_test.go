@@ -24,12 +24,37 @@ func newSync(tb testing.TB, opts Options, w, h int) Model {
 	return m
 }
 
-// refresh runs a fetch synchronously and applies it.
+// refresh runs a fetch synchronously and applies it, and the read the
+// first data asks for when the rows' charts want another number of
+// points.
 func refresh(m Model) {
-	m.a.inflight = false
-	if cmd := m.a.fetch(); cmd != nil {
-		m.Update(cmd())
+	for range 3 {
+		m.a.inflight = false
+		if cmd := m.a.fetch(); cmd != nil {
+			m.Update(cmd())
+		}
+		if m.a.table.SeriesPoints() == m.a.sparkN {
+			return
+		}
 	}
+}
+
+// rings reports whether cmd (or any command of a batch) rings the bell.
+func rings(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	switch msg := cmd().(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			if rings(c) {
+				return true
+			}
+		}
+	case tea.RawMsg:
+		return msg.Msg == "\a"
+	}
+	return false
 }
 
 // press sends keys; commands they return are dropped except refreshes,

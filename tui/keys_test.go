@@ -6,44 +6,43 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/tokentop/tokentop/internal/screentest"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/tui/table"
 )
 
 // rowOrder returns the endpoint names in table order, as drawn.
-func rowOrder(m Model) []string {
+func rowOrder(t testing.TB, m Model) []string {
+	t.Helper()
+	sc, err := screentest.Parse(plain(m))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []string
-	for _, l := range strings.Split(plain(m), "\n")[3:] {
-		f := strings.Fields(strings.TrimLeft(l, "▸ "))
-		if len(f) == 0 || strings.HasPrefix(l, " ALERTS") {
-			break
-		}
-		if strings.ContainsAny(l, "│└|+") || strings.Contains(l, "now") {
-			continue // a row's charts
-		}
-		out = append(out, f[0])
+	for _, r := range sc.Rows() {
+		out = append(out, r.Name)
 	}
 	return out
 }
 
 func TestSortCyclesAndReverses(t *testing.T) {
 	m := newSync(t, testOptions(), 160, 40)
-	if got := rowOrder(m); got[0] != "deepseek-r1" || got[len(got)-1] != "qwen-72b" {
+	if got := rowOrder(t, m); got[0] != "deepseek-r1" || got[len(got)-1] != "qwen-72b" {
 		t.Fatalf("default order by name: %v", got)
 	}
 	press(m, "s") // SLO, worst first
 	if col, desc := m.a.table.Sort(); col != table.ColSLO || desc {
 		t.Fatalf("after s: %v %v", col, desc)
 	}
-	if got := rowOrder(m); got[0] != "qwen-72b" || got[1] != "gemma-9b" {
+	if got := rowOrder(t, m); got[0] != "qwen-72b" || got[1] != "gemma-9b" {
 		t.Errorf("SLO order: %v", got)
 	}
 	press(m, "s") // TTFT p99, worst first
-	if got := rowOrder(m); got[0] != "qwen-72b" || got[len(got)-1] != "phi-3" {
+	if got := rowOrder(t, m); got[0] != "qwen-72b" || got[len(got)-1] != "phi-3" {
 		t.Errorf("TTFT order (unknown last): %v", got)
 	}
 	press(m, "S")
-	if got := rowOrder(m); got[0] != "llama-8b" || got[len(got)-1] != "phi-3" {
+	if got := rowOrder(t, m); got[0] != "llama-8b" || got[len(got)-1] != "phi-3" {
 		t.Errorf("reversed TTFT order keeps unknown last: %v", got)
 	}
 	if !strings.Contains(plain(m), "TTFT p50/p99▲") {
@@ -193,7 +192,7 @@ func TestEnterEscTabAndHelp(t *testing.T) {
 		t.Fatalf("table focused: %d cursors drawn, want 1", n)
 	}
 	press(m, "tab")
-	if !m.a.alertsFocus {
+	if m.a.focus != paneAlerts {
 		t.Fatal("tab focuses the alerts pane")
 	}
 	// One cursor, the alerts pane's (its title and its row carry it).
@@ -205,7 +204,7 @@ func TestEnterEscTabAndHelp(t *testing.T) {
 		t.Fatalf("enter on an alert opens its endpoint, got %q", m.a.detail.Name())
 	}
 	press(m, "esc", "tab")
-	if m.a.alertsFocus {
+	if m.a.focus == paneAlerts {
 		t.Fatal("tab again returns to the table")
 	}
 	if n := strings.Count(plain(m), "▸"); n != 1 {
@@ -226,34 +225,49 @@ func TestQuitKeys(t *testing.T) {
 	}
 }
 
-func TestMouseClickAndWheel(t *testing.T) {
-	m := newSync(t, testOptions(), 120, 40)
-	// Rows start under the 2 header lines and the column header; at
-	// 120×40 each of the 7 rows has a 2-line chart strip under it, so
-	// the second row is on line 4 of the table, its strip on 5 and 6.
-	for _, c := range []struct {
-		y    int
-		want string
-	}{{1, "deepseek-r1"}, {3, "deepseek-r1"}, {4, "gemma-9b"}, {6, "gemma-9b"}, {7, "llama-8b"}} {
-		m.Update(tea.MouseClickMsg{X: 5, Y: 2 + c.y, Button: tea.MouseLeft})
-		if r, _ := m.a.table.Selected(); r.Name() != c.want {
-			t.Fatalf("click on table line %d selected %q, want %q", c.y, r.Name(), c.want)
+// clickEveryTableLine clicks each line under the column header and checks
+// that it selects the row drawn there or above it (a click on a chart
+// selects its row); it returns how many chart lines it read.
+func clickEveryTableLine(t *testing.T, m Model) (charts int) {
+	t.Helper()
+	sc, err := screentest.Parse(plain(m))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ""
+	for i, l := range sc.Table {
+		switch l.Kind {
+		case screentest.Row:
+			want = l.Name
+		case screentest.Chart:
+			charts++
+		}
+		m.Update(tea.MouseClickMsg{X: 5, Y: 3 + i, Button: tea.MouseLeft})
+		if r, _ := m.a.table.Selected(); r.Name() != want {
+			t.Fatalf("click on table line %d selected %q, want %q:\n%s", i+1, r.Name(), want, plain(m))
 		}
 	}
-	compact := newSync(t, testOptions(), 120, 20)
-	compact.Update(tea.MouseClickMsg{X: 5, Y: 2 + 1 + 3, Button: tea.MouseLeft})
-	if r, _ := compact.a.table.Selected(); r.Name() != "mistral-7b" {
-		t.Fatalf("compact rows: click selected %q", r.Name())
+	return charts
+}
+
+func TestMouseClickAndWheel(t *testing.T) {
+	m := newSync(t, testOptions(), 120, 40)
+	// Rows start under the 2 header lines and the column header; a click
+	// on a row or on any line of its charts selects it, whatever height
+	// the layout gave them.
+	if charts := clickEveryTableLine(t, m); charts < 14 {
+		t.Fatalf("want rows with charts at 120x40, read %d chart lines", charts)
 	}
+	clickEveryTableLine(t, newSync(t, testOptions(), 120, 20)) // compact rows
 	m.Update(tea.MouseClickMsg{X: 5, Y: m.a.layoutAlertsTop + 2, Button: tea.MouseLeft})
-	if al, _ := m.a.alertP.Selected(); !m.a.alertsFocus || al.Endpoint != "qwen-72b" {
-		t.Fatalf("click on alert: focus %v %q", m.a.alertsFocus, al.Endpoint)
+	if al, _ := m.a.alertP.Selected(); m.a.focus != paneAlerts || al.Endpoint != "qwen-72b" {
+		t.Fatalf("click on alert: focus %v %q", m.a.focus, al.Endpoint)
 	}
 	big := New(bigStore(60), nil, testOptions())
 	big.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
 	refresh(big)
 	big.Update(tea.MouseWheelMsg{X: 5, Y: 10, Button: tea.MouseWheelDown})
-	if got := rowOrder(big)[0]; got != "ep-003" {
+	if got := rowOrder(t, big)[0]; got != "ep-003" {
 		t.Fatalf("wheel down scrolls 3 rows, top row %q", got)
 	}
 }
@@ -285,19 +299,15 @@ func TestBellRingsOnceWhenAnAlertStartsFiring(t *testing.T) {
 		m.a.inflight = false
 		return m.a.update(m.a.fetch()())
 	}
-	if cmd := apply(); cmd != nil {
+	if rings(apply()) {
 		t.Fatal("alerts already firing at start must not ring")
 	}
 	fa.list[1].State = slo.Firing // deepseek-r1 pending → firing
-	cmd := apply()
-	if cmd == nil {
+	if !rings(apply()) {
 		t.Fatal("a new firing alert must ring")
 	}
-	if raw, ok := cmd().(tea.RawMsg); !ok || raw.Msg != "\a" {
-		t.Fatalf("bell cmd: %#v", cmd())
-	}
 	fa.list[1].Value += 0.01 // still firing, data changed
-	if cmd := apply(); cmd != nil {
+	if rings(apply()) {
 		t.Fatal("an alert that keeps firing rings once")
 	}
 }

@@ -32,35 +32,66 @@ func (a *app) layout() {
 		alertsH = min(1+n, max(3, h/4))
 	}
 	a.layoutGPUH = a.gpuHeight(max(body-1-alertsH, 0))
-	a.gpuP.SetSize(w, a.layoutGPUH)
 	tableH := max(body-1-alertsH-a.layoutGPUH, 1) // info line between
 	a.table.SetSize(w, tableH)
-	// Compact rows that leave lines blank give them to the alerts, so
-	// that at 160×50 a dozen endpoints do not sit over twenty empty
-	// lines while alerts are cut off below.
-	if h >= 16 && n > 0 && !a.table.Charts() {
-		if spare := tableH - a.table.Lines(); spare > 0 {
-			grow := min(spare, 1+n-alertsH)
+	// Lines the table leaves blank (its rows and their charts at the
+	// common height use fewer) go to the alerts, then to a GPU panel
+	// that cannot show every device; what is left makes the first rows'
+	// charts taller. So no band of the screen stays blank while alerts
+	// or GPUs are cut off (at 160×50 a dozen endpoints sat over twenty
+	// empty lines).
+	if spare := tableH - a.table.Lines(); spare > 0 {
+		grow := 0
+		if h >= 16 && n > 0 {
+			grow = min(spare, 1+n-alertsH)
 			alertsH += grow
-			tableH -= grow
-			a.table.SetSize(w, tableH)
 		}
+		if a.layoutGPUH > 0 {
+			more := min(spare-grow, a.gpuP.Want()-a.layoutGPUH)
+			a.layoutGPUH += more
+			grow += more
+		}
+		tableH -= grow
+		a.table.SetSize(w, tableH)
 	}
+	a.gpuP.SetSize(w, a.layoutGPUH)
 	a.alertP.SetSize(w, alertsH)
 	a.layoutAlertsH = alertsH
 	a.layoutTableTop = header.Height
 	a.layoutAlertsTop = header.Height + tableH + 1 + a.layoutGPUH
-	if alertsH <= 1 && a.alertsFocus {
-		a.alertsFocus = false
-		a.focusAlerts(false)
+	if !a.canFocus(a.focus) {
+		a.focusPane(paneTable)
 	}
 }
 
-// focusAlerts gives the keys to the alerts pane (or back to the table);
-// only the pane that has them shows its cursor, so one ▸ says where the
-// keys go.
-func (a *app) focusAlerts(on bool) {
-	a.alertP.Focus(on)
-	a.table.Focus(!on)
+// canFocus: the pane is on screen with something to move through. The
+// GPU panel takes the keys only while it cannot show every device.
+func (a *app) canFocus(p pane) bool {
+	switch p {
+	case paneGPUs:
+		return a.layoutGPUH > 0 && a.gpuP.Cut()
+	case paneAlerts:
+		return a.layoutAlertsH > 1
+	}
+	return true
+}
+
+// nextPane is the pane tab moves to: table, GPU panel, alerts, around.
+func (a *app) nextPane() pane {
+	for p := (a.focus + 1) % 3; p != a.focus; p = (p + 1) % 3 {
+		if a.canFocus(p) {
+			return p
+		}
+	}
+	return a.focus
+}
+
+// focusPane gives the keys to one pane; only the pane that has them
+// shows its mark, so one ▸ says where the keys go.
+func (a *app) focusPane(p pane) {
+	a.focus = p
+	a.table.Focus(p == paneTable)
+	a.gpuP.Focus(p == paneGPUs)
+	a.alertP.Focus(p == paneAlerts)
 	a.dirty = true
 }

@@ -17,6 +17,7 @@ func (a *app) update(msg tea.Msg) tea.Cmd {
 		if a.screen == screenDetail && !a.frozen {
 			return a.refetch() // charts were read for the old width
 		}
+		return a.refetchSeries()
 	case tickMsg:
 		return a.onTick(msg)
 	case dataMsg:
@@ -78,6 +79,9 @@ func (a *app) onData(msg dataMsg) tea.Cmd {
 		a.gpuP.SetDevices(msg.snap.GPUs)
 		bell = a.checkBell(msg.alerts)
 		a.layout()
+		if cmd := a.refetchSeries(); cmd != nil {
+			bell = tea.Batch(bell, cmd)
+		}
 	}
 	if a.detailShown() {
 		a.syncDetail()

@@ -119,8 +119,20 @@ type mover interface{ Move(int) }
 
 func (a *app) mainKey(k tea.KeyPressMsg) tea.Cmd {
 	km := &a.keys
+	if a.focus == paneGPUs {
+		if key.Matches(k, km.Back) {
+			a.focusPane(paneTable)
+			return nil
+		}
+		if key.Matches(k, km.Tab) {
+			a.focusPane(a.nextPane())
+			return nil
+		}
+		a.scrollKeys(k, &a.gpuP)
+		return nil
+	}
 	var list mover = &a.table
-	if a.alertsFocus {
+	if a.focus == paneAlerts {
 		list = &a.alertP
 	}
 	a.dirty = true
@@ -138,8 +150,7 @@ func (a *app) mainKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, km.Bottom):
 		a.table.End()
 	case key.Matches(k, km.Tab):
-		a.alertsFocus = !a.alertsFocus && a.layoutAlertsH > 1
-		a.focusAlerts(a.alertsFocus)
+		a.focusPane(a.nextPane())
 	case key.Matches(k, km.Enter):
 		return a.openSelected()
 	case key.Matches(k, km.Back):
@@ -149,8 +160,7 @@ func (a *app) mainKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(k, km.Filter):
 		a.table.Filter().Start()
-		a.alertsFocus = false
-		a.focusAlerts(false)
+		a.focusPane(paneTable)
 	case key.Matches(k, km.Sort):
 		a.table.CycleSort()
 	case key.Matches(k, km.SortReverse):
@@ -167,7 +177,7 @@ func (a *app) mainKey(k tea.KeyPressMsg) tea.Cmd {
 // selected alert's endpoint when the alerts pane has focus.
 func (a *app) openSelected() tea.Cmd {
 	name := ""
-	if a.alertsFocus {
+	if a.focus == paneAlerts {
 		if al, ok := a.alertP.Selected(); ok {
 			name = al.Endpoint
 		}

@@ -13,15 +13,11 @@ func (a *app) onClick(m tea.Mouse) tea.Cmd {
 	switch {
 	case m.Y >= a.layoutTableTop && m.Y < a.layoutAlertsTop-1:
 		if a.table.Click(m.Y - a.layoutTableTop) {
-			a.alertsFocus = false
-			a.focusAlerts(false)
-			a.dirty = true
+			a.focusPane(paneTable)
 		}
 	case m.Y >= a.layoutAlertsTop && a.layoutAlertsH > 1:
 		if a.alertP.Click(m.Y - a.layoutAlertsTop) {
-			a.alertsFocus = true
-			a.focusAlerts(true)
-			a.dirty = true
+			a.focusPane(paneAlerts)
 		}
 	}
 	return nil
@@ -49,6 +45,10 @@ func (a *app) onWheel(m tea.Mouse) {
 	default:
 		if m.Y >= a.layoutAlertsTop && a.layoutAlertsH > 1 {
 			a.alertP.Move(d / 3)
+			return
+		}
+		if gpuTop := a.layoutAlertsTop - a.layoutGPUH; a.layoutGPUH > 0 && m.Y >= gpuTop {
+			a.gpuP.Scroll(d / 3)
 			return
 		}
 		if m.Y >= header.Height {

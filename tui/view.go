@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/tokentop/tokentop/tui/common"
 	"github.com/tokentop/tokentop/tui/header"
+	"github.com/tokentop/tokentop/tui/keys"
 )
 
 // view returns the cached frame, rebuilding it only when something
@@ -91,7 +92,21 @@ func (a *app) footerView() string {
 		}
 		return common.Cut(line+r.Faint.S(tail), a.width)
 	}
+	if a.focus == paneGPUs {
+		return a.shortHelp(gpuHelp(km))
+	}
 	return a.shortHelp(a.keys.ShortHelp())
+}
+
+// gpuHelp is the footer while the GPU panel has the keys: the bindings
+// that move it, said as what they do there.
+func gpuHelp(km *keys.Map) []key.Binding {
+	as := func(b key.Binding, desc string) key.Binding {
+		b.SetHelp(b.Help().Key, desc)
+		return b
+	}
+	return []key.Binding{as(km.Up, "scroll GPUs up"), as(km.Down, "scroll GPUs down"), as(km.PageDown, "page"),
+		as(km.Top, "first"), as(km.Bottom, "last"), km.Tab, as(km.Back, "back to table"), km.GPUs, km.Help, km.Quit}
 }
 
 // shortHelp renders as many bindings as fit. bubbles/help v2.2.1 keeps
@@ -100,7 +115,7 @@ func (a *app) footerView() string {
 func (a *app) shortHelp(bs []key.Binding) string {
 	// Cached per screen, width and theme: rendering it costs more than a
 	// table row.
-	k := footerKey{a.screen, a.width, a.ctx.Styles.Theme.Name}
+	k := footerKey{a.screen, a.focus, a.width, a.ctx.Styles.Theme.Name}
 	if k == a.footerKey && a.footerLine != "" {
 		return a.footerLine
 	}
@@ -110,6 +125,7 @@ func (a *app) shortHelp(bs []key.Binding) string {
 
 type footerKey struct {
 	screen screen
+	focus  pane
 	width  int
 	theme  string
 }

@@ -35,12 +35,11 @@ import (
 type step = probetest.Step
 
 var (
-	scripted       = probetest.Scripted
-	server         = probetest.Server
-	sseData        = probetest.SSEData
-	chatChunk      = probetest.ChatChunk
-	reasoningChunk = probetest.ReasoningChunk
-	usageChunk     = probetest.UsageChunk
+	scripted   = probetest.Scripted
+	server     = probetest.Server
+	sseData    = probetest.SSEData
+	chatChunk  = probetest.ChatChunk
+	usageChunk = probetest.UsageChunk
 )
 
 const (
@@ -54,62 +53,12 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // only ever add, and load averages of 10 on 2 cores have been seen.
 const slack = 600 * time.Millisecond
 
-// reasoningServer streams 3 reasoning chunks then 3 content chunks, 20 ms
-// apart, and a usage chunk counting 8 tokens of which 4 reasoning (OpenAI's
-// completion_tokens_details).
-func reasoningServer(t *testing.T) string {
-	steps := []step{{Data: sseData(roleChunk)}}
-	for i := range 3 {
-		steps = append(steps, step{Wait: 20 * time.Millisecond, Data: sseData(reasoningChunk("r" + itoa(i)))})
-	}
-	for i := range 3 {
-		steps = append(steps, step{Wait: 20 * time.Millisecond, Data: sseData(chatChunk("a" + itoa(i)))})
-	}
-	steps = append(steps, step{Data: sseData(finishChunk,
-		`{"object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":8,"total_tokens":15,"completion_tokens_details":{"reasoning_tokens":4}}}`,
-		"[DONE]")})
-	return server(t, scripted("text/event-stream", steps)).URL
-}
-
 func partsByName(parts []telemetry.ProbePart) map[string]telemetry.ProbePart {
 	out := map[string]telemetry.ProbePart{}
 	for _, p := range parts {
 		out[p.Part] = p
 	}
 	return out
-}
-
-const testToken = "sk-TOPSECRET-4f9a1c"
-
-// echoServer echoes the Authorization header everywhere a server can:
-// model ids, streamed text, error events and error bodies.
-func echoServer(t *testing.T) string {
-	t.Helper()
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
-		_, _ = fmt.Fprintf(w, `{"data":[{"id":"m-%s","owned_by":"vllm"},{"id":"other","owned_by":"vllm"}]}`, r.Header.Get("Authorization"))
-	})
-	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
-		auth := r.Header.Get("Authorization")
-		if auth != "Bearer "+testToken {
-			t.Errorf("Authorization %q", auth)
-		}
-		switch r.URL.Query().Get("case") {
-		case "401":
-			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = fmt.Fprintf(w, "bad key %s; headers: %v", auth, r.Header)
-		case "event":
-			w.Header().Set("Content-Type", "text/event-stream")
-			_, _ = w.Write([]byte(sseData(chatChunk("a"), `{"error":{"message":"rejected `+auth+`"}}`, "[DONE]")))
-		default:
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.Header().Set("X-Request-Id", auth)
-			_, _ = w.Write([]byte(sseData(roleChunk, chatChunk("you sent "+auth), chatChunk(" ok"), finishChunk, usageChunk(4), "[DONE]")))
-		}
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv.URL
 }
 
 func cliServer(t *testing.T) string {
@@ -330,7 +279,7 @@ func TestCLIServerTimings(t *testing.T) {
 }
 
 func TestCLIReasoningJSON(t *testing.T) {
-	out, stderr, err := runCLI(t, reasoningServer(t), "-n", "2", "--json")
+	out, stderr, err := runCLI(t, probetest.ReasoningServer(t), "-n", "2", "--json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -365,7 +314,7 @@ func TestCLIReasoningJSON(t *testing.T) {
 }
 
 func TestCLIReasoningTableAndCSV(t *testing.T) {
-	url := reasoningServer(t)
+	url := probetest.ReasoningServer(t)
 	out, _, err := runCLI(t, url, "-n", "1")
 	if err != nil {
 		t.Fatal(err)
@@ -500,23 +449,13 @@ func TestCLIGoodput(t *testing.T) {
 // every failure shape, never prints the API key (sources/probe's
 // TestSecretNeverPrinted checks results, options and the runner).
 func TestProbeSecretNeverPrinted(t *testing.T) {
-	t.Setenv("TT_PROBE_TEST_KEY", testToken)
-	base := echoServer(t)
+	t.Setenv("TT_PROBE_TEST_KEY", probetest.SecretToken)
+	base := probetest.EchoServer(t)
 	keyFile := filepath.Join(t.TempDir(), "key")
-	if err := os.WriteFile(keyFile, []byte(testToken+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(keyFile, []byte(probetest.SecretToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	check := func(what string) {
-		t.Helper()
-		if strings.Contains(out.String(), testToken) {
-			t.Fatalf("%s leaks the token:\n%s", what, out.String())
-		}
-		if strings.Contains(out.String(), "TOPSECRET") {
-			t.Fatalf("%s leaks part of the token:\n%s", what, out.String())
-		}
-		out.Reset()
-	}
 
 	// The CLI, every format, success and every failure shape.
 	for _, q := range []string{"", "?case=401", "?case=event"} {
@@ -530,7 +469,7 @@ func TestProbeSecretNeverPrinted(t *testing.T) {
 				if err != nil {
 					fmt.Fprintf(&out, "%v %+v %#v", err, err, err)
 				}
-				check(fmt.Sprintf("probe %v", args))
+				probetest.NoSecret(t, fmt.Sprintf("probe %v", args), &out)
 			}
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/internal/screentest"
 )
 
 // TestDemoInRealTerminal builds the real binary, runs `tokentop demo` in a
@@ -18,31 +18,13 @@ import (
 // endpoints and their figures appear, that the detail view opens, and that
 // q quits (the pane closes, so the terminal was handed back).
 func TestDemoInRealTerminal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs it for several seconds")
-	}
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Skip("tmux not installed (apt-get install tmux)")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "tokentop")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	sock := filepath.Join(dir, "tmux.sock")
-	tm := func(args ...string) (string, error) {
-		out, err := exec.Command(tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
-		return string(out), err
-	}
+	bin, dir, tm := tmuxWithBinary(t)
 	if out, err := tm("new-session", "-d", "-s", "e2e", "-x", "160", "-y", "50",
 		"env", "TERM=xterm-256color", "XDG_CONFIG_HOME="+dir, bin, "demo"); err != nil {
 		t.Fatalf("tmux: %v %s", err, out)
 	}
-	t.Cleanup(func() { _, _ = tm("kill-server") })
 
-	screen := waitScreen(t, tm, 40*time.Second, func(s string) bool {
+	screen := waitPane(t, tm, "e2e", 40*time.Second, func(s string) bool {
 		return strings.Contains(s, "Llama-3.1-8B") &&
 			strings.Contains(s, "Qwen2.5-14B") && strings.Contains(s, "Llama-3.2-3B") &&
 			strings.Contains(s, "ms/") && strings.Contains(s, "OK")
@@ -55,7 +37,7 @@ func TestDemoInRealTerminal(t *testing.T) {
 	if _, err := tm("send-keys", "-t", "e2e", "Enter"); err != nil {
 		t.Fatal(err)
 	}
-	waitScreen(t, tm, 10*time.Second, func(s string) bool {
+	waitPane(t, tm, "e2e", 10*time.Second, func(s string) bool {
 		return strings.Contains(s, "last probes") && strings.Contains(s, "live tokens")
 	})
 	if _, err := tm("send-keys", "-t", "e2e", "q"); err != nil {
@@ -71,23 +53,30 @@ func TestDemoInRealTerminal(t *testing.T) {
 	t.Fatal("tokentop did not exit on q")
 }
 
-// waitScreen polls the pane until ok accepts it.
-func waitScreen(t *testing.T, tm func(...string) (string, error), limit time.Duration, ok func(string) bool) string {
+// tmuxWithBinary builds tokentop into a temporary folder and returns it,
+// the folder, and a tmux client on a socket of its own (its server
+// killed when the test ends). It skips under -short and without tmux.
+func tmuxWithBinary(t *testing.T) (bin, dir string, tm func(...string) (string, error)) {
 	t.Helper()
-	var last string
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		out, err := tm("capture-pane", "-p", "-t", "e2e")
-		if err == nil {
-			last = out
-			if ok(out) {
-				return out
-			}
-		}
-		time.Sleep(300 * time.Millisecond)
+	if testing.Short() {
+		t.Skip("builds the binary and runs it for several seconds")
 	}
-	t.Fatalf("screen never showed what was expected; last screen:\n%s", last)
-	return ""
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux not installed (apt-get install tmux)")
+	}
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "tokentop")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	sock := filepath.Join(dir, "tmux.sock")
+	tm = func(args ...string) (string, error) {
+		out, err := exec.Command(tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
+		return string(out), err
+	}
+	t.Cleanup(func() { _, _ = tm("kill-server") })
+	return bin, dir, tm
 }
 
 // fleetModels are long, similar names, served by two simulators each;
@@ -106,18 +95,7 @@ var fleetModels = []string{
 // must name exactly one of the 13 endpoints, and each alert must say its
 // objective and its value against the threshold.
 func TestFleetInRealTerminal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and runs it for several seconds")
-	}
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Skip("tmux not installed (apt-get install tmux)")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "tokentop")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin, dir, tm := tmuxWithBinary(t)
 	var urls, names []string
 	for i, models := range [][]string{fleetModels, fleetModels, {"meta-llama/Llama-3.2-3B-Instruct:3b"}} {
 		u := startFleetSim(t, bin, models, i)
@@ -126,12 +104,6 @@ func TestFleetInRealTerminal(t *testing.T) {
 			names = append(names, strings.TrimPrefix(u, "http://")+"/"+strings.SplitN(m, ":", 2)[0])
 		}
 	}
-	sock := filepath.Join(dir, "tmux.sock")
-	tm := func(args ...string) (string, error) {
-		out, err := exec.Command(tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
-		return string(out), err
-	}
-	t.Cleanup(func() { _, _ = tm("kill-server") })
 	sizes := map[string][2]string{"s80": {"80", "24"}, "s160": {"160", "50"}}
 	for name, sz := range sizes {
 		args := append([]string{"new-session", "-d", "-s", name, "-x", sz[0], "-y", sz[1],
@@ -146,7 +118,7 @@ func TestFleetInRealTerminal(t *testing.T) {
 			screen := waitPane(t, tm, name, 60*time.Second, func(s string) bool {
 				return strings.Contains(s, "FIRING") && strings.Contains(s, "6 endpoints") && strings.Contains(s, "ms/")
 			})
-			rows, alerts := checkFleetScreen(t, screen, names)
+			rows, alerts := screentest.Apart(t, screen, names)
 			if rows < 10 || alerts < 2 {
 				t.Errorf("%d endpoint rows and %d alert lines read, want ≥ 10 and ≥ 2:\n%s", rows, alerts, screen)
 			}
@@ -209,67 +181,4 @@ func waitPane(t *testing.T, tm func(...string) (string, error), pane string, lim
 	}
 	t.Fatalf("pane %s never showed what was expected; last screen:\n%s", pane, last)
 	return ""
-}
-
-// checkFleetScreen reads the endpoint rows (under their server's line)
-// and the alert lines of a captured main screen and checks that each
-// names exactly one endpoint; it returns how many of each it read.
-func checkFleetScreen(t *testing.T, screen string, names []string) (rows, alerts int) {
-	t.Helper()
-	identify := func(what, shown string) {
-		t.Helper()
-		n := 0
-		for _, name := range names {
-			if common.ReadsAs(shown, name, "…") {
-				n++
-			}
-		}
-		if n != 1 {
-			t.Errorf("%s %q reads as %d endpoints:\n%s", what, shown, n, screen)
-		}
-	}
-	lines := strings.Split(screen, "\n")
-	section, server := "", ""
-	for i, l := range lines {
-		f := strings.Fields(strings.TrimLeft(l, "▸"))
-		switch {
-		case strings.HasPrefix(l, " ENDPOINT"):
-			section = "table"
-			continue
-		case strings.HasPrefix(l, " ALERTS") || strings.HasPrefix(l, "▸ALERTS"):
-			section = "alerts"
-			continue
-		case len(f) == 0:
-			continue
-		}
-		switch section {
-		case "table":
-			switch {
-			case i+1 < len(lines) && strings.Contains(lines[i+1], "ALERTS"):
-				continue // the selected endpoint's info line
-			case strings.Contains(l, " endpoints") && strings.Contains(l, "·"):
-				server = f[0]
-				continue
-			case strings.ContainsAny(l, "│└") || strings.Contains(l, "now"):
-				continue // a row's charts
-			}
-			rows++
-			shown := f[0]
-			if body := string([]rune(l)[1:]); strings.HasPrefix(body, " ") && server != "" {
-				shown = server + "/" + shown // a grouped row, indented under its server
-			}
-			identify("row", shown)
-		case "alerts":
-			if f[0] == "?" {
-				section = ""
-				continue
-			}
-			alerts++
-			identify("alert", f[1])
-			if len(f) < 4 || (!strings.Contains(l, " > ") && !strings.Contains(l, " vs ") && !strings.Contains(l, " ≤ ")) {
-				t.Errorf("alert line without objective or value against threshold: %q", l)
-			}
-		}
-	}
-	return rows, alerts
 }

@@ -112,3 +112,21 @@ const (
 func UsageChunk(n int) string {
 	return `{"object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":` + strconv.Itoa(n) + `,"total_tokens":` + strconv.Itoa(n+7) + `}}`
 }
+
+// ReasoningServer streams 3 reasoning chunks then 3 content chunks, 20 ms
+// apart, and a usage chunk counting 8 tokens of which 4 reasoning
+// (OpenAI's completion_tokens_details); it returns the server's URL.
+func ReasoningServer(t *testing.T) string {
+	t.Helper()
+	steps := []Step{{Data: SSEData(RoleChunk)}}
+	for i := range 3 {
+		steps = append(steps, Step{Wait: 20 * time.Millisecond, Data: SSEData(ReasoningChunk("r" + strconv.Itoa(i)))})
+	}
+	for i := range 3 {
+		steps = append(steps, Step{Wait: 20 * time.Millisecond, Data: SSEData(ChatChunk("a" + strconv.Itoa(i)))})
+	}
+	steps = append(steps, Step{Data: SSEData(FinishChunk,
+		`{"object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":8,"total_tokens":15,"completion_tokens_details":{"reasoning_tokens":4}}}`,
+		"[DONE]")})
+	return Server(t, Scripted("text/event-stream", steps)).URL
+}

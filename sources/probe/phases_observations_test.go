@@ -5,31 +5,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokentop/tokentop/internal/probetest"
 	"github.com/tokentop/tokentop/telemetry"
 )
-
-// reasoningServer streams 3 reasoning chunks then 3 content chunks, 20 ms
-// apart, and a usage chunk counting 8 tokens of which 4 reasoning (OpenAI's
-// completion_tokens_details).
-func reasoningServer(t *testing.T) string {
-	steps := []step{{Data: sseData(roleChunk)}}
-	for i := range 3 {
-		steps = append(steps, step{Wait: 20 * time.Millisecond, Data: sseData(reasoningChunk("r" + itoa(i)))})
-	}
-	for i := range 3 {
-		steps = append(steps, step{Wait: 20 * time.Millisecond, Data: sseData(chatChunk("a" + itoa(i)))})
-	}
-	steps = append(steps, step{Data: sseData(finishChunk,
-		`{"object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":8,"total_tokens":15,"completion_tokens_details":{"reasoning_tokens":4}}}`,
-		"[DONE]")})
-	return server(t, scripted("text/event-stream", steps)).URL
-}
 
 // TestReasoningObservations: a reasoning probe feeds a TTFA sample to the
 // store and its record carries the phases; one that only reasoned has no
 // TTFA sample.
 func TestReasoningObservations(t *testing.T) {
-	srv := reasoningServer(t)
+	srv := probetest.ReasoningServer(t)
 	r := probeOnce(t, Options{URL: srv})
 	obs := Observations(r, "ep", "probe:x", time.Second, time.Now())
 	store := telemetry.NewStore(telemetry.StoreConfig{})

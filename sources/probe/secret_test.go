@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,60 +14,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tokentop/tokentop/internal/probetest"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
-const testToken = "sk-TOPSECRET-4f9a1c"
-
-// echoServer echoes the Authorization header everywhere a server can:
-// model ids, streamed text, error events and error bodies.
-func echoServer(t *testing.T) string {
-	t.Helper()
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
-		_, _ = fmt.Fprintf(w, `{"data":[{"id":"m-%s","owned_by":"vllm"},{"id":"other","owned_by":"vllm"}]}`, r.Header.Get("Authorization"))
-	})
-	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) {
-		auth := r.Header.Get("Authorization")
-		if auth != "Bearer "+testToken {
-			t.Errorf("Authorization %q", auth)
-		}
-		switch r.URL.Query().Get("case") {
-		case "401":
-			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = fmt.Fprintf(w, "bad key %s; headers: %v", auth, r.Header)
-		case "event":
-			w.Header().Set("Content-Type", "text/event-stream")
-			_, _ = w.Write([]byte(sseData(chatChunk("a"), `{"error":{"message":"rejected `+auth+`"}}`, "[DONE]")))
-		default:
-			w.Header().Set("Content-Type", "text/event-stream")
-			w.Header().Set("X-Request-Id", auth)
-			_, _ = w.Write([]byte(sseData(roleChunk, chatChunk("you sent "+auth), chatChunk(" ok"), finishChunk, usageChunk(4), "[DONE]")))
-		}
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
-
 func TestSecretNeverPrinted(t *testing.T) {
-	t.Setenv("TT_PROBE_TEST_KEY", testToken)
-	base := echoServer(t)
+	t.Setenv("TT_PROBE_TEST_KEY", probetest.SecretToken)
+	base := probetest.EchoServer(t)
 	var out bytes.Buffer
-	check := func(what string) {
-		t.Helper()
-		if strings.Contains(out.String(), testToken) {
-			t.Fatalf("%s leaks the token:\n%s", what, out.String())
-		}
-		if strings.Contains(out.String(), "TOPSECRET") {
-			t.Fatalf("%s leaks part of the token:\n%s", what, out.String())
-		}
-		out.Reset()
-	}
 
 	// Results and records, printed and encoded.
-	opts := Options{URL: base + "/v1/chat/completions?case=event", Model: "m", Auth: Auth{Token: testToken},
-		Headers: []Header{{Name: "X-Extra", Value: testToken}}}
+	opts := Options{URL: base + "/v1/chat/completions?case=event", Model: "m", Auth: Auth{Token: probetest.SecretToken},
+		Headers: []Header{{Name: "X-Extra", Value: probetest.SecretToken}}}
 	p, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -84,10 +41,10 @@ func TestSecretNeverPrinted(t *testing.T) {
 	b, _ = json.Marshal(rec)
 	out.Write(b)
 	fmt.Fprintf(&out, "%v %+v %#v %s %q %x", r, r, r, r.Err, r.Err, r.Err)
-	check("result")
+	probetest.NoSecret(t, "result", &out)
 
 	// Options, the Prober and a Runner, through every printer.
-	for _, v := range []any{opts, &opts, opts.Auth, opts.Headers, p, Secret(testToken)} {
+	for _, v := range []any{opts, &opts, opts.Auth, opts.Headers, p, Secret(probetest.SecretToken)} {
 		fmt.Fprintf(&out, "%v|%+v|%#v|%s|%q|%x|%X|%10s|%-8v", v, v, v, v, v, v, v, v, v)
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -97,7 +54,7 @@ func TestSecretNeverPrinted(t *testing.T) {
 		slog.New(slog.NewJSONHandler(&out, nil)).Info("x", "v", v)
 		slog.New(slog.NewTextHandler(&out, nil)).Info("x", "v", v)
 	}
-	check("options")
+	probetest.NoSecret(t, "options", &out)
 
 	run, err := NewRunner(Options{URL: base, Auth: Auth{TokenEnv: "TT_PROBE_TEST_KEY"}}, &collector{})
 	if err != nil {
@@ -117,7 +74,7 @@ func TestSecretNeverPrinted(t *testing.T) {
 	if len(obs) < 5 {
 		t.Fatalf("runner emitted only %d observations", len(obs))
 	}
-	check("runner observations")
+	probetest.NoSecret(t, "runner observations", &out)
 }
 
 func TestParseHeader(t *testing.T) {

@@ -88,7 +88,7 @@ func BenchmarkLine81x12(b *testing.B) {
 // per-cell background styles.
 func BenchmarkLine81x12CanvasView(b *testing.B) {
 	c := benchLine()
-	labelW, axisW, pw, ph := layout(c.Width, c.Height)
+	labelW, axisW, pw, ph := layout(c.Width, c.Height, c.Strip)
 	_, _ = labelW, axisW
 	vals := Resample(c.Values, pw*2)
 	hi := c.top(vals)

@@ -22,12 +22,13 @@ func TestSparkGapsAndScale(t *testing.T) {
 	if got != "▁▅ █" {
 		t.Errorf("spark = %q", got)
 	}
-	// A steady series near its top stays near the top, not noise.
-	if got = Spark([]float64{50, 52, 54}, 0, false, g.Spark, &monoStyles().Normal); got != "▇▇█" {
+	// Within a tenth of its size a series spans part of the height:
+	// 50…54 over 49.3…54.7.
+	if got = Spark([]float64{50, 52, 54}, 0, false, g.Spark, &monoStyles().Normal); got != "▂▅▇" {
 		t.Errorf("steady spark = %q", got)
 	}
-	// With an SLO threshold far above, values sit low.
-	if got = Spark([]float64{50, 52, 54}, 200, true, g.Spark, &monoStyles().Normal); got != "▁▁▁" {
+	// An SLO threshold far above does not squash it.
+	if got = Spark([]float64{50, 52, 54}, 200, true, g.Spark, &monoStyles().Normal); got != "▂▅▇" {
 		t.Errorf("spark = %q", got)
 	}
 	if Spark(nil, 0, false, g.Spark, &monoStyles().Normal) != "" {
@@ -87,6 +88,47 @@ func TestBars(t *testing.T) {
 	}
 	for w := -2; w < 10; w++ {
 		_ = Bars([]Bar{{"a", 1, "1", false}}, w, g, &monoStyles().Normal)
+	}
+}
+
+// A varying series shows its variation whatever the SLO: 78 ms ± 20 %
+// under a 500 ms objective used every level, not one flat row at the
+// bottom (the old floor at half the top, stretched to the SLO). A
+// threshold within the data's own span is the top of the scale, so the
+// headroom shows; a constant series is flat; jitter of a percent stays
+// within two levels.
+func TestSparkShowsVariation(t *testing.T) {
+	g := themes.NewGlyphs(false)
+	r := &monoStyles().Normal
+	wave := make([]float64, 16)
+	for i := range wave {
+		wave[i] = 78 * (1 + 0.2*math.Sin(float64(i)*2*math.Pi/16))
+	}
+	levels := func(s string) (lo, hi rune, distinct int) {
+		seen := map[rune]bool{}
+		lo, hi = '█', '▁'
+		for _, c := range s {
+			seen[c] = true
+			lo, hi = min(lo, c), max(hi, c)
+		}
+		return lo, hi, len(seen)
+	}
+	for _, thr := range []float64{0, 500} {
+		got := Spark(wave, thr, thr > 0, g.Spark, r)
+		if lo, hi, n := levels(got); lo != '▁' || hi != '█' || n < 6 {
+			t.Errorf("threshold %v: varying series drawn %q: want ▁ to █ in 6+ levels", thr, got)
+		}
+	}
+	// The SLO just above: the data stops short of the top.
+	if got := Spark([]float64{80, 90, 100}, 110, true, g.Spark, r); got != "▁▃▆" {
+		t.Errorf("SLO within reach: %q, want the scale to top out at it", got)
+	}
+	if got := Spark([]float64{40, 40, 40, 40}, 500, true, g.Spark, r); got != "▅▅▅▅" {
+		t.Errorf("constant series: %q, want flat", got)
+	}
+	jitter := Spark([]float64{100, 100.5, 101, 100.5, 100}, 0, false, g.Spark, r)
+	if lo, hi, _ := levels(jitter); hi-lo > 2 {
+		t.Errorf("1%% jitter drawn %q: more than two levels apart", jitter)
 	}
 }
 

@@ -28,14 +28,17 @@ type Line struct {
 	// Width and Height are the whole chart's, axes and labels included.
 	Width, Height int
 	// Title, when set, names the chart where the y labels leave room: on
-	// the x axis's line, or on a two-line strip's bottom line (for charts
-	// side by side with no heading).
+	// the x axis's line, or on a strip's bottom line (for charts side by
+	// side with no heading).
 	Title string
+	// Strip draws every line as plot, without the axis and time labels
+	// (rows too short for them); charts under 3 lines always are strips.
+	Strip bool
 }
 
 const yLabelWidth = 7
 
-func layout(width, height int) (labelW, axisW, pw, ph int) {
+func layout(width, height int, strip bool) (labelW, axisW, pw, ph int) {
 	width, height = clampMin(width, 1), clampMin(height, 1)
 	if width >= 16 {
 		labelW = yLabelWidth
@@ -45,15 +48,17 @@ func layout(width, height int) (labelW, axisW, pw, ph int) {
 	}
 	pw = clampMin(width-labelW-axisW, 1)
 	ph = height
-	if height >= 3 {
+	if height >= 3 && !strip {
 		ph = height - 2 // axis/breach strip + time labels
 	}
 	return labelW, axisW, pw, ph
 }
 
+func (c Line) strip() bool { return c.Strip || c.Height < 3 }
+
 // Points is how many values Render draws for a chart width wide.
 func Points(width int, ascii bool) int {
-	_, _, pw, _ := layout(width, 3)
+	_, _, pw, _ := layout(width, 3, false)
 	if ascii {
 		return pw
 	}
@@ -104,7 +109,7 @@ func (c Line) ThresholdOffScale() bool {
 // that doubles as the breach strip and the time labels are drawn here, as
 // text around it.
 func (c Line) Render(g themes.Glyphs, st *themes.Styles) string {
-	labelW, axisW, pw, ph := layout(c.Width, c.Height)
+	labelW, axisW, pw, ph := layout(c.Width, c.Height, c.Strip)
 	perCell := 2
 	if g.ASCII {
 		perCell = 1
@@ -128,7 +133,7 @@ func (c Line) Render(g themes.Glyphs, st *themes.Styles) string {
 				lbl, p = format.Value(c.Threshold, c.Unit), st.Normal.Thresh
 			case r == 0 && scaled:
 				lbl = format.Value(hi, c.Unit)
-			case r == ph-1 && c.Title != "" && c.Height == 2:
+			case r == ph-1 && c.Title != "" && c.strip() && ph >= 2:
 				lbl = c.Title
 			case r == ph-1 && scaled:
 				lbl = "0"
@@ -159,7 +164,7 @@ func (c Line) Render(g themes.Glyphs, st *themes.Styles) string {
 		}
 		rows = append(rows, l.String())
 	}
-	if c.Height >= 3 && axisW > 0 {
+	if !c.strip() && axisW > 0 {
 		rows = append(rows, axis(labelW, c.Title, pw, breached, g, st), timeLabels(labelW, pw, c.Span))
 	}
 	return strings.Join(rows, "\n")

@@ -16,30 +16,19 @@ import (
 const sparkLevels = 8
 
 // Spark draws vals (one per cell, NaN = gap shown as a space) with an
-// ntcharts sparkline one row high. The scale is taken from the visible
-// values each time, not from ntcharts' auto-max (which only grows, so one
-// old spike that scrolled out would flatten the line forever): top =
-// max(values, threshold), bottom = the minimum but never less than half
-// the top's range, so small wobble stays small and a steady series does
-// not look like noise. Every finite value draws at least the lowest block
-// (a zero column draws nothing in ntcharts, and missing must never look
-// like zero). Cells above the SLO threshold thr (when hasThr) are painted
-// "bad"; the SLO badge says it in words. levels are the runes written for
-// the eight heights (the Unicode blocks, or ASCII in --ascii mode).
+// ntcharts sparkline one row high, on the scale sparkScale takes from
+// the visible values each time (ntcharts' auto-max only grows, so one old
+// spike that scrolled out would flatten the line forever). Every finite
+// value draws at least the lowest block (a zero column draws nothing in
+// ntcharts, and missing must never look like zero). Cells above the SLO
+// threshold thr (when hasThr) are painted "bad"; the SLO badge says it
+// in words. levels are the runes written for the eight heights (the
+// Unicode blocks, or ASCII in --ascii mode).
 func Spark(vals []float64, thr float64, hasThr bool, levels []rune, r *themes.Roles) string {
 	if len(vals) == 0 || len(levels) == 0 {
 		return ""
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range vals {
-		if finite(v) {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-	}
-	if hasThr && thr > hi {
-		hi = thr
-	}
-	lo = math.Min(lo, hi/2)
+	lo, hi := sparkScale(vals, thr, hasThr)
 	sl := getSpark(len(vals))
 	defer putSpark(sl)
 	for _, v := range vals {
@@ -47,10 +36,7 @@ func Spark(vals []float64, thr float64, hasThr bool, levels []rune, r *themes.Ro
 			sl.Push(0) // draws no column: a gap
 			continue
 		}
-		i := sparkLevels - 1
-		if hi > lo {
-			i = int(math.Round((v - lo) / (hi - lo) * float64(sparkLevels-1)))
-		}
+		i := int(math.Round((v - lo) / (hi - lo) * float64(sparkLevels-1)))
 		i = min(max(i, 0), sparkLevels-1)
 		sl.Push(float64(i+1) / sparkLevels)
 	}
@@ -69,6 +55,47 @@ func Spark(vals []float64, thr float64, hasThr bool, levels []rune, r *themes.Ro
 		l.addRune(levelRune(c.Rune, levels), p)
 	}
 	return l.String()
+}
+
+// sparkMinSpan is the least range a sparkline spans, as a share of its
+// largest value: jitter of a percent stays a level or two, not the full
+// height, while a series that moves by a tenth or more fills it.
+const sparkMinSpan = 0.1
+
+// sparkScale is the range a sparkline's eight levels span: the visible
+// values' minimum to maximum, so a series that varies shows how (a
+// floor at half the top, or the SLO far above, squashed 80 ± 10 ms
+// into one flat level). The SLO threshold joins the range when it lies
+// within the data's own span of it, so its distance reads without
+// squashing the line; a range narrower than sparkMinSpan of the values
+// is widened around its middle, so a truly constant series draws flat
+// at mid height.
+func sparkScale(vals []float64, thr float64, hasThr bool) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, v := range vals {
+		if finite(v) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if lo > hi {
+		return 0, 1 // nothing finite: every cell is a gap
+	}
+	if span := hi - lo; hasThr && finite(thr) {
+		switch {
+		case thr > hi && thr-hi <= span:
+			hi = thr
+		case thr < lo && lo-thr <= span:
+			lo = thr
+		}
+	}
+	if minSpan := sparkMinSpan * math.Max(math.Abs(lo), math.Abs(hi)); hi-lo < minSpan {
+		mid := (lo + hi) / 2
+		lo, hi = mid-minSpan/2, mid+minSpan/2
+		if minSpan == 0 { // all zeros
+			lo, hi = 0, 1
+		}
+	}
+	return lo, hi
 }
 
 // sparks pools one-row sparklines by width: a new one allocates a canvas

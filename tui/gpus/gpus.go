@@ -20,13 +20,17 @@ type Model struct {
 	ctx           *common.Context
 	devs          []telemetry.GPUDevice
 	width, height int
+	// offset is the first device drawn when they do not all fit; focused:
+	// the keys scroll the panel (its title carries the selection mark).
+	offset  int
+	focused bool
 }
 
 // New returns an empty panel.
 func New(ctx *common.Context) Model { return Model{ctx: ctx} }
 
 // SetDevices replaces the devices (already in display order).
-func (m *Model) SetDevices(d []telemetry.GPUDevice) { m.devs = d }
+func (m *Model) SetDevices(d []telemetry.GPUDevice) { m.devs = d; m.clamp() }
 
 // Len is the number of devices.
 func (m *Model) Len() int { return len(m.devs) }
@@ -45,7 +49,45 @@ func (m *Model) Want() int {
 }
 
 // SetSize sets the panel box; View draws exactly h lines.
-func (m *Model) SetSize(w, h int) { m.width, m.height = max(w, 0), max(h, 0) }
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = max(w, 0), max(h, 0)
+	m.clamp()
+}
+
+// Focus says whether the keys go to the panel.
+func (m *Model) Focus(on bool) { m.focused = on }
+
+// rows is how many device lines fit: the title takes one, the total one
+// when there are several devices and room for it.
+func (m *Model) rows() int {
+	room := m.height - 1
+	if m.hasTotal() {
+		room--
+	}
+	return max(min(room, len(m.devs)), 0)
+}
+
+// hasTotal: several devices and room for the total under one of them.
+func (m *Model) hasTotal() bool { return len(m.devs) > 1 && m.height >= 3 }
+
+// Cut reports whether some devices are not drawn: the panel then scrolls.
+func (m *Model) Cut() bool { return m.rows() < len(m.devs) }
+
+func (m *Model) clamp() {
+	m.offset = min(max(m.offset, 0), max(len(m.devs)-m.rows(), 0))
+}
+
+// Scroll moves the drawn devices by delta lines.
+func (m *Model) Scroll(delta int) { m.offset += delta; m.clamp() }
+
+// Page moves by the lines drawn (negative = up).
+func (m *Model) Page(dir int) { m.Scroll(dir * max(m.rows(), 1)) }
+
+// Home shows the first devices.
+func (m *Model) Home() { m.offset = 0 }
+
+// End shows the last devices.
+func (m *Model) End() { m.offset = len(m.devs); m.clamp() }
 
 // columns decides which columns fit: the fixed ones always, the bars,
 // host and endpoint columns when there is room.
@@ -69,7 +111,7 @@ const (
 // endpoint; the name takes the rest.
 func (m *Model) layout(multiHost bool) columns {
 	var c columns
-	room := m.width - fixedW
+	room := m.inner() - fixedW
 	if room >= 70 {
 		c.bar = 10
 		room -= 2 * (c.bar + 1)
@@ -85,6 +127,10 @@ func (m *Model) layout(multiHost bool) columns {
 	c.name = max(room, 6)
 	return c
 }
+
+// inner is the width after the first cell, which holds the focus mark
+// as the table's and the alerts' do.
+func (m *Model) inner() int { return max(m.width-1, 0) }
 
 // View renders exactly the panel's height.
 func (m *Model) View() string {
@@ -114,30 +160,22 @@ func (m *Model) View() string {
 	if c.endpoint > 0 {
 		head = append(head, common.Fit("ENDPOINT", c.endpoint, ""))
 	}
-	lines := []string{m.ctx.Styles.Title.S(common.Fit(strings.Join(head, " "), m.width, g.Ellipsis))}
-	rows := len(m.devs)
-	total := rows > 1
-	if room := m.height - 1; rows+boolInt(total) > room {
-		total = room >= 2 // keep the total; the devices cut say so there
-		rows = max(room-boolInt(total), 0)
+	mark := " "
+	if m.focused {
+		mark = g.Sel
 	}
-	for _, d := range m.devs[:rows] {
-		lines = append(lines, m.device(r, c, d))
+	lines := []string{m.ctx.Styles.Title.S(mark + common.Fit(strings.Join(head, " "), m.inner(), g.Ellipsis))}
+	rows := m.rows()
+	for _, d := range m.devs[m.offset : m.offset+rows] {
+		lines = append(lines, " "+m.device(r, c, d))
 	}
-	if total {
-		lines = append(lines, m.total(r, c, len(m.devs)-rows))
+	if m.hasTotal() {
+		lines = append(lines, " "+m.total(r, c, rows))
 	}
 	for len(lines) < m.height {
 		lines = append(lines, "")
 	}
 	return strings.Join(lines[:m.height], "\n")
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // device is one GPU's line; a stale device is drawn in the stale paint
@@ -181,12 +219,12 @@ func (m *Model) device(r *themes.Roles, c columns, d telemetry.GPUDevice) string
 		}
 		cells = append(cells, r.Faint.S(common.FitMiddle(common.Safe(ep), c.endpoint, g.Ellipsis)))
 	}
-	return common.Cut(strings.Join(cells, " "), m.width)
+	return common.Cut(strings.Join(cells, " "), m.inner())
 }
 
 // total sums memory and power, averages DRAM and utilisation and shows
 // the hottest GPU, over the devices that report each figure.
-func (m *Model) total(r *themes.Roles, c columns, hidden int) string {
+func (m *Model) total(r *themes.Roles, c columns, shown int) string {
 	g := m.ctx.Glyphs
 	var used, size, power, limit, dram, util, hottest float64
 	var nUsed, nSize, nPower, nLimit, nDram, nUtil int
@@ -213,8 +251,16 @@ func (m *Model) total(r *themes.Roles, c columns, hidden int) string {
 		sum = "total "
 	}
 	label := sum + strconv.Itoa(len(m.devs)) + " GPUs"
-	if hidden > 0 {
-		label += " (" + strconv.Itoa(hidden) + " more)"
+	if shown < len(m.devs) {
+		// how many are off the panel above and below (tab, then ↑/↓ scroll)
+		var more []string
+		if m.offset > 0 {
+			more = append(more, g.Up+strconv.Itoa(m.offset))
+		}
+		if below := len(m.devs) - m.offset - shown; below > 0 {
+			more = append(more, g.Down+strconv.Itoa(below))
+		}
+		label += " (" + strings.Join(more, " ") + " more)"
 	}
 	cells := []string{r.Accent.S(common.Fit(label, idxW+1+c.name, g.Ellipsis))}
 	if c.host > 0 {
@@ -236,7 +282,7 @@ func (m *Model) total(r *themes.Roles, c columns, hidden int) string {
 	}
 	cells = append(cells, r.Accent.S(common.FitRight(pct(mean(util, nUtil), false, g.Unknown), pctW, "")),
 		m.power(r, r.Accent, val(known(power, nPower)), lim), m.temp(r, r.Accent, hottest))
-	return common.Cut(strings.Join(cells, " "), m.width)
+	return common.Cut(strings.Join(cells, " "), m.inner())
 }
 
 func (m *Model) power(r *themes.Roles, paint themes.Paint, w, limit float64) string {
@@ -350,6 +396,6 @@ func Terms() [][2]string {
 		{"POWER", "draw now / power limit, W (DCGM POWER_USAGE and POWER_MGMT_LIMIT, nvidia-smi power.draw/power.limit); at 95% of the limit it is highlighted: the GPU throttles"},
 		{"TEMP", "GPU die temperature, °C; highlighted from 85 °C, where datacentre GPUs slow down"},
 		{"ENDPOINT", "the endpoints the GPU is joined to (same host in quick mode, or the GPU map); (not joined): no endpoint claims it"},
-		{"Σ N GPUs", "total: memory and power summed, DRAM and UTIL averaged, TEMP the hottest, each over the GPUs that report it"},
+		{"Σ N GPUs", "total: memory and power summed, DRAM and UTIL averaged, TEMP the hottest, each over the GPUs that report it (drawn or not); (▲N ▼M more): GPUs above and below the panel, tab then ↑/↓ scrolls it"},
 	}
 }

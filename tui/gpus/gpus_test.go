@@ -1,6 +1,7 @@
 package gpus
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -90,9 +91,69 @@ func TestPanelFitsEveryWidth(t *testing.T) {
 			t.Fatalf("width %d: no room for hosts", w)
 		}
 	}
-	// Too few lines: the total stays and says how many GPUs are left out.
+	// Too few lines: the total stays and says which GPUs are drawn.
 	m.SetSize(100, 3)
-	if v := ansi.Strip(m.View()); !strings.Contains(v, "Σ 3 GPUs (2 more)") {
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "Σ 3 GPUs (▼2 more)") {
 		t.Fatalf("cut panel %q", v)
+	}
+}
+
+// A cut panel scrolls: every device can be brought on screen, the total
+// says which are drawn, and scrolling stops at either end.
+func TestPanelScrolls(t *testing.T) {
+	var devs []telemetry.GPUDevice
+	for i := range 12 {
+		devs = append(devs, telemetry.GPUDevice{Key: "h/" + strconv.Itoa(i), Host: "h", Index: strconv.Itoa(i), Name: "GPU-" + strconv.Itoa(i)})
+	}
+	m := panel(devs)
+	m.SetSize(80, 6) // title, 4 devices, total
+	if !m.Cut() {
+		t.Fatal("12 GPUs in 6 lines must be cut")
+	}
+	names := func() []string {
+		var out []string
+		for _, l := range strings.Split(ansi.Strip(m.View()), "\n") {
+			if f := strings.Fields(l); len(f) > 1 && strings.HasPrefix(f[1], "GPU-") {
+				out = append(out, f[1])
+			}
+		}
+		return out
+	}
+	seen := map[string]bool{}
+	for range 20 {
+		for _, n := range names() {
+			seen[n] = true
+		}
+		m.Scroll(1)
+	}
+	if len(seen) != 12 {
+		t.Fatalf("scrolling showed %d of 12 GPUs: %v", len(seen), seen)
+	}
+	if got := names(); strings.Join(got, " ") != "GPU-8 GPU-9 GPU-10 GPU-11" {
+		t.Fatalf("scrolled past the end: %v", got)
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "Σ 12 GPUs (▲8 more)") {
+		t.Fatalf("total does not say which are drawn: %q", v)
+	}
+	m.Scroll(-1)
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "Σ 12 GPUs (▲7 ▼1 more)") {
+		t.Fatalf("total does not say how many are above and below: %q", v)
+	}
+	m.Scroll(1)
+	m.Page(-1)
+	if got := names(); got[0] != "GPU-4" {
+		t.Fatalf("page up from the end: %v", got)
+	}
+	m.Home()
+	if got := names(); got[0] != "GPU-0" {
+		t.Fatalf("home: %v", got)
+	}
+	m.End()
+	if got := names(); got[3] != "GPU-11" {
+		t.Fatalf("end: %v", got)
+	}
+	m.Focus(true)
+	if v := ansi.Strip(m.View()); !strings.HasPrefix(v, "▸GPU") {
+		t.Fatalf("focused panel without its mark: %q", v)
 	}
 }

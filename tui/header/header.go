@@ -104,6 +104,9 @@ func appLine(ctx *common.Context, in Info, width int) string {
 		left = append(left, seg{in.Note, r.Accent})
 	}
 	eps := format.Number(float64(in.Total)) + " endpoints"
+	if in.Total == 1 {
+		eps = "1 endpoint"
+	}
 	if in.Shown != in.Total {
 		eps = format.Number(float64(in.Shown)) + "/" + eps
 	}

@@ -81,3 +81,10 @@ func TestRootCauseFirst(t *testing.T) {
 		}
 	}
 }
+
+// One endpoint is said in the singular.
+func TestOneEndpoint(t *testing.T) {
+	if got := ansi.Strip(View(ctx(), Info{Shown: 1, Total: 1}, 120)); !strings.Contains(got, " 1 endpoint ") {
+		t.Errorf("header %q", got)
+	}
+}

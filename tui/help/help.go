@@ -98,6 +98,7 @@ func (m *Model) render() string {
 		{"burn 20×/30× > 14.4× over 1h/5m", "error budget spent 20 times (long window, 1h) and 30 times (short window, 5m) as fast as the SLO allows; the pair fires when both exceed its factor (14.4×); \"vs\" instead of \">\": one of them does not"},
 		{"budget 62% left / spent", "share of the error budget left over the objective's period; spent: none left"},
 		{"host:port · 6 endpoints", "a server's line: the rows under it, indented, are its models (its host:port said once); elided names keep the words that tell them apart (70B, FP8), an ellipsis stands for the rest; the status line under the table and the detail view give the full name"},
+		{"ttft ▁▃█", "a compact row's sparkline: mean per time bin over the window, from the lowest to the highest value shown (at least a tenth of them apart, so jitter stays small; the SLO threshold is the top or bottom when it lies within the values' own span); a steady series is flat at mid height; cells over the SLO are highlighted"},
 		{"50ms │⠒⠒⠤", "a row's chart strip: TTFT left, TPOT right, mean per time bin over the window, scale top on the left; a dashed line is the SLO threshold; gaps are missing data, never zero"},
 		{"held by keep-firing-for", "a firing alert whose value is back within the objective: it stays firing for --slo-keep-firing-for, so a flapping value does not page twice"},
 		{"page / ticket", "an alert's severity: page wakes someone, ticket can wait"},

@@ -26,7 +26,7 @@ func groupRows(names ...string) []Row {
 func TestServerGroups(t *testing.T) {
 	ctx := &common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: time.Now()}
 	m := New(ctx)
-	m.SetSize(100, 12) // 11 lines under the column header: compact rows
+	m.SetSize(100, 8) // 7 lines under the column header: compact rows, none to spare
 	m.SetRows(groupRows("b:1/org/m-8B", "a:1/org/m-70B", "a:1/org/m-8B", "c:1/org/solo", "b:1/org/m-70B"))
 	view := ansi.Strip(m.View())
 	lines := strings.Split(view, "\n")

@@ -84,8 +84,16 @@ func TestRowsGrowWithTheTerminal(t *testing.T) {
 	if got := strings.Count(m.View(), "\n") + 1; got != 45 {
 		t.Errorf("%d lines, want 45", got)
 	}
+	m.SetRows(mk(44))
+	if m.SeriesPoints() != sparkWidth(m.cols) || strings.Contains(ansi.Strip(m.View()), "│") {
+		t.Errorf("44 endpoints in 45 lines: want compact rows")
+	}
+	// 30 compact rows leave 14 lines: the first 14 rows get a one-line
+	// strip each (TTFT and TPOT, an axis each) under their sparklines, and
+	// no line stays blank.
 	m.SetRows(mk(30))
-	if m.SeriesPoints() != sparkWidth(m.cols) || strings.Contains(ansi.Strip(m.View()), "now") {
-		t.Errorf("30 endpoints: want compact rows")
+	v := ansi.Strip(m.View())
+	if got := strings.Count(v, "|"); got != 2*14 || strings.Contains(v, "\n\n") || m.SeriesPoints() == sparkWidth(m.cols) {
+		t.Errorf("30 endpoints in 45 lines: want 14 strips (%d), no blank line, chart points (%d):\n%s", got, m.SeriesPoints(), v)
 	}
 }

@@ -283,9 +283,10 @@ func (m *Model) refit() {
 // pageSize is how many items (lines) fit under the column header.
 func (m *Model) pageSize() int { return max(m.height-1, 1) }
 
-// Lines is how many lines the table would use in compact rows (column
-// header included): the layout gives what is left to the alerts.
-func (m *Model) Lines() int { return 1 + max(len(m.items), 1) }
+// Lines is how many lines the table uses with every row's chart at
+// chartHeight (column header included; compact rows have none): the
+// layout gives what is left to the alerts and the GPU panel first.
+func (m *Model) Lines() int { return 1 + max(len(m.items), 1) + len(m.rows)*m.chartHeight() }
 
 // clamp keeps cursor and offset valid and the cursor visible (with its
 // group's header when that fits).
@@ -356,12 +357,11 @@ func (m *Model) Click(y int) bool {
 	if y < 1 || y >= m.height {
 		return false
 	}
-	ch := m.chartHeight()
 	line := 1
 	for i := m.offset; i < len(m.items); i++ {
 		h := 1
-		if ch > 0 && m.items[i].row >= 0 {
-			h += ch
+		if m.items[i].row >= 0 {
+			h += m.rowChartLines(m.items[i].row)
 		}
 		if y < line+h {
 			it := m.items[i]

@@ -21,7 +21,6 @@ func (m *Model) View() string {
 	var b strings.Builder
 	b.WriteString(m.header())
 	lines := 1
-	ch := m.chartHeight()
 	for i := m.offset; i < len(m.items) && lines < m.height; i++ {
 		b.WriteByte('\n')
 		lines++
@@ -31,7 +30,7 @@ func (m *Model) View() string {
 			continue
 		}
 		b.WriteString(m.row(m.rows[it.row], it.row == m.cursor && !m.unfocused))
-		if ch > 0 && lines+ch <= m.height {
+		if ch := m.rowChartLines(it.row); ch > 0 && lines+ch <= m.height {
 			b.WriteByte('\n')
 			b.WriteString(m.charts(m.rows[it.row], ch))
 			lines += ch
@@ -186,34 +185,72 @@ func (m *Model) row(r *Row, sel bool) string {
 	return b.String()
 }
 
-// chartHeight is the height of the TTFT and TPOT charts under each row
+// chartHeight is the height of the TTFT and TPOT charts under every row
 // when every row fits with them: few endpoints get full charts (axes,
 // time labels, the SLO line), as btop's and nvitop's panels do; more get
-// one- or two-line strips (a wide sparkline with its scale) while the
-// lines are there; 0 = compact rows.
+// strips of one to three lines (a wide sparkline with its scale) while
+// the lines are there; 0 = compact rows. Lines left over once every row
+// has it go to the first rows (rowChartLines), so no band of the table
+// stays blank.
 func (m *Model) chartHeight() int {
 	n := len(m.rows)
 	if n == 0 || m.width < 60 {
 		return 0
 	}
 	per := (m.height-1-(len(m.items)-n))/n - 1 // server header lines take one each
-	switch {
-	case per >= 4:
-		return min(per, maxChartHeight)
-	case per >= 1:
-		return min(per, 2)
+	return min(max(per, 0), maxChartHeight)
+}
+
+// strips: the charts are too short for axes and time labels.
+func (m *Model) strips() bool { return m.chartHeight() < fullChartLines }
+
+// fullChartLines is the least height with axes and time labels (a plot
+// of two lines, the axis that doubles as the breach strip, the times).
+const fullChartLines = 4
+
+// rowChartLines is the chart height under row i: chartHeight, and one
+// more for each of the first rows while lines are left over (past
+// maxChartHeight too: the layout has given the alerts and the GPU panel
+// what they need first).
+//
+// Compact rows that all fit with lines to spare give the first rows a
+// one-line strip each, under their sparklines.
+func (m *Model) rowChartLines(i int) int {
+	n := len(m.rows)
+	spare := max(m.height-m.Lines(), 0)
+	if n == 0 || m.width < 60 {
+		return 0
+	}
+	ch := m.chartHeight()
+	if ch == 0 {
+		return boolInt(i < spare)
+	}
+	extra := spare / n
+	if i < spare%n {
+		extra++
+	}
+	return ch + extra
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
 	}
 	return 0
 }
 
+// anyCharts: some row has charts under it.
+func (m *Model) anyCharts() bool { return m.rowChartLines(0) > 0 }
+
 // Charts reports whether rows carry their charts (few endpoints).
 func (m *Model) Charts() bool { return m.chartHeight() > 0 }
 
-// maxChartHeight caps the per-row charts (taller says little more; 3
-// endpoints at 160×50 fill the screen with it). Height costs bytes while
-// values move: the demo at 160×50 (bench/tui_bandwidth.sh, 60 s) wrote
-// 2.7 KB/s with 9-line charts, 3.2 with 10, 3.4 (median of 3) with 12,
-// under the 4 KB/s budget.
+// maxChartHeight caps the charts every row gets before the layout gives
+// spare lines to the alerts and GPU panes (what is left after those
+// still makes the charts taller). Height costs bytes while values move:
+// the demo at 160×50 (bench/tui_bandwidth.sh, 60 s) wrote 2.7 KB/s with
+// 9-line charts, 3.2 with 10, 3.4 (median of 3) with 12, under the 4 KB/s
+// budget.
 const maxChartHeight = 12
 
 func (m *Model) chartWidth() int { return max((m.width-3)/2, 1) }
@@ -221,7 +258,7 @@ func (m *Model) chartWidth() int { return max((m.width-3)/2, 1) }
 // SeriesPoints is how many chart points a row's TTFT and TPOT series
 // should carry for the current layout.
 func (m *Model) SeriesPoints() int {
-	if m.chartHeight() == 0 {
+	if !m.anyCharts() {
 		return sparkWidth(m.cols)
 	}
 	return chart.Points(m.chartWidth(), m.ctx.Glyphs.ASCII)
@@ -235,6 +272,7 @@ func (m *Model) charts(r *Row, h int) string {
 	k.Bool(m.ctx.Glyphs.ASCII)
 	k.Int(m.width)
 	k.Int(h)
+	k.Bool(m.strips())
 	k.Int(int(m.ctx.Window))
 	k.Floats(r.TTFT)
 	k.Floats(r.TPOT)
@@ -260,8 +298,11 @@ func (m *Model) charts(r *Row, h int) string {
 func (m *Model) drawCharts(r *Row, h int) string {
 	cw := m.chartWidth()
 	unit := telemetry.TTFT.Info().Unit
-	ttft := chart.Line{Values: r.TTFT, Unit: unit, Threshold: r.TTFTThr, HasThreshold: r.HasTTFTThr, Span: m.ctx.Window, Width: cw, Height: h, Title: "TTFT"}
-	tpot := chart.Line{Values: r.TPOT, Unit: unit, Threshold: r.TPOTThr, HasThreshold: r.HasTPOTThr, Span: m.ctx.Window, Width: cw, Height: h, Title: "TPOT"}
+	strip := m.strips()
+	ttft := chart.Line{Values: r.TTFT, Unit: unit, Threshold: r.TTFTThr, HasThreshold: r.HasTTFTThr, Span: m.ctx.Window,
+		Width: cw, Height: h, Title: "TTFT", Strip: strip}
+	tpot := chart.Line{Values: r.TPOT, Unit: unit, Threshold: r.TPOTThr, HasThreshold: r.HasTPOTThr, Span: m.ctx.Window,
+		Width: cw, Height: h, Title: "TPOT", Strip: strip}
 	left := strings.Split(ttft.Render(m.ctx.Glyphs, m.ctx.Styles), "\n")
 	right := strings.Split(tpot.Render(m.ctx.Glyphs, m.ctx.Styles), "\n")
 	out := make([]string, h)
