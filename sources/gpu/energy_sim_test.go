@@ -46,32 +46,36 @@ func sumSeries(t *testing.T, url, name, match string) float64 {
 	return sum
 }
 
-// Energy per output token through the real sources and the store,
-// against the simulator's own counters: ΔTOTAL_ENERGY_CONSUMPTION of the
-// model's two GPUs ÷ Δvllm:generation_tokens_total over the same rounds.
-// The sources run on a clock that advances 1 s per round, so each
-// round's power (Δenergy/1 s) and rate (Δtokens/1 s) have equal weight
-// and their window means divide to ΣΔE/ΣΔN.
-func TestEnergyPerTokenAgainstSimulator(t *testing.T) {
+// energyRun drives a simulator with a DCGM page through the real scrape
+// and DCGM sources into a store, on a clock that advances 1 s per round,
+// so each round's power (Δenergy/1 s) and rate (Δtokens/1 s) have equal
+// weight and their window means divide to ΣΔE/ΣΔN.
+type energyRun struct {
+	srv   *sim.Server
+	store *telemetry.Store
+	now   time.Time
+	round func()
+}
+
+func startEnergyRun(t *testing.T, cfg sim.Config, targets []Target) *energyRun {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs a simulator")
 	}
-	model := sim.ModelSpec{Name: "org/b", Params: 3.21e9, KVBytesPerToken: 114688, GPU: "H100 SXM", NumGPUs: 2, MaxBatch: 8, MeanOutputTokens: 32}
-	srv, err := sim.New(sim.Config{Listen: "127.0.0.1:0", DCGMListen: "127.0.0.1:0", Seed: 1, Load: 4, Models: []sim.ModelSpec{model}})
+	cfg.Listen, cfg.DCGMListen = "127.0.0.1:0", "127.0.0.1:0"
+	srv, err := sim.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = srv.Close() }()
+	t.Cleanup(func() { _ = srv.Close() })
 	if err := srv.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	store := telemetry.NewStore(telemetry.StoreConfig{})
-	now := time.Unix(1_000_000, 0)
-	clock := func() time.Time { return now }
-	ep := "sim/org/b"
-	dcgm := New(Config{URL: srv.DCGMURL(), Now: clock, Targets: []Target{{Endpoint: ep, Pod: sim.PodName("org/b")}}}, store)
-	sc := scrape.New(scrape.Config{URL: srv.URL(), Name: "sim", Now: clock}, store)
-	round := func() {
+	r := &energyRun{srv: srv, store: telemetry.NewStore(telemetry.StoreConfig{}), now: time.Unix(1_000_000, 0)}
+	clock := func() time.Time { return r.now }
+	dcgm := New(Config{URL: srv.DCGMURL(), Now: clock, Targets: targets}, r.store)
+	sc := scrape.New(scrape.Config{URL: srv.URL(), Name: "sim", Now: clock}, r.store)
+	r.round = func() {
 		t.Helper()
 		if err := sc.ScrapeOnce(context.Background()); err != nil {
 			t.Fatal(err)
@@ -80,31 +84,49 @@ func TestEnergyPerTokenAgainstSimulator(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	energy := func() float64 {
-		return sumSeries(t, srv.DCGMURL()+"/metrics", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", `pod="`+sim.PodName("org/b")+`"`)
-	}
-	tokens := func() float64 {
-		return sumSeries(t, srv.URL()+"/metrics", "vllm:generation_tokens_total", `model_name="org/b"`)
-	}
+	return r
+}
 
-	e0, n0 := energy(), tokens()
-	round() // baseline: outside the window below
-	const rounds = 6
+// measure runs a baseline round and then rounds rounds, each long enough
+// (at least perRound tokens) that the few ms between the direct reads
+// and the sources' scrapes stay small, and returns the simulator's own
+// J/token over them (energy and tokens read off its pages by matching
+// label text), with the energy in J and the tokens.
+func (r *energyRun) measure(t *testing.T, rounds int, perRound float64, energyMatch, tokenMatch string) (want, joules, tokens float64) {
+	t.Helper()
+	energy := func() float64 {
+		return sumSeries(t, r.srv.DCGMURL()+"/metrics", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", energyMatch)
+	}
+	count := func() float64 {
+		return sumSeries(t, r.srv.URL()+"/metrics", "vllm:generation_tokens_total", tokenMatch)
+	}
+	e0, n0 := energy(), count()
+	r.round() // baseline: outside the window
 	deadline := time.Now().Add(20 * time.Second)
-	for i := 0; i < rounds; i++ {
-		// Let each round run long enough (≥ 24 tokens) that the few ms
-		// between the direct reads and the sources' scrapes stay small.
-		before := tokens()
-		for tokens() < before+24 && time.Now().Before(deadline) {
+	for range rounds {
+		before := count()
+		for count() < before+perRound && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond) // real time for the simulator to run; not synchronisation
 		}
-		now = now.Add(time.Second)
-		round()
+		r.now = r.now.Add(time.Second)
+		r.round()
 	}
-	e1, n1 := energy(), tokens()
-	want := (e1 - e0) / 1000 / (n1 - n0)
+	e1, n1 := energy(), count()
+	return (e1 - e0) / 1000 / (n1 - n0), (e1 - e0) / 1000, n1 - n0
+}
 
-	got := store.Snapshot(now, rounds*time.Second)
+// Energy per output token through the real sources and the store,
+// against the simulator's own counters: ΔTOTAL_ENERGY_CONSUMPTION of the
+// model's two GPUs ÷ Δvllm:generation_tokens_total over the same rounds.
+func TestEnergyPerTokenAgainstSimulator(t *testing.T) {
+	model := sim.ModelSpec{Name: "org/b", Params: 3.21e9, KVBytesPerToken: 114688, GPU: "H100 SXM", NumGPUs: 2, MaxBatch: 8, MeanOutputTokens: 32}
+	ep := "sim/org/b"
+	r := startEnergyRun(t, sim.Config{Seed: 1, Load: 4, Models: []sim.ModelSpec{model}},
+		[]Target{{Endpoint: ep, Pod: sim.PodName("org/b")}})
+	const rounds = 6
+	want, joules, tokens := r.measure(t, rounds, 24, `pod="`+sim.PodName("org/b")+`"`, `model_name="org/b"`)
+
+	got := r.store.Snapshot(r.now, rounds*time.Second)
 	var es *telemetry.EndpointSnapshot
 	for i := range got.Endpoints {
 		if got.Endpoints[i].Name == ep {
@@ -119,7 +141,7 @@ func TestEnergyPerTokenAgainstSimulator(t *testing.T) {
 		t.Fatalf("energy per token %+v", e)
 	}
 	t.Logf("store %.4f J/token, simulator counters %.4f J/token (ΔE %.1f J, ΔN %.0f tokens); power %v W", *e.Value, want,
-		(e1-e0)/1000, n1-n0, *es.Signals[telemetry.GPUPower].Value)
+		joules, tokens, *es.Signals[telemetry.GPUPower].Value)
 	if math.Abs(*e.Value-want) > 0.02*want {
 		t.Fatalf("energy per token %.4f J, simulator says %.4f J", *e.Value, want)
 	}
@@ -134,59 +156,17 @@ func TestEnergyPerTokenAgainstSimulator(t *testing.T) {
 // models' Δvllm:generation_tokens_total, within 2 %, never the host's
 // whole energy over one model's tokens; power says it is shared by 2.
 func TestEnergyPerTokenSharedHostAgainstSimulator(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a simulator")
-	}
 	models := []sim.ModelSpec{
 		{Name: "org/a", Params: 8.03e9, KVBytesPerToken: 131072, GPU: "H100 SXM", NumGPUs: 1, MaxBatch: 8, MeanOutputTokens: 32},
 		{Name: "org/b", Params: 3.21e9, KVBytesPerToken: 114688, GPU: "H100 SXM", NumGPUs: 2, MaxBatch: 8, MeanOutputTokens: 32},
 	}
-	srv, err := sim.New(sim.Config{Listen: "127.0.0.1:0", DCGMListen: "127.0.0.1:0", Seed: 2, Load: 4, Models: models})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = srv.Close() }()
-	if err := srv.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	store := telemetry.NewStore(telemetry.StoreConfig{})
-	now := time.Unix(1_000_000, 0)
-	clock := func() time.Time { return now }
 	eps := []string{"sim/org/a", "sim/org/b"}
-	dcgm := New(Config{URL: srv.DCGMURL(), Now: clock, Targets: []Target{{Endpoint: eps[0], IfMatched: true}, {Endpoint: eps[1], IfMatched: true}}}, store)
-	sc := scrape.New(scrape.Config{URL: srv.URL(), Name: "sim", Now: clock}, store)
-	round := func() {
-		t.Helper()
-		if err := sc.ScrapeOnce(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if err := dcgm.ScrapeOnce(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	energy := func() float64 {
-		return sumSeries(t, srv.DCGMURL()+"/metrics", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", `gpu="`)
-	}
-	tokens := func() float64 {
-		return sumSeries(t, srv.URL()+"/metrics", "vllm:generation_tokens_total", `model_name="`)
-	}
-
-	e0, n0 := energy(), tokens()
-	round()
+	r := startEnergyRun(t, sim.Config{Seed: 2, Load: 4, Models: models},
+		[]Target{{Endpoint: eps[0], IfMatched: true}, {Endpoint: eps[1], IfMatched: true}})
 	const rounds = 6
-	deadline := time.Now().Add(20 * time.Second)
-	for range rounds {
-		before := tokens()
-		for tokens() < before+48 && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond) // real time for the simulator to run; not synchronisation
-		}
-		now = now.Add(time.Second)
-		round()
-	}
-	e1, n1 := energy(), tokens()
-	want := (e1 - e0) / 1000 / (n1 - n0)
+	want, joules, tokens := r.measure(t, rounds, 48, `gpu="`, `model_name="`)
 
-	got := store.Snapshot(now, rounds*time.Second)
+	got := r.store.Snapshot(r.now, rounds*time.Second)
 	seen := 0
 	for _, es := range got.Endpoints {
 		if es.Name != eps[0] && es.Name != eps[1] {
@@ -198,7 +178,7 @@ func TestEnergyPerTokenSharedHostAgainstSimulator(t *testing.T) {
 			t.Fatalf("%s: energy per token %+v, power %+v", es.Name, e, p)
 		}
 		t.Logf("%s: store %.4f J/token, simulator counters %.4f J/token (ΔE %.1f J over both models' ΔN %.0f tokens); power %.1f W shared %+v",
-			es.Name, *e.Value, want, (e1-e0)/1000, n1-n0, *p.Value, p.Shared)
+			es.Name, *e.Value, want, joules, tokens, *p.Value, p.Shared)
 		if d := math.Abs(*e.Value-want) / want; d > 0.02 {
 			t.Errorf("%s: energy per token %.4f J, the host's is %.4f J (%.1f %% off)", es.Name, *e.Value, want, 100*d)
 		}
