@@ -124,16 +124,7 @@ func TestQuickModeJoinsHostGPUs(t *testing.T) {
 	defer s.Close()
 	c := &config.Config{Endpoints: []config.Endpoint{{URL: s.URL(), Probe: &config.Probe{Interval: config.Duration(time.Second)}}},
 		DCGM: []config.DCGM{{URL: s.DCGMURL()}}}
-	if err := c.Complete(); err != nil {
-		t.Fatal(err)
-	}
-	m := New(Options{})
-	if err := m.AddConfig(c); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	m := runConfig(t, ctx, c)
 	joined := func() bool {
 		snap := m.Store.Snapshot(time.Now(), time.Minute)
 		n := 0

@@ -65,16 +65,7 @@ func TestQuickModeTwoHostsOwnGPUs(t *testing.T) {
 		{URL: quiet.URL(), Probe: &config.Probe{Interval: config.Duration(time.Second)}},
 		{URL: busy.URL(), Probe: &config.Probe{Interval: config.Duration(time.Second)}},
 	}, DCGM: []config.DCGM{{URL: quiet.DCGMURL()}, {URL: busy.DCGMURL()}}}
-	if err := c.Complete(); err != nil {
-		t.Fatal(err)
-	}
-	m := New(Options{})
-	if err := m.AddConfig(c); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	m := runConfig(t, ctx, c)
 	host := func(name string) string { h, _, _ := strings.Cut(name, ":"); return h }
 	var snap telemetry.Snapshot
 	waitFor(t, "each host's GPU joined to its endpoint, with power", func() bool {
@@ -128,16 +119,7 @@ func TestQuickModeTwoModelsShareHost(t *testing.T) {
 	t.Cleanup(func() { _ = s.Close() })
 	c := &config.Config{Endpoints: []config.Endpoint{{URL: s.URL(), Probe: &config.Probe{Interval: config.Duration(time.Second)}}},
 		DCGM: []config.DCGM{{URL: s.DCGMURL()}}}
-	if err := c.Complete(); err != nil {
-		t.Fatal(err)
-	}
-	m := New(Options{})
-	if err := m.AddConfig(c); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() { cancel(); <-done }()
+	m := runConfig(t, ctx, c)
 	var eps []telemetry.EndpointSnapshot
 	waitFor(t, "both models with shared power and J/token", func() bool {
 		eps = eps[:0]
@@ -165,4 +147,22 @@ func TestQuickModeTwoModelsShareHost(t *testing.T) {
 		t.Errorf("J/token differs between the models sharing the host: %v, %v",
 			*eps[0].Signals[telemetry.EnergyPerToken].Value, *eps[1].Signals[telemetry.EnergyPerToken].Value)
 	}
+}
+
+// runConfig completes c, runs a monitor of it until the test ends (ctx
+// cancelled by then, or the cleanup cancels it) and returns it.
+func runConfig(t *testing.T, ctx context.Context, c *config.Config) *Monitor {
+	t.Helper()
+	if err := c.Complete(); err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{})
+	if err := m.AddConfig(c); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return m
 }
