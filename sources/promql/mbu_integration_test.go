@@ -12,6 +12,7 @@ import (
 	"github.com/tokentop/tokentop/bandwidth"
 	"github.com/tokentop/tokentop/internal/promtest"
 	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/tokentop/tokentop/internal/sim/simtest"
 	"github.com/tokentop/tokentop/sources/scrape"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -165,18 +166,7 @@ type mbuTarget struct {
 
 func startMBUTarget(ctx context.Context, t *testing.T, cfg sim.Config, running string) *mbuTarget {
 	t.Helper()
-	srv, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := srv.Close(); err != nil {
-			t.Errorf("closing the simulator: %v", err)
-		}
-	})
+	srv := simtest.Start(t, cfg)
 	tg := &mbuTarget{srv: srv, snaps: &snapshots{}, running: running}
 	proxy := httptest.NewServer(tg.snaps.recordingProxy(t, srv.URL()+"/metrics"))
 	t.Cleanup(proxy.Close)

@@ -2,10 +2,8 @@ package promql
 
 import (
 	"context"
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tokentop/tokentop/bandwidth"
 	"github.com/tokentop/tokentop/telemetry"
@@ -21,27 +19,10 @@ func TestMBUMeasuredPerReplica(t *testing.T) {
 	rep := func(model, ip string, v float64) fakeSeries {
 		return fakeSeries{labels: map[string]string{"model_name": model, "instance": ip + ":8000", "tokentop_engine": "vllm"}, value: v}
 	}
-	f.set(func(f *fakeProm) {
-		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
-			if strings.Contains(r.URL.Path, "/label/") {
-				writeJSON(w, http.StatusOK, map[string]any{"status": "success", "data": []string{"vllm:num_requests_running", read}})
-				return true
-			}
-			if !strings.HasSuffix(r.URL.Path, "/query") {
-				return false
-			}
-			var ss []fakeSeries
-			switch {
-			case strings.Contains(q, "timestamp("), strings.Contains(q, "vllm:num_requests_running"):
-				ss = []fakeSeries{rep("llama", "10.0.0.1", 1), rep("llama", "10.0.0.2", 1), rep("t4", "10.0.0.3", 1), rep("plain", "10.0.0.4", 1)}
-			case strings.Contains(q, read):
-				ss = []fakeSeries{rep("llama", "10.0.0.1", 1.675e12), rep("llama", "10.0.0.2", 0.8375e12), rep("t4", "10.0.0.3", 1e11), rep("plain", "10.0.0.4", 1e11),
-					{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: 2.5125e12}}
-			}
-			writeVector(w, time.Now(), ss, nil, nil)
-			return true
-		}
-	})
+	fleet := []fakeSeries{rep("llama", "10.0.0.1", 1), rep("llama", "10.0.0.2", 1), rep("t4", "10.0.0.3", 1), rep("plain", "10.0.0.4", 1)}
+	reads := []fakeSeries{rep("llama", "10.0.0.1", 1.675e12), rep("llama", "10.0.0.2", 0.8375e12), rep("t4", "10.0.0.3", 1e11), rep("plain", "10.0.0.4", 1e11),
+		{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: 1.25625e12}} // avg by model_name
+	f.set(func(f *fakeProm) { f.hook = gpuHook(read, fleet, reads, nil) })
 	cfg := testConfig(f.URL())
 	cfg.MBU = map[string]bandwidth.Model{
 		"llama": {Parameters: 8e9, BytesPerParameter: 2, GPU: "NVIDIA H100 80GB HBM3"},

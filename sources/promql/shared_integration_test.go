@@ -10,6 +10,7 @@ import (
 
 	"github.com/tokentop/tokentop/internal/promtest"
 	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/tokentop/tokentop/internal/sim/simtest"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
@@ -50,18 +51,7 @@ func TestIntegrationSharedHostEnergy(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv, err := sim.New(sim.Config{Listen: "127.0.0.1:0", DCGMListen: "127.0.0.1:0", Load: 4, Seed: 31, Models: twoModels()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := srv.Close(); err != nil {
-			t.Errorf("closing the simulator: %v", err)
-		}
-	})
+	srv := simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", DCGMListen: "127.0.0.1:0", Load: 4, Seed: 31, Models: twoModels()})
 	prom := promtest.Start(t, promtest.Target{Job: "vllm", URL: srv.URL() + "/metrics"}, promtest.Target{Job: "dcgm", URL: srv.DCGMURL() + "/metrics"})
 	prom.WaitTargetsUp(t, 30*time.Second)
 	prom.WaitForSeries(t, "count_over_time(vllm:generation_tokens_total[15s]) >= 14", 2, 90*time.Second)
