@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -242,4 +243,23 @@ func runFloorBench(tb testing.TB, n int, measure time.Duration) ScheduleStats {
 	}
 	wg.Wait()
 	return hist.stats()
+}
+
+// BenchmarkServeMetrics renders the demo's /metrics (four models, vLLM
+// format), what every scrape of the demo costs the simulator.
+func BenchmarkServeMetrics(b *testing.B) {
+	s, err := New(DemoConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		s.serveMetrics(w, req)
+		if w.Code != http.StatusOK || w.Body.Len() == 0 {
+			b.Fatal(w.Code)
+		}
+	}
 }
