@@ -263,3 +263,18 @@ func BenchmarkServeMetrics(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStreamChunk is the simulator's per-token work for an HTTP
+// stream: the token's text and its SSE chunk.
+func BenchmarkStreamChunk(b *testing.B) {
+	f := newChunkFormat(true, "chatcmpl-00ff", 1733000000, DemoHealthy)
+	sq := &seq{textSeed: 0x5157e3}
+	buf := make([]byte, 0, 1024)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		text, reasoning := sq.tokenAt(i % 512)
+		buf = f.token(buf[:0], text, "", reasoning)
+		i++
+	}
+}
