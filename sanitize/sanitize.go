@@ -48,6 +48,9 @@ func Capped(s string, maxBytes int) string {
 // Multiline is like Capped but keeps newlines, for streamed response text
 // shown in a pane; every other control rune is escaped.
 func Multiline(s string, maxBytes int) string {
+	if isPlain(s) && (maxBytes <= 0 || len(s) <= maxBytes) {
+		return s // fast path, as in Capped: streamed tokens are mostly plain
+	}
 	parts := strings.Split(s, "\n")
 	for i, p := range parts {
 		parts[i] = Capped(p, 0)

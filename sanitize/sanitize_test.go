@@ -63,3 +63,14 @@ func TestHeadAndTailCutOnRuneBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMultilinePlain is the per-token cost of sanitising streamed
+// text (probe live text), which is almost always plain.
+func BenchmarkMultilinePlain(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if Multiline(" tokens", 0) != " tokens" {
+			b.Fatal("changed")
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 
 	"github.com/tokentop/tokentop/internal/config"
 	"github.com/tokentop/tokentop/internal/monitor"
@@ -43,6 +45,11 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := applyProcs(fs, *procs); err != nil {
 		return err
 	}
+	stopProfile, err := startDemoCPUProfile(os.Getenv(demoCPUProfileEnv))
+	if err != nil {
+		return err
+	}
+	defer stopProfile(stderr)
 	s, m, c, err := startDemo(ctx, *seed)
 	if err != nil {
 		return err
@@ -88,4 +95,30 @@ func startDemo(ctx context.Context, seed int64) (*sim.Server, *monitor.Monitor, 
 		return fail(err)
 	}
 	return s, m, c, nil
+}
+
+// demoCPUProfileEnv names a file the demo writes a CPU profile of its whole
+// run to (simulator, probes, scrapes and views): a developer's tool for
+// bench/demo_cpu.sh, deliberately not a flag.
+const demoCPUProfileEnv = "TOKENTOP_DEMO_CPUPROFILE"
+
+// startDemoCPUProfile starts a CPU profile into path (none when empty) and
+// returns what stops it and closes the file.
+func startDemoCPUProfile(path string) (func(io.Writer), error) {
+	if path == "" {
+		return func(io.Writer) {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", demoCPUProfileEnv, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return nil, errors.Join(fmt.Errorf("%s: %w", demoCPUProfileEnv, err), f.Close())
+	}
+	return func(stderr io.Writer) {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintf(stderr, "tokentop demo: %s: %v\n", demoCPUProfileEnv, err)
+		}
+	}, nil
 }

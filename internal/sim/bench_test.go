@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -242,4 +243,38 @@ func runFloorBench(tb testing.TB, n int, measure time.Duration) ScheduleStats {
 	}
 	wg.Wait()
 	return hist.stats()
+}
+
+// BenchmarkServeMetrics renders the demo's /metrics (four models, vLLM
+// format), what every scrape of the demo costs the simulator.
+func BenchmarkServeMetrics(b *testing.B) {
+	s, err := New(DemoConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		s.serveMetrics(w, req)
+		if w.Code != http.StatusOK || w.Body.Len() == 0 {
+			b.Fatal(w.Code)
+		}
+	}
+}
+
+// BenchmarkStreamChunk is the simulator's per-token work for an HTTP
+// stream: the token's text and its SSE chunk.
+func BenchmarkStreamChunk(b *testing.B) {
+	f := newChunkFormat(true, "chatcmpl-00ff", 1733000000, DemoHealthy)
+	sq := &seq{textSeed: 0x5157e3}
+	buf := make([]byte, 0, 1024)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		text, reasoning := sq.tokenAt(i % 512)
+		buf = f.token(buf[:0], text, "", reasoning)
+		i++
+	}
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -57,14 +58,17 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 		snaps[i] = e.snapshot()
 	}
 	var b strings.Builder
-	b.Grow(64 << 10)
+	// Sized like the last answer, so the text is not regrown and copied
+	// on every scrape.
+	b.Grow(max(64<<10, int(s.metricsSize.Load())+4<<10))
 	if s.format == FormatSGLang {
 		writeSGLang(&b, snaps)
 	} else {
 		writeVLLM(&b, snaps, pyFloat(float64(s.wallStart.UnixNano())/1e9))
 	}
+	s.metricsSize.Store(int64(b.Len()))
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	w.Write([]byte(b.String()))
+	io.WriteString(w, b.String())
 }
 
 // vllmFamily describes one vLLM V1 family (loggers.py names and HELP).
@@ -217,14 +221,21 @@ func writeHistogram(b *strings.Builder, name string, h *histogram, pre, post str
 	if sumFirst {
 		sample(b, name+"_sum", base, pyFloat(h.sum))
 	}
+	// The bucket lines are most of a scrape: written piecewise, without
+	// building each line's strings.
 	var cum uint64
 	for i, c := range h.counts {
 		cum += c
-		le := "+Inf"
-		if i < len(h.bounds) {
-			le = pyFloat(h.bounds[i])
-		}
-		sample(b, name+"_bucket", pre+`le="`+le+`"`+post, pyFloat(float64(cum)))
+		b.WriteString(name)
+		b.WriteString(`_bucket{`)
+		b.WriteString(pre)
+		b.WriteString(`le="`)
+		b.WriteString(h.les[i])
+		b.WriteByte('"')
+		b.WriteString(post)
+		b.WriteString("} ")
+		writeCount(b, cum)
+		b.WriteByte('\n')
 	}
 	sample(b, name+"_count", base, pyFloat(float64(h.count)))
 	if !sumFirst {

@@ -5,13 +5,21 @@ package sim
 // the engine can record a whole step under one lock.
 type histogram struct {
 	bounds []float64
+	// les are the bounds as le label values ("0.001", …, "+Inf"),
+	// rendered once: every scrape writes them for every model.
+	les    []string
 	counts []uint64 // per bucket, not cumulative; last is +Inf
 	sum    float64
 	count  uint64
 }
 
 func newHistogram(bounds []float64) *histogram {
-	return &histogram{bounds: bounds, counts: make([]uint64, len(bounds)+1)}
+	les := make([]string, len(bounds)+1)
+	for i, v := range bounds {
+		les[i] = pyFloat(v)
+	}
+	les[len(bounds)] = "+Inf"
+	return &histogram{bounds: bounds, les: les, counts: make([]uint64, len(bounds)+1)}
 }
 
 func (h *histogram) observe(v float64) {

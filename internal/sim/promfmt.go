@@ -36,6 +36,19 @@ func pyFloat(d float64) string {
 	return s
 }
 
+// writeCount writes pyFloat(float64(n)) without allocating for the
+// counts a histogram bucket usually holds (under 10^6, where Python
+// prints "123456.0"; larger ones switch to exponent notation).
+func writeCount(b *strings.Builder, n uint64) {
+	if n >= 1e6 {
+		b.WriteString(pyFloat(float64(n)))
+		return
+	}
+	var digits [24]byte
+	b.Write(strconv.AppendUint(digits[:0], n, 10))
+	b.WriteString(".0")
+}
+
 // escapeLabel escapes a label value for the text exposition format.
 func escapeLabel(v string) string {
 	if !strings.ContainsAny(v, "\\\"\n") {

@@ -70,6 +70,9 @@ type Server struct {
 	ids       atomic.Uint64
 	handler   http.Handler
 	load      *loadGen
+	// metricsSize is the length of the last /metrics answer (bytes), to
+	// size the next one's buffer.
+	metricsSize atomic.Int64
 
 	mu       sync.Mutex
 	servers  []*http.Server

@@ -50,27 +50,27 @@ func isPeriod(seed uint64, i int) bool {
 }
 
 // tokenText returns token i (0-based) of the answer: a word piece with a
-// leading space, capitalised at the start of a sentence, or ".".
+// leading space, capitalised at the start of a sentence, or ".". The
+// pieces come from tables: this runs for every streamed token.
 func tokenText(seed uint64, i int) string {
 	if isPeriod(seed, i) && !isPeriod(seed, i-1) {
 		return "."
 	}
-	w := words[mix(seed+uint64(i))%uint64(len(words))]
-	if i == 0 || isPeriod(seed, i-1) {
-		w = capitalised(w)
-		if i == 0 {
-			return w
-		}
+	k := mix(seed+uint64(i)) % uint64(len(words))
+	switch {
+	case i == 0:
+		return wordForms.capitalised[k]
+	case isPeriod(seed, i-1):
+		return wordForms.spacedCapitalised[k]
 	}
-	return " " + w
+	return wordForms.spaced[k]
 }
 
-var capCache = func() map[string]string {
-	m := make(map[string]string, len(words))
-	for _, w := range words {
-		m[w] = string(w[0]&^0x20) + w[1:]
+// wordForms are the words as tokens: " word", "Word" and " Word".
+var wordForms = func() (f struct{ spaced, capitalised, spacedCapitalised [len(words)]string }) {
+	for i, w := range words {
+		c := string(w[0]&^0x20) + w[1:]
+		f.spaced[i], f.capitalised[i], f.spacedCapitalised[i] = " "+w, c, " "+c
 	}
-	return m
+	return f
 }()
-
-func capitalised(w string) string { return capCache[w] }

@@ -126,23 +126,40 @@ func (p *openAIParser) decode(data []byte, v any) error {
 	return err
 }
 
+// resetChunk empties p.chunk for the next event, keeping the choices
+// array but zeroing it: encoding/json decodes into reused elements
+// without clearing fields the new chunk lacks.
+func (p *openAIParser) resetChunk() {
+	choices := p.chunk.Choices[:cap(p.chunk.Choices)]
+	clear(choices)
+	p.chunk = openAIChunk{Choices: choices[:0], Model: &p.model}
+}
+
 func (p *openAIParser) ParseEvent(_, data []byte) (Event, error) {
 	if isDone(data) {
 		return Event{Done: true}, nil
 	}
-	// Reuse the choices array but zero it: encoding/json decodes into
-	// reused elements without clearing fields the new chunk lacks.
-	choices := p.chunk.Choices[:cap(p.chunk.Choices)]
-	clear(choices)
-	p.chunk = openAIChunk{Choices: choices[:0], Model: &p.model}
-	if err := p.decode(data, &p.chunk); err != nil {
-		return Event{}, err
+	p.resetChunk()
+	if model, hasModel, ok := decodeCommonChunk(data, &p.chunk); ok {
+		if hasModel && !p.model.set {
+			p.model = onceString{s: string(model), set: true}
+		}
+	} else {
+		p.resetChunk()
+		if err := p.decode(data, &p.chunk); err != nil {
+			return Event{}, err
+		}
 	}
+	return p.event(data), nil
+}
+
+// event is the decoded p.chunk as an Event (data is the raw chunk).
+func (p *openAIParser) event(data []byte) Event {
 	c := &p.chunk
 	ev := Event{Model: p.model.s}
 	if msg := errorMessage(c.Error); msg != "" {
 		ev.ErrMsg = msg
-		return ev, nil
+		return ev
 	}
 	if len(c.Choices) == 0 && c.Usage == nil && bytes.Contains(data, []byte(`"error"`)) {
 		// Older vLLM/FastChat error chunk: {"object":"error","message":…}.
@@ -152,7 +169,7 @@ func (p *openAIParser) ParseEvent(_, data []byte) (Event, error) {
 		}
 		if json.Unmarshal(data, &old) == nil && old.Object == "error" {
 			ev.ErrMsg = firstNonEmpty(old.Message, "error event")
-			return ev, nil
+			return ev
 		}
 	}
 	// The text of every choice and kind (reasoning, content, tool-call
@@ -208,7 +225,7 @@ func (p *openAIParser) ParseEvent(_, data []byte) (Event, error) {
 		}
 	}
 	ev.LlamaCpp, ev.VLLM = c.Timings, c.Metrics
-	return ev, nil
+	return ev
 }
 
 // onceString keeps the first value decoded into it and skips the rest
