@@ -91,7 +91,7 @@ func New(cfg Config, sink telemetry.Sink) (*Source, error) {
 	s := &Source{
 		cfg:    cfg,
 		sink:   sink,
-		api:    newFastRange(a, hc, base, cfg.HTTP.Timeout*9/10),
+		api:    newFastAPI(a, hc, base, cfg.HTTP.Timeout*9/10),
 		http:   hc,
 		creds:  creds,
 		url:    base.Redacted(),
