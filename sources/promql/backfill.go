@@ -1,6 +1,7 @@
 package promql
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"time"
@@ -123,73 +124,49 @@ func (rd *round) historyJobs() ([]job, []historyPlan) {
 		if p.end.Before(p.start) {
 			p.end = p.start
 		}
-		perChunk := max(historyChunkPoints/max(st.series[sig], 1), 1)
-		for _, tmpl := range st.queries.hist[sig] {
-			query := s.expand.expand(tmpl)
-			for c := p.start; !c.After(p.end); c = c.Add(time.Duration(perChunk) * step) {
-				end := c.Add(time.Duration(perChunk-1) * step)
-				if end.After(p.end) {
-					end = p.end
-				}
-				jobs = append(jobs, job{kind: rangeJob, signal: sig, query: query,
-					rng: v1.Range{Start: c, End: end, Step: step}})
-				p.chunks++
+		// Chunks newest first: each is differenced against the one after
+		// it (the chain's oldest point first), so a failure leaves history
+		// whole back to where it stopped.
+		perChunk := time.Duration(max(historyChunkPoints/max(st.series[sig], 1), 1))
+		for end := p.end; !end.Before(p.start); end = end.Add(-perChunk * step) {
+			c := end.Add(-(perChunk - 1) * step)
+			if c.Before(p.start) {
+				c = p.start
 			}
+			for _, tmpl := range st.queries.hist[sig] {
+				jobs = append(jobs, job{kind: rangeJob, signal: sig, query: s.expand.expand(tmpl),
+					rng: v1.Range{Start: c, End: end, Step: step}})
+			}
+			p.chunks++
 		}
 		plans = append(plans, p)
 	}
 	return jobs, plans
 }
 
-// history turns a signal's backfill answers into History windows. A
-// failed chunk leaves the signal's history as it was, retried after
-// DiscoveryInterval; it is a warning, not a failure of the live signal.
-func (rd *round) history(p historyPlan, answers []answer) {
+// history fetches a signal's backfill chunk by chunk, newest first, and
+// turns each into History windows before the next is asked, so that only
+// one chunk's answers are held. A failed chunk stops the signal's history
+// there (what came before it stays: the chain's oldest point moved back
+// with it), retried after DiscoveryInterval; it is a warning, not a
+// failure of the live signal.
+func (rd *round) history(ctx context.Context, p historyPlan, jobs []job) error {
 	s, st := rd.s, &rd.s.state
 	sig := p.signal
-	points := map[*endpointState]map[model.Time]*cumPoint{}
-	for _, a := range answers {
-		if a.signal != sig {
-			continue
+	for len(jobs) > 0 {
+		n := 1 // the chunk's queries (one per template) share its range
+		for n < len(jobs) && jobs[n].rng == jobs[0].rng {
+			n++
 		}
-		for _, w := range a.warnings {
-			rd.warn(string(sig) + " history: " + w)
+		ans := mergeAnswers(s.runJobs(ctx, jobs[:n]))
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		if a.err != nil {
-			rd.warn(fmt.Sprintf("%s history (%s back) failed: %s; retried in %s", sig,
-				promDuration(rd.lag.end.Sub(p.start)), describeError(a.err, s.cfg.HTTP.Timeout, s.creds.secrets()),
-				promDuration(s.cfg.DiscoveryInterval)))
+		jobs = jobs[n:]
+		if !rd.historyChunk(p, ans[0]) {
 			st.histRetry[sig] = rd.began.Add(s.cfg.DiscoveryInterval)
-			return
+			return nil
 		}
-		mat, ok := a.value.(model.Matrix)
-		if !ok {
-			rd.warn(fmt.Sprintf("%s history: query returned a %s, want a range vector", sig, valueType(a.value)))
-			st.histRetry[sig] = rd.began.Add(s.cfg.DiscoveryInterval)
-			return
-		}
-		collectPoints(rd, sig, mat, points)
-	}
-	for e, byT := range points {
-		key := cumKey{e.info.Name, sig}
-		oldest, ok := st.oldest[key]
-		if !ok {
-			continue // not in the chain yet: its turn comes once it is
-		}
-		var chain []*cumPoint
-		for _, t := range sortedTimes(byT) {
-			if pt := byT[t]; pt.t.Before(oldest.t) && len(pt.buckets) > 0 {
-				chain = append(chain, pt)
-			}
-		}
-		if len(chain) == 0 {
-			continue
-		}
-		chain = append(chain, &oldest)
-		for i := 1; i < len(chain); i++ {
-			rd.historyWindow(e, sig, chain[i-1], chain[i])
-		}
-		st.oldest[key] = *chain[0]
 	}
 	// What history found, or did not, dates the series' births.
 	for key, o := range st.oldest {
@@ -213,6 +190,53 @@ func (rd *round) history(p historyPlan, answers []answer) {
 		st.hist.from = p.start
 	}
 	st.hist.step = p.step
+	return nil
+}
+
+// historyChunk emits one chunk's windows, each endpoint's last one closed
+// by its oldest point held, which then moves back to the chunk's first
+// point. It returns false when the chunk failed.
+func (rd *round) historyChunk(p historyPlan, a answer) bool {
+	s, st := rd.s, &rd.s.state
+	sig := p.signal
+	for _, w := range a.warnings {
+		rd.warn(string(sig) + " history: " + w)
+	}
+	if a.err != nil {
+		rd.warn(fmt.Sprintf("%s history (%s back) failed: %s; retried in %s", sig,
+			promDuration(rd.lag.end.Sub(p.start)), describeError(a.err, s.cfg.HTTP.Timeout, s.creds.secrets()),
+			promDuration(s.cfg.DiscoveryInterval)))
+		return false
+	}
+	mat, ok := a.value.(model.Matrix)
+	if !ok {
+		rd.warn(fmt.Sprintf("%s history: query returned a %s, want a range vector", sig, valueType(a.value)))
+		return false
+	}
+	points := map[*endpointState]map[model.Time]*cumPoint{}
+	collectPoints(rd, sig, mat, points)
+	for e, byT := range points {
+		key := cumKey{e.info.Name, sig}
+		oldest, ok := st.oldest[key]
+		if !ok {
+			continue // not in the chain yet: its turn comes once it is
+		}
+		var chain []*cumPoint
+		for _, t := range sortedTimes(byT) {
+			if pt := byT[t]; pt.t.Before(oldest.t) && len(pt.buckets) > 0 {
+				chain = append(chain, pt)
+			}
+		}
+		if len(chain) == 0 {
+			continue
+		}
+		chain = append(chain, &oldest)
+		for i := 1; i < len(chain); i++ {
+			rd.historyWindow(e, sig, chain[i-1], chain[i])
+		}
+		st.oldest[key] = *chain[0]
+	}
+	return true
 }
 
 // historyWindow emits the observations in (prev.t, cur.t] as History.

@@ -98,7 +98,7 @@ func (s *Source) refresh(ctx context.Context) error {
 	}
 
 	// Phase 3: history of the viewed window, older than the chain; one
-	// signal at a time, so that only one signal's answers are held.
+	// chunk at a time, so that only one chunk's answers are held.
 	phase3, plans := rd.historyJobs()
 	for _, p := range plans {
 		var jobs []job
@@ -107,11 +107,9 @@ func (s *Source) refresh(ctx context.Context) error {
 				jobs = append(jobs, j)
 			}
 		}
-		ans3 := s.runJobs(ctx, jobs)
-		if ctx.Err() != nil {
-			return ctx.Err()
+		if err := rd.history(ctx, p, jobs); err != nil {
+			return err
 		}
-		rd.history(p, ans3)
 	}
 	// Gauges last: the range answers have told which series are young.
 	for _, a := range ans1 {

@@ -16,8 +16,8 @@ type round struct {
 	s        *Source
 	reg      *registry
 	began    time.Time
-	obs      []telemetry.Observation
-	past     []telemetry.Observation // History windows, emitted after obs
+	obs      []telemetry.Observation // live values, emitted by flush
+	flushed  bool                    // flush ran: History goes straight to the sink
 	warnings []string
 	// failed holds "<query>: <message>" per failed query; failedSig the
 	// signals whose query failed, with their message.
@@ -72,10 +72,35 @@ func (rd *round) add(o telemetry.Observation) {
 	}
 	o.Source = rd.s.id
 	if o.History {
-		rd.past = append(rd.past, o) // emitted after the live values
+		// Streamed, not held (a 1 h backfill of 1,000 endpoints is tens
+		// of MB of observations), after the live values so far: a track's
+		// first live value sizes its chart (telemetry), which history,
+		// older, then fills.
+		if !rd.flushed {
+			rd.flush()
+		}
+		rd.s.sink.Observe(o)
 		return
 	}
 	rd.obs = append(rd.obs, o)
+}
+
+// flush sends, in order, the endpoints discovered so far, those retired
+// and the live values so far.
+func (rd *round) flush() {
+	rd.flushed = true
+	s := rd.s
+	for _, e := range rd.reg.takeFresh() {
+		info := e.info
+		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: rd.began, Endpoint: info.Name, Source: s.id, Info: &info})
+	}
+	for _, o := range rd.retired {
+		s.sink.Observe(o)
+	}
+	for _, o := range rd.obs {
+		s.sink.Observe(o)
+	}
+	rd.retired, rd.obs = nil, nil
 }
 
 // names records which metric families Prometheus holds. Listing them is
