@@ -74,4 +74,18 @@ func TestChartSlotsFollowPromQLInterval(t *testing.T) {
 	if got := s.Series("a", Running, t0, time.Minute, 4); got[3] != 3 {
 		t.Errorf("chart of the PromQL gauge %v, want its value in the last point", got)
 	}
+	// A backfilled sample may come before the first live value: its
+	// Interval, the live one, sizes the chart too; a backfilled histogram's
+	// (its window, the backfill's step) does not.
+	s.Observe(Observation{Kind: KindSample, Endpoint: "b", Signal: OutputTPS, Source: "promql:u", At: t0.Add(-time.Minute), Value: 9,
+		Interval: 15 * time.Second, History: true})
+	s.Observe(Observation{Kind: KindHistogram, Endpoint: "b", Signal: ITL, Source: "promql:u", At: t0.Add(-time.Minute),
+		Interval: 5 * time.Minute, Buckets: []Bucket{{0.1, 1}, {inf(), 1}}, History: true})
+	ep = s.endpoints["b"]
+	if r := ep.tracks[trackKey{OutputTPS, "promql"}].chart.res; r != 15*time.Second {
+		t.Errorf("chart made by a backfilled sample has %s slots, want its 15s live interval", r)
+	}
+	if r := ep.tracks[trackKey{ITL, "promql"}].chart.res; r != time.Second {
+		t.Errorf("chart made by a backfilled histogram has %s slots, want ChartResolution", r)
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+
 	"github.com/tokentop/tokentop/telemetry"
 )
 
@@ -189,5 +191,64 @@ func TestYoungSeriesMarked(t *testing.T) {
 	}
 	if r := rec.find(telemetry.KindSample, "young", telemetry.Running); len(r) != 1 || r[0].SeriesAge != 0 {
 		t.Errorf("a gauge without a rate window marked young: %+v", r)
+	}
+}
+
+// Value signals' history ends before the first live value and, when the
+// window widens, reaches further back without asking or emitting any
+// point twice; the widening asks only for the older part.
+func TestValueHistoryTilesWithoutOverlap(t *testing.T) {
+	f := newFakeProm(t, "llama-8b")
+	var ranges []v1.Range // range requests of the running gauge
+	f.set(func(f *fakeProm) {
+		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
+			if !strings.HasSuffix(r.URL.Path, "/query_range") || !strings.Contains(q, "vllm:num_requests_running") {
+				return false
+			}
+			start, end, step := parseRange(r)
+			ranges = append(ranges, v1.Range{Start: start, End: end, Step: step})
+			writeMatrix(w, []fakeSeries{{labels: map[string]string{"model_name": "llama-8b", "tokentop_engine": "vllm"}, value: 7}}, start, end, step, nil, nil)
+			return true
+		}
+	})
+	s, rec := newTestSource(t, testConfig(f.URL()))
+	history := func() (live time.Time, at []time.Time) {
+		for _, o := range rec.find(telemetry.KindSample, "llama-8b", telemetry.Running) {
+			switch {
+			case !o.History && (live.IsZero() || o.At.Before(live)):
+				live = o.At
+			case o.History:
+				if o.Value != 7 {
+					t.Errorf("history value %v, want the range answer's 7", o.Value)
+				}
+				at = append(at, o.At)
+			}
+		}
+		sort.Slice(at, func(i, j int) bool { return at[i].Before(at[j]) })
+		return live, at
+	}
+	s.WindowChanged(5 * time.Minute)
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	live, first := history()
+	if len(first) == 0 || !first[len(first)-1].Before(live) || live.Sub(first[0]) < 5*time.Minute-20*time.Second {
+		t.Fatalf("history %v…%v (%d points), live from %s: want the 5m window before the live start", first[0], first[len(first)-1], len(first), live)
+	}
+	s.WindowChanged(10 * time.Minute)
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, all := history()
+	for i := 1; i < len(all); i++ {
+		if !all[i].After(all[i-1]) {
+			t.Fatalf("history point at %s emitted twice", all[i])
+		}
+	}
+	if len(all) <= len(first) || live.Sub(all[0]) < 10*time.Minute-20*time.Second {
+		t.Errorf("after widening to 10m history reaches %s back (%d points, %d before)", live.Sub(all[0]), len(all), len(first))
+	}
+	if last := ranges[len(ranges)-1]; !last.End.Before(first[0]) {
+		t.Errorf("the widening asked up to %s, again over history held from %s", last.End, first[0])
 	}
 }

@@ -111,13 +111,25 @@ func (s *Source) refresh(ctx context.Context) error {
 			return err
 		}
 	}
+	valueJobs, valuePlans := rd.valueHistoryJobs(ans1)
+	for _, p := range valuePlans {
+		var jobs []job
+		for _, j := range valueJobs {
+			if j.signal == p.signal {
+				jobs = append(jobs, j)
+			}
+		}
+		if err := rd.valueHistory(ctx, p, jobs); err != nil {
+			return err
+		}
+	}
 	// Gauges last: the range answers have told which series are young.
 	for _, a := range ans1 {
 		if a.kind == instantJob && a.signal != "" {
 			rd.gauge(a)
 		}
 	}
-	return rd.emit(len(phase1) + len(phase2) + len(phase3))
+	return rd.emit(len(phase1) + len(phase2) + len(phase3) + len(valueJobs))
 }
 
 // histogramJob plans sig's range query up to the round's end: from the

@@ -281,6 +281,9 @@ func (rd *round) value(e *endpointState, sig telemetry.Signal, eval time.Time, v
 		return
 	}
 	e.seenValue[sig] = true
+	if key := (cumKey{e.info.Name, sig}); rd.s.state.values.liveFrom[key].IsZero() {
+		rd.s.state.values.liveFrom[key] = rd.s.state.offset.toServer(eval) // where its history ends
+	}
 	o := telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: v,
 		Approx: approx, Interval: rd.valueInterval(e)}
 	if rated {

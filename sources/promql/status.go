@@ -131,6 +131,12 @@ func (rd *round) retireGone() {
 				delete(st.judged, k)
 			}
 		}
+		for k := range st.values.liveFrom {
+			if k.endpoint == e.info.Name {
+				delete(st.values.liveFrom, k)
+				delete(st.values.asked, k)
+			}
+		}
 		rd.retired = append(rd.retired, telemetry.Observation{Kind: telemetry.KindRetire, At: rd.began, Endpoint: e.info.Name, Source: s.id,
 			Err: fmt.Sprintf("replica gone: no sample for %s", promDuration(s.cfg.MaxLag))})
 	}
