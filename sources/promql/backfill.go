@@ -39,12 +39,26 @@ const (
 	minHistorySteps = 12
 )
 
-// historyPlan is one signal's backfill: the grid start..end at step.
+// historyPlan is one signal's backfill: the grid start..end at step, in
+// chunks newest first, each its queries (one per template) over one range.
 type historyPlan struct {
 	signal     telemetry.Signal
 	start, end time.Time
 	step       time.Duration
-	chunks     int
+	chunks     [][]job
+	values     bool                 // a value signal's (samplehistory.go), else a histogram's
+	first      map[string]time.Time // values: each endpoint's earliest point
+}
+
+// jobCount is how many requests the plans make.
+func jobCount(plans []historyPlan) int {
+	n := 0
+	for _, p := range plans {
+		for _, c := range p.chunks {
+			n += len(c)
+		}
+	}
+	return n
 }
 
 // historyStatus is what the status says about the backfill.
@@ -89,11 +103,10 @@ func historyStep(span, R time.Duration, series int) time.Duration {
 // historyJobs plans the backfill of every distribution signal whose
 // endpoints' history does not reach the viewed window's start. Endpoints
 // are considered once the chain has their oldest point.
-func (rd *round) historyJobs() ([]job, []historyPlan) {
+func (rd *round) historyJobs() []historyPlan {
 	s, st := rd.s, &rd.s.state
 	R := s.cfg.HistogramStep
 	from := rd.lag.end.Add(-s.viewWindow())
-	var jobs []job
 	var plans []historyPlan
 	for _, sig := range signalsOf(st.queries.hist) {
 		if gen := s.viewGen.Load(); rd.began.Before(st.histRetry[sig]) && gen == st.histGen[sig] {
@@ -133,41 +146,101 @@ func (rd *round) historyJobs() ([]job, []historyPlan) {
 			if c.Before(p.start) {
 				c = p.start
 			}
+			var chunk []job
 			for _, tmpl := range st.queries.hist[sig] {
-				jobs = append(jobs, job{kind: rangeJob, signal: sig, query: s.expand.expand(tmpl),
+				chunk = append(chunk, job{kind: rangeJob, signal: sig, query: s.expand.expand(tmpl),
 					rng: v1.Range{Start: c, End: end, Step: step}})
 			}
-			p.chunks++
+			p.chunks = append(p.chunks, chunk)
 		}
 		plans = append(plans, p)
 	}
-	return jobs, plans
+	return plans
 }
 
-// history fetches a signal's backfill chunk by chunk, newest first, and
-// turns each into History windows before the next is asked, so that only
-// one chunk's answers are held. A failed chunk stops the signal's history
-// there (what came before it stays: the chain's oldest point moved back
-// with it), retried after DiscoveryInterval; it is a warning, not a
-// failure of the live signal.
-func (rd *round) history(ctx context.Context, p historyPlan, jobs []job) error {
-	s, st := rd.s, &rd.s.state
-	sig := p.signal
-	for len(jobs) > 0 {
-		n := 1 // the chunk's queries (one per template) share its range
-		for n < len(jobs) && jobs[n].rng == jobs[0].rng {
-			n++
-		}
-		ans := mergeAnswers(s.runJobs(ctx, jobs[:n]))
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		jobs = jobs[n:]
-		if !rd.historyChunk(p, ans[0]) {
-			st.histRetry[sig] = rd.began.Add(s.cfg.DiscoveryInterval)
-			return nil
+// runHistory fetches the plans' chunks in order, each turned into
+// History before the next but one is asked: one chunk is fetched while the
+// one before it is turned (the server and tokentop work at once), so at
+// most two chunks' answers are held. A failed chunk ends its plan there:
+// what came before it stays (the oldest point held, or what was asked,
+// moved back with it), retried after DiscoveryInterval; it is a warning,
+// not a failure of the live signal. Every goroutine ends before it
+// returns.
+func (rd *round) runHistory(ctx context.Context, plans []historyPlan) error {
+	type unit struct {
+		plan  int
+		chunk []job
+		last  bool // the plan's last chunk
+	}
+	var units []unit
+	for i, p := range plans {
+		for k, c := range p.chunks {
+			units = append(units, unit{plan: i, chunk: c, last: k == len(p.chunks)-1})
 		}
 	}
+	failed := make([]bool, len(plans))
+	fetch := func(i int) <-chan []answer {
+		ch := make(chan []answer, 1)
+		go func() { ch <- rd.s.runJobs(ctx, units[i].chunk) }()
+		return ch
+	}
+	var pending <-chan []answer
+	if len(units) > 0 {
+		pending = fetch(0)
+	}
+	for i, u := range units {
+		ans := <-pending
+		pending = nil
+		for next := i + 1; next < len(units); next++ {
+			if !failed[units[next].plan] {
+				pending = fetch(next)
+				break
+			}
+		}
+		if ctx.Err() != nil || failed[u.plan] {
+			if ctx.Err() != nil {
+				if pending != nil {
+					<-pending
+				}
+				return ctx.Err()
+			}
+			continue
+		}
+		p := &plans[u.plan]
+		a := mergeAnswers(ans)[0]
+		var ok bool
+		if p.values {
+			ok = rd.valueChunk(p, a)
+		} else {
+			ok = rd.historyChunk(*p, a)
+		}
+		switch {
+		case !ok:
+			failed[u.plan] = true
+			rd.historyFailed(*p)
+		case u.last && p.values:
+			rd.valueHistoryDone(*p)
+		case u.last:
+			rd.historyDone(*p)
+		}
+	}
+	return nil
+}
+
+// historyFailed schedules a failed plan's retry.
+func (rd *round) historyFailed(p historyPlan) {
+	retry := rd.began.Add(rd.s.cfg.DiscoveryInterval)
+	if p.values {
+		rd.s.state.values.retry[p.signal] = retry
+		return
+	}
+	rd.s.state.histRetry[p.signal] = retry
+}
+
+// historyDone records a distribution signal's backfill, fetched whole.
+func (rd *round) historyDone(p historyPlan) {
+	s, st := rd.s, &rd.s.state
+	sig := p.signal
 	// What history found, or did not, dates the series' births.
 	for key, o := range st.oldest {
 		if key.signal == sig {
@@ -190,12 +263,11 @@ func (rd *round) history(ctx context.Context, p historyPlan, jobs []job) error {
 		st.hist.from = p.start
 	}
 	st.hist.step = p.step
-	return nil
 }
 
-// historyChunk emits one chunk's windows, each endpoint's last one closed
-// by its oldest point held, which then moves back to the chunk's first
-// point. It returns false when the chunk failed.
+// historyChunk emits one chunk's windows of a distribution signal, each
+// endpoint's last one closed by its oldest point held, which then moves
+// back to the chunk's first point. It returns false when the chunk failed.
 func (rd *round) historyChunk(p historyPlan, a answer) bool {
 	s, st := rd.s, &rd.s.state
 	sig := p.signal

@@ -1,7 +1,6 @@
 package promql
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"time"
@@ -65,15 +64,14 @@ func (rd *round) noteLive(a answer) {
 // valueHistoryJobs plans the backfill of every value signal whose
 // endpoints' history does not reach the viewed window's start; live are
 // the round's instant answers, not yet mapped.
-func (rd *round) valueHistoryJobs(live []answer) ([]job, []historyPlan) {
+func (rd *round) valueHistoryJobs(live []answer) []historyPlan {
 	s, st := rd.s, &rd.s.state
 	if s.view.Load() <= 0 {
-		return nil, nil // no window on screen (snapshot, export): live values only
+		return nil // no window on screen (snapshot, export): live values only
 	}
 	vh := &st.values
 	R := s.cfg.HistogramStep
 	from := rd.lag.end.Add(-s.viewWindow())
-	var jobs []job
 	var plans []historyPlan
 	for _, a := range live {
 		sig := a.signal
@@ -99,7 +97,7 @@ func (rd *round) valueHistoryJobs(live []answer) ([]job, []historyPlan) {
 			continue
 		}
 		step := historyStep(upTo.Sub(from), R, len(vec))
-		p := historyPlan{signal: sig, start: alignDown(from, R), step: step}
+		p := historyPlan{signal: sig, start: alignDown(from, R), step: step, values: true, first: map[string]time.Time{}}
 		p.end = p.start.Add((upTo.Sub(p.start) - 1) / step * step)
 		perChunk := time.Duration(max(historyChunkPoints/len(vec), 1))
 		for end := p.end; !end.Before(p.start); end = end.Add(-perChunk * step) {
@@ -107,55 +105,28 @@ func (rd *round) valueHistoryJobs(live []answer) ([]job, []historyPlan) {
 			if c.Before(p.start) {
 				c = p.start
 			}
+			var chunk []job
 			for _, tmpl := range st.queries.value[sig] {
-				jobs = append(jobs, job{kind: rangeJob, signal: sig, query: s.expand.expand(tmpl),
+				chunk = append(chunk, job{kind: rangeJob, signal: sig, query: s.expand.expand(tmpl),
 					rng: v1.Range{Start: c, End: end, Step: step}})
 			}
-			p.chunks++
+			p.chunks = append(p.chunks, chunk)
 		}
+		vh.retry[sig], vh.gen[sig] = rd.began.Add(s.cfg.DiscoveryInterval), s.viewGen.Load()
 		plans = append(plans, p)
 	}
-	return jobs, plans
+	return plans
 }
 
-// valueHistory fetches a value signal's backfill chunk by chunk, newest
-// first, emitting each chunk's points before the next is asked. A failed
-// chunk is a warning; the signal is asked again after DiscoveryInterval
-// (what was emitted before it is not asked again: asked moves back with
-// each chunk).
-func (rd *round) valueHistory(ctx context.Context, p historyPlan, jobs []job) error {
-	s, st := rd.s, &rd.s.state
-	vh := &st.values
-	sig := p.signal
-	vh.retry[sig] = rd.began.Add(s.cfg.DiscoveryInterval)
-	vh.gen[sig] = s.viewGen.Load()
-	first := map[string]time.Time{} // each endpoint's earliest point
-	for len(jobs) > 0 {
-		n := 1
-		for n < len(jobs) && jobs[n].rng == jobs[0].rng {
-			n++
-		}
-		ans := mergeAnswers(s.runJobs(ctx, jobs[:n]))
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		chunk := jobs[0].rng
-		jobs = jobs[n:]
-		if !rd.valueChunk(p, ans[0], first) {
-			return nil
-		}
-		for key := range vh.liveFrom {
-			if at, ok := vh.asked[key]; key.signal == sig && (!ok || chunk.Start.Before(at)) {
-				vh.asked[key] = chunk.Start
-			}
-		}
-	}
-	// What the answers found, or did not, dates the series' births.
-	for key := range vh.liveFrom {
-		if key.signal != sig {
+// valueHistoryDone dates the series' births from a value signal's
+// backfill, fetched whole: what the answers found, or did not.
+func (rd *round) valueHistoryDone(p historyPlan) {
+	st := &rd.s.state
+	for key := range st.values.liveFrom {
+		if key.signal != p.signal {
 			continue
 		}
-		if t, ok := first[key.endpoint]; ok {
+		if t, ok := p.first[key.endpoint]; ok {
 			st.ages.note(key.endpoint, p.start, t)
 		}
 	}
@@ -163,15 +134,14 @@ func (rd *round) valueHistory(ctx context.Context, p historyPlan, jobs []job) er
 		st.hist.from = p.start
 		st.hist.step = p.step
 	}
-	return nil
 }
 
 // valueChunk emits one chunk's points as History samples, each endpoint's
 // only before what it holds already (its live values, or history asked
 // before). It returns false when the chunk failed.
-func (rd *round) valueChunk(p historyPlan, a answer, first map[string]time.Time) bool {
+func (rd *round) valueChunk(p *historyPlan, a answer) bool {
 	s, vh := rd.s, &rd.s.state.values
-	sig := p.signal
+	sig, first := p.signal, p.first
 	for _, w := range a.warnings {
 		rd.warn(string(sig) + " history: " + w)
 	}
@@ -209,6 +179,14 @@ func (rd *round) valueChunk(p historyPlan, a answer, first map[string]time.Time)
 				rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: s.localEval(t), Endpoint: e.info.Name,
 					Signal: sig, Value: v, Approx: approx, Interval: rd.valueInterval(e), History: true})
 			}
+		}
+	}
+	// What was asked is held: a later plan (the window widened) asks
+	// only for what lies before it.
+	start := a.rng.Start
+	for key := range vh.liveFrom {
+		if at, ok := vh.asked[key]; key.signal == sig && (!ok || start.Before(at)) {
+			vh.asked[key] = start
 		}
 	}
 	return true
