@@ -142,6 +142,13 @@ func (f *fleet) matrix(q string, start, end, step float64) []byte {
 	if (!ok && value == nil) || step <= 0 {
 		return append(b, `]}}`...)
 	}
+	// Every series shares the grid: its timestamps are formatted once.
+	var grid []float64
+	var stamps [][]byte
+	for t := start; t <= end+1e-9; t += step {
+		grid = append(grid, t)
+		stamps = append(stamps, strconv.AppendFloat(nil, t, 'f', 3, 64))
+	}
 	first := true
 	series := func(i int, labels string, v func(t float64) float64) {
 		if !first {
@@ -153,17 +160,17 @@ func (f *fleet) matrix(q string, start, end, step float64) []byte {
 		b = append(b, `","tokentop_engine":"vllm"`...)
 		b = append(b, labels...)
 		b = append(b, `},"values":[`...)
-		for t, k := start, 0; t <= end+1e-9; t, k = t+step, k+1 {
+		for k, t := range grid {
 			if k > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, '[')
-			b = strconv.AppendFloat(b, t, 'f', 3, 64)
+			b = append(b, stamps[k]...)
 			b = append(b, `,"`...)
 			b = strconv.AppendFloat(b, v(t), 'f', -1, 64)
 			b = append(b, `"]`...)
-			f.points.Add(1)
 		}
+		f.points.Add(int64(len(grid)))
 		b = append(b, `]}`...)
 	}
 	if !ok { // a gauge query's history: its value at every step

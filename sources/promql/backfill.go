@@ -137,25 +137,30 @@ func (rd *round) historyJobs() []historyPlan {
 		if p.end.Before(p.start) {
 			p.end = p.start
 		}
-		// Chunks newest first: each is differenced against the one after
-		// it (the chain's oldest point first), so a failure leaves history
-		// whole back to where it stopped.
-		perChunk := time.Duration(max(historyChunkPoints/max(st.series[sig], 1), 1))
-		for end := p.end; !end.Before(p.start); end = end.Add(-perChunk * step) {
-			c := end.Add(-(perChunk - 1) * step)
-			if c.Before(p.start) {
-				c = p.start
-			}
-			var chunk []job
-			for _, tmpl := range st.queries.hist[sig] {
-				chunk = append(chunk, job{kind: rangeJob, signal: sig, query: s.expand.expand(tmpl),
-					rng: v1.Range{Start: c, End: end, Step: step}})
-			}
-			p.chunks = append(p.chunks, chunk)
-		}
+		rd.chunk(&p, st.series[sig], st.queries.hist[sig])
 		plans = append(plans, p)
 	}
 	return plans
+}
+
+// chunk cuts p's grid into chunks of at most historyChunkPoints for about
+// series series, newest first: each is differenced against the one after
+// it (the chain's oldest point first), so a failure leaves history whole
+// back to where it stopped. Each chunk has one query per template.
+func (rd *round) chunk(p *historyPlan, series int, templates []string) {
+	perChunk := time.Duration(max(historyChunkPoints/max(series, 1), 1))
+	for end := p.end; !end.Before(p.start); end = end.Add(-perChunk * p.step) {
+		c := end.Add(-(perChunk - 1) * p.step)
+		if c.Before(p.start) {
+			c = p.start
+		}
+		var chunk []job
+		for _, tmpl := range templates {
+			chunk = append(chunk, job{kind: rangeJob, signal: p.signal, query: rd.s.expand.expand(tmpl),
+				rng: v1.Range{Start: c, End: end, Step: p.step}})
+		}
+		p.chunks = append(p.chunks, chunk)
+	}
 }
 
 // runHistory fetches the plans' chunks in order, each turned into

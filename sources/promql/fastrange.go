@@ -229,6 +229,28 @@ type jsonReader struct {
 	b     []byte
 	i     int
 	steps int // points per series to allocate for
+	// strs holds the strings read so far: an answer repeats few label
+	// names and values (a model's name in each of its 25 bucket series,
+	// each le in every model's), so each is allocated once.
+	strs map[string]string
+}
+
+// maxInterned bounds strs (a fleet's distinct label values are far fewer).
+const maxInterned = 1 << 14
+
+// interned returns b as a string, allocated once per answer.
+func (d *jsonReader) interned(b []byte) string {
+	if s, ok := d.strs[string(b)]; ok { // the lookup does not allocate
+		return s
+	}
+	s := string(b)
+	if d.strs == nil {
+		d.strs = map[string]string{}
+	}
+	if len(d.strs) < maxInterned {
+		d.strs[s] = s
+	}
+	return s
 }
 
 func (d *jsonReader) ws() {
@@ -332,7 +354,7 @@ func (d *jsonReader) str() (string, error) {
 		case '"':
 			d.i++
 			if !escaped {
-				return string(d.b[start+1 : d.i-1]), nil
+				return d.interned(d.b[start+1 : d.i-1]), nil
 			}
 			var s string
 			if err := json.Unmarshal(d.b[start:d.i], &s); err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -164,5 +165,38 @@ func TestFastInstantAsClientGolang(t *testing.T) {
 			t.Errorf("%s: %d requests, want %d", c.body, n, wantHits)
 		}
 		srv.Close()
+	}
+}
+
+// BenchmarkDecodeRangeAnswer decodes one history chunk of a 1,000-endpoint
+// vLLM fleet: 25 bucket, sum and count series per model, 9 steps.
+func BenchmarkDecodeRangeAnswer(b *testing.B) {
+	var body strings.Builder
+	body.WriteString(`{"status":"success","data":{"resultType":"matrix","result":[`)
+	les := []string{"0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08", "0.1", "0.25", "0.5", "0.75", "1", "2.5", "5",
+		"7.5", "10", "20", "40", "80", "160", "640", "2560", "+Inf"}
+	for i := range 1000 {
+		for k, le := range append(les, "sum", "series") {
+			if i > 0 || k > 0 {
+				body.WriteByte(',')
+			}
+			fmt.Fprintf(&body, `{"metric":{"model_name":"org/model-%04d","tokentop_engine":"vllm","le":%q},"values":[`, i, le)
+			for s := range 9 {
+				if s > 0 {
+					body.WriteByte(',')
+				}
+				fmt.Fprintf(&body, `[%d.000,"%d"]`, 1764600000+300*s, 1000*i+s)
+			}
+			body.WriteString("]}")
+		}
+	}
+	body.WriteString("]}}")
+	raw := []byte(body.String())
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, _, err := decodeRangeAnswer(raw, 9); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

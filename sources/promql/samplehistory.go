@@ -5,7 +5,6 @@ import (
 	"math"
 	"time"
 
-	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 
 	"github.com/tokentop/tokentop/telemetry"
@@ -99,19 +98,7 @@ func (rd *round) valueHistoryJobs(live []answer) []historyPlan {
 		step := historyStep(upTo.Sub(from), R, len(vec))
 		p := historyPlan{signal: sig, start: alignDown(from, R), step: step, values: true, first: map[string]time.Time{}}
 		p.end = p.start.Add((upTo.Sub(p.start) - 1) / step * step)
-		perChunk := time.Duration(max(historyChunkPoints/len(vec), 1))
-		for end := p.end; !end.Before(p.start); end = end.Add(-perChunk * step) {
-			c := end.Add(-(perChunk - 1) * step)
-			if c.Before(p.start) {
-				c = p.start
-			}
-			var chunk []job
-			for _, tmpl := range st.queries.value[sig] {
-				chunk = append(chunk, job{kind: rangeJob, signal: sig, query: s.expand.expand(tmpl),
-					rng: v1.Range{Start: c, End: end, Step: step}})
-			}
-			p.chunks = append(p.chunks, chunk)
-		}
+		rd.chunk(&p, len(vec), st.queries.value[sig])
 		vh.retry[sig], vh.gen[sig] = rd.began.Add(s.cfg.DiscoveryInterval), s.viewGen.Load()
 		plans = append(plans, p)
 	}
@@ -167,17 +154,24 @@ func (rd *round) valueChunk(p *historyPlan, a answer) bool {
 			if at, ok := vh.asked[key]; ok && at.Before(upTo) {
 				upTo = at
 			}
+			if len(ss.Values) == 0 {
+				continue
+			}
+			if t, ok := first[e.info.Name]; !ok || ss.Values[0].Timestamp.Time().Before(t) {
+				first[e.info.Name] = ss.Values[0].Timestamp.Time() // points come in time order
+			}
+			interval := rd.valueInterval(e)
 			for _, sp := range ss.Values {
 				t := sp.Timestamp.Time()
-				if f, ok := first[e.info.Name]; !ok || t.Before(f) {
-					first[e.info.Name] = t
-				}
 				v := float64(sp.Value)
-				if !t.Before(upTo) || math.IsNaN(v) || math.IsInf(v, 0) {
+				if !t.Before(upTo) {
+					break
+				}
+				if math.IsNaN(v) || math.IsInf(v, 0) {
 					continue
 				}
 				rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: s.localEval(t), Endpoint: e.info.Name,
-					Signal: sig, Value: v, Approx: approx, Interval: rd.valueInterval(e), History: true})
+					Signal: sig, Value: v, Approx: approx, Interval: interval, History: true})
 			}
 		}
 	}
