@@ -89,3 +89,23 @@ func TestChartSlotsFollowPromQLInterval(t *testing.T) {
 		t.Errorf("chart made by a backfilled histogram has %s slots, want ChartResolution", r)
 	}
 }
+
+// A source kind outside StoreConfig.Prefer still feeds the snapshot, as
+// the last resort.
+func TestSnapshotUnpreferredKind(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	t0 := time.Unix(1_700_000_000, 0)
+	s.Observe(Observation{Kind: KindSample, Endpoint: "a", Signal: Running, Source: "custom:u", At: t0, Value: 4, Interval: time.Second})
+	s.Observe(Observation{Kind: KindSample, Endpoint: "a", Signal: Waiting, Source: "promql:u", At: t0, Value: 1, Interval: time.Second})
+	snap := s.Snapshot(t0, time.Minute)
+	if len(snap.Endpoints) != 1 {
+		t.Fatalf("%d endpoints", len(snap.Endpoints))
+	}
+	sig := snap.Endpoints[0].Signals
+	if r, ok := sig[Running]; !ok || r.Value == nil || *r.Value != 4 || r.Source != "custom:u" {
+		t.Errorf("running from an unpreferred kind: %+v", r)
+	}
+	if w, ok := sig[Waiting]; !ok || w.Value == nil || *w.Value != 1 {
+		t.Errorf("waiting: %+v", w)
+	}
+}
