@@ -15,11 +15,13 @@ import (
 // gauges) and, when due, the metric-name listing; their evaluation
 // timestamps give the server's clock, and the freshness answer the store's
 // newest samples. Phase 2 fetches the histogram windows that have ended on
-// that clock and that the store has ingested; phase 3, when the viewed
-// window reaches further back than the history held, the older history
-// (backfill.go). Gauges are mapped last, once the range answers have
-// told which series are younger than the rate window (young.go). The number of requests
-// depends on the number of signals, never on the number of endpoints.
+// that clock and that the store has ingested, a signal at a time; phase 3,
+// when the viewed window reaches further back than the history held, the
+// older history of distribution signals (backfill.go) and of value
+// signals (samplehistory.go). Gauges are mapped last, once the range
+// answers have told which series are younger than the rate window
+// (young.go). The number of requests depends on the number of signals,
+// never on the number of endpoints.
 func (s *Source) refresh(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
