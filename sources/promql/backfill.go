@@ -1,9 +1,10 @@
 package promql
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
@@ -411,8 +412,10 @@ func (rd *round) noteChain(a answer) {
 	}
 }
 
+// sortBuckets orders a point's buckets by bound (answers come sorted by
+// the le label as text: "0.01" < "0.5" < "10" < "2.5").
 func sortBuckets(p *cumPoint) {
-	sort.Slice(p.buckets, func(i, j int) bool { return p.buckets[i].UpperBound < p.buckets[j].UpperBound })
+	slices.SortFunc(p.buckets, func(a, b telemetry.Bucket) int { return cmp.Compare(a.UpperBound, b.UpperBound) })
 }
 
 // describeHistory says, for the status, what is backfilled and what live.
