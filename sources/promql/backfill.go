@@ -38,6 +38,9 @@ const (
 	// minHistorySteps keeps a backfill useful for charts however many
 	// series there are.
 	minHistorySteps = 12
+	// historyPrefetch is how many chunks are fetched ahead of the one
+	// being turned into observations.
+	historyPrefetch = 2
 )
 
 // historyPlan is one signal's backfill: the grid start..end at step, in
@@ -164,10 +167,9 @@ func (rd *round) chunk(p *historyPlan, series int, templates []string) {
 	}
 }
 
-// runHistory fetches the plans' chunks in order, each turned into
-// History before the next but one is asked: one chunk is fetched while the
-// one before it is turned (the server and tokentop work at once), so at
-// most two chunks' answers are held. A failed chunk ends its plan there:
+// runHistory fetches the plans' chunks in order, historyPrefetch ahead of
+// the one being turned into History (the server and tokentop work at
+// once), so at most historyPrefetch+1 chunks' answers are held. A failed chunk ends its plan there:
 // what came before it stays (the oldest point held, or what was asked,
 // moved back with it), retried after DiscoveryInterval; it is a warning,
 // not a failure of the live signal. Every goroutine ends before it
@@ -185,32 +187,35 @@ func (rd *round) runHistory(ctx context.Context, plans []historyPlan) error {
 		}
 	}
 	failed := make([]bool, len(plans))
-	fetch := func(i int) <-chan []answer {
-		ch := make(chan []answer, 1)
-		go func() { ch <- rd.s.runJobs(ctx, units[i].chunk) }()
-		return ch
-	}
-	var pending <-chan []answer
-	if len(units) > 0 {
-		pending = fetch(0)
-	}
-	for i, u := range units {
-		ans := <-pending
-		pending = nil
-		for next := i + 1; next < len(units); next++ {
-			if !failed[units[next].plan] {
-				pending = fetch(next)
-				break
+	chans := map[int]<-chan []answer{}
+	var inFlight []int // units being fetched, in order
+	next := 0          // the next unit to fetch
+	queue := func() {
+		for ; next < len(units) && len(inFlight) < historyPrefetch; next++ {
+			if failed[units[next].plan] {
+				continue
 			}
+			ch := make(chan []answer, 1)
+			go func(c []job) { ch <- rd.s.runJobs(ctx, c) }(units[next].chunk)
+			chans[next], inFlight = ch, append(inFlight, next)
 		}
-		if ctx.Err() != nil || failed[u.plan] {
-			if ctx.Err() != nil {
-				if pending != nil {
-					<-pending
-				}
-				return ctx.Err()
+	}
+	queue()
+	for len(inFlight) > 0 {
+		i := inFlight[0]
+		inFlight = inFlight[1:]
+		ans := <-chans[i]
+		delete(chans, i)
+		queue() // the next ones are fetched while this one is turned
+		if ctx.Err() != nil {
+			for _, k := range inFlight {
+				<-chans[k]
 			}
-			continue
+			return ctx.Err()
+		}
+		u := units[i]
+		if failed[u.plan] {
+			continue // fetched before its plan failed
 		}
 		p := &plans[u.plan]
 		a := mergeAnswers(ans)[0]
