@@ -199,8 +199,12 @@ func TestYoungSeriesMarked(t *testing.T) {
 // point twice; the widening asks only for the older part.
 func TestValueHistoryTilesWithoutOverlap(t *testing.T) {
 	f := newFakeProm(t, "llama-8b")
+	// 1s past a step: the live value, dated by the newest sample (2s old),
+	// comes before the step the query was evaluated after.
+	clk := &fakeClock{t: time.Unix(1_700_000_001, 0)}
 	var ranges []v1.Range // range requests of the running gauge
 	f.set(func(f *fakeProm) {
+		f.clock = clk.Now
 		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
 			if !strings.HasSuffix(r.URL.Path, "/query_range") || !strings.Contains(q, "vllm:num_requests_running") {
 				return false
@@ -212,6 +216,7 @@ func TestValueHistoryTilesWithoutOverlap(t *testing.T) {
 		}
 	})
 	s, rec := newTestSource(t, testConfig(f.URL()))
+	s.now = clk.Now
 	history := func() (live time.Time, at []time.Time) {
 		for _, o := range rec.find(telemetry.KindSample, "llama-8b", telemetry.Running) {
 			switch {

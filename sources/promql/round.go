@@ -272,17 +272,14 @@ func (rd *round) gauge(a answer) {
 // value emits one endpoint's instant value, dated by its newest sample
 // when that is older than the evaluation.
 func (rd *round) value(e *endpointState, sig telemetry.Signal, eval time.Time, v float64, approx, rated bool) {
-	at := eval
-	if !e.dataAt.IsZero() && e.dataAt.Before(eval) {
-		at = e.dataAt
-	}
+	at := valueAt(e, eval)
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: at, Endpoint: e.info.Name, Signal: sig, Interval: rd.valueInterval(e)})
 		return
 	}
 	e.seenValue[sig] = true
 	if key := (cumKey{e.info.Name, sig}); rd.s.state.values.liveFrom[key].IsZero() {
-		rd.s.state.values.liveFrom[key] = rd.s.state.offset.toServer(eval) // where its history ends
+		rd.s.state.values.liveFrom[key] = rd.s.state.offset.toServer(at) // where its history ends
 	}
 	o := telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: v,
 		Approx: approx, Interval: rd.valueInterval(e)}
@@ -291,6 +288,15 @@ func (rd *round) value(e *endpointState, sig telemetry.Signal, eval time.Time, v
 		o.SeriesAge, _ = rd.s.state.ages.youngFor(e.info.Name, rd.lag.serverNow, rd.s.cfg.Window)
 	}
 	rd.add(o)
+}
+
+// valueAt dates an instant value evaluated at eval (local time): by the
+// endpoint's newest sample when that is older.
+func valueAt(e *endpointState, eval time.Time) time.Time {
+	if !e.dataAt.IsZero() && e.dataAt.Before(eval) {
+		return e.dataAt
+	}
+	return eval
 }
 
 func (rd *round) valueInterval(e *endpointState) time.Duration {

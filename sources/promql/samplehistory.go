@@ -51,10 +51,11 @@ func (rd *round) noteLive(a answer) {
 		return
 	}
 	for _, smp := range vec {
+		eval := rd.s.localEval(smp.Timestamp.Time())
 		for _, e := range rd.reg.resolve(smp.Metric, false) {
 			key := cumKey{e.info.Name, a.signal}
 			if _, ok := vh.liveFrom[key]; !ok {
-				vh.liveFrom[key] = smp.Timestamp.Time()
+				vh.liveFrom[key] = rd.s.state.offset.toServer(valueAt(e, eval)) // as value dates it
 			}
 		}
 	}
