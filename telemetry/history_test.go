@@ -74,4 +74,38 @@ func TestChartSlotsFollowPromQLInterval(t *testing.T) {
 	if got := s.Series("a", Running, t0, time.Minute, 4); got[3] != 3 {
 		t.Errorf("chart of the PromQL gauge %v, want its value in the last point", got)
 	}
+	// A backfilled sample may come before the first live value: its
+	// Interval, the live one, sizes the chart too; a backfilled histogram's
+	// (its window, the backfill's step) does not.
+	s.Observe(Observation{Kind: KindSample, Endpoint: "b", Signal: OutputTPS, Source: "promql:u", At: t0.Add(-time.Minute), Value: 9,
+		Interval: 15 * time.Second, History: true})
+	s.Observe(Observation{Kind: KindHistogram, Endpoint: "b", Signal: ITL, Source: "promql:u", At: t0.Add(-time.Minute),
+		Interval: 5 * time.Minute, Buckets: []Bucket{{0.1, 1}, {inf(), 1}}, History: true})
+	ep = s.endpoints["b"]
+	if r := ep.tracks[trackKey{OutputTPS, "promql"}].chart.res; r != 15*time.Second {
+		t.Errorf("chart made by a backfilled sample has %s slots, want its 15s live interval", r)
+	}
+	if r := ep.tracks[trackKey{ITL, "promql"}].chart.res; r != time.Second {
+		t.Errorf("chart made by a backfilled histogram has %s slots, want ChartResolution", r)
+	}
+}
+
+// A source kind outside StoreConfig.Prefer still feeds the snapshot, as
+// the last resort.
+func TestSnapshotUnpreferredKind(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	t0 := time.Unix(1_700_000_000, 0)
+	s.Observe(Observation{Kind: KindSample, Endpoint: "a", Signal: Running, Source: "custom:u", At: t0, Value: 4, Interval: time.Second})
+	s.Observe(Observation{Kind: KindSample, Endpoint: "a", Signal: Waiting, Source: "promql:u", At: t0, Value: 1, Interval: time.Second})
+	snap := s.Snapshot(t0, time.Minute)
+	if len(snap.Endpoints) != 1 {
+		t.Fatalf("%d endpoints", len(snap.Endpoints))
+	}
+	sig := snap.Endpoints[0].Signals
+	if r, ok := sig[Running]; !ok || r.Value == nil || *r.Value != 4 || r.Source != "custom:u" {
+		t.Errorf("running from an unpreferred kind: %+v", r)
+	}
+	if w, ok := sig[Waiting]; !ok || w.Value == nil || *w.Value != 1 {
+		t.Errorf("waiting: %+v", w)
+	}
 }

@@ -45,7 +45,8 @@ type Observation struct {
 	// scrape, promql, dcgm, nvidia-smi, sim.
 	Source string  `json:"source,omitempty"`
 	Value  float64 `json:"value,omitempty"`
-	// Interval is how often the source refreshes; it decides staleness.
+	// Interval is how often the source refreshes; it decides staleness
+	// (a History histogram's is its window; a History sample's the live one).
 	Interval time.Duration `json:"interval,omitempty"`
 	// Approx marks a value estimated rather than measured (e.g. token count
 	// from events, or a threshold interpolated inside a bucket).

@@ -243,6 +243,9 @@ func (s *Store) preferred(ep *endpointState, sig Signal, side Side, now time.Tim
 			return t
 		}
 	}
+	if !ep.unpreferred {
+		return fallback // (ranging over every track, for each signal, was most of a fleet's snapshot)
+	}
 	for k, t := range ep.tracks {
 		if k.signal == sig && SideOf(k.sourceKind) == side && !s.preferredKind(k.sourceKind) && try(t) {
 			return t

@@ -61,6 +61,9 @@ type endpointState struct {
 	probeSource string
 	probeAt     time.Time
 	probeErr    string
+	// unpreferred: a track of a source kind outside StoreConfig.Prefer
+	// exists (preferred then looks beyond the configured kinds).
+	unpreferred bool
 }
 
 func (ep *endpointState) probed() bool { return ep.probeSource != "" }
@@ -188,6 +191,7 @@ func (s *Store) track(ep *endpointState, sig Signal, source string) *track {
 	if !ok {
 		t = s.newTrack(sig, source)
 		ep.tracks[k] = t
+		ep.unpreferred = ep.unpreferred || !s.preferredKind(k.sourceKind)
 	}
 	return t
 }

@@ -171,11 +171,13 @@ func (t *track) observeHistory(o Observation, cfg StoreConfig) {
 // plot adds v at o.At to the chart, made on the first value. A PromQL
 // track's slots are as wide as its live interval (at least
 // ChartResolution): its values never come more often, and 1,000 endpoints'
-// charts at 1 s would hold a quarter of a GiB of empty slots.
+// charts at 1 s would hold a quarter of a GiB of empty slots. A History
+// sample carries that live interval too (a History histogram's Interval
+// is its window, as coarse as the backfill's step).
 func (t *track) plot(o Observation, cfg StoreConfig, v float64) {
 	if t.chart == nil {
 		res := cfg.ChartResolution
-		if t.sourceKind == "promql" && !o.History && o.Interval > res {
+		if t.sourceKind == "promql" && (!o.History || o.Kind == KindSample) && o.Interval > res {
 			res = o.Interval / cfg.ChartResolution * cfg.ChartResolution
 		}
 		t.chart = NewRing(res, cfg.ChartSpan)

@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"os/signal"
@@ -113,6 +114,19 @@ func startProfile(path string) (stop func(), err error) {
 	}, nil
 }
 
+// chartedFromStart counts the endpoints whose output tok/s chart has a
+// point in the window's first tenth: value history reached back there.
+func chartedFromStart(store *telemetry.Store, snap telemetry.Snapshot, window time.Duration) int {
+	n := 0
+	for _, ep := range snap.Endpoints {
+		pts := store.Series(ep.Name, telemetry.OutputTPS, snap.At, window, 10)
+		if len(pts) > 0 && !math.IsNaN(pts[0]) {
+			n++
+		}
+	}
+	return n
+}
+
 // currentRSS reads VmRSS from /proc/self/status, in MiB ("?" elsewhere).
 func currentRSS() string {
 	b, err := os.ReadFile("/proc/self/status")
@@ -153,10 +167,12 @@ func runSource(urlFile string, window, refresh, measure time.Duration, backfillP
 		return err
 	}
 	began := time.Now()
+	cpuBefore, _ := cpuTime()
 	if err := src.RefreshOnce(ctx); err != nil {
 		return fmt.Errorf("backfill: %w", err)
 	}
 	backfill := time.Since(began)
+	cpuAfter, _ := cpuTime()
 	stop()
 	req1, pts1, err := serverStats(url)
 	if err != nil {
@@ -186,8 +202,9 @@ func runSource(urlFile string, window, refresh, measure time.Duration, backfillP
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	fmt.Printf("backfill of %s: %.2fs, %d requests, %d range points; %d endpoints, %d with TTFT over the window (%d partly filled); live heap after GC %.0f MiB\n",
-		window, backfill.Seconds(), req1-req0, pts1-pts0, len(snap.Endpoints), filled, partial, float64(ms.HeapAlloc)/(1<<20))
+	fmt.Printf("backfill of %s: %.2fs (source's cpu %.2fs), %d requests, %d range points; %d endpoints, %d with TTFT over the window (%d partly filled), %d with output tok/s charted from the window's start; live heap after GC %.0f MiB\n",
+		window, backfill.Seconds(), (cpuAfter - cpuBefore).Seconds(), req1-req0, pts1-pts0, len(snap.Endpoints), filled, partial,
+		chartedFromStart(store, snap, window), float64(ms.HeapAlloc)/(1<<20))
 
 	// Steady state: refresh every interval, each followed by a snapshot.
 	t := time.NewTicker(refresh)

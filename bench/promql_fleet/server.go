@@ -16,8 +16,9 @@ import (
 // fleet answers the default PromQL queries for n vLLM endpoints, shaped
 // like the simulator's exposition: vLLM's bucket layouts, counters growing
 // with time (so any two evaluation times difference into real windows),
-// gauges, and each endpoint's newest sample 2 s old. It stands in for a
-// Prometheus holding a 1,000-endpoint fleet, so that the benchmark
+// gauges (instant, and as range answers for their history), and each
+// endpoint's newest sample 2 s old. It stands in for a Prometheus holding
+// a 1,000-endpoint fleet, so that the benchmark
 // measures tokentop, not the server.
 type fleet struct {
 	n        int
@@ -92,23 +93,29 @@ func (f *fleet) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// valueOf is endpoint i's value of a gauge query, nil for other queries.
+func valueOf(q string) func(i int) float64 {
+	switch {
+	case strings.Contains(q, "vllm:num_requests_running"):
+		return func(i int) float64 { return float64(i % 17) }
+	case strings.Contains(q, "vllm:num_requests_waiting"):
+		return func(i int) float64 { return float64(i % 3) }
+	case strings.Contains(q, "vllm:kv_cache_usage_perc"):
+		return func(i int) float64 { return float64(i%100) / 100 }
+	case strings.Contains(q, "vllm:generation_tokens_total"):
+		return func(i int) float64 { return 150 * perSecond(i) }
+	case strings.Contains(q, "vllm:request_success_total"):
+		return func(int) float64 { return 0.01 }
+	}
+	return nil
+}
+
 func (f *fleet) instant(q string, now time.Time) []byte {
 	ts := float64(now.UnixMilli()) / 1000
-	var value func(i int) float64
-	switch {
-	case strings.Contains(q, "timestamp("):
+	value := valueOf(q)
+	if strings.Contains(q, "timestamp(") {
 		newest := float64(now.Add(-2*time.Second).UnixMilli()) / 1000
 		value = func(int) float64 { return newest }
-	case strings.Contains(q, "vllm:num_requests_running"):
-		value = func(i int) float64 { return float64(i % 17) }
-	case strings.Contains(q, "vllm:num_requests_waiting"):
-		value = func(i int) float64 { return float64(i % 3) }
-	case strings.Contains(q, "vllm:kv_cache_usage_perc"):
-		value = func(i int) float64 { return float64(i%100) / 100 }
-	case strings.Contains(q, "vllm:generation_tokens_total"):
-		value = func(i int) float64 { return 150 * perSecond(i) }
-	case strings.Contains(q, "vllm:request_success_total"):
-		value = func(int) float64 { return 0.01 }
 	}
 	b := []byte(`{"status":"success","data":{"resultType":"vector","result":[`)
 	if value != nil {
@@ -131,8 +138,16 @@ func (f *fleet) instant(q string, now time.Time) []byte {
 func (f *fleet) matrix(q string, start, end, step float64) []byte {
 	b := []byte(`{"status":"success","data":{"resultType":"matrix","result":[`)
 	bounds, med, ok := histogramOf(q)
-	if !ok || step <= 0 {
+	value := valueOf(q)
+	if (!ok && value == nil) || step <= 0 {
 		return append(b, `]}}`...)
+	}
+	// Every series shares the grid: its timestamps are formatted once.
+	var grid []float64
+	var stamps [][]byte
+	for t := start; t <= end+1e-9; t += step {
+		grid = append(grid, t)
+		stamps = append(stamps, strconv.AppendFloat(nil, t, 'f', 3, 64))
 	}
 	first := true
 	series := func(i int, labels string, v func(t float64) float64) {
@@ -145,18 +160,25 @@ func (f *fleet) matrix(q string, start, end, step float64) []byte {
 		b = append(b, `","tokentop_engine":"vllm"`...)
 		b = append(b, labels...)
 		b = append(b, `},"values":[`...)
-		for t, k := start, 0; t <= end+1e-9; t, k = t+step, k+1 {
+		for k, t := range grid {
 			if k > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, '[')
-			b = strconv.AppendFloat(b, t, 'f', 3, 64)
+			b = append(b, stamps[k]...)
 			b = append(b, `,"`...)
-			b = strconv.AppendFloat(b, v(t), 'f', -1, 64)
+			b = appendValue(b, v(t))
 			b = append(b, `"]`...)
-			f.points.Add(1)
 		}
+		f.points.Add(int64(len(grid)))
 		b = append(b, `]}`...)
+	}
+	if !ok { // a gauge query's history: its value at every step
+		for i := range f.n {
+			v := value(i)
+			series(i, "", func(float64) float64 { return v })
+		}
+		return append(b, `]}}`...)
 	}
 	for i := range f.n {
 		rate := perSecond(i)
@@ -172,6 +194,16 @@ func (f *fleet) matrix(q string, start, end, step float64) []byte {
 		series(i, `,"tokentop_part":"series"`, func(float64) float64 { return 1 })
 	}
 	return append(b, `]}}`...)
+}
+
+// appendValue formats v as Prometheus does; whole numbers (counters,
+// bucket counts) the cheap way, so the stand-in spends less of the
+// machine than the source it serves.
+func appendValue(b []byte, v float64) []byte {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.AppendInt(b, int64(v), 10)
+	}
+	return strconv.AppendFloat(b, v, 'f', -1, 64)
 }
 
 // listen serves the fleet on a loopback port and returns its URL.

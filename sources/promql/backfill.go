@@ -1,8 +1,10 @@
 package promql
 
 import (
+	"cmp"
+	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
@@ -36,14 +38,31 @@ const (
 	// minHistorySteps keeps a backfill useful for charts however many
 	// series there are.
 	minHistorySteps = 12
+	// historyPrefetch is how many chunks are fetched ahead of the one
+	// being turned into observations.
+	historyPrefetch = 2
 )
 
-// historyPlan is one signal's backfill: the grid start..end at step.
+// historyPlan is one signal's backfill: the grid start..end at step, in
+// chunks newest first, each its queries (one per template) over one range.
 type historyPlan struct {
 	signal     telemetry.Signal
 	start, end time.Time
 	step       time.Duration
-	chunks     int
+	chunks     [][]job
+	values     bool                 // a value signal's (samplehistory.go), else a histogram's
+	first      map[string]time.Time // values: each endpoint's earliest point
+}
+
+// jobCount is how many requests the plans make.
+func jobCount(plans []historyPlan) int {
+	n := 0
+	for _, p := range plans {
+		for _, c := range p.chunks {
+			n += len(c)
+		}
+	}
+	return n
 }
 
 // historyStatus is what the status says about the backfill.
@@ -88,11 +107,10 @@ func historyStep(span, R time.Duration, series int) time.Duration {
 // historyJobs plans the backfill of every distribution signal whose
 // endpoints' history does not reach the viewed window's start. Endpoints
 // are considered once the chain has their oldest point.
-func (rd *round) historyJobs() ([]job, []historyPlan) {
+func (rd *round) historyJobs() []historyPlan {
 	s, st := rd.s, &rd.s.state
 	R := s.cfg.HistogramStep
 	from := rd.lag.end.Add(-s.viewWindow())
-	var jobs []job
 	var plans []historyPlan
 	for _, sig := range signalsOf(st.queries.hist) {
 		if gen := s.viewGen.Load(); rd.began.Before(st.histRetry[sig]) && gen == st.histGen[sig] {
@@ -123,74 +141,117 @@ func (rd *round) historyJobs() ([]job, []historyPlan) {
 		if p.end.Before(p.start) {
 			p.end = p.start
 		}
-		perChunk := max(historyChunkPoints/max(st.series[sig], 1), 1)
-		for _, tmpl := range st.queries.hist[sig] {
-			query := s.expand.expand(tmpl)
-			for c := p.start; !c.After(p.end); c = c.Add(time.Duration(perChunk) * step) {
-				end := c.Add(time.Duration(perChunk-1) * step)
-				if end.After(p.end) {
-					end = p.end
-				}
-				jobs = append(jobs, job{kind: rangeJob, signal: sig, query: query,
-					rng: v1.Range{Start: c, End: end, Step: step}})
-				p.chunks++
-			}
-		}
+		rd.chunk(&p, st.series[sig], st.queries.hist[sig])
 		plans = append(plans, p)
 	}
-	return jobs, plans
+	return plans
 }
 
-// history turns a signal's backfill answers into History windows. A
-// failed chunk leaves the signal's history as it was, retried after
-// DiscoveryInterval; it is a warning, not a failure of the live signal.
-func (rd *round) history(p historyPlan, answers []answer) {
+// chunk cuts p's grid into chunks of at most historyChunkPoints for about
+// series series, newest first: each is differenced against the one after
+// it (the chain's oldest point first), so a failure leaves history whole
+// back to where it stopped. Each chunk has one query per template.
+func (rd *round) chunk(p *historyPlan, series int, templates []string) {
+	perChunk := time.Duration(max(historyChunkPoints/max(series, 1), 1))
+	for end := p.end; !end.Before(p.start); end = end.Add(-perChunk * p.step) {
+		c := end.Add(-(perChunk - 1) * p.step)
+		if c.Before(p.start) {
+			c = p.start
+		}
+		var chunk []job
+		for _, tmpl := range templates {
+			chunk = append(chunk, job{kind: rangeJob, signal: p.signal, query: rd.s.expand.expand(tmpl),
+				rng: v1.Range{Start: c, End: end, Step: p.step}})
+		}
+		p.chunks = append(p.chunks, chunk)
+	}
+}
+
+// runHistory fetches the plans' chunks in order, historyPrefetch ahead of
+// the one being turned into History (the server and tokentop work at
+// once), so at most historyPrefetch+1 chunks' answers are held. A failed chunk ends its plan there:
+// what came before it stays (the oldest point held, or what was asked,
+// moved back with it), retried after DiscoveryInterval; it is a warning,
+// not a failure of the live signal. Every goroutine ends before it
+// returns.
+func (rd *round) runHistory(ctx context.Context, plans []historyPlan) error {
+	type unit struct {
+		plan  int
+		chunk []job
+		last  bool // the plan's last chunk
+	}
+	var units []unit
+	for i, p := range plans {
+		for k, c := range p.chunks {
+			units = append(units, unit{plan: i, chunk: c, last: k == len(p.chunks)-1})
+		}
+	}
+	failed := make([]bool, len(plans))
+	chans := map[int]<-chan []answer{}
+	var inFlight []int // units being fetched, in order
+	next := 0          // the next unit to fetch
+	queue := func() {
+		for ; next < len(units) && len(inFlight) < historyPrefetch; next++ {
+			if failed[units[next].plan] {
+				continue
+			}
+			ch := make(chan []answer, 1)
+			go func(c []job) { ch <- rd.s.runJobs(ctx, c) }(units[next].chunk)
+			chans[next], inFlight = ch, append(inFlight, next)
+		}
+	}
+	queue()
+	for len(inFlight) > 0 {
+		i := inFlight[0]
+		inFlight = inFlight[1:]
+		ans := <-chans[i]
+		delete(chans, i)
+		queue() // the next ones are fetched while this one is turned
+		if ctx.Err() != nil {
+			for _, k := range inFlight {
+				<-chans[k]
+			}
+			return ctx.Err()
+		}
+		u := units[i]
+		if failed[u.plan] {
+			continue // fetched before its plan failed
+		}
+		p := &plans[u.plan]
+		a := mergeAnswers(ans)[0]
+		var ok bool
+		if p.values {
+			ok = rd.valueChunk(p, a)
+		} else {
+			ok = rd.historyChunk(*p, a)
+		}
+		switch {
+		case !ok:
+			failed[u.plan] = true
+			rd.historyFailed(*p)
+		case u.last && p.values:
+			rd.valueHistoryDone(*p)
+		case u.last:
+			rd.historyDone(*p)
+		}
+	}
+	return nil
+}
+
+// historyFailed schedules a failed plan's retry.
+func (rd *round) historyFailed(p historyPlan) {
+	retry := rd.began.Add(rd.s.cfg.DiscoveryInterval)
+	if p.values {
+		rd.s.state.values.retry[p.signal] = retry
+		return
+	}
+	rd.s.state.histRetry[p.signal] = retry
+}
+
+// historyDone records a distribution signal's backfill, fetched whole.
+func (rd *round) historyDone(p historyPlan) {
 	s, st := rd.s, &rd.s.state
 	sig := p.signal
-	points := map[*endpointState]map[model.Time]*cumPoint{}
-	for _, a := range answers {
-		if a.signal != sig {
-			continue
-		}
-		for _, w := range a.warnings {
-			rd.warn(string(sig) + " history: " + w)
-		}
-		if a.err != nil {
-			rd.warn(fmt.Sprintf("%s history (%s back) failed: %s; retried in %s", sig,
-				promDuration(rd.lag.end.Sub(p.start)), describeError(a.err, s.cfg.HTTP.Timeout, s.creds.secrets()),
-				promDuration(s.cfg.DiscoveryInterval)))
-			st.histRetry[sig] = rd.began.Add(s.cfg.DiscoveryInterval)
-			return
-		}
-		mat, ok := a.value.(model.Matrix)
-		if !ok {
-			rd.warn(fmt.Sprintf("%s history: query returned a %s, want a range vector", sig, valueType(a.value)))
-			st.histRetry[sig] = rd.began.Add(s.cfg.DiscoveryInterval)
-			return
-		}
-		collectPoints(rd, sig, mat, points)
-	}
-	for e, byT := range points {
-		key := cumKey{e.info.Name, sig}
-		oldest, ok := st.oldest[key]
-		if !ok {
-			continue // not in the chain yet: its turn comes once it is
-		}
-		var chain []*cumPoint
-		for _, t := range sortedTimes(byT) {
-			if pt := byT[t]; pt.t.Before(oldest.t) && len(pt.buckets) > 0 {
-				chain = append(chain, pt)
-			}
-		}
-		if len(chain) == 0 {
-			continue
-		}
-		chain = append(chain, &oldest)
-		for i := 1; i < len(chain); i++ {
-			rd.historyWindow(e, sig, chain[i-1], chain[i])
-		}
-		st.oldest[key] = *chain[0]
-	}
 	// What history found, or did not, dates the series' births.
 	for key, o := range st.oldest {
 		if key.signal == sig {
@@ -213,6 +274,52 @@ func (rd *round) history(p historyPlan, answers []answer) {
 		st.hist.from = p.start
 	}
 	st.hist.step = p.step
+}
+
+// historyChunk emits one chunk's windows of a distribution signal, each
+// endpoint's last one closed by its oldest point held, which then moves
+// back to the chunk's first point. It returns false when the chunk failed.
+func (rd *round) historyChunk(p historyPlan, a answer) bool {
+	s, st := rd.s, &rd.s.state
+	sig := p.signal
+	for _, w := range a.warnings {
+		rd.warn(string(sig) + " history: " + w)
+	}
+	if a.err != nil {
+		rd.warn(fmt.Sprintf("%s history (%s back) failed: %s; retried in %s", sig,
+			promDuration(rd.lag.end.Sub(p.start)), describeError(a.err, s.cfg.HTTP.Timeout, s.creds.secrets()),
+			promDuration(s.cfg.DiscoveryInterval)))
+		return false
+	}
+	mat, ok := a.value.(model.Matrix)
+	if !ok {
+		rd.warn(fmt.Sprintf("%s history: query returned a %s, want a range vector", sig, valueType(a.value)))
+		return false
+	}
+	points := map[*endpointState]map[model.Time]*cumPoint{}
+	collectPoints(rd, sig, mat, points)
+	for e, byT := range points {
+		key := cumKey{e.info.Name, sig}
+		oldest, ok := st.oldest[key]
+		if !ok {
+			continue // not in the chain yet: its turn comes once it is
+		}
+		var chain []*cumPoint
+		for _, t := range sortedTimes(byT) {
+			if pt := byT[t]; pt.t.Before(oldest.t) && len(pt.buckets) > 0 {
+				chain = append(chain, pt)
+			}
+		}
+		if len(chain) == 0 {
+			continue
+		}
+		chain = append(chain, &oldest)
+		for i := 1; i < len(chain); i++ {
+			rd.historyWindow(e, sig, chain[i-1], chain[i])
+		}
+		st.oldest[key] = *chain[0]
+	}
+	return true
 }
 
 // historyWindow emits the observations in (prev.t, cur.t] as History.
@@ -310,8 +417,10 @@ func (rd *round) noteChain(a answer) {
 	}
 }
 
+// sortBuckets orders a point's buckets by bound (answers come sorted by
+// the le label as text: "0.01" < "0.5" < "10" < "2.5").
 func sortBuckets(p *cumPoint) {
-	sort.Slice(p.buckets, func(i, j int) bool { return p.buckets[i].UpperBound < p.buckets[j].UpperBound })
+	slices.SortFunc(p.buckets, func(a, b telemetry.Bucket) int { return cmp.Compare(a.UpperBound, b.UpperBound) })
 }
 
 // describeHistory says, for the status, what is backfilled and what live.

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+
 	"github.com/tokentop/tokentop/telemetry"
 )
 
@@ -189,5 +191,141 @@ func TestYoungSeriesMarked(t *testing.T) {
 	}
 	if r := rec.find(telemetry.KindSample, "young", telemetry.Running); len(r) != 1 || r[0].SeriesAge != 0 {
 		t.Errorf("a gauge without a rate window marked young: %+v", r)
+	}
+}
+
+// Value signals' history ends before the first live value and, when the
+// window widens, reaches further back without asking or emitting any
+// point twice; the widening asks only for the older part.
+func TestValueHistoryTilesWithoutOverlap(t *testing.T) {
+	f := newFakeProm(t, "llama-8b")
+	// 1s past a step: the live value, dated by the newest sample (2s old),
+	// comes before the step the query was evaluated after.
+	clk := &fakeClock{t: time.Unix(1_700_000_001, 0)}
+	var ranges []v1.Range // range requests of the running gauge
+	f.set(func(f *fakeProm) {
+		f.clock = clk.Now
+		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
+			if !strings.HasSuffix(r.URL.Path, "/query_range") || !strings.Contains(q, "vllm:num_requests_running") {
+				return false
+			}
+			start, end, step := parseRange(r)
+			ranges = append(ranges, v1.Range{Start: start, End: end, Step: step})
+			writeMatrix(w, []fakeSeries{{labels: map[string]string{"model_name": "llama-8b", "tokentop_engine": "vllm"}, value: 7}}, start, end, step, nil, nil)
+			return true
+		}
+	})
+	s, rec := newTestSource(t, testConfig(f.URL()))
+	s.now = clk.Now
+	history := func() (live time.Time, at []time.Time) {
+		for _, o := range rec.find(telemetry.KindSample, "llama-8b", telemetry.Running) {
+			switch {
+			case !o.History && (live.IsZero() || o.At.Before(live)):
+				live = o.At
+			case o.History:
+				if o.Value != 7 {
+					t.Errorf("history value %v, want the range answer's 7", o.Value)
+				}
+				at = append(at, o.At)
+			}
+		}
+		sort.Slice(at, func(i, j int) bool { return at[i].Before(at[j]) })
+		return live, at
+	}
+	s.WindowChanged(5 * time.Minute)
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	live, first := history()
+	if len(first) == 0 || !first[len(first)-1].Before(live) || live.Sub(first[0]) < 5*time.Minute-20*time.Second {
+		t.Fatalf("history %v…%v (%d points), live from %s: want the 5m window before the live start", first[0], first[len(first)-1], len(first), live)
+	}
+	s.WindowChanged(10 * time.Minute)
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, all := history()
+	for i := 1; i < len(all); i++ {
+		if !all[i].After(all[i-1]) {
+			t.Fatalf("history point at %s emitted twice", all[i])
+		}
+	}
+	if len(all) <= len(first) || live.Sub(all[0]) < 10*time.Minute-20*time.Second {
+		t.Errorf("after widening to 10m history reaches %s back (%d points, %d before)", live.Sub(all[0]), len(all), len(first))
+	}
+	if last := ranges[len(ranges)-1]; !last.End.Before(first[0]) {
+		t.Errorf("the widening asked up to %s, again over history held from %s", last.End, first[0])
+	}
+}
+
+// A failed history query is a warning, never a failure of the live
+// signal; it is asked again after DiscoveryInterval, and what it then
+// brings is emitted once.
+func TestHistoryFailureRetried(t *testing.T) {
+	f := newFakeProm(t, "llama-8b")
+	clk := &fakeClock{t: time.Unix(1_700_000_003, 0)}
+	failing := true
+	var running []time.Time // starts of the running gauge's history requests
+	f.set(func(f *fakeProm) {
+		f.clock = clk.Now
+		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
+			if !strings.HasSuffix(r.URL.Path, "/query_range") || !strings.Contains(q, "vllm:num_requests_running") {
+				return false
+			}
+			start, end, step := parseRange(r)
+			running = append(running, start)
+			if failing {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = w.Write([]byte(`{"status":"error","errorType":"unavailable","error":"overloaded"}`))
+				return true
+			}
+			writeMatrix(w, []fakeSeries{{labels: map[string]string{"model_name": "llama-8b", "tokentop_engine": "vllm"}, value: 7}}, start, end, step, nil, nil)
+			return true
+		}
+	})
+	cfg := testConfig(f.URL())
+	cfg.DiscoveryInterval = time.Minute
+	s, rec := newTestSource(t, cfg)
+	s.now = clk.Now
+	s.WindowChanged(5 * time.Minute)
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatalf("a failed history query failed the refresh: %v", err)
+	}
+	st := rec.status(t)
+	if st.State != telemetry.Live || !strings.Contains(strings.Join(st.Warnings, "\n"), "running history (5m") {
+		t.Fatalf("status %s, warnings %q: want live with a running history warning", st.State, st.Warnings)
+	}
+	count := func() (hist, live int) {
+		for _, o := range rec.find(telemetry.KindSample, "llama-8b", telemetry.Running) {
+			if o.History {
+				hist++
+			} else {
+				live++
+			}
+		}
+		return hist, live
+	}
+	if h, l := count(); h != 0 || l != 1 {
+		t.Fatalf("after the failure: %d history points, %d live values", h, l)
+	}
+	failing = false
+	clk.Add(10 * time.Second) // not due yet
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(running) != 1 {
+		t.Fatalf("history asked %d times within the discovery interval, want once", len(running))
+	}
+	clk.Add(time.Minute)
+	for range 2 {
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		clk.Add(10 * time.Second)
+	}
+	// The window now begins 80s later; it is filled up to the first live
+	// value: 5m − 80s at the 10s step.
+	if h, _ := count(); len(running) != 2 || h < 21 || h > 24 {
+		t.Errorf("after the retry: %d history requests, %d history points; want 2 requests and about 22 points", len(running), h)
 	}
 }

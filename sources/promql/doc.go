@@ -37,7 +37,9 @@
 // buckets) a direct scrape emits, so the store, the SLO engine and the charts
 // treat PromQL and scrape data identically — same quantile maths
 // (telemetry.HistogramQuantile), same windows, integer good/bad counts at
-// bucket edges — and PromQL mode backfills Backfill of history at start.
+// bucket edges — and PromQL mode backfills Backfill of history at start,
+// or the window on screen (backfill.go; value signals' too,
+// samplehistory.go).
 // Server-side histogram_quantile would give one number per fixed window that
 // the store could neither re-window nor turn into good-event ratios; and
 // increase(…[R]) per window extrapolates each window from a sample of its

@@ -19,74 +19,113 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// fastRange runs range queries itself. client_golang validates a body
-// with encoding/json and then decodes it again with json-iterator through
-// reflection; at fleet scale (a 1 h backfill of 1,000 endpoints is a
-// million points) that was three quarters of tokentop's CPU. Errors are
-// built as client_golang builds them (describeError reads both alike); a
-// status client_golang answers by retrying with GET, or a success body in
-// an unexpected shape, is asked again through client_golang.
-type fastRange struct {
+// fastAPI runs instant and range queries itself. client_golang validates
+// a body with encoding/json and then decodes it again with json-iterator
+// through reflection (an instant vector sample by sample, each through
+// encoding/json once more); at fleet scale (a 1 h backfill of 1,000
+// endpoints is a million points, each refresh's gauges 1,000 samples a
+// query) that was most of tokentop's CPU. Errors are built as
+// client_golang builds them (describeError reads both alike); a status
+// client_golang answers by retrying with GET, or a success body in a
+// shape not read here (a scalar, native histograms), is asked again
+// through client_golang.
+type fastAPI struct {
 	promAPI
-	hc       *http.Client
-	endpoint *url.URL // …/api/v1/query_range
-	timeout  time.Duration
+	hc              *http.Client
+	instant, ranged *url.URL // …/api/v1/query, …/api/v1/query_range
+	timeout         time.Duration
 }
 
-func newFastRange(inner promAPI, hc *http.Client, base *url.URL, timeout time.Duration) fastRange {
-	u := *base
-	u.Path = path.Join(u.Path, "/api/v1/query_range")
-	return fastRange{promAPI: inner, hc: hc, endpoint: &u, timeout: timeout}
+func newFastAPI(inner promAPI, hc *http.Client, base *url.URL, timeout time.Duration) fastAPI {
+	at := func(p string) *url.URL {
+		u := *base
+		u.Path = path.Join(u.Path, p)
+		return &u
+	}
+	return fastAPI{promAPI: inner, hc: hc, instant: at("/api/v1/query"), ranged: at("/api/v1/query_range"), timeout: timeout}
 }
 
 // errUnexpected sends an answer to client_golang.
 var errUnexpected = errors.New("unexpected answer")
 
-// QueryRange runs the query itself, else through client_golang.
-func (f fastRange) QueryRange(ctx context.Context, query string, r v1.Range, opts ...v1.Option) (model.Value, v1.Warnings, v1.Infos, error) {
-	m, w, inf, err := f.queryRange(ctx, query, r)
+// Query runs an instant query itself, else through client_golang.
+func (f fastAPI) Query(ctx context.Context, query string, ts time.Time, opts ...v1.Option) (model.Value, v1.Warnings, v1.Infos, error) {
+	form := url.Values{"query": {query}}
+	if !ts.IsZero() {
+		form.Set("time", formatTime(ts))
+	}
+	body, err := f.post(ctx, f.instant, form)
+	var (
+		vec model.Vector
+		w   v1.Warnings
+		inf v1.Infos
+	)
+	if err == nil {
+		vec, w, inf, err = decodeInstantAnswer(body)
+	}
 	if errors.Is(err, errUnexpected) && ctx.Err() == nil {
-		return f.promAPI.QueryRange(ctx, query, r, opts...)
+		return f.promAPI.Query(ctx, query, ts, opts...)
 	}
 	if err != nil {
 		return nil, w, inf, err
 	}
-	return m, w, inf, nil
+	return vec, w, inf, nil
 }
 
-func (f fastRange) queryRange(ctx context.Context, query string, r v1.Range) (model.Matrix, v1.Warnings, v1.Infos, error) {
+// QueryRange runs a range query itself, else through client_golang.
+func (f fastAPI) QueryRange(ctx context.Context, query string, r v1.Range, opts ...v1.Option) (model.Value, v1.Warnings, v1.Infos, error) {
 	form := url.Values{
 		"query": {query},
 		"start": {formatTime(r.Start)},
 		"end":   {formatTime(r.End)},
 		"step":  {strconv.FormatFloat(r.Step.Seconds(), 'f', -1, 64)},
 	}
+	body, err := f.post(ctx, f.ranged, form)
+	var (
+		mat model.Matrix
+		w   v1.Warnings
+		inf v1.Infos
+	)
+	if err == nil {
+		mat, w, inf, err = decodeRangeAnswer(body, int(r.End.Sub(r.Start)/max(r.Step, 1))+1)
+	}
+	if errors.Is(err, errUnexpected) && ctx.Err() == nil {
+		return f.promAPI.QueryRange(ctx, query, r, opts...)
+	}
+	if err != nil {
+		return nil, w, inf, err
+	}
+	return mat, w, inf, nil
+}
+
+// post sends the form as client_golang does and returns a 2xx body.
+func (f fastAPI) post(ctx context.Context, endpoint *url.URL, form url.Values) ([]byte, error) {
 	if f.timeout > 0 {
 		form.Set("timeout", f.timeout.String()) // as client_golang sends it
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.endpoint.String(), strings.NewReader(form.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint.String(), strings.NewReader(form.Encode()))
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	resp, err := f.hc.Do(req)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	defer resp.Body.Close()
 	switch resp.StatusCode {
 	case http.StatusForbidden, http.StatusMethodNotAllowed, http.StatusNotImplemented, http.StatusNoContent:
 		_, _ = io.Copy(io.Discard, resp.Body) // drained for reuse; client_golang retries with GET
-		return nil, nil, nil, errUnexpected
+		return nil, errUnexpected
 	}
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, nil, nil, httpError(resp.StatusCode, body)
+		return nil, httpError(resp.StatusCode, body)
 	}
-	return decodeRangeAnswer(body, int(r.End.Sub(r.Start)/max(r.Step, 1))+1)
+	return body, nil
 }
 
 // httpError is the error client_golang gives for a status that is not
@@ -132,8 +171,31 @@ func formatTime(t time.Time) string {
 // points a series may have.
 func decodeRangeAnswer(b []byte, steps int) (model.Matrix, v1.Warnings, v1.Infos, error) {
 	d := &jsonReader{b: b, steps: min(max(steps, 1), maxPointsPerSeries)}
+	var mat model.Matrix
+	w, inf, err := d.answer(func() error {
+		var err error
+		mat, err = d.matrixData()
+		return err
+	})
+	return mat, w, inf, err
+}
+
+// decodeInstantAnswer reads {"status":"success","data":{"resultType":
+// "vector","result":[…]},"warnings":[…],"infos":[…]}.
+func decodeInstantAnswer(b []byte) (model.Vector, v1.Warnings, v1.Infos, error) {
+	d := &jsonReader{b: b}
+	var vec model.Vector
+	w, inf, err := d.answer(func() error {
+		var err error
+		vec, err = d.vectorData()
+		return err
+	})
+	return vec, w, inf, err
+}
+
+// answer reads a success envelope, its data with data.
+func (d *jsonReader) answer(data func() error) (v1.Warnings, v1.Infos, error) {
 	var (
-		mat      model.Matrix
 		warnings []string
 		infos    []string
 		status   string
@@ -146,7 +208,7 @@ func decodeRangeAnswer(b []byte, steps int) (model.Matrix, v1.Warnings, v1.Infos
 			status, err = d.str()
 		case "data":
 			gotData = true
-			mat, err = d.matrixData()
+			err = data()
 		case "warnings":
 			warnings, err = d.strings()
 		case "infos":
@@ -157,9 +219,9 @@ func decodeRangeAnswer(b []byte, steps int) (model.Matrix, v1.Warnings, v1.Infos
 		return err
 	})
 	if err != nil || status != "success" || !gotData {
-		return nil, nil, nil, errUnexpected
+		return nil, nil, errUnexpected
 	}
-	return mat, warnings, infos, nil
+	return warnings, infos, nil
 }
 
 // jsonReader is a minimal JSON reader for the shapes above.
@@ -167,6 +229,28 @@ type jsonReader struct {
 	b     []byte
 	i     int
 	steps int // points per series to allocate for
+	// strs holds the strings read so far: an answer repeats few label
+	// names and values (a model's name in each of its 25 bucket series,
+	// each le in every model's), so each is allocated once.
+	strs map[string]string
+}
+
+// maxInterned bounds strs (a fleet's distinct label values are far fewer).
+const maxInterned = 1 << 14
+
+// interned returns b as a string, allocated once per answer.
+func (d *jsonReader) interned(b []byte) string {
+	if s, ok := d.strs[string(b)]; ok { // the lookup does not allocate
+		return s
+	}
+	s := string(b)
+	if d.strs == nil {
+		d.strs = map[string]string{}
+	}
+	if len(d.strs) < maxInterned {
+		d.strs[s] = s
+	}
+	return s
 }
 
 func (d *jsonReader) ws() {
@@ -270,7 +354,7 @@ func (d *jsonReader) str() (string, error) {
 		case '"':
 			d.i++
 			if !escaped {
-				return string(d.b[start+1 : d.i-1]), nil
+				return d.interned(d.b[start+1 : d.i-1]), nil
 			}
 			var s string
 			if err := json.Unmarshal(d.b[start:d.i], &s); err != nil {
@@ -382,6 +466,28 @@ func (d *jsonReader) skip() error {
 // order (encoders that sort keys put result first).
 func (d *jsonReader) matrixData() (model.Matrix, error) {
 	mat := model.Matrix{}
+	err := d.resultOf("matrix", func() error {
+		ss, err := d.sampleStream()
+		mat = append(mat, ss)
+		return err
+	})
+	return mat, err
+}
+
+// vectorData reads {"resultType":"vector","result":[…]}.
+func (d *jsonReader) vectorData() (model.Vector, error) {
+	vec := model.Vector{}
+	err := d.resultOf("vector", func() error {
+		smp, err := d.sample()
+		vec = append(vec, smp)
+		return err
+	})
+	return vec, err
+}
+
+// resultOf reads data of result type want, each element of its result
+// with elem.
+func (d *jsonReader) resultOf(want string, elem func() error) error {
 	var typ string
 	err := d.object(func(key string) error {
 		var err error
@@ -389,60 +495,105 @@ func (d *jsonReader) matrixData() (model.Matrix, error) {
 		case "resultType":
 			typ, err = d.str()
 		case "result":
-			err = d.array(func() error {
-				ss, err := d.sampleStream()
-				mat = append(mat, ss)
-				return err
-			})
+			err = d.array(elem)
 		default:
 			err = d.skip()
 		}
-		if typ != "" && typ != "matrix" {
-			return errUnexpected
+		if typ != "" && typ != want {
+			return errUnexpected // read before result, or after: either way not decoded
 		}
 		return err
 	})
-	if err == nil && typ != "matrix" {
+	if err == nil && typ != want {
 		err = errUnexpected
 	}
-	return mat, err
+	return err
+}
+
+// metric reads a label set.
+func (d *jsonReader) metric() (model.Metric, error) {
+	m := model.Metric{}
+	err := d.object(func(name string) error {
+		v, err := d.str()
+		m[model.LabelName(name)] = model.LabelValue(v)
+		return err
+	})
+	return m, err
+}
+
+// pair reads [timestamp, "value"].
+func (d *jsonReader) pair() (model.SamplePair, error) {
+	if err := d.want('['); err != nil {
+		return model.SamplePair{}, err
+	}
+	ts, err := d.number()
+	if err != nil {
+		return model.SamplePair{}, err
+	}
+	if err := d.want(','); err != nil {
+		return model.SamplePair{}, err
+	}
+	raw, ok := d.rawStr()
+	if !ok {
+		return model.SamplePair{}, errUnexpected
+	}
+	v, err := parseNumber(raw)
+	if err != nil {
+		return model.SamplePair{}, err
+	}
+	return model.SamplePair{Timestamp: model.Time(math.Round(ts * 1000)), Value: model.SampleValue(v)}, d.want(']')
 }
 
 func (d *jsonReader) sampleStream() (*model.SampleStream, error) {
-	ss := &model.SampleStream{Metric: model.Metric{}, Values: make([]model.SamplePair, 0, d.steps)}
+	ss := &model.SampleStream{Values: make([]model.SamplePair, 0, d.steps)}
 	err := d.object(func(key string) error {
+		var err error
 		switch key {
 		case "metric":
-			return d.object(func(name string) error {
-				v, err := d.str()
-				ss.Metric[model.LabelName(name)] = model.LabelValue(v)
+			ss.Metric, err = d.metric()
+		case "values":
+			err = d.array(func() error {
+				sp, err := d.pair()
+				ss.Values = append(ss.Values, sp)
 				return err
 			})
-		case "values":
-			return d.array(func() error {
-				if err := d.want('['); err != nil {
-					return err
-				}
-				ts, err := d.number()
-				if err != nil {
-					return err
-				}
-				if err := d.want(','); err != nil {
-					return err
-				}
-				raw, ok := d.rawStr()
-				if !ok {
-					return errUnexpected
-				}
-				v, err := parseNumber(raw)
-				if err != nil {
-					return err
-				}
-				ss.Values = append(ss.Values, model.SamplePair{Timestamp: model.Time(math.Round(ts * 1000)), Value: model.SampleValue(v)})
-				return d.want(']')
-			})
+		default:
+			err = d.skip() // native histograms: not read by tokentop
 		}
-		return d.skip() // native histograms: not read by tokentop
+		return err
 	})
+	if ss.Metric == nil {
+		ss.Metric = model.Metric{}
+	}
 	return ss, err
+}
+
+// sample reads an instant vector's element; one with a native histogram
+// is left to client_golang.
+func (d *jsonReader) sample() (*model.Sample, error) {
+	smp := &model.Sample{}
+	valued := false
+	err := d.object(func(key string) error {
+		var err error
+		switch key {
+		case "metric":
+			smp.Metric, err = d.metric()
+		case "value":
+			var sp model.SamplePair
+			sp, err = d.pair()
+			smp.Timestamp, smp.Value, valued = sp.Timestamp, sp.Value, true
+		case "histogram":
+			err = errUnexpected
+		default:
+			err = d.skip()
+		}
+		return err
+	})
+	if err == nil && !valued {
+		err = errUnexpected
+	}
+	if smp.Metric == nil {
+		smp.Metric = model.Metric{}
+	}
+	return smp, err
 }

@@ -2,10 +2,12 @@ package promql
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -78,7 +80,7 @@ func TestParseNumber(t *testing.T) {
 	}
 }
 
-// Failed range queries read the same through fastRange as through
+// Failed range and instant queries read the same through fastAPI as through
 // client_golang, and are asked once.
 func TestFastRangeErrorsAsClientGolang(t *testing.T) {
 	for _, c := range []struct {
@@ -104,17 +106,97 @@ func TestFastRangeErrorsAsClientGolang(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fast := newFastRange(inner, srv.Client(), base, time.Second)
+		fast := newFastAPI(inner, srv.Client(), base, time.Second)
 		rng := v1.Range{Start: time.Unix(1000, 0), End: time.Unix(1010, 0), Step: 5 * time.Second}
 		_, _, _, want := inner.QueryRange(context.Background(), "up", rng)
 		hits.Store(0)
 		_, _, _, got := fast.QueryRange(context.Background(), "up", rng)
 		if want == nil || got == nil || describeError(got, time.Second, nil) != describeError(want, time.Second, nil) {
-			t.Errorf("%d %s: fastRange says %v, client_golang %v", c.code, c.body, got, want)
+			t.Errorf("%d %s: fastAPI says %v, client_golang %v", c.code, c.body, got, want)
 		}
 		if n := hits.Load(); n != 1 {
 			t.Errorf("%d %s: %d requests, want 1", c.code, c.body, n)
 		}
+		_, _, _, want = inner.Query(context.Background(), "up", time.Time{})
+		hits.Store(0)
+		_, _, _, got = fast.Query(context.Background(), "up", time.Time{})
+		if want == nil || got == nil || describeError(got, time.Second, nil) != describeError(want, time.Second, nil) {
+			t.Errorf("%d %s: instant: fastAPI says %v, client_golang %v", c.code, c.body, got, want)
+		}
+		if n := hits.Load(); n != 1 {
+			t.Errorf("%d %s: instant: %d requests, want 1", c.code, c.body, n)
+		}
 		srv.Close()
+	}
+}
+
+// Instant answers decode as client_golang decodes them; shapes not read
+// here go to client_golang.
+func TestFastInstantAsClientGolang(t *testing.T) {
+	for _, c := range []struct {
+		body string
+		fast bool // decoded by fastAPI itself
+	}{
+		{`{"status":"success","data":{"resultType":"vector","result":[{"metric":{"model_name":"a\"b\u00e9","le":"+Inf"},"value":[1700000000.123,"12"]},{"metric":{},"value":[1700000000.123,"NaN"]},{"value":[1700000000.123,"-Inf"]}]},"warnings":["w1"],"infos":["i1"]}`, true},
+		{`{"data":{"result":[{"value":[1700000000,"1e3"],"metric":{"x":"y"}}],"resultType":"vector"},"status":"success"}`, true},
+		{`{"status":"success","data":{"resultType":"vector","result":[]}}`, true},
+		{`{"status":"success","data":{"resultType":"scalar","result":[1700000000,"2"]}}`, false},
+		{`{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"histogram":[1,{"count":"1","sum":"2","buckets":[]}]}]}}`, false},
+		{`{"status":"error","errorType":"bad_data","error":"boom"}`, false},
+	} {
+		var hits atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			_, _ = w.Write([]byte(c.body))
+		}))
+		base, _ := url.Parse(srv.URL)
+		inner, err := newAPI(base, srv.Client())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast := newFastAPI(inner, srv.Client(), base, time.Second)
+		want, ww, wi, werr := inner.Query(context.Background(), "up", time.Time{})
+		hits.Store(0)
+		got, gw, gi, gerr := fast.Query(context.Background(), "up", time.Time{})
+		if (werr == nil) != (gerr == nil) || fmt.Sprint(want) != fmt.Sprint(got) || fmt.Sprint(ww, wi) != fmt.Sprint(gw, gi) {
+			t.Errorf("%s: fastAPI says %v %v %v %v, client_golang %v %v %v %v", c.body, got, gw, gi, gerr, want, ww, wi, werr)
+		}
+		if n, wantHits := hits.Load(), map[bool]int32{true: 1, false: 2}[c.fast]; n != wantHits {
+			t.Errorf("%s: %d requests, want %d", c.body, n, wantHits)
+		}
+		srv.Close()
+	}
+}
+
+// BenchmarkDecodeRangeAnswer decodes one history chunk of a 1,000-endpoint
+// vLLM fleet: 25 bucket, sum and count series per model, 9 steps.
+func BenchmarkDecodeRangeAnswer(b *testing.B) {
+	var body strings.Builder
+	body.WriteString(`{"status":"success","data":{"resultType":"matrix","result":[`)
+	les := []string{"0.001", "0.005", "0.01", "0.02", "0.04", "0.06", "0.08", "0.1", "0.25", "0.5", "0.75", "1", "2.5", "5",
+		"7.5", "10", "20", "40", "80", "160", "640", "2560", "+Inf"}
+	for i := range 1000 {
+		for k, le := range append(les, "sum", "series") {
+			if i > 0 || k > 0 {
+				body.WriteByte(',')
+			}
+			fmt.Fprintf(&body, `{"metric":{"model_name":"org/model-%04d","tokentop_engine":"vllm","le":%q},"values":[`, i, le)
+			for s := range 9 {
+				if s > 0 {
+					body.WriteByte(',')
+				}
+				fmt.Fprintf(&body, `[%d.000,"%d"]`, 1764600000+300*s, 1000*i+s)
+			}
+			body.WriteString("]}")
+		}
+	}
+	body.WriteString("]}}")
+	raw := []byte(body.String())
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, _, err := decodeRangeAnswer(raw, 9); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

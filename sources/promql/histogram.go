@@ -129,7 +129,7 @@ func (rd *round) step(e *endpointState, sig telemetry.Signal, p *cumPoint) {
 		rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: p.plain, Interval: interval})
 		return
 	}
-	sort.Slice(p.buckets, func(i, j int) bool { return p.buckets[i].UpperBound < p.buckets[j].UpperBound })
+	sortBuckets(p)
 	if !math.IsInf(p.buckets[len(p.buckets)-1].UpperBound, 1) {
 		rd.warn(fmt.Sprintf("%s: histogram of %s has no +Inf bucket; skipped", sig, e.info.Name))
 		delete(rd.s.state.cum, key)

@@ -15,11 +15,13 @@ import (
 // gauges) and, when due, the metric-name listing; their evaluation
 // timestamps give the server's clock, and the freshness answer the store's
 // newest samples. Phase 2 fetches the histogram windows that have ended on
-// that clock and that the store has ingested; phase 3, when the viewed
-// window reaches further back than the history held, the older history
-// (backfill.go). Gauges are mapped last, once the range answers have
-// told which series are younger than the rate window (young.go). The number of requests
-// depends on the number of signals, never on the number of endpoints.
+// that clock and that the store has ingested, a signal at a time; phase 3,
+// when the viewed window reaches further back than the history held, the
+// older history of distribution signals (backfill.go) and of value
+// signals (samplehistory.go). Gauges are mapped last, once the range
+// answers have told which series are younger than the rate window
+// (young.go). The number of requests depends on the number of signals,
+// never on the number of endpoints.
 func (s *Source) refresh(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -80,41 +82,38 @@ func (s *Source) refresh(ctx context.Context) error {
 	rd.measureLag(st.offset.toServer(s.now()))
 	rd.retireGone()
 
-	var phase2 []job
+	// One signal at a time, so that only one signal's answer is held (at
+	// 1,000 endpoints each is tens of thousands of bucket series).
+	phase2 := 0
 	for _, sig := range signalsOf(st.queries.hist) {
-		if j, ok := rd.histogramJob(sig); ok {
-			for _, q := range st.queries.hist[sig] {
-				j.query = s.expand.expand(q)
-				phase2 = append(phase2, j)
+		j, ok := rd.histogramJob(sig)
+		if !ok {
+			continue
+		}
+		var jobs []job
+		for _, q := range st.queries.hist[sig] {
+			j.query = s.expand.expand(q)
+			jobs = append(jobs, j)
+		}
+		phase2 += len(jobs)
+		ans := mergeAnswers(s.runJobs(ctx, jobs))
+		if ctx.Err() != nil {
+			return ctx.Err() // shutting down: nothing to report
+		}
+		for _, a := range ans {
+			if rd.histogram(a) && a.rng.End.After(st.lastEnd[a.signal]) {
+				st.lastEnd[a.signal] = a.rng.End
 			}
+			rd.noteChain(a)
 		}
-	}
-	ans2 := mergeAnswers(s.runJobs(ctx, phase2))
-	if ctx.Err() != nil {
-		return ctx.Err() // shutting down: nothing to report
-	}
-	for _, a := range ans2 {
-		if rd.histogram(a) && a.rng.End.After(st.lastEnd[a.signal]) {
-			st.lastEnd[a.signal] = a.rng.End
-		}
-		rd.noteChain(a)
 	}
 
-	// Phase 3: history of the viewed window, older than the chain; one
-	// signal at a time, so that only one signal's answers are held.
-	phase3, plans := rd.historyJobs()
-	for _, p := range plans {
-		var jobs []job
-		for _, j := range phase3 {
-			if j.signal == p.signal {
-				jobs = append(jobs, j)
-			}
-		}
-		ans3 := s.runJobs(ctx, jobs)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		rd.history(p, ans3)
+	// Phase 3: history of the viewed window, older than the chain, for
+	// distribution and value signals; a chunk at a time, so that at most
+	// two chunks' answers are held.
+	plans := append(rd.historyJobs(), rd.valueHistoryJobs(ans1)...)
+	if err := rd.runHistory(ctx, plans); err != nil {
+		return err
 	}
 	// Gauges last: the range answers have told which series are young.
 	for _, a := range ans1 {
@@ -126,7 +125,7 @@ func (s *Source) refresh(ctx context.Context) error {
 		}
 	}
 	rd.mbu() // from this refresh's ITL windows and gauges
-	return rd.emit(len(phase1) + len(phase2) + len(phase3))
+	return rd.emit(len(phase1) + phase2 + jobCount(plans))
 }
 
 // histogramJob plans sig's range query up to the round's end: from the

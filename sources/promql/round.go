@@ -16,8 +16,8 @@ type round struct {
 	s        *Source
 	reg      *registry
 	began    time.Time
-	obs      []telemetry.Observation
-	past     []telemetry.Observation // History windows, emitted after obs
+	obs      []telemetry.Observation // live values, emitted by flush
+	flushed  bool                    // flush ran: History goes straight to the sink
 	warnings []string
 	// failed holds "<query>: <message>" per failed query; failedSig the
 	// signals whose query failed, with their message.
@@ -74,10 +74,35 @@ func (rd *round) add(o telemetry.Observation) {
 	}
 	o.Source = rd.s.id
 	if o.History {
-		rd.past = append(rd.past, o) // emitted after the live values
+		// Streamed, not held (a 1 h backfill of 1,000 endpoints is tens
+		// of MB of observations), after the live values so far: a track's
+		// first live value sizes its chart (telemetry), which history,
+		// older, then fills.
+		if !rd.flushed {
+			rd.flush()
+		}
+		rd.s.sink.Observe(o)
 		return
 	}
 	rd.obs = append(rd.obs, o)
+}
+
+// flush sends, in order, the endpoints discovered so far, those retired
+// and the live values so far.
+func (rd *round) flush() {
+	rd.flushed = true
+	s := rd.s
+	for _, e := range rd.reg.takeFresh() {
+		info := e.info
+		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: rd.began, Endpoint: info.Name, Source: s.id, Info: &info})
+	}
+	for _, o := range rd.retired {
+		s.sink.Observe(o)
+	}
+	for _, o := range rd.obs {
+		s.sink.Observe(o)
+	}
+	rd.retired, rd.obs = nil, nil
 }
 
 // names records which metric families Prometheus holds. Listing them is
@@ -249,15 +274,15 @@ func (rd *round) gauge(a answer) {
 // value emits one endpoint's instant value, dated by its newest sample
 // when that is older than the evaluation.
 func (rd *round) value(e *endpointState, sig telemetry.Signal, eval time.Time, v float64, approx, rated bool) {
-	at := eval
-	if !e.dataAt.IsZero() && e.dataAt.Before(eval) {
-		at = e.dataAt
-	}
+	at := valueAt(e, eval)
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: at, Endpoint: e.info.Name, Signal: sig, Interval: rd.valueInterval(e)})
 		return
 	}
 	e.seenValue[sig] = true
+	if key := (cumKey{e.info.Name, sig}); rd.s.state.values.liveFrom[key].IsZero() {
+		rd.s.state.values.liveFrom[key] = rd.s.state.offset.toServer(at) // where its history ends
+	}
 	o := telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: v,
 		Approx: approx, Interval: rd.valueInterval(e)}
 	if rated {
@@ -265,6 +290,15 @@ func (rd *round) value(e *endpointState, sig telemetry.Signal, eval time.Time, v
 		o.SeriesAge, _ = rd.s.state.ages.youngFor(e.info.Name, rd.lag.serverNow, rd.s.cfg.Window)
 	}
 	rd.add(o)
+}
+
+// valueAt dates an instant value evaluated at eval (local time): by the
+// endpoint's newest sample when that is older.
+func valueAt(e *endpointState, eval time.Time) time.Time {
+	if !e.dataAt.IsZero() && e.dataAt.Before(eval) {
+		return e.dataAt
+	}
+	return eval
 }
 
 func (rd *round) valueInterval(e *endpointState) time.Duration {

@@ -64,7 +64,8 @@ type state struct {
 	histRetry map[telemetry.Signal]time.Time // history not due before, unless widened
 	histGen   map[telemetry.Signal]int64     // viewGen when history was last asked
 	hist      historyStatus
-	ages      ageBook // young.go
+	ages      ageBook      // young.go
+	values    valueHistory // samplehistory.go
 }
 
 // New validates cfg (zero fields take DefaultConfig values) and returns a
@@ -91,7 +92,7 @@ func New(cfg Config, sink telemetry.Sink) (*Source, error) {
 	s := &Source{
 		cfg:    cfg,
 		sink:   sink,
-		api:    newFastRange(a, hc, base, cfg.HTTP.Timeout*9/10),
+		api:    newFastAPI(a, hc, base, cfg.HTTP.Timeout*9/10),
 		http:   hc,
 		creds:  creds,
 		url:    base.Redacted(),
@@ -112,6 +113,7 @@ func New(cfg Config, sink telemetry.Sink) (*Source, error) {
 			histRetry: map[telemetry.Signal]time.Time{},
 			histGen:   map[telemetry.Signal]int64{},
 			ages:      ageBook{},
+			values:    newValueHistory(),
 		},
 		wake: make(chan struct{}, 1),
 	}

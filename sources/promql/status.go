@@ -11,25 +11,15 @@ import (
 // maxWarnings caps the warnings carried by one status.
 const maxWarnings = 20
 
-// emit sends, in order, the endpoints discovered this refresh, the values,
-// the failures and the source status; it returns the query errors.
+// emit sends, in order, the endpoints discovered this refresh, the values
+// (History streamed already, round.add), the failures and the source
+// status; it returns the query errors.
 func (rd *round) emit(queries int) error {
 	s, st := rd.s, &rd.s.state
 	if rd.reg.full {
 		rd.warn(fmt.Sprintf("more than %d endpoints: new ones ignored (raise max_endpoints or narrow the queries)", s.cfg.MaxEndpoints))
 	}
-	for _, e := range rd.reg.takeFresh() {
-		info := e.info
-		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: rd.began, Endpoint: info.Name, Source: s.id, Info: &info})
-	}
-	for _, o := range rd.retired {
-		s.sink.Observe(o)
-	}
-	// Live values first: a track's first live value sizes its chart
-	// (telemetry), which history, older, then fills.
-	for _, o := range append(rd.obs, rd.past...) {
-		s.sink.Observe(o)
-	}
+	rd.flush()
 	rd.emitFailures()
 
 	status := telemetry.SourceStatus{
@@ -139,6 +129,12 @@ func (rd *round) retireGone() {
 		for k := range st.judged {
 			if k.endpoint == e.info.Name {
 				delete(st.judged, k)
+			}
+		}
+		for k := range st.values.liveFrom {
+			if k.endpoint == e.info.Name {
+				delete(st.values.liveFrom, k)
+				delete(st.values.asked, k)
 			}
 		}
 		rd.retired = append(rd.retired, telemetry.Observation{Kind: telemetry.KindRetire, At: rd.began, Endpoint: e.info.Name, Source: s.id,
