@@ -2,6 +2,8 @@ package promql
 
 import (
 	"errors"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -108,6 +110,69 @@ func TestPerGPUCounterAveraged(t *testing.T) {
 	} {
 		if !strings.Contains(q, want) {
 			t.Errorf("read-bytes query lacks %q: %s", want, q)
+		}
+	}
+}
+
+// A hit rate over a sum (CounterShare) is hits / (hits + the other
+// outcome) per endpoint, both rated over [W] by the same labels; like
+// every diagnosis ratio it is exact counts, not tagged a mean.
+func TestCounterShareQuery(t *testing.T) {
+	for _, tc := range []struct {
+		e          telemetry.Engine
+		hits, miss string
+	}{
+		{telemetry.EngineLlamaCpp, "llamacpp:prompt_tokens_cached_total", "llamacpp:prompt_tokens_total"},
+		{telemetry.EngineTRTLLM, "trtllm_kv_cache_reused_blocks_total", "trtllm_kv_cache_missed_blocks_total"},
+	} {
+		spec, _ := engines.Lookup(tc.e)
+		f := newFamily(string(tc.e), tc.e, spec, spec.ModelLabels, "")
+		g := newGenerator(nil, []string{"pod", "instance"})
+		q := strings.Join(g.generate([]*family{f}).value[telemetry.PrefixCacheHit], " or ")
+		by := g.by(f, true)
+		rate := func(n string) string { return "sum by (" + by + ") (" + f.claimed(n, "rate("+n+"[W])") + ")" }
+		if want := "(" + rate(tc.hits) + " / (" + rate(tc.hits) + " + " + rate(tc.miss) + "))"; !strings.Contains(q, want) {
+			t.Errorf("%s: prefix hit query lacks\n%s\nin\n%s", tc.e, want, q)
+		}
+		if strings.Contains(q, meanTag) {
+			t.Errorf("%s: a diagnosis ratio tagged a mean (approximate): %s", tc.e, q)
+		}
+	}
+}
+
+// Failure label values are matched as literals: LMDeploy's
+// "ResponseType.CANCEL" has a dot, which unquoted would also match
+// "ResponseTypeXCANCEL". PromQL's =~ is RE2 anchored at both ends, as
+// Go's regexp with ^(?:…)$ is.
+func TestFailureValuesMatchOnlyThemselves(t *testing.T) {
+	spec, _ := engines.Lookup(telemetry.EngineLMDeploy)
+	f := newFamily("lmdeploy", telemetry.EngineLMDeploy, spec, spec.ModelLabels, "")
+	q := newGenerator(nil, nil).errorExpr(f, "model_name")
+	const matcher = `finished_reason=~`
+	i := strings.Index(q, matcher)
+	if i < 0 {
+		t.Fatalf("no %s in %s", matcher, q)
+	}
+	lit, err := strconv.QuotedPrefix(q[i+len(matcher):])
+	if err != nil {
+		t.Fatalf("matcher is not one quoted string: %v in %s", err, q)
+	}
+	pattern, err := strconv.Unquote(lit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile("^(?:" + pattern + ")$")
+	for _, v := range spec.Errors[0].FailedValues {
+		if !re.MatchString(v) {
+			t.Errorf("%q does not match failure value %q", pattern, v)
+		}
+		if look := strings.ReplaceAll(v, ".", "X"); look != v && re.MatchString(look) {
+			t.Errorf("%q matches the look-alike %q of %q", pattern, look, v)
+		}
+	}
+	for _, v := range []string{"ResponseType.FINISH", "ResponseType.SUCCESS", "ResponseType.CANCELLED"} {
+		if re.MatchString(v) {
+			t.Errorf("%q matches %q, not a failure value", pattern, v)
 		}
 	}
 }
