@@ -351,11 +351,7 @@ func (g generator) errorExpr(f *family, by string) string {
 		rate := func(name, extra string) string {
 			return "sum by (" + by + ") (" + f.claimed(name, "rate("+selector(name, nil, extra)+"[W])") + ")"
 		}
-		filter := ""
-		if ec.FailedLabel != "" {
-			filter = ec.FailedLabel + "=~" + strconv.Quote(literalAlternatives(ec.FailedValues))
-		}
-		failed := rate(ec.Failed, filter)
+		failed := rate(ec.Failed, failedMatcher(ec))
 		var e string
 		if ec.All != "" {
 			all := rate(ec.All, "")
@@ -379,15 +375,19 @@ func (g generator) errorExpr(f *family, by string) string {
 	return strings.Join(parts, " or ")
 }
 
-// literalAlternatives is a regular expression matching exactly the given
-// values (PromQL's regex is RE2, anchored, like Go's): LMDeploy's
-// "ResponseType.CANCEL" must not match "ResponseTypeXCANCEL".
-func literalAlternatives(values []string) string {
-	quoted := make([]string, len(values))
-	for i, v := range values {
+// failedMatcher is the label matcher of an engine's failed requests, ""
+// when every series of ec.Failed counts. Its regular expression matches
+// the values exactly (PromQL's regex is RE2, anchored, like Go's):
+// LMDeploy's "ResponseType.CANCEL" must not match "ResponseTypeXCANCEL".
+func failedMatcher(ec engines.ErrorCounters) string {
+	if ec.FailedLabel == "" {
+		return ""
+	}
+	quoted := make([]string, len(ec.FailedValues))
+	for i, v := range ec.FailedValues {
 		quoted[i] = regexp.QuoteMeta(v)
 	}
-	return strings.Join(quoted, "|")
+	return ec.FailedLabel + "=~" + strconv.Quote(strings.Join(quoted, "|"))
 }
 
 // freshExpr is, per replica, the timestamp of its newest sample of the
