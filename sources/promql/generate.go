@@ -248,7 +248,7 @@ func (g generator) valueExprs(f *family, sig telemetry.Signal) string {
 		aliases := f.spec.Signals[sig]
 		var parts []string
 		for i, a := range aliases {
-			if e := valueExpr(f, a, by, !telemetry.IsEngineSignal(sig)); e != "" {
+			if e := valueExpr(f, a, by, sig.Info().Distribution); e != "" {
 				parts = append(parts, preferred(f, aliases, i, by, e))
 			}
 		}
@@ -263,8 +263,8 @@ func (g generator) valueExprs(f *family, sig telemetry.Signal) string {
 
 // valueExpr reads one non-histogram alias as a value per endpoint. A
 // counter ratio is tagged a mean (approximate) when mean is set: where it
-// stands in for a distribution, as direct scrape marks it; the diagnosis
-// ratios and shares are exact counts.
+// stands in for a distribution (Triton's queue time), as direct scrape
+// marks it; the hit and acceptance ratios and shares are exact counts.
 func valueExpr(f *family, a engines.Alias, by string, mean bool) string {
 	rate := func(name string, match map[string]string) string {
 		return "sum by (" + by + ") (" + f.claimed(name, "rate("+selector(name, match, "")+"[W])") + ")"

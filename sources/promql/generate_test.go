@@ -48,7 +48,7 @@ func TestNewTableEntriesAreQueried(t *testing.T) {
 	for sig, want := range map[telemetry.Signal]string{
 		preempt: `sum by (model_name, pod, instance) (rate(vllm:num_preemptions_total[W])) or sum by (model_name) (rate(vllm:num_preemptions_total[W]))`,
 		hit:     `(sum by (model_name, pod, instance) (rate(vllm:prefix_cache_hits_total[W])) / sum by (model_name, pod, instance) (rate(vllm:prefix_cache_queries_total[W])))`,
-		accept:  `/ sum by (model_name, pod, instance) (rate(vllm:spec_decode_num_drafts_total[W]))), "tokentop_mean", "counter_ratio", "", "") + 1)`,
+		accept:  `/ sum by (model_name, pod, instance) (rate(vllm:spec_decode_num_drafts_total[W]))) + 1)`,
 	} {
 		if q := strings.Join(qs.value[sig], " or "); !strings.Contains(q, want) {
 			t.Errorf("%s value query lacks %q: %s", sig, want, q)
@@ -143,6 +143,12 @@ func TestCounterShareQuery(t *testing.T) {
 		if strings.Contains(q, meanTag) {
 			t.Errorf("%s: a diagnosis ratio tagged a mean (approximate): %s", tc.e, q)
 		}
+	}
+	// A ratio standing in for a distribution is: Triton's mean queue time.
+	spec, _ := engines.Lookup(telemetry.EngineTriton)
+	f := newFamily("triton", telemetry.EngineTriton, spec, spec.ModelLabels, "")
+	if q := strings.Join(newGenerator(nil, nil).generate([]*family{f}).value[telemetry.QueueTime], " or "); !strings.Contains(q, `"`+meanTag+`", "counter_ratio"`) {
+		t.Errorf("Triton's mean queue time not tagged a mean: %s", q)
 	}
 }
 

@@ -125,3 +125,20 @@ func TestPrefixHitTRTLLMBlocksShare(t *testing.T) {
 		t.Errorf("a hit rate from 0 / 0: %s", dump(obs))
 	}
 }
+
+// A counter ratio that stands in for a distribution is marked
+// approximate (Triton's mean queue time, a diagnosis signal too); the hit
+// rates and shares, exact counts, are not (checked above).
+func TestMeanQueueTimeApproximate(t *testing.T) {
+	raw := readFixture(t, "triton-metrics-excerpt.txt")
+	obs := scrapePages(t, Config{}, freshPage(raw), raw)
+	qs := find(obs, telemetry.KindSample, "*", telemetry.QueueTime)
+	if len(qs) == 0 {
+		t.Fatalf("no mean queue time: %s", dump(obs))
+	}
+	for _, o := range qs {
+		if !o.Approx {
+			t.Errorf("%s: mean queue time %v not marked approximate", o.Endpoint, o.Value)
+		}
+	}
+}

@@ -196,9 +196,10 @@ func (sc *scrape) ratio(sig telemetry.Signal, a engines.Alias) {
 				sc.emit(mv, telemetry.Observation{Kind: telemetry.KindNoData, Signal: sig})
 				continue
 			}
-			// Duration means stand in for a distribution (approximate);
-			// the diagnosis ratios are exact counts.
-			sc.emitValue(mv, sig, num[mv].delta/den*a.Factor()+a.Offset, !telemetry.IsEngineSignal(sig))
+			// Duration means stand in for a distribution (approximate:
+			// Triton's E2E and queue time, llama.cpp's ITL); the
+			// diagnosis ratios and shares are exact counts.
+			sc.emitValue(mv, sig, num[mv].delta/den*a.Factor()+a.Offset, sig.Info().Distribution)
 		}
 	}
 }
