@@ -193,7 +193,8 @@ func TestFailureValuesMatchOnlyThemselves(t *testing.T) {
 // VictoriaMetrics: each of LMDeploy's failure values, neither their
 // look-alikes (the dot replaced) nor the normal finish.
 func TestFailureMatcherOnBothStores(t *testing.T) {
-	t.Parallel() // VictoriaMetrics shows samples 30 s late: mostly waiting
+	// Not parallel with the package's timing-sensitive integration tests:
+	// two more stores scraping would load the machine while they measure.
 	if promtest.Binary() == "" || promtest.VictoriaMetricsBinary() == "" {
 		t.Skip("prometheus or victoria-metrics binary not found: " + promtest.InstallHint)
 	}
