@@ -17,6 +17,11 @@ const (
 	// CounterRatio is a mean from two counters: Δ(Name)/Δ(Per) per
 	// interval (Triton's cumulative µs durations / request count).
 	CounterRatio
+	// CounterShare is Name's share of two counters that count the two
+	// outcomes of one event: Δ(Name) / (Δ(Name) + Δ(Per)) per interval
+	// (llama.cpp's cached / (cached + evaluated) prompt tokens,
+	// TensorRT-LLM's reused / (reused + missed) KV blocks). 0/0 is no data.
+	CounterShare
 )
 
 func (t Type) String() string {
@@ -31,6 +36,8 @@ func (t Type) String() string {
 		return "histogram_sum"
 	case CounterRatio:
 		return "counter_ratio"
+	case CounterShare:
+		return "counter_share"
 	}
 	return "unknown"
 }
@@ -59,7 +66,8 @@ type Alias struct {
 	// name of a histogram ("vllm:time_to_first_token_seconds").
 	Name string
 	Type Type
-	// Per is the denominator counter of a CounterRatio.
+	// Per is the denominator counter of a CounterRatio, or the other
+	// outcome's counter of a CounterShare.
 	Per string
 	// Scale converts the exposed unit to tokentop's base unit (seconds,
 	// ratio 0–1): 1e-3 for milliseconds, 1e-6 for microseconds. For
@@ -77,6 +85,10 @@ type Alias struct {
 	// display ("includes prefill", "token-weighted").
 	Note string
 }
+
+// TwoCounters reports whether the alias is read from two counters (Name
+// and Per): a CounterRatio or a CounterShare.
+func (a Alias) TwoCounters() bool { return a.Type == CounterRatio || a.Type == CounterShare }
 
 // Factor returns Scale, or 1 when Scale is unset.
 func (a Alias) Factor() float64 {

@@ -34,6 +34,7 @@ func TestDerivations(t *testing.T) {
 		{Name: "g", Type: HistogramSum}:           "[g_sum g_count]",
 		{Name: "c_total", Type: Counter}:          "[c_total]",
 		{Name: "n", Type: CounterRatio, Per: "d"}: "[n d]",
+		{Name: "h", Type: CounterShare, Per: "m"}: "[h m]",
 	} {
 		if got := fmt.Sprint(a.SeriesNames()); got != want {
 			t.Errorf("%s: %s, want %s", a.Name, got, want)

@@ -176,6 +176,9 @@ func TestRenames(t *testing.T) {
 		{telemetry.EngineTRTLLM, telemetry.ITL, ""}, // its time_per_output_token is per request
 		{telemetry.EngineLMDeploy, telemetry.SpecAccept, "lmdeploy:spec_decode_num_accepted_tokens_total"},
 		{telemetry.EngineLlamaCpp, telemetry.SpecAcceptLen, "llamacpp:spec_decode_num_accepted_tokens_total"},
+		{telemetry.EngineLlamaCpp, telemetry.PrefixCacheHit, "llamacpp:prompt_tokens_cached_total"},
+		{telemetry.EngineTRTLLM, telemetry.PrefixCacheHit,
+			"trtllm_prompt_cached_tokens_total → trtllm_kv_cache_reused_blocks_total → trtllm_kv_cache_hit_rate"},
 		{telemetry.EngineNIM, telemetry.KVCache, "gpu_cache_usage_perc"},
 		{telemetry.EngineTriton, telemetry.Waiting, "nv_trt_llm_request_metrics → nv_inference_pending_request_count"},
 		{telemetry.EngineLlamaCpp, telemetry.ITL, "llamacpp:tokens_predicted_seconds_total"},
@@ -190,6 +193,25 @@ func TestRenames(t *testing.T) {
 	}
 	if a := tr.Signals[telemetry.TTFT][0]; a.Factor() != 1e-3 {
 		t.Errorf("triton ttft %+v", a)
+	}
+	// The hit rates over a sum: hits and the other outcome, never hits / misses.
+	for _, tc := range []struct {
+		e         telemetry.Engine
+		hits, per string
+	}{
+		{telemetry.EngineLlamaCpp, "llamacpp:prompt_tokens_cached_total", "llamacpp:prompt_tokens_total"},
+		{telemetry.EngineTRTLLM, "trtllm_kv_cache_reused_blocks_total", "trtllm_kv_cache_missed_blocks_total"},
+	} {
+		s, _ := Lookup(tc.e)
+		var got *Alias
+		for _, a := range s.Signals[telemetry.PrefixCacheHit] {
+			if a.Type == CounterShare {
+				got = &a
+			}
+		}
+		if got == nil || got.Name != tc.hits || got.Per != tc.per || got.Factor() != 1 || got.Offset != 0 {
+			t.Errorf("%s prefix hit share %+v", tc.e, got)
+		}
 	}
 }
 
@@ -212,7 +234,7 @@ func TestTableIsConsistent(t *testing.T) {
 				t.Errorf("%s: signal %q", s.Engine, sig)
 			}
 			for _, a := range aliases {
-				if a.Name == "" || a.Type == 0 || (a.Type == CounterRatio) != (a.Per != "") || a.Scale < 0 {
+				if a.Name == "" || a.Type == 0 || a.TwoCounters() != (a.Per != "") || a.Scale < 0 {
 					t.Errorf("%s %s: alias %+v", s.Engine, sig, a)
 				}
 			}
@@ -236,7 +258,7 @@ func TestTableIsConsistent(t *testing.T) {
 	if !a.Matches(func(n string) string { return labels[n] }) || a.Matches(func(string) string { return "waiting" }) {
 		t.Error("Matches")
 	}
-	for typ, want := range map[Type]string{Gauge: "gauge", Counter: "counter", Histogram: "histogram", HistogramSum: "histogram_sum", CounterRatio: "counter_ratio", 0: "unknown"} {
+	for typ, want := range map[Type]string{Gauge: "gauge", Counter: "counter", Histogram: "histogram", HistogramSum: "histogram_sum", CounterRatio: "counter_ratio", CounterShare: "counter_share", 0: "unknown"} {
 		if typ.String() != want {
 			t.Errorf("%d: %s", typ, typ)
 		}

@@ -21,7 +21,7 @@ func Names() []string {
 				switch a.Type {
 				case Histogram, HistogramSum:
 					add(CreatedName(a.Name, false))
-				case Counter, CounterRatio:
+				case Counter, CounterRatio, CounterShare:
 					add(CreatedName(a.Name, true))
 					if a.Per != "" {
 						add(CreatedName(a.Per, true))

@@ -25,8 +25,10 @@ func TestEngineSignalRows(t *testing.T) {
 					t.Errorf("%s %s: a value signal read as a histogram", s.Engine, sig)
 				case a.Offset != 0 && a.Type != CounterRatio:
 					t.Errorf("%s %s: Offset on a %s", s.Engine, sig, a.Type)
-				case a.Type == CounterRatio && a.Per == "":
+				case a.TwoCounters() && a.Per == "":
 					t.Errorf("%s %s: ratio without a denominator", s.Engine, sig)
+				case a.Type == CounterShare && (sig.Info().Distribution || a.Scale != 0):
+					t.Errorf("%s %s: a share (0–1) read as a distribution or scaled", s.Engine, sig)
 				}
 			}
 		}

@@ -40,6 +40,11 @@ func ratio(num, den string, scale float64, note string) Alias {
 	return Alias{Name: num, Type: CounterRatio, Per: den, Scale: scale, Note: note}
 }
 
+// share is hits / (hits + misses) from two counters of the two outcomes.
+func share(hits, misses, note string) Alias {
+	return Alias{Name: hits, Type: CounterShare, Per: misses, Note: note}
+}
+
 // vLLM V0 (≤0.7) and V1 (0.8+; adds the engine label and *_created gauges).
 //
 // Source: the captures vllm-v0.4-metrics.txt, vllm-v0.10-metrics.txt and
@@ -217,8 +222,10 @@ func lmdeploy() Spec {
 // the stored upstream copies, server-task.cpp @ 17f5f8a and
 // server-context.cpp @ 001d906a, call it); the older gauges
 // kv_cache_usage_ratio from the capture ik-llamacpp-server-metrics.txt.
-// Not read: prompt_tokens_cached_total (the hit rate would be
-// cached / (cached + prompt), a sum the alias types cannot express).
+// to_metrics there documents prompt_tokens_total as "excluding cached
+// tokens" and prompt_tokens_cached_total as "reused from the cache", so the
+// prefix-cache hit rate is cached / (cached + evaluated): a CounterShare.
+// The capture predates prompt_tokens_cached_total.
 func llamaCpp() Spec {
 	return Spec{
 		Engine:    telemetry.EngineLlamaCpp,
@@ -235,6 +242,8 @@ func llamaCpp() Spec {
 			telemetry.KVCache:   {gaugeMax("llamacpp:kv_cache_usage_ratio")},
 			telemetry.OutputTPS: {counter("llamacpp:tokens_predicted_total")},
 			telemetry.PromptTPS: {counterNote("llamacpp:prompt_tokens_total", "prompt tokens evaluated: cached tokens excluded")},
+			telemetry.PrefixCacheHit: {share("llamacpp:prompt_tokens_cached_total", "llamacpp:prompt_tokens_total",
+				"prompt tokens reused from the slot's cache / (reused + evaluated)")},
 			telemetry.SpecAccept: {ratio("llamacpp:spec_decode_num_accepted_tokens_total",
 				"llamacpp:spec_decode_num_draft_tokens_total", 1, "accepted / draft tokens")},
 			telemetry.SpecAcceptLen: {{Name: "llamacpp:spec_decode_num_accepted_tokens_total", Type: CounterRatio,
@@ -365,7 +374,13 @@ func trtllmFailures() []string { return []string{"cancelled", "timeout"} }
 // not known to be in a release: where absent they are simply not read. Its
 // TPOT is (last token − first token)/(tokens − 1) per finished request
 // (process_req_perf_metrics), so time_per_output_token_seconds is TPOT,
-// not ITL. Model label also in the ai-dynamo docs. No capture.
+// not ITL. The KV-block counters trtllm_kv_cache_reused_blocks_total and
+// trtllm_kv_cache_missed_blocks_total (Counters "kv_cache_reused_blocks",
+// "kv_cache_missed_blocks": cache hits and misses, incremented by the
+// deltas of kvCacheStats reusedBlocks/missedBlocks) are from a further
+// stored version of collector.py (store file id 51768800280, which has no
+// cached-prompt counter): block-granular, so read after the token counters.
+// Model label also in the ai-dynamo docs. No capture.
 func trtllm() Spec {
 	return Spec{
 		Engine:      telemetry.EngineTRTLLM,
@@ -393,6 +408,8 @@ func trtllm() Spec {
 				counterNote("request_success_total", "every finished_reason")},
 			telemetry.PrefixCacheHit: {
 				ratio("trtllm_prompt_cached_tokens_total", "trtllm_prompt_tokens_total", 1, "prompt tokens served from the KV cache"),
+				share("trtllm_kv_cache_reused_blocks_total", "trtllm_kv_cache_missed_blocks_total",
+					"KV blocks reused / (reused + missed): block-based"),
 				gaugeMaxNote("trtllm_kv_cache_hit_rate", "gauge: the KV cache manager's block hit rate"),
 			},
 			telemetry.SpecAccept: {ratio("trtllm_spec_decode_num_accepted_tokens_total",

@@ -83,6 +83,18 @@ func engineTargets(t *testing.T) []*engineTarget {
 	}
 	dynamo.Errors, dynamo.Markers = dynamo.Errors[1:], nil
 	add("synth-dynamo-trtllm", telemetry.EngineTRTLLM, synthPage(dynamo, "synth-dynamo-trtllm"))
+	// TensorRT-LLM with the KV-block counters and no cached-prompt token
+	// counter: its prefix hit is the later alias, reused / (reused + missed).
+	blocks, _ := engines.Lookup(telemetry.EngineTRTLLM)
+	hit := blocks.Signals[telemetry.PrefixCacheHit]
+	for len(hit) > 0 && hit[0].Type != engines.CounterShare {
+		hit = hit[1:]
+	}
+	if len(hit) == 0 {
+		t.Fatal("TensorRT-LLM has no CounterShare prefix-hit alias")
+	}
+	blocks.Signals[telemetry.PrefixCacheHit] = hit
+	add("synth-trtllm-blocks", telemetry.EngineTRTLLM, synthPage(blocks, "synth-trtllm-blocks"))
 	return out
 }
 
@@ -137,6 +149,7 @@ func TestIntegrationEveryEngine(t *testing.T) {
 		t.Fatalf("RefreshOnce: %v", err)
 	}
 	eps := s.state.reg.all()
+	hitShare := map[string]bool{"synth-llamacpp": true, "synth-trtllm-blocks": true}
 	for _, tgt := range targets {
 		t.Run(tgt.job, func(t *testing.T) {
 			var reps []*endpointState
@@ -153,6 +166,13 @@ func TestIntegrationEveryEngine(t *testing.T) {
 					t.Errorf("%s: engine %s, want %s", r.info.Name, r.info.Engine, tgt.engine)
 				}
 				checkAgainstDirect(ctx, t, prom, rec, tgt, r, step)
+				// The hit rates over a sum: synthPage's 30 hits and 100
+				// of the other outcome per page.
+				if hitShare[tgt.job] {
+					if v := promqlValue(t, rec.All(), r.info.Name, telemetry.PrefixCacheHit); !within(v, 30.0/130, 1e-9) {
+						t.Errorf("%s: prefix hit %v, want 30/(30+100)", r.info.Name, v)
+					}
+				}
 			}
 		})
 	}
@@ -275,6 +295,11 @@ func checkAgainstDirect(ctx context.Context, t *testing.T, prom *promtest.Server
 func compareSignal(t *testing.T, pq, dir []telemetry.Observation, pname, dname string, sig telemetry.Signal, from, to time.Time) {
 	t.Helper()
 	d := directOne(t, dir, dname, sig, "")
+	if telemetry.IsEngineSignal(sig) && d.Kind == telemetry.KindSample {
+		if p := promqlSample(t, pq, pname, sig); p.Approx != d.Approx {
+			t.Errorf("%s %s: PromQL approximate %v, direct %v", pname, sig, p.Approx, d.Approx)
+		}
+	}
 	switch {
 	case d.Kind == telemetry.KindHistogram && sig == telemetry.ErrorRate:
 		wantRate := d.Value / d.Buckets[len(d.Buckets)-1].Count
@@ -293,7 +318,10 @@ func compareSignal(t *testing.T, pq, dir []telemetry.Observation, pname, dname s
 		if !closeBuckets(sum, d.Buckets) || !within(total, d.Value, 1e-9) {
 			t.Errorf("%s %s: PromQL windows %v (sum %v), direct %v (sum %v)", pname, sig, sum, total, d.Buckets, d.Value)
 		}
-	case d.Approx: // a counter ratio: exact
+	case d.Approx, telemetry.IsEngineSignal(sig) && !strings.HasSuffix(string(sig), "_per_s"):
+		// Counter ratios and shares, and gauges: exact (the pages grow
+		// linearly, so a ratio of rates over any window is the ratio of
+		// the increments).
 		if v := promqlValue(t, pq, pname, sig); !within(v, d.Value, 1e-9) {
 			t.Errorf("%s %s: PromQL %v, direct %v", pname, sig, v, d.Value)
 		}
@@ -323,13 +351,18 @@ func directOne(t *testing.T, obs []telemetry.Observation, ep string, sig telemet
 
 func promqlValue(t *testing.T, obs []telemetry.Observation, ep string, sig telemetry.Signal) float64 {
 	t.Helper()
+	return promqlSample(t, obs, ep, sig).Value
+}
+
+func promqlSample(t *testing.T, obs []telemetry.Observation, ep string, sig telemetry.Signal) telemetry.Observation {
+	t.Helper()
 	for _, o := range obs {
 		if o.Endpoint == ep && o.Signal == sig && o.Kind == telemetry.KindSample {
-			return o.Value
+			return o
 		}
 	}
 	t.Fatalf("PromQL %s %s: no value", ep, sig)
-	return math.NaN()
+	return telemetry.Observation{Value: math.NaN()}
 }
 
 // derivedOnly reports whether sig's only figures are derived samples.

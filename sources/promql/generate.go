@@ -1,6 +1,7 @@
 package promql
 
 import (
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -247,7 +248,7 @@ func (g generator) valueExprs(f *family, sig telemetry.Signal) string {
 		aliases := f.spec.Signals[sig]
 		var parts []string
 		for i, a := range aliases {
-			if e := valueExpr(f, a, by); e != "" {
+			if e := valueExpr(f, a, by, sig.Info().Distribution); e != "" {
 				parts = append(parts, preferred(f, aliases, i, by, e))
 			}
 		}
@@ -260,8 +261,11 @@ func (g generator) valueExprs(f *family, sig telemetry.Signal) string {
 	return tagged(rep+" or "+one(g.by(f, false)), f.tag)
 }
 
-// valueExpr reads one non-histogram alias as a value per endpoint.
-func valueExpr(f *family, a engines.Alias, by string) string {
+// valueExpr reads one non-histogram alias as a value per endpoint. A
+// counter ratio is tagged a mean (approximate) when mean is set: where it
+// stands in for a distribution (Triton's queue time), as direct scrape
+// marks it; the hit and acceptance ratios and shares are exact counts.
+func valueExpr(f *family, a engines.Alias, by string, mean bool) string {
 	rate := func(name string, match map[string]string) string {
 		return "sum by (" + by + ") (" + f.claimed(name, "rate("+selector(name, match, "")+"[W])") + ")"
 	}
@@ -274,9 +278,16 @@ func valueExpr(f *family, a engines.Alias, by string) string {
 	case engines.HistogramSum:
 		e = rate(a.Sum(), a.Match)
 	case engines.CounterRatio:
-		e = labelTag("("+rate(a.Name, a.Match)+" / "+rate(a.Per, nil)+")", meanTag, "counter_ratio")
+		e = "(" + rate(a.Name, a.Match) + " / " + rate(a.Per, nil) + ")"
+	case engines.CounterShare:
+		// 0 / 0 (no lookups) is NaN: no data, as in direct scrape.
+		hits := rate(a.Name, a.Match)
+		e = "(" + hits + " / (" + hits + " + " + rate(a.Per, nil) + "))"
 	default:
 		return ""
+	}
+	if mean && a.TwoCounters() {
+		e = labelTag(e, meanTag, a.Type.String())
 	}
 	if a.Factor() != 1 {
 		e = "(" + e + " * " + strconv.FormatFloat(a.Factor(), 'g', -1, 64) + ")"
@@ -340,11 +351,7 @@ func (g generator) errorExpr(f *family, by string) string {
 		rate := func(name, extra string) string {
 			return "sum by (" + by + ") (" + f.claimed(name, "rate("+selector(name, nil, extra)+"[W])") + ")"
 		}
-		filter := ""
-		if ec.FailedLabel != "" {
-			filter = ec.FailedLabel + `=~"` + strings.Join(ec.FailedValues, "|") + `"`
-		}
-		failed := rate(ec.Failed, filter)
+		failed := rate(ec.Failed, failedMatcher(ec))
 		var e string
 		if ec.All != "" {
 			all := rate(ec.All, "")
@@ -366,6 +373,21 @@ func (g generator) errorExpr(f *family, by string) string {
 		parts = append(parts, e)
 	}
 	return strings.Join(parts, " or ")
+}
+
+// failedMatcher is the label matcher of an engine's failed requests, ""
+// when every series of ec.Failed counts. Its regular expression matches
+// the values exactly (PromQL's regex is RE2, anchored, like Go's):
+// LMDeploy's "ResponseType.CANCEL" must not match "ResponseTypeXCANCEL".
+func failedMatcher(ec engines.ErrorCounters) string {
+	if ec.FailedLabel == "" {
+		return ""
+	}
+	quoted := make([]string, len(ec.FailedValues))
+	for i, v := range ec.FailedValues {
+		quoted[i] = regexp.QuoteMeta(v)
+	}
+	return ec.FailedLabel + "=~" + strconv.Quote(strings.Join(quoted, "|"))
 }
 
 // freshExpr is, per replica, the timestamp of its newest sample of the

@@ -2,12 +2,20 @@ package promql
 
 import (
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/common/model"
 
 	"github.com/tokentop/tokentop/engines"
+	"github.com/tokentop/tokentop/internal/promtest"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
@@ -40,7 +48,7 @@ func TestNewTableEntriesAreQueried(t *testing.T) {
 	for sig, want := range map[telemetry.Signal]string{
 		preempt: `sum by (model_name, pod, instance) (rate(vllm:num_preemptions_total[W])) or sum by (model_name) (rate(vllm:num_preemptions_total[W]))`,
 		hit:     `(sum by (model_name, pod, instance) (rate(vllm:prefix_cache_hits_total[W])) / sum by (model_name, pod, instance) (rate(vllm:prefix_cache_queries_total[W])))`,
-		accept:  `/ sum by (model_name, pod, instance) (rate(vllm:spec_decode_num_drafts_total[W]))), "tokentop_mean", "counter_ratio", "", "") + 1)`,
+		accept:  `/ sum by (model_name, pod, instance) (rate(vllm:spec_decode_num_drafts_total[W]))) + 1)`,
 	} {
 		if q := strings.Join(qs.value[sig], " or "); !strings.Contains(q, want) {
 			t.Errorf("%s value query lacks %q: %s", sig, want, q)
@@ -109,5 +117,121 @@ func TestPerGPUCounterAveraged(t *testing.T) {
 		if !strings.Contains(q, want) {
 			t.Errorf("read-bytes query lacks %q: %s", want, q)
 		}
+	}
+}
+
+// A hit rate over a sum (CounterShare) is hits / (hits + the other
+// outcome) per endpoint, both rated over [W] by the same labels; like
+// every diagnosis ratio it is exact counts, not tagged a mean.
+func TestCounterShareQuery(t *testing.T) {
+	for _, tc := range []struct {
+		e          telemetry.Engine
+		hits, miss string
+	}{
+		{telemetry.EngineLlamaCpp, "llamacpp:prompt_tokens_cached_total", "llamacpp:prompt_tokens_total"},
+		{telemetry.EngineTRTLLM, "trtllm_kv_cache_reused_blocks_total", "trtllm_kv_cache_missed_blocks_total"},
+	} {
+		spec, _ := engines.Lookup(tc.e)
+		f := newFamily(string(tc.e), tc.e, spec, spec.ModelLabels, "")
+		g := newGenerator(nil, []string{"pod", "instance"})
+		q := strings.Join(g.generate([]*family{f}).value[telemetry.PrefixCacheHit], " or ")
+		by := g.by(f, true)
+		rate := func(n string) string { return "sum by (" + by + ") (" + f.claimed(n, "rate("+n+"[W])") + ")" }
+		if want := "(" + rate(tc.hits) + " / (" + rate(tc.hits) + " + " + rate(tc.miss) + "))"; !strings.Contains(q, want) {
+			t.Errorf("%s: prefix hit query lacks\n%s\nin\n%s", tc.e, want, q)
+		}
+		if strings.Contains(q, meanTag) {
+			t.Errorf("%s: a diagnosis ratio tagged a mean (approximate): %s", tc.e, q)
+		}
+	}
+	// A ratio standing in for a distribution is: Triton's mean queue time.
+	spec, _ := engines.Lookup(telemetry.EngineTriton)
+	f := newFamily("triton", telemetry.EngineTriton, spec, spec.ModelLabels, "")
+	if q := strings.Join(newGenerator(nil, nil).generate([]*family{f}).value[telemetry.QueueTime], " or "); !strings.Contains(q, `"`+meanTag+`", "counter_ratio"`) {
+		t.Errorf("Triton's mean queue time not tagged a mean: %s", q)
+	}
+}
+
+// Failure label values are matched as literals: LMDeploy's
+// "ResponseType.CANCEL" has a dot, which unquoted would also match
+// "ResponseTypeXCANCEL". PromQL's =~ is RE2 anchored at both ends, as
+// Go's regexp with ^(?:…)$ is.
+func TestFailureValuesMatchOnlyThemselves(t *testing.T) {
+	spec, _ := engines.Lookup(telemetry.EngineLMDeploy)
+	f := newFamily("lmdeploy", telemetry.EngineLMDeploy, spec, spec.ModelLabels, "")
+	q := newGenerator(nil, nil).errorExpr(f, "model_name")
+	const matcher = `finished_reason=~`
+	i := strings.Index(q, matcher)
+	if i < 0 {
+		t.Fatalf("no %s in %s", matcher, q)
+	}
+	lit, err := strconv.QuotedPrefix(q[i+len(matcher):])
+	if err != nil {
+		t.Fatalf("matcher is not one quoted string: %v in %s", err, q)
+	}
+	pattern, err := strconv.Unquote(lit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile("^(?:" + pattern + ")$")
+	for _, v := range spec.Errors[0].FailedValues {
+		if !re.MatchString(v) {
+			t.Errorf("%q does not match failure value %q", pattern, v)
+		}
+		if look := strings.ReplaceAll(v, ".", "X"); look != v && re.MatchString(look) {
+			t.Errorf("%q matches the look-alike %q of %q", pattern, look, v)
+		}
+	}
+	for _, v := range []string{"ResponseType.FINISH", "ResponseType.SUCCESS", "ResponseType.CANCELLED"} {
+		if re.MatchString(v) {
+			t.Errorf("%q matches %q, not a failure value", pattern, v)
+		}
+	}
+}
+
+// The failure matcher selects the same series on real Prometheus and
+// VictoriaMetrics: each of LMDeploy's failure values, neither their
+// look-alikes (the dot replaced) nor the normal finish.
+func TestFailureMatcherOnBothStores(t *testing.T) {
+	// Not parallel with the package's timing-sensitive integration tests:
+	// two more stores scraping would load the machine while they measure.
+	if promtest.Binary() == "" || promtest.VictoriaMetricsBinary() == "" {
+		t.Skip("prometheus or victoria-metrics binary not found: " + promtest.InstallHint)
+	}
+	spec, _ := engines.Lookup(telemetry.EngineLMDeploy)
+	ec := spec.Errors[0]
+	var page strings.Builder
+	fmt.Fprintf(&page, "# TYPE %s counter\n", ec.Failed)
+	series := func(v string) { fmt.Fprintf(&page, "%s{%s=%q} 1\n", ec.Failed, ec.FailedLabel, v) }
+	for _, v := range ec.FailedValues {
+		series(v)
+		series(strings.ReplaceAll(v, ".", "X"))
+	}
+	series("ResponseType.FINISH")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if _, err := w.Write([]byte(page.String())); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	target := promtest.Target{Job: "lmdeploy", URL: srv.URL + "/metrics"}
+	for name, start := range map[string]func(testing.TB, ...promtest.Target) *promtest.Server{
+		"prometheus": promtest.Start, "victoria": promtest.StartVictoriaMetrics,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			store := start(t, target)
+			store.WaitForSeries(t, ec.Failed, 2*len(ec.FailedValues)+1, 90*time.Second)
+			var got []string
+			for _, s := range store.Query(t, selector(ec.Failed, nil, failedMatcher(ec)), time.Time{}) {
+				got = append(got, s.Metric[ec.FailedLabel])
+			}
+			sort.Strings(got)
+			want := append([]string(nil), ec.FailedValues...)
+			sort.Strings(want)
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("matched %v, want %v", got, want)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -184,7 +185,8 @@ func synthPage(s engines.Spec, model string) string {
 			fmt.Fprintf(&b, "%s_sum%s 4.25\n%s_count%s 10\n", a.Name, labels(a.Match), a.Name, labels(a.Match))
 		case engines.Counter:
 			counter(a.Name, labels(a.Match), 100)
-		case engines.CounterRatio:
+		case engines.CounterRatio, engines.CounterShare:
+			// A share reads 30 / (30 + 100), a ratio 30 / 100.
 			counter(a.Name, labels(a.Match), 30)
 			counter(a.Per, labels(nil), 100)
 		case engines.Gauge:
@@ -200,6 +202,12 @@ func synthPage(s engines.Spec, model string) string {
 		if ec.FailedLabel != "" {
 			fmt.Fprintf(&b, "%s%s 40\n", ec.Failed, labels(map[string]string{ec.FailedLabel: "stop"}))
 			fmt.Fprintf(&b, "%s%s 2\n", ec.Failed, labels(map[string]string{ec.FailedLabel: ec.FailedValues[0]}))
+			// A normal finish that a failure value read as a regular
+			// expression would match too (LMDeploy's "ResponseType.X":
+			// the dot matches any character).
+			if look := regexp.MustCompile(`[^A-Za-z0-9_]`).ReplaceAllString(ec.FailedValues[0], "X"); look != ec.FailedValues[0] {
+				fmt.Fprintf(&b, "%s%s 20\n", ec.Failed, labels(map[string]string{ec.FailedLabel: look}))
+			}
 		} else {
 			fmt.Fprintf(&b, "%s%s 2\n", ec.Failed, labels(nil))
 		}

@@ -102,7 +102,7 @@ func (sc *scrape) run() {
 			sc.counterRate(sig, a, false)
 		case engines.HistogramSum:
 			sc.counterRate(sig, a, true)
-		case engines.CounterRatio:
+		case engines.CounterRatio, engines.CounterShare:
 			sc.ratio(sig, a)
 		}
 	}

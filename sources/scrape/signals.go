@@ -176,24 +176,30 @@ func (sc *scrape) counterRate(sig telemetry.Signal, a engines.Alias, fromSum boo
 }
 
 // ratio emits Δnum/Δden per model (Triton mean durations, llama.cpp
-// decode time per token); 0/0 is no data.
+// decode time per token), or for a CounterShare Δnum/(Δnum + Δper)
+// (hits over hits plus misses); 0/0 is no data.
 func (sc *scrape) ratio(sig telemetry.Signal, a engines.Alias) {
 	num, order := sc.counterDeltas(a.Name, a, false)
-	den, _ := sc.counterDeltas(a.Per, engines.Alias{}, false)
+	per, _ := sc.counterDeltas(a.Per, engines.Alias{}, false)
 	for _, mv := range order {
 		okN, nanN := num[mv].usable()
-		okD, nanD := den[mv].usable()
+		okD, nanD := per[mv].usable()
 		switch {
 		case nanN || nanD:
 			sc.emit(mv, telemetry.Observation{Kind: telemetry.KindNoData, Signal: sig})
 		case okN && okD:
-			if den[mv].delta <= 0 {
+			den := per[mv].delta
+			if a.Type == engines.CounterShare {
+				den += num[mv].delta
+			}
+			if den <= 0 {
 				sc.emit(mv, telemetry.Observation{Kind: telemetry.KindNoData, Signal: sig})
 				continue
 			}
-			// Duration means stand in for a distribution (approximate);
-			// the diagnosis ratios are exact counts.
-			sc.emitValue(mv, sig, num[mv].delta/den[mv].delta*a.Factor()+a.Offset, !telemetry.IsEngineSignal(sig))
+			// Duration means stand in for a distribution (approximate:
+			// Triton's E2E and queue time, llama.cpp's ITL); the
+			// diagnosis ratios and shares are exact counts.
+			sc.emitValue(mv, sig, num[mv].delta/den*a.Factor()+a.Offset, sig.Info().Distribution)
 		}
 	}
 }
