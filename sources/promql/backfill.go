@@ -276,12 +276,11 @@ func (rd *round) historyDone(p historyPlan) {
 	st.hist.step = p.step
 }
 
-// historyChunk emits one chunk's windows of a distribution signal, each
-// endpoint's last one closed by its oldest point held, which then moves
-// back to the chunk's first point. It returns false when the chunk failed.
-func (rd *round) historyChunk(p historyPlan, a answer) bool {
-	s, st := rd.s, &rd.s.state
-	sig := p.signal
+// historyMatrix returns a history chunk's range vector, its warnings and,
+// when it failed, why (retried after DiscoveryInterval) said; ok is
+// false then.
+func (rd *round) historyMatrix(p *historyPlan, a answer) (model.Matrix, bool) {
+	s, sig := rd.s, p.signal
 	for _, w := range a.warnings {
 		rd.warn(string(sig) + " history: " + w)
 	}
@@ -289,11 +288,23 @@ func (rd *round) historyChunk(p historyPlan, a answer) bool {
 		rd.warn(fmt.Sprintf("%s history (%s back) failed: %s; retried in %s", sig,
 			promDuration(rd.lag.end.Sub(p.start)), describeError(a.err, s.cfg.HTTP.Timeout, s.creds.secrets()),
 			promDuration(s.cfg.DiscoveryInterval)))
-		return false
+		return nil, false
 	}
 	mat, ok := a.value.(model.Matrix)
 	if !ok {
 		rd.warn(fmt.Sprintf("%s history: query returned a %s, want a range vector", sig, valueType(a.value)))
+	}
+	return mat, ok
+}
+
+// historyChunk emits one chunk's windows of a distribution signal, each
+// endpoint's last one closed by its oldest point held, which then moves
+// back to the chunk's first point. It returns false when the chunk failed.
+func (rd *round) historyChunk(p historyPlan, a answer) bool {
+	st := &rd.s.state
+	sig := p.signal
+	mat, ok := rd.historyMatrix(&p, a)
+	if !ok {
 		return false
 	}
 	points := map[*endpointState]map[model.Time]*cumPoint{}

@@ -1,7 +1,6 @@
 package promql
 
 import (
-	"fmt"
 	"math"
 	"time"
 
@@ -128,20 +127,10 @@ func (rd *round) valueHistoryDone(p historyPlan) {
 // only before what it holds already (its live values, or history asked
 // before). It returns false when the chunk failed.
 func (rd *round) valueChunk(p *historyPlan, a answer) bool {
-	s, vh := rd.s, &rd.s.state.values
+	vh := &rd.s.state.values
 	sig, first := p.signal, p.first
-	for _, w := range a.warnings {
-		rd.warn(string(sig) + " history: " + w)
-	}
-	if a.err != nil {
-		rd.warn(fmt.Sprintf("%s history (%s back) failed: %s; retried in %s", sig,
-			promDuration(rd.lag.end.Sub(p.start)), describeError(a.err, s.cfg.HTTP.Timeout, s.creds.secrets()),
-			promDuration(s.cfg.DiscoveryInterval)))
-		return false
-	}
-	mat, ok := a.value.(model.Matrix)
+	mat, ok := rd.historyMatrix(p, a)
 	if !ok {
-		rd.warn(fmt.Sprintf("%s history: query returned a %s, want a range vector", sig, valueType(a.value)))
 		return false
 	}
 	for _, ss := range mat {
@@ -171,7 +160,7 @@ func (rd *round) valueChunk(p *historyPlan, a answer) bool {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					continue
 				}
-				rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: s.localEval(t), Endpoint: e.info.Name,
+				rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: rd.s.localEval(t), Endpoint: e.info.Name,
 					Signal: sig, Value: v, Approx: approx, Interval: interval, History: true})
 			}
 		}
