@@ -18,6 +18,7 @@ import (
 
 	"github.com/tokentop/tokentop/internal/promtest"
 	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/tokentop/tokentop/internal/sim/simtest"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
@@ -32,18 +33,7 @@ func TestIntegrationRealPrometheus(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	target, err := sim.New(sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: 7})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := target.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := target.Close(); err != nil {
-			t.Errorf("closing the simulator: %v", err)
-		}
-	})
+	target := simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: 7})
 	models := map[string]bool{}
 	for _, m := range target.Models() {
 		models[m.Name] = true

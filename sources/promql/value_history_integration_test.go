@@ -16,6 +16,7 @@ import (
 	"github.com/tokentop/tokentop/engines"
 	"github.com/tokentop/tokentop/internal/promtest"
 	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/tokentop/tokentop/internal/sim/simtest"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
@@ -49,18 +50,7 @@ func TestIntegrationValueHistoryMatchesPrometheus(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	target, err := sim.New(sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := target.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := target.Close(); err != nil {
-			t.Errorf("closing the simulator: %v", err)
-		}
-	})
+	target := simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: 5})
 	prom := promtest.Start(t, promtest.Target{Job: "vllm", URL: target.URL() + "/metrics"})
 	prom.WaitTargetsUp(t, 30*time.Second)
 	const window = 40 * time.Second
