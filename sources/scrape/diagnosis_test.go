@@ -60,22 +60,8 @@ func pageSum(t *testing.T, raw, name string) float64 {
 // observations of the last scrape.
 func scrapePages(t *testing.T, cfg Config, bodies ...string) []telemetry.Observation {
 	t.Helper()
-	tg := newTarget(t, bodies[0])
-	c := &collector{}
-	clk := newClock()
-	cfg.URL, cfg.Now = tg.URL, clk.Now
-	s := New(cfg, c)
-	for i, b := range bodies {
-		if i > 0 {
-			clk.Advance(time.Second)
-		}
-		tg.set(b)
-		c.Take()
-		if err := s.ScrapeOnce(context.Background()); err != nil {
-			t.Fatalf("scrape %d: %v", i+1, err)
-		}
-	}
-	return c.Take()
+	_, obs := scrapeTarget(t, cfg, nil, bodies...)
+	return obs
 }
 
 // onlyEndpoint returns the one endpoint that observations name.

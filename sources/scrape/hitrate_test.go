@@ -14,13 +14,20 @@ import (
 // observations.
 func scrapeSeq(t *testing.T, extra map[string]string, bodies ...string) (*target, []telemetry.Observation) {
 	t.Helper()
+	return scrapeTarget(t, Config{}, extra, bodies...)
+}
+
+// scrapeTarget is scrapeSeq with a configuration (URL and clock set here).
+func scrapeTarget(t *testing.T, cfg Config, extra map[string]string, bodies ...string) (*target, []telemetry.Observation) {
+	t.Helper()
 	tg := newTarget(t, bodies[0])
 	for path, body := range extra {
 		tg.extra[path] = body
 	}
 	c := &collector{}
 	clk := newClock()
-	s := New(Config{URL: tg.URL, Now: clk.Now}, c)
+	cfg.URL, cfg.Now = tg.URL, clk.Now
+	s := New(cfg, c)
 	for i, b := range bodies {
 		if i > 0 {
 			clk.Advance(time.Second)
