@@ -120,6 +120,12 @@ type Server struct {
 	viewers  map[*viewer]struct{}
 	conns    map[net.Conn]struct{}
 	handlers sync.WaitGroup
+	// connGoroutines counts the library's connection goroutines still
+	// running (from ConnCallback to ConnectionCloseCallback, which runs
+	// after its own bookkeeping): the library's Shutdown waits on a
+	// WaitGroup that a goroutine finishing its handshake may still Add
+	// to, a race, so shutdown waits for them first.
+	connGoroutines sync.WaitGroup
 }
 
 // New checks the keys and builds the server; it does not listen yet. It
@@ -172,6 +178,8 @@ func (s *Server) newSSH(signer gossh.Signer) (*ssh.Server, error) {
 		RequestHandlers:   map[string]ssh.RequestHandler{},
 		SubsystemHandlers: map[string]ssh.SubsystemHandler{},
 		ConnCallback:      s.trackConn,
+		// Every accepted connection's goroutine ends here.
+		ConnectionCloseCallback: func(net.Conn) { s.connGoroutines.Done() },
 		ConnectionFailedCallback: func(c net.Conn, err error) {
 			s.log.Info("ssh connection refused", "remote", clean(c.RemoteAddr().String()), "err", clean(err.Error()))
 		},
@@ -273,10 +281,11 @@ func (s *Server) shutdown(served <-chan error) error {
 	err := s.ssh.Close()
 	s.closeConns() // unauthenticated ones too: the library only tracks the rest
 	s.handlers.Wait()
+	s.connGoroutines.Wait()
 	if serr := <-served; !errors.Is(serr, ssh.ErrServerClosed) && err == nil {
 		err = serr
 	}
-	// Shutdown now only waits for connection goroutines, all closed above.
+	// Shutdown now only waits for connection goroutines, all ended above.
 	if serr := s.ssh.Shutdown(context.Background()); err == nil {
 		err = serr
 	}
@@ -306,6 +315,7 @@ func (s *Server) trackConn(_ ssh.Context, c net.Conn) net.Conn {
 	}
 	tc := &trackedConn{Conn: c, s: s}
 	s.conns[tc] = struct{}{}
+	s.connGoroutines.Add(1) // under mu, before closed: never during shutdown's Wait
 	return tc
 }
 
