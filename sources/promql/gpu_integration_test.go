@@ -181,6 +181,12 @@ func checkGPUPower(t *testing.T, prom *promtest.Server, victoria bool, rec *reco
 		page[i].power = pageSum(t, srv.DCGMURL()+"/metrics", "DCGM_FI_DEV_POWER_USAGE")
 		page[i].limit = pageSum(t, srv.DCGMURL()+"/metrics", "DCGM_FI_DEV_POWER_MGMT_LIMIT")
 	}
+	// VictoriaMetrics' instant answers around one time differ by up to
+	// 0.8 % (seen): within 2 % there, exact on Prometheus, as for DRAM.
+	tol := 1e-9
+	if victoria {
+		tol = 0.02
+	}
 	now := time.Now()
 	ept := func(name string) float64 {
 		// Over several chart slots: a PromQL track's are as wide as its
@@ -200,7 +206,7 @@ func checkGPUPower(t *testing.T, prom *promtest.Server, victoria bool, rec *reco
 			if len(p) != 1 {
 				t.Fatalf("%s: no GPU power", name)
 			}
-			if ok, want := matchesAt(t, prom, victoria, energy(regexpQuote(hosts[i])+":.*"), p[0].Value, p[0].At, 1e-9); !ok {
+			if ok, want := matchesAt(t, prom, victoria, energy(regexpQuote(hosts[i])+":.*"), p[0].Value, p[0].At, tol); !ok {
 				t.Errorf("%s: GPU power %v W, host %s's GPUs' energy rate %v W", name, p[0].Value, hosts[i], want)
 			}
 			// The counter is the integral of the draw (expose_dcgm.go): its
@@ -224,7 +230,7 @@ func checkGPUPower(t *testing.T, prom *promtest.Server, victoria bool, rec *reco
 		if math.Abs(agg[0].Value-sum) > 1e-9*sum {
 			t.Errorf("%s aggregate: GPU power %v W, its replicas sum to %v W", m.Name, agg[0].Value, sum)
 		}
-		if ok, both := matchesAt(t, prom, victoria, energy(`127[.]0[.]0[.][12]:.*`), agg[0].Value, agg[0].At, 1e-9); !ok {
+		if ok, both := matchesAt(t, prom, victoria, energy(`127[.]0[.]0[.][12]:.*`), agg[0].Value, agg[0].At, tol); !ok {
 			t.Errorf("%s aggregate: GPU power %v W, both hosts' GPUs %v W", m.Name, agg[0].Value, both)
 		}
 		t.Logf("%s: GPU power %.1f W, %.3f J/token", m.Name, agg[0].Value, ept(m.Name))
