@@ -19,14 +19,9 @@ import (
 // the difference of the summed _count at the window's ends.
 func TestIntegrationHistoryCountMatchesPrometheus(t *testing.T) {
 	t.Parallel() // each starts its own servers; most of their time is waiting for scrapes
-	if promtest.Binary() == "" {
-		t.Skip("prometheus binary not found: " + promtest.InstallHint)
-	}
+	target, prom := prometheusOverSim(t, 11)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	target := simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: 11})
-	prom := promtest.Start(t, promtest.Target{Job: "vllm", URL: target.URL() + "/metrics"})
-	prom.WaitTargetsUp(t, 30*time.Second)
 
 	const (
 		step   = 2 * time.Second
@@ -95,4 +90,17 @@ func TestIntegrationHistoryCountMatchesPrometheus(t *testing.T) {
 			t.Errorf("%s: window marked partly filled from %s though Prometheus holds all of it", m.Name, got.DataSince)
 		}
 	}
+}
+
+// prometheusOverSim starts a simulator (load 4, seed) and a real
+// Prometheus scraping it, its target up; it skips without Prometheus.
+func prometheusOverSim(t *testing.T, seed int64) (*sim.Server, *promtest.Server) {
+	t.Helper()
+	if promtest.Binary() == "" {
+		t.Skip("prometheus binary not found: " + promtest.InstallHint)
+	}
+	target := simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: seed})
+	prom := promtest.Start(t, promtest.Target{Job: "vllm", URL: target.URL() + "/metrics"})
+	prom.WaitTargetsUp(t, 30*time.Second)
+	return target, prom
 }

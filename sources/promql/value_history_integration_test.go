@@ -15,8 +15,6 @@ import (
 
 	"github.com/tokentop/tokentop/engines"
 	"github.com/tokentop/tokentop/internal/promtest"
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/internal/sim/simtest"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
@@ -45,14 +43,9 @@ func waitHeld(t *testing.T, prom *promtest.Server, series string, d time.Duratio
 // query at that step.
 func TestIntegrationValueHistoryMatchesPrometheus(t *testing.T) {
 	t.Parallel() // each starts its own servers; most of their time is waiting for scrapes
-	if promtest.Binary() == "" {
-		t.Skip("prometheus binary not found: " + promtest.InstallHint)
-	}
+	target, prom := prometheusOverSim(t, 5)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	target := simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: 5})
-	prom := promtest.Start(t, promtest.Target{Job: "vllm", URL: target.URL() + "/metrics"})
-	prom.WaitTargetsUp(t, 30*time.Second)
 	const window = 40 * time.Second
 	waitHeld(t, prom, "vllm:num_requests_running", window+5*time.Second)
 
