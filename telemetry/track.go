@@ -104,11 +104,7 @@ func (t *track) observe(o Observation, cfg StoreConfig) {
 		t.last, t.hasValue, t.lastGoodAt, t.state, t.err, t.approx = o.Value, true, o.At, Live, "", o.Approx
 		t.seriesAge = o.SeriesAge
 		t.share = o.Share.clone()
-		t.noteData(o.At)
-		t.plot(o, cfg, o.Value)
-		if t.samples != nil {
-			t.samples.add(o.At, o.Value)
-		}
+		t.addSample(o, cfg)
 	case KindHistogram:
 		if t.hist == nil {
 			t.hist = newHistWindow(cfg.HistResolution, cfg.MaxWindow)
@@ -143,11 +139,7 @@ func (t *track) observeHistory(o Observation, cfg StoreConfig) {
 		if math.IsNaN(o.Value) || math.IsInf(o.Value, 0) {
 			return
 		}
-		t.noteData(o.At)
-		t.plot(o, cfg, o.Value)
-		if t.samples != nil {
-			t.samples.add(o.At, o.Value)
-		}
+		t.addSample(o, cfg)
 	case KindHistogram:
 		if t.hist == nil {
 			t.hist = newHistWindow(cfg.HistResolution, cfg.MaxWindow)
@@ -165,6 +157,16 @@ func (t *track) observeHistory(o Observation, cfg StoreConfig) {
 			return
 		}
 		t.plot(o, cfg, v)
+	}
+}
+
+// addSample puts a sample's value into the chart and the sample window,
+// live or history alike.
+func (t *track) addSample(o Observation, cfg StoreConfig) {
+	t.noteData(o.At)
+	t.plot(o, cfg, o.Value)
+	if t.samples != nil {
+		t.samples.add(o.At, o.Value)
 	}
 }
 
