@@ -174,9 +174,11 @@ func (s *terminal) stop() {
 		}
 		s.mu.Unlock()
 	}
-	// The session may be gone with its program: then there is no server.
+	// The session may be gone with its program: then there is no server,
+	// or it is exiting as kill-server reaches it.
 	if out, err := s.run("kill-server"); err != nil && !strings.Contains(out, "no server running") &&
-		!strings.Contains(out, "error connecting") && !strings.Contains(out, "No such file") {
+		!strings.Contains(out, "error connecting") && !strings.Contains(out, "No such file") &&
+		!strings.Contains(out, "server exited unexpectedly") {
 		s.t.Errorf("tmux kill-server: %v: %s", err, out)
 	}
 	if s.serverPID > 0 {

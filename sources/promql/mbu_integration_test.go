@@ -197,7 +197,12 @@ func checkMBU(ctx context.Context, t *testing.T, prom *promtest.Server, rec *rec
 		src := rec1(rec.find(telemetry.KindSource, "", ""))
 		ts := prom.SampleTimes(t, fmt.Sprintf("vllm:estimated_read_bytes_per_gpu_total{model_name=%q}", m.Name), src[0].At, 10*time.Second)
 		bodies = []snapshot{edge(ts[0]), edge(ts[len(ts)-1])}
-		tol = 0.005
+		// A rate, as in the every-engine test: within 5 %. Prometheus'
+		// rate() extrapolates toward the window's ends, and the window is
+		// placed by the estimated clock offset, which can move a sample
+		// across an edge on a busy machine (seen: 0.3434 vs 0.3549). A
+		// summed rank or a unit slip is 2× or more.
+		tol = 0.05
 	default:
 		itl := rec1(rec.find(telemetry.KindHistogram, replica, telemetry.ITL))
 		if len(itl) != 1 {
