@@ -143,9 +143,8 @@ func checkGPUPerHost(ctx context.Context, t *testing.T, prom *promtest.Server, v
 
 // matchesAt reports whether the instant query q, evaluated at the
 // figure's evaluation time, answers got within tol (relative, absolute
-
-
-
+// below 1), trying times up to 3 s around it (the figures change at
+// every scrape, so a match is no accident).
 func matchesAt(t *testing.T, prom *promtest.Server, victoria bool, q string, got float64, at time.Time, tol float64) (bool, float64) {
 	t.Helper()
 	// Prometheus too: the figure's local time is the server's evaluation
