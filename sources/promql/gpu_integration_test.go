@@ -228,13 +228,13 @@ func checkGPUPower(t *testing.T, prom *promtest.Server, victoria bool, rec *reco
 			}
 			// The counter is the integral of the draw (expose_dcgm.go): its
 			// mean over the 10s window ending ~1.5s ago (Delay) is near the
-			// page's draw now (measured within 2%; 25% allows the draw's
-			// swing at low load yet catches a mean for a sum (÷3 GPUs) or a
+			// page's draw now (measured within 2 %, once 28 % on a busy machine;
+			// 50 % allows the draw's swing yet catches a mean for a sum (÷3 GPUs) or a
 			// unit slip (×1000)), and never above the GPUs' limit.
 			// VictoriaMetrics answers 30s back (latency offset), when the
 			// draw was another: there only the limit.
 			rel := math.Abs(p[0].Value-page[i].power) / page[i].power
-			if !victoria && rel > 0.25 || p[0].Value > page[i].limit || p[0].Value <= 0 {
+			if !victoria && rel > 0.5 || p[0].Value > page[i].limit || p[0].Value <= 0 {
 				t.Errorf("%s: GPU power %v W, the DCGM page shows %v W (limit %v W)", name, p[0].Value, page[i].power, page[i].limit)
 			}
 			t.Logf("%s: GPU power %.1f W (DCGM page now %.1f W, limit %.0f W), %.3f J/token", name, p[0].Value, page[i].power, page[i].limit, ept(name))
