@@ -130,33 +130,39 @@ type mbuValue struct {
 	at     time.Time
 }
 
+// noteMBUInput keeps o when MBU reads it: an endpoint's newest live ITL
+// window, its bytes-read rate and its KV usage.
+func (rd *round) noteMBUInput(o telemetry.Observation) {
+	hist := o.Kind == telemetry.KindHistogram && o.Signal == telemetry.ITL
+	sample := o.Kind == telemetry.KindSample && (o.Signal == telemetry.EngineReadBytes || o.Signal == telemetry.KVCache)
+	if !hist && !sample || len(rd.s.cfg.MBU) == 0 {
+		return
+	}
+	if rd.mbuIn == nil {
+		rd.mbuIn = map[string]*mbuInputs{}
+	}
+	x := rd.mbuIn[o.Endpoint]
+	if x == nil {
+		x = &mbuInputs{}
+		rd.mbuIn[o.Endpoint] = x
+	}
+	switch {
+	case hist && (!x.hasITL || o.At.After(x.itl.At)):
+		x.itl, x.hasITL = o, true // the newest window
+	case o.Signal == telemetry.EngineReadBytes:
+		x.read, x.hasRead = o, true
+	case o.Signal == telemetry.KVCache:
+		x.kvUsage, x.hasKVUsage = o, true
+	}
+}
+
 // mbu adds MBU for the endpoints of configured models (see above).
 func (rd *round) mbu() {
 	models := rd.s.cfg.MBU
 	if len(models) == 0 {
 		return
 	}
-	in := map[string]*mbuInputs{}
-	for _, o := range rd.obs {
-		hist := o.Kind == telemetry.KindHistogram && o.Signal == telemetry.ITL
-		sample := o.Kind == telemetry.KindSample && (o.Signal == telemetry.EngineReadBytes || o.Signal == telemetry.KVCache)
-		if !hist && !sample {
-			continue
-		}
-		x := in[o.Endpoint]
-		if x == nil {
-			x = &mbuInputs{}
-			in[o.Endpoint] = x
-		}
-		switch {
-		case hist && (!x.hasITL || o.At.After(x.itl.At)):
-			x.itl, x.hasITL = o, true // the newest window
-		case o.Signal == telemetry.EngineReadBytes:
-			x.read, x.hasRead = o, true
-		case o.Signal == telemetry.KVCache:
-			x.kvUsage, x.hasKVUsage = o, true
-		}
-	}
+	in := rd.mbuIn
 	got := map[*endpointState]mbuValue{}
 	for _, e := range rd.reg.all() {
 		if len(e.members) > 0 || e.family == tokentopTag {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,7 +83,16 @@ func withLine(body, src []byte, name, model string) []byte {
 	return []byte(strings.Replace(string(body), from, to, 1))
 }
 
-func rec1(obs []telemetry.Observation) []telemetry.Observation { return lastOf(obs) }
+// rec1 is the newest live (not History) observation of obs, if any.
+func rec1(obs []telemetry.Observation) []telemetry.Observation {
+	live := slices.DeleteFunc(slices.Clone(obs), func(o telemetry.Observation) bool { return o.History })
+	return lastOf(live)
+}
+
+// historyOf returns the History observations of obs.
+func historyOf(obs []telemetry.Observation) []telemetry.Observation {
+	return slices.DeleteFunc(slices.Clone(obs), func(o telemetry.Observation) bool { return !o.History })
+}
 
 // TestIntegrationMBU: real Prometheus scrapes the simulator serving, in
 // vLLM's names, a model without the bytes-read counter (org/a: MBU
@@ -133,7 +143,7 @@ func TestIntegrationMBU(t *testing.T) {
 	}
 
 	const step = 2 * time.Second
-	run := func(withKV bool) (*recorder, map[string]bandwidth.Model) {
+	run := func(withKV bool, view time.Duration) (*recorder, map[string]bandwidth.Model) {
 		models := mbuModels(t, specs, withKV)
 		rec := &recorder{}
 		s, err := New(Config{URL: prom.URL, ScrapeInterval: promtest.ScrapeInterval, HistogramStep: step,
@@ -141,16 +151,25 @@ func TestIntegrationMBU(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		s.WindowChanged(view)
 		if err := s.RefreshOnce(ctx); err != nil {
 			t.Fatalf("RefreshOnce: %v", err)
 		}
+		if view > 0 && len(historyOf(rec.All())) == 0 {
+			t.Fatalf("window of %s viewed: no history fetched", view)
+		}
 		return rec, models
 	}
-	for _, withKV := range []bool{false, true} {
-		rec, models := run(withKV)
+	// The last with a window viewed: the refresh backfills it, and MBU
+	// still reads this refresh's live figures.
+	for _, c := range []struct {
+		withKV bool
+		view   time.Duration
+	}{{false, 0}, {true, 0}, {true, time.Minute}} {
+		rec, models := run(c.withKV, c.view)
 		for _, tg := range targets {
 			for _, m := range tg.srv.Models() {
-				checkMBU(ctx, t, prom, rec, tg, models, m, withKV, step)
+				checkMBU(ctx, t, prom, rec, tg, models, m, c.withKV, step)
 			}
 		}
 	}

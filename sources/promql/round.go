@@ -27,8 +27,11 @@ type round struct {
 	values    int // samples and histogram windows emitted
 	retired   []telemetry.Observation
 	lag       lagView
-	// kv is the KV-cache query's answer per endpoint (mbu.go).
-	kv map[*endpointState]*kvState
+	// kv is the KV-cache query's answer per endpoint, mbuIn the live
+	// figures MBU reads, noted as added: a flush (history) empties obs
+	// before MBU runs (mbu.go).
+	kv    map[*endpointState]*kvState
+	mbuIn map[string]*mbuInputs
 }
 
 func newRound(s *Source, began time.Time) *round {
@@ -73,6 +76,9 @@ func (rd *round) add(o telemetry.Observation) {
 		rd.values++
 	}
 	o.Source = rd.s.id
+	if !o.History {
+		rd.noteMBUInput(o)
+	}
 	if o.History {
 		// Streamed, not held (a 1 h backfill of 1,000 endpoints is tens
 		// of MB of observations), after the live values so far: a track's

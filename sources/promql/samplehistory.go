@@ -75,8 +75,8 @@ func (rd *round) valueHistoryJobs(live []answer) []historyPlan {
 	for _, a := range live {
 		sig := a.signal
 		vec, ok := a.value.(model.Vector)
-		if a.kind != instantJob || sig == "" || !ok || a.err != nil || len(vec) == 0 || !rd.valueDue(sig) {
-			continue
+		if a.kind != instantJob || len(st.queries.value[sig]) == 0 || !ok || a.err != nil || len(vec) == 0 || !rd.valueDue(sig) {
+			continue // not a value signal (freshness, KV capacity), or nothing to backfill
 		}
 		rd.noteLive(a)
 		var upTo time.Time
