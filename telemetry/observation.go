@@ -30,7 +30,8 @@ const (
 	KindSource Kind = "source"
 	// KindRetire says the endpoint is gone (Err: why): a placeholder for a
 	// server whose models were unknown, now replaced by them. Views drop
-	// it; its alerts end.
+	// it; its alerts end. With no Endpoint it withdraws the source
+	// status named Source (a restarted source's crash report).
 	KindRetire Kind = "retire"
 )
 

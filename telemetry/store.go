@@ -133,6 +133,10 @@ func (s *Store) Observe(o Observation) {
 		s.observeGPU(o)
 		return
 	}
+	if o.Kind == KindRetire && o.Endpoint == "" {
+		delete(s.sources, o.Source)
+		return
+	}
 	if o.Endpoint == "" {
 		return
 	}

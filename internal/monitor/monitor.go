@@ -145,7 +145,7 @@ func (m *Monitor) Run(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := r.run(ctx); err != nil && ctx.Err() == nil {
+			if err := m.guarded(ctx, r.name, r.run); err != nil && ctx.Err() == nil {
 				m.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: time.Now(), Source: r.name,
 					Status: &telemetry.SourceStatus{Name: r.name, Kind: "source", State: telemetry.Error, Err: err.Error()}})
 			}

@@ -41,7 +41,10 @@ func (m *Monitor) AddProbe(o probe.Options, prefix string) error {
 			if prefix != "" {
 				oo.Name = prefix + "/" + model
 			}
-			go func() { done <- m.runProbe(ctx, oo) }()
+			// Guarded apart: the runner's guard does not reach this goroutine.
+			go func() {
+				done <- m.guarded(ctx, "probe:"+o.URL+" "+model, func(ctx context.Context) error { return m.runProbe(ctx, oo) })
+			}()
 		}
 		for range models {
 			<-done
