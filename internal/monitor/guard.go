@@ -25,7 +25,7 @@ const restartDelay = 10 * time.Second
 // not covered: only its loop's.
 func (m *Monitor) guarded(ctx context.Context, name string, run func(context.Context) error) error {
 	for panics := 1; ; panics++ {
-		err, p := runRecovering(ctx, run)
+		p, err := runRecovering(ctx, run)
 		if p == "" {
 			return err
 		}
@@ -46,7 +46,7 @@ func (m *Monitor) guarded(ctx context.Context, name string, run func(context.Con
 
 // runRecovering calls run; a panic is returned as its value and the
 // function it happened in ("" when run returned).
-func runRecovering(ctx context.Context, run func(context.Context) error) (err error, panicked string) {
+func runRecovering(ctx context.Context, run func(context.Context) error) (panicked string, err error) {
 	defer func() {
 		r := recover()
 		if r == nil {
@@ -57,7 +57,7 @@ func runRecovering(ctx context.Context, run func(context.Context) error) (err er
 			panicked += " in " + at
 		}
 	}()
-	return run(ctx), ""
+	return "", run(ctx)
 }
 
 // panicSite is the function and line where the panic being recovered
