@@ -95,6 +95,9 @@ func (d *DCGM) ScrapeOnce(ctx context.Context) error {
 		return d.initErr
 	}
 	resp, err := d.client.Get(ctx, d.metricsURL, expo.AcceptText)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err() // shutting down: a scrape cut short is no failure of the exporter
+	}
 	if err != nil {
 		d.fail(at, time.Since(start), err)
 		return err

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/tokentop/tokentop/bandwidth"
+	"github.com/tokentop/tokentop/sources/httpclient"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
@@ -118,5 +121,53 @@ func TestRunLoopKeepsGoingAndStops(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > before {
 		buf := make([]byte, 1<<16)
 		t.Fatalf("goroutines %d > %d:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// A scrape in flight when the source shuts down is cut short, not failed:
+// no failure or error status reaches the sink (a recording would end with
+// a false outage), while a target that does not answer in time still
+// fails.
+func TestScrapeCutByShutdownIsNoFailure(t *testing.T) {
+	arrived := make(chan struct{}, 1)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	failures := func(obs []telemetry.Observation) (n int) {
+		for _, o := range obs {
+			if o.Kind == telemetry.KindFailure || o.Kind == telemetry.KindSource && o.Status != nil && o.Status.State == telemetry.Error {
+				n++
+			}
+		}
+		return n
+	}
+	c := &collector{}
+	s := New(Config{URL: srv.URL}, c)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.ScrapeOnce(ctx) }()
+	<-arrived
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("ScrapeOnce after cancel: %v, want context.Canceled", err)
+	}
+	if n := failures(c.Take()); n != 0 {
+		t.Fatalf("%d failure observations from a scrape cut by shutdown", n)
+	}
+	// The same target timing out is a failure.
+	s = New(Config{URL: srv.URL, HTTP: httpclient.Config{Timeout: 50 * time.Millisecond}}, c)
+	if err := s.ScrapeOnce(context.Background()); err == nil {
+		t.Fatal("a target that never answers: no error")
+	}
+	<-arrived
+	if n := failures(c.Take()); n == 0 {
+		t.Fatal("a target that never answers: no failure observed")
 	}
 }

@@ -93,6 +93,9 @@ func (s *Scraper) ScrapeOnce(ctx context.Context) error {
 		accept = expo.AcceptOpenMetrics
 	}
 	resp, err := s.client.Get(ctx, s.metricsURL, accept)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err() // shutting down: a scrape cut short is no failure of the target
+	}
 	if err != nil {
 		err = withHint(err)
 		s.fail(at, time.Since(start), err)
