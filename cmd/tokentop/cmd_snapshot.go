@@ -3,11 +3,15 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/tokentop/tokentop/internal/monitor"
 	"github.com/tokentop/tokentop/internal/report"
+	"github.com/tokentop/tokentop/telemetry"
 )
 
 func init() {
@@ -30,7 +34,9 @@ value (value_ms for a latency; null until measured), threshold
 --webhook and --on-alert are notified of alerts that fire or resolve
 during the run; notifications still queued at the end get 5 s. Delivery
 failures are said on stderr as they happen, and any notification never
-delivered makes the exit status 1.`
+delivered makes the exit status 1, as does a read-out that no source could
+measure (none reported within --duration, or every one failed); the
+read-out is printed all the same.`
 
 func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("snapshot", snapshotUsage, stderr)
@@ -65,11 +71,31 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return errors.Join(err, stopNotifications(nt))
 	}
 	m.EvaluateNow()
-	doc := report.Build(m.Store.Snapshot(time.Now(), window), m.SLO)
+	snap := m.Store.Snapshot(time.Now(), window)
+	doc := report.Build(snap, m.SLO)
 	if *jsonOut {
 		err = report.WriteJSON(stdout, doc)
 	} else {
 		err = report.WriteText(stdout, doc)
 	}
-	return errors.Join(err, stopNotifications(nt))
+	return errors.Join(err, stopNotifications(nt), nothingMeasured(snap.Sources, duration))
+}
+
+// nothingMeasured is the error of a read-out no source could measure:
+// none reported within the run, or every one failed. A script reading
+// the exit status must not take an outage for a quiet fleet; the
+// read-out is still printed.
+func nothingMeasured(sources []telemetry.SourceStatus, ran time.Duration) error {
+	if len(sources) == 0 {
+		return fmt.Errorf("no source reported within --duration %s: nothing was measured", ran)
+	}
+	var failed []string
+	for _, st := range sources {
+		if st.State != telemetry.Error {
+			return nil
+		}
+		failed = append(failed, st.Name)
+	}
+	slices.Sort(failed)
+	return fmt.Errorf("every source failed (%s): nothing was measured", strings.Join(failed, ", "))
 }

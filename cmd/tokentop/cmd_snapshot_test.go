@@ -104,3 +104,20 @@ func TestQuickModeURLWithoutScheme(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// A snapshot whose every source failed exits 1 and says so on stderr,
+// with the read-out still printed: a dead Prometheus must not read as a
+// quiet fleet to a script.
+func TestSnapshotNothingMeasuredExits1(t *testing.T) {
+	dead := closedPortURL(t)
+	code, out, errOut := runCmd(t, "snapshot", "--prometheus", dead, "--duration", "2s", "--json")
+	if code != 1 || !strings.Contains(errOut, "every source failed") || !strings.Contains(errOut, "nothing was measured") {
+		t.Fatalf("exit %d, stderr %q: want 1 and every source failed", code, errOut)
+	}
+	var doc struct {
+		Sources []struct{ Kind, State string }
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Sources) != 1 || doc.Sources[0].State != "error" {
+		t.Fatalf("read-out %v %q: want the failed source listed", err, out)
+	}
+}
