@@ -624,3 +624,36 @@ func TestFamiliesNameAndEngine(t *testing.T) {
 		}
 	}
 }
+
+// A store that answers, but so slowly that a refresh takes several
+// refresh intervals, is "ok" only with a warning saying how slow; one that
+// keeps up has none.
+func TestSlowStoreWarned(t *testing.T) {
+	slowWarned := func(slow bool) []string {
+		f := newFakeProm(t, "m")
+		s, rec := newTestSource(t, testConfig(f.URL()))
+		if slow {
+			// Each look at the clock is 2 s later: as if every query took seconds.
+			base := time.Now()
+			var calls atomic.Int64
+			s.now = func() time.Time { return base.Add(time.Duration(calls.Add(1)) * 2 * time.Second) }
+		}
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, w := range rec.status(t).Warnings {
+			if strings.Contains(w, "slow store") {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	if w := slowWarned(false); len(w) != 0 {
+		t.Errorf("a store that keeps up: %q", w)
+	}
+	w := slowWarned(true)
+	if len(w) != 1 || !strings.Contains(w[0], "this refresh took") || !strings.Contains(w[0], "against a refresh every 5s") {
+		t.Errorf("a slow store: warnings %q, want one saying how long the refresh took", w)
+	}
+}

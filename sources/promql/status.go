@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -41,7 +42,11 @@ func (rd *round) emit(queries int) error {
 		st.failures = 0
 		st.lastOK = rd.began
 	}
-	warnings := append(rd.lagWarnings(), rd.warnings...)
+	warnings := rd.lagWarnings()
+	if w := slowWarning(status.Latency, s.cfg.Refresh); w != "" {
+		warnings = append(warnings, w) // after the lag's: the delay a reader sees first
+	}
+	warnings = append(warnings, rd.warnings...)
 	if status.State == telemetry.Live && rd.lag.freshAnswered && rd.lag.newest.IsZero() && rd.values == 0 {
 		// The store answers, but holds nothing recent: not "ok".
 		status.State = telemetry.NoData
@@ -53,6 +58,17 @@ func (rd *round) emit(queries int) error {
 	s.sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: rd.began, Source: s.id,
 		Interval: s.cfg.Refresh, Err: status.Err, Status: &status})
 	return errorsOf(rd.failed)
+}
+
+// slowWarning says when a refresh took so long that the figures arrive
+// well after the refresh interval: an answering but slow store is "ok"
+// only with this caveat. "" when it kept up.
+func slowWarning(took, refresh time.Duration) string {
+	if took <= 2*refresh || took < 2*time.Second {
+		return ""
+	}
+	return fmt.Sprintf("slow store: this refresh took %s against a refresh every %s: figures arrive that late (a loaded store, a slow proxy, or too wide queries)",
+		roundLag(took), promDuration(refresh))
 }
 
 // emitFailures marks the signals whose query failed as failed for every
