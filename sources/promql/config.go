@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/tokentop/tokentop/bandwidth"
@@ -172,6 +173,12 @@ func (c Config) validate() (*url.URL, error) {
 	u, err := url.Parse(c.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("prometheus URL must be http(s)://host[:port][/prefix], got %q", redactURLString(c.URL))
+	}
+	if p := strings.TrimSuffix(u.Path, "/"); strings.Contains(p+"/", "/api/v1/") || strings.HasSuffix(p, "/metrics") {
+		// tokentop adds /api/v1/…; an engine's or exporter's /metrics is
+		// not a store (scrape it with --scrape instead).
+		return nil, fmt.Errorf("prometheus URL %q: give the store's API root (http(s)://host[:port][/prefix], e.g. http://prom:9090), without /api/v1/… or /metrics (an engine's /metrics is read with --scrape)",
+			redactURLString(c.URL))
 	}
 	var errs []error
 	for _, d := range []struct {

@@ -30,6 +30,9 @@ func TestConfigValidation(t *testing.T) {
 		{},
 		{URL: "prom:9090"},
 		{URL: "ftp://prom"},
+		{URL: "http://prom:9090/api/v1/query"},
+		{URL: "http://prom:9090/api/v1"},
+		{URL: "http://engine:8000/metrics"},
 		{URL: "http://p", HistogramStep: 500 * time.Millisecond},
 		{URL: "http://p", GroupBy: []string{"le"}},
 		{URL: "http://p", GroupBy: []string{"instance) or vector(1"}},
@@ -116,6 +119,8 @@ func TestDescribeError(t *testing.T) {
 		{&v1.Error{Type: v1.ErrServer, Msg: "server error: 502", Detail: "<!DOCTYPE html><html><body><h1>Bad   Gateway</h1></body></html>"},
 			"server error: 502: HTML page instead of an API answer (a proxy?): Bad Gateway"},
 		{fmt.Errorf("wrapped: %w", errors.New("token abc123 rejected")), "wrapped: token <secret> rejected"},
+		{&v1.Error{Type: v1.ErrClient, Msg: "client error: 404", Detail: "404 page not found"},
+			"client error: 404: 404 page not found (no Prometheus API there: is the URL the store's API root, with its prefix if any, e.g. Mimir's /prometheus?)"},
 	}
 	for _, c := range cases {
 		if got := describeError(c.err, 10*time.Second, []string{"abc123"}); got != c.want {

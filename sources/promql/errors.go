@@ -68,7 +68,12 @@ func rawDescription(err error, timeout time.Duration) string {
 	if looksHTML(detail) {
 		return fmt.Sprintf("%s: HTML page instead of an API answer (a proxy?): %s", apiErr.Msg, htmlSummary(detail))
 	}
-	return fmt.Sprintf("%s: %s", apiErr.Msg, clip(spaceRE.ReplaceAllString(detail, " ")))
+	msg := fmt.Sprintf("%s: %s", apiErr.Msg, clip(spaceRE.ReplaceAllString(detail, " ")))
+	if strings.Contains(apiErr.Msg, "404") {
+		// The path is not a Prometheus API: a wrong prefix, or not a store.
+		msg += " (no Prometheus API there: is the URL the store's API root, with its prefix if any, e.g. Mimir's /prometheus?)"
+	}
+	return msg
 }
 
 func looksHTML(s string) bool {
