@@ -158,7 +158,7 @@ func ParsePeak(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is not a bandwidth: write bytes per second (3.35e12) or a number with TB/s, GB/s, MB/s, kB/s or B/s (3.35TB/s)", s)
 	}
 	if v <= 0 {
-		return 0, fmt.Errorf("%q: a peak bandwidth must be positive", s)
+		return 0, fmt.Errorf("%q must be positive", s)
 	}
 	return v * scale, nil
 }
