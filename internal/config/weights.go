@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -74,8 +75,8 @@ func (w Weights) problems(tpGiven bool) []weightsProblem {
 	switch {
 	case w.Parameters == 0:
 		out = append(out, weightsProblem{"parameters missing: the model's parameter count, e.g. 8e9", "parameters"})
-	case !(w.Parameters > 0):
-		out = append(out, weightsProblem{fmt.Sprintf("parameters %g must be positive, e.g. 8e9", w.Parameters), "parameters"})
+	case !(w.Parameters > 0) || math.IsInf(w.Parameters, 1):
+		out = append(out, weightsProblem{fmt.Sprintf("parameters %g must be a positive number, e.g. 8e9", w.Parameters), "parameters"})
 	}
 	if _, ok := DTypeBytes(w.DType); !ok {
 		out = append(out, weightsProblem{fmt.Sprintf("dtype %q unknown: use one of %s", w.DType, dtypeNames()), "dtype"})

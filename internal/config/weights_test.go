@@ -17,7 +17,9 @@ func TestInvalidWeightsAreLoadErrors(t *testing.T) {
 		{"parameters missing", ep + "      dtype: bf16\n      gpu: H200\n",
 			"line 4: endpoints[0] (a): weights: parameters missing: the model's parameter count, e.g. 8e9"},
 		{"parameters negative", ep + "      gpu: H200\n      parameters: -8e9\n",
-			"line 6: endpoints[0] (a): weights: parameters -8e+09 must be positive, e.g. 8e9"},
+			"line 6: endpoints[0] (a): weights: parameters -8e+09 must be a positive number, e.g. 8e9"},
+		{"parameters infinite", ep + "      gpu: H200\n      parameters: .inf\n",
+			"line 6: endpoints[0] (a): weights: parameters +Inf must be a positive number, e.g. 8e9"},
 		{"dtype unknown", ep + "      parameters: 8e9\n      dtype: bf17\n      gpu: H200\n",
 			`line 6: endpoints[0] (a): weights: dtype "bf17" unknown: use one of bf16, fp16, bfloat16, float16, fp32, float32, fp8, int8, e4m3, e5m2, int4, fp4, nf4, awq, gptq`},
 		{"tensor_parallel 0", ep + "      parameters: 8e9\n      gpu: H200\n      tensor_parallel: 0\n",
@@ -38,7 +40,7 @@ func TestInvalidWeightsAreLoadErrors(t *testing.T) {
 			`line 6: peak_bandwidth "-1" must be positive`},
 		{"prometheus: the exploratory test's entry", prom +
 			`      "*": {parameters: -8e9, dtype: bf17, gpu: "NVIDIA H100 80GB HBM3", kv_bytes_per_token: -5, tensor_parallel: 0}` + "\n",
-			`line 4: prometheus[0]: weights["*"]: parameters -8e+09 must be positive, e.g. 8e9; ` +
+			`line 4: prometheus[0]: weights["*"]: parameters -8e+09 must be a positive number, e.g. 8e9; ` +
 				`line 4: prometheus[0]: weights["*"]: dtype "bf17" unknown: use one of bf16,`},
 		{"prometheus: one model's line", prom + "      a: {parameters: 1e9, gpu: H200}\n      b:\n        gpu: H100\n        parameters: 1e9\n",
 			`line 6: prometheus[0]: weights["b"]: gpu: GPU "H100" is ambiguous: it could be H100 SXM, H100 PCIe or H100 NVL`},
@@ -50,7 +52,7 @@ func TestInvalidWeightsAreLoadErrors(t *testing.T) {
 		}
 	}
 	// All five problems of the exploratory test's entry are reported.
-	_, err := Parse(strings.NewReader(cases[11].yaml))
+	_, err := Parse(strings.NewReader(cases[12].yaml))
 	for _, want := range []string{"parameters -8e+09", `dtype "bf17"`, "tensor_parallel 0", "kv_bytes_per_token -5"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("exploratory entry: %v lacks %q", err, want)
