@@ -2,6 +2,7 @@ package bandwidth
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -103,5 +104,66 @@ func TestModelMBU(t *testing.T) {
 	}
 	if _, ok := ModelFor(map[string]Model{"a": {}}, "b"); ok {
 		t.Error("b without * described")
+	}
+}
+
+// A config's gpu: the table's names and unambiguous short names resolve,
+// any case; an ambiguous family names its members (narrowed by a memory
+// size given); an unknown GPU lists the known names.
+func TestResolve(t *testing.T) {
+	for name, want := range map[string]float64{
+		"H200": 4.8e12, "h200": 4.8e12, "L4": 300e9, "l4": 300e9, "A10G": 600e9, "a10g": 600e9, "A10": 600e9,
+		"MI300X": 5.3e12, "mi300x": 5.3e12, "B200": 8e12, "L40S": 864e9, "H100 SXM": 3.35e12, "h100 pcie": 2.0e12,
+		"H100 NVL": 3.9e12, "A100 40GB": 1555e9, "A100 80GB PCIe": 1935e9, "A100 80GB SXM": 2039e9, "H100-SXM5": 3.35e12,
+		"NVIDIA H100 80GB HBM3": 3.35e12,
+	} {
+		g, err := Resolve(name)
+		if err != nil || g.Peak != want {
+			t.Errorf("%q: %+v %v, want %v", name, g, err, want)
+		}
+	}
+	for _, g := range Table() {
+		if r, err := Resolve(g.Name); err != nil || r.Name != g.Name {
+			t.Errorf("table name %q resolves to %+v %v", g.Name, r, err)
+		}
+	}
+	for name, want := range map[string]string{
+		"H100":        `GPU "H100" is ambiguous: it could be H100 SXM, H100 PCIe or H100 NVL; name one, or set peak_bandwidth`,
+		"a100":        `GPU "a100" is ambiguous: it could be A100 40GB, A100 80GB PCIe or A100 80GB SXM; name one, or set peak_bandwidth`,
+		"NVIDIA H100": `GPU "NVIDIA H100" is ambiguous: it could be H100 SXM, H100 PCIe or H100 NVL; name one, or set peak_bandwidth`,
+		"H100 80GB":   `GPU "H100 80GB" is ambiguous: it could be H100 SXM or H100 PCIe; name one, or set peak_bandwidth`,
+		"Tesla T4": `unknown GPU "Tesla T4": known are A10, A10G, L4, L40S, A100 40GB, A100 80GB PCIe, A100 80GB SXM, H100 SXM, ` +
+			`H100 PCIe, H100 NVL, H200, B200, MI300X (or the names dcgm-exporter and nvidia-smi report for them); else set peak_bandwidth`,
+		"GH200": `GPU "GH200" (Grace Hopper) is not in the table: its peak is 4.0 or 4.9 TB/s depending on its memory; set peak_bandwidth`,
+		"":      "no GPU named",
+	} {
+		if _, err := Resolve(name); err == nil || err.Error() != want {
+			t.Errorf("%q: err %v\nwant %s", name, err, want)
+		}
+	}
+	if _, err := (Model{GPU: "A100"}).Peak(); err == nil || !strings.Contains(err.Error(), "A100 80GB SXM") {
+		t.Errorf("Model.Peak of an ambiguous GPU: %v", err)
+	}
+	if p, err := (Model{GPU: "A100", PeakBandwidth: 1.6e12}).Peak(); err != nil || p != 1.6e12 {
+		t.Errorf("peak bandwidth does not override the GPU: %v %v", p, err)
+	}
+}
+
+func TestParsePeak(t *testing.T) {
+	for in, want := range map[string]float64{
+		"3.35e12": 3.35e12, "3350000000000": 3.35e12, "3.35TB/s": 3.35e12, "3.35 TB/s": 3.35e12, "900GB/s": 900e9,
+		" 600 GB/s ": 600e9, "500MB/s": 500e6, "1kB/s": 1e3, "42B/s": 42,
+	} {
+		if got, err := ParsePeak(in); err != nil || math.Abs(got-want) > want*1e-12 {
+			t.Errorf("%q: %v %v, want %v", in, got, err, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"3.35TiB/s": "is not a bandwidth", "3.35Tb/s": "is not a bandwidth", "3.35 TB": "is not a bandwidth", "fast": "is not a bandwidth",
+		"": "is not a bandwidth", "Inf": "is not a bandwidth", "0": "must be positive", "-3e12": "must be positive", "-1TB/s": "must be positive",
+	} {
+		if _, err := ParsePeak(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err %v, want %q", in, err, want)
+		}
 	}
 }

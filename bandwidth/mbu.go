@@ -18,8 +18,8 @@ type Model struct {
 	// KVCapacityTokens overrides the KV capacity read from the engine
 	// (vLLM: num_gpu_blocks × block_size).
 	KVCapacityTokens float64 `json:"kv_capacity_tokens,omitempty" yaml:"kv_capacity_tokens,omitempty"`
-	// GPU is the GPU name as reported ("NVIDIA H100 80GB HBM3"), looked up
-	// with Lookup.
+	// GPU is the GPU name, as reported ("NVIDIA H100 80GB HBM3") or short
+	// ("H200"), looked up with Resolve.
 	GPU string `json:"gpu,omitempty" yaml:"gpu,omitempty"`
 	// PeakBandwidth (bytes/s per GPU) overrides the GPU lookup.
 	PeakBandwidth float64 `json:"peak_bandwidth,omitempty" yaml:"peak_bandwidth,omitempty"`
@@ -41,13 +41,14 @@ func (m Model) Peak() (float64, error) {
 	if m.PeakBandwidth > 0 {
 		return m.PeakBandwidth, nil
 	}
-	if g, ok := Lookup(m.GPU); ok {
-		return g.Peak, nil
-	}
 	if m.GPU == "" {
 		return 0, fmt.Errorf("no GPU or peak bandwidth configured")
 	}
-	return 0, fmt.Errorf("unknown GPU %q: set its peak bandwidth", m.GPU)
+	g, err := Resolve(m.GPU)
+	if err != nil {
+		return 0, err
+	}
+	return g.Peak, nil
 }
 
 // KVBytesPerToken returns 2 (K and V) × layers × KV heads × head dim ×

@@ -1,6 +1,11 @@
 package bandwidth
 
-import "strings"
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
 
 // GPU is one entry of the peak-bandwidth table.
 type GPU struct {
@@ -58,6 +63,104 @@ func LookupWith(name string, overrides map[string]float64) (GPU, bool) {
 		}
 	}
 	return GPU{}, false
+}
+
+// Resolve is Lookup for a name a person wrote (a config's gpu): the names
+// dcgm-exporter and nvidia-smi report, the table's own names and the
+// short names that are unambiguous ("H200", "l4", "A10G", "MI300X"), all
+// case-insensitive. Its error says why a name has no peak: an ambiguous
+// name ("H100") lists the entries it could be, an unknown one the known
+// names.
+func Resolve(name string) (GPU, error) {
+	if strings.TrimSpace(name) == "" {
+		return GPU{}, fmt.Errorf("no GPU named")
+	}
+	if g, ok := Lookup(name); ok {
+		return g, nil
+	}
+	if strings.Contains(strings.ToUpper(name), "GH200") {
+		return GPU{}, fmt.Errorf("GPU %q (Grace Hopper) is not in the table: its peak is 4.0 or 4.9 TB/s depending on its memory; set peak_bandwidth", name)
+	}
+	if c := candidates(name); len(c) > 0 {
+		return GPU{}, fmt.Errorf("GPU %q is ambiguous: it could be %s; name one, or set peak_bandwidth", name, orList(c))
+	}
+	return GPU{}, fmt.Errorf("unknown GPU %q: known are %s (or the names dcgm-exporter and nvidia-smi report for them); "+
+		"else set peak_bandwidth", name, strings.Join(Names(), ", "))
+}
+
+// Names returns the table's names, in table order.
+func Names() []string {
+	var names []string
+	for _, g := range Table() {
+		names = append(names, g.Name)
+	}
+	return names
+}
+
+// candidates are the table entries of the family a name that canonical
+// cannot place belongs to ("H100" → the three H100s), narrowed to those of
+// a memory size the name gives ("H100 80GB" → SXM and PCIe).
+func candidates(name string) []string {
+	n := strings.ToUpper(name)
+	var family string
+	for _, f := range []string{"H100", "A100"} {
+		if strings.Contains(n, f) {
+			family = f
+		}
+	}
+	if family == "" {
+		return nil
+	}
+	var all, sized []string
+	for _, g := range Table() {
+		if !strings.HasPrefix(g.Name, family) {
+			continue
+		}
+		all = append(all, g.Name)
+		size := strings.Fields(g.Memory)[0] + "GB" // "80 GB HBM3" → 80GB
+		if strings.Contains(n, size) {
+			sized = append(sized, g.Name)
+		}
+	}
+	if len(sized) > 0 {
+		return sized
+	}
+	return all
+}
+
+// orList writes "a, b or c".
+func orList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
+// ParsePeak reads a peak bandwidth per GPU: bytes per second as a number
+// ("3.35e12") or with a decimal unit ("3.35TB/s", "900 GB/s"). Binary or
+// bit units are refused rather than guessed.
+func ParsePeak(s string) (float64, error) {
+	text := strings.TrimSpace(s)
+	// Decimal units, as datasheets quote them (1 TB/s = 10^12 B/s).
+	units := []struct {
+		unit  string
+		bytes float64
+	}{{"TB/s", 1e12}, {"GB/s", 1e9}, {"MB/s", 1e6}, {"kB/s", 1e3}, {"B/s", 1}}
+	scale := 1.0
+	for _, u := range units {
+		if strings.HasSuffix(text, u.unit) {
+			text, scale = strings.TrimSpace(strings.TrimSuffix(text, u.unit)), u.bytes
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		return 0, fmt.Errorf("%q is not a bandwidth: write bytes per second (3.35e12) or a number with TB/s, GB/s, MB/s, kB/s or B/s (3.35TB/s)", s)
+	}
+	if v <= 0 {
+		return 0, fmt.Errorf("%q must be positive", s)
+	}
+	return v * scale, nil
 }
 
 // canonical returns the table name for a reported GPU name, or "".

@@ -123,7 +123,11 @@ type Weights struct {
 	Parameters     float64 `yaml:"parameters"` // e.g. 8e9
 	DType          string  `yaml:"dtype"`      // bf16, fp8, int4…
 	TensorParallel int     `yaml:"tensor_parallel"`
-	GPU            string  `yaml:"gpu"` // GPU model for the peak bandwidth
+	// GPU names the GPU for its peak bandwidth: as dcgm-exporter or
+	// nvidia-smi report it, or short where unambiguous ("H200").
+	GPU string `yaml:"gpu"`
+	// PeakBandwidth per GPU overrides the GPU's table peak.
+	PeakBandwidth Bandwidth `yaml:"peak_bandwidth"`
 	// KVBytesPerToken = 2 × layers × KV heads × head dim × KV dtype bytes;
 	// 0 leaves live KV bytes out of MBU (an underestimate at large batch).
 	KVBytesPerToken float64 `yaml:"kv_bytes_per_token"`

@@ -162,6 +162,7 @@ func (c *Config) validate() error {
 			bad(fmt.Sprintf("prometheus[%d]: url: %v", i, err), "prometheus", i, "url")
 		}
 	}
+	errs = append(errs, c.weightsErrors()...)
 	for i, d := range c.DCGM {
 		if err := checkURL(d.URL); err != nil {
 			bad(fmt.Sprintf("dcgm[%d]: url: %v", i, err), "dcgm", i, "url")

@@ -12,10 +12,16 @@ import (
 // missing list item (an entry added from flags, not the file) gives 0, as
 // does a config without a document.
 func keyLine(doc *yaml.Node, path ...any) int {
+	line, _ := findKey(doc, path...)
+	return line
+}
+
+// findKey is keyLine, and whether the whole path is in doc.
+func findKey(doc *yaml.Node, path ...any) (line int, found bool) {
 	if doc == nil {
-		return 0
+		return 0, false
 	}
-	n, line := doc, 0
+	n := doc
 	for _, p := range path {
 		for n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
 			n = n.Content[0]
@@ -34,17 +40,23 @@ func keyLine(doc *yaml.Node, path ...any) int {
 			}
 		case int:
 			if n.Kind != yaml.SequenceNode || k < 0 || k >= len(n.Content) {
-				return 0
+				return 0, false
 			}
 			next = n.Content[k]
 			line = next.Line
 		}
 		if next == nil {
-			return line
+			return line, false
 		}
 		n = next
 	}
-	return line
+	return line, true
+}
+
+// inFile reports whether the key at path is written in the config's file.
+func (c *Config) inFile(path ...any) bool {
+	_, found := findKey(c.doc, path...)
+	return found
 }
 
 // at prefixes msg with "line N: " when the config came from a file and
