@@ -70,18 +70,15 @@ type SignalSnapshot struct {
 
 // RateWindow is the span a rate or ratio figure is taken over when that is
 // not the viewed window, and what sets it: "PromQL window" (the source's
-// rate() range) or "between scrapes" (a direct scrape's interval, rounded
-// to 100 ms against jitter). ok is false when the figure names none.
+// rate() range) or "between scrapes" (a direct scrape's interval). ok is
+// false when the figure names none.
 func (s SignalSnapshot) RateWindow() (d time.Duration, what string, ok bool) {
 	if s.RateWindowS <= 0 {
 		return 0, "", false
 	}
-	d = time.Duration(s.RateWindowS * float64(time.Second))
+	d = time.Duration(math.Round(s.RateWindowS*1000)) * time.Millisecond
 	if SourceKind(s.Source) == "promql" {
 		return d, "PromQL window", true
-	}
-	if d >= time.Second {
-		d = d.Round(100 * time.Millisecond)
 	}
 	return d, "between scrapes", true
 }

@@ -120,7 +120,7 @@ func TestDiagnosisVLLMv027Capture(t *testing.T) {
 	checkPhase(t, obs, raw, ep, telemetry.PrefillTime, "vllm:request_prefill_time_seconds")
 	checkPhase(t, obs, raw, ep, telemetry.DecodeTime, "vllm:request_decode_time_seconds")
 	if o := checkSample(t, obs, ep, telemetry.RequestRate, pageSum(t, raw, "vllm:request_success_total")); o.RateWindow != time.Second { // 6 in 1 s
-		t.Errorf("request rate's window %s, want the 1s between the two scrapes", o.RateWindow)
+		t.Errorf("request rate's window %s, want the 1s scrape interval", o.RateWindow)
 	}
 	if o := one(t, obs, telemetry.KindSample, ep, telemetry.Running); o.RateWindow != 0 {
 		t.Errorf("a gauge carries a rate window %s", o.RateWindow)

@@ -213,11 +213,12 @@ func (sc *scrape) emit(mv *modelVals, o telemetry.Observation) {
 }
 
 // emitRate emits a rate or ratio of counter increments since the previous
-// scrape: that interval is its rate window, which views name.
+// scrape: views name the scrape interval as its rate window (the
+// configured one, steady under jitter).
 func (sc *scrape) emitRate(mv *modelVals, sig telemetry.Signal, v float64, approx bool) {
 	sc.emitValue(mv, sig, v, approx)
 	if o := &sc.obs[len(sc.obs)-1]; o.Kind == telemetry.KindSample && !sig.Info().Distribution {
-		o.RateWindow = time.Duration(sc.dt * float64(time.Second))
+		o.RateWindow = sc.s.cfg.Interval
 	}
 }
 
