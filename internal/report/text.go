@@ -55,7 +55,7 @@ func Text(w io.Writer, snap telemetry.Snapshot) error {
 				fmt.Fprintln(tw, ep.Name+" "+line)
 			}
 		}
-		for _, line := range youngLines(ep.Signals) {
+		if line := youngLine(ep.Signals); line != "" {
 			fmt.Fprintln(tw, ep.Name+" "+line)
 		}
 	}
@@ -250,14 +250,20 @@ func rateLine(s map[telemetry.Signal]telemetry.SignalSnapshot) string {
 	return "rates: " + strings.Join(parts, ", ")
 }
 
-// youngLines says, for each figure marked young, what the mark means.
-func youngLines(s map[telemetry.Signal]telemetry.SignalSnapshot) []string {
-	var out []string
+// youngLine says what the young mark on an endpoint's figures means (""
+// when none carries it): one line naming them all.
+func youngLine(s map[telemetry.Signal]telemetry.SignalSnapshot) string {
+	var names []string
+	var age time.Duration
 	for _, sig := range rateSignals() {
 		if v := s[sig]; v.Young && v.Value != nil {
-			age := time.Duration(v.SeriesAgeS * float64(time.Second))
-			out = append(out, sig.Info().Title+youngMark+": series "+Age(age)+" old, younger than its rate window: reads low")
+			names = append(names, sig.Info().Title)
+			age = max(age, time.Duration(v.SeriesAgeS*float64(time.Second)))
 		}
 	}
-	return out
+	if len(names) == 0 {
+		return ""
+	}
+	return youngMark + " " + strings.Join(names, ", ") + ": rates over a series " + Age(age) +
+		" old, younger than their rate window: they read low"
 }

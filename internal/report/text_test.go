@@ -87,8 +87,7 @@ func TestTextNamesRateWindowAndYoungRates(t *testing.T) {
 	for _, want := range []string{
 		"window 1m; rates and ratios over 5m (PromQL window)",
 		"410tok/s+", "2.00%", "requests 1.41req/s+", "prefix hit 50.0%",
-		"m tok/s+: series 3m old, younger than its rate window: reads low",
-		"m requests+: series 3m old",
+		"m + tok/s, requests: rates over a series 3m old, younger than their rate window: they read low",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
