@@ -32,6 +32,9 @@ func Text(w io.Writer, snap telemetry.Snapshot) error {
 	head := snap.At.Format(time.RFC3339) + "  window " + slo.FormatDuration(snap.Window)
 	if len(windows) == 1 {
 		head += "; rates and ratios " + windows[0]
+		if errOverWindow(snap) {
+			head += ", ERR over the window" // a direct scrape's: failed/all of the window's increments
+		}
 	}
 	fmt.Fprintln(tw, head)
 	fmt.Fprintln(tw, "ENDPOINT\tENGINE\tTTFT p50/p99\tTPOT p50/p99\tTOK/S\tRUN/WAIT\tKV\tDRAM\tMBU\tERR")
@@ -233,6 +236,17 @@ func rateWindows(snap telemetry.Snapshot) []string {
 		}
 	}
 	return out
+}
+
+// errOverWindow reports whether some endpoint's error rate is over the
+// viewed window rather than a rate window (a probe's, a direct scrape's).
+func errOverWindow(snap telemetry.Snapshot) bool {
+	for _, ep := range snap.Endpoints {
+		if e := ep.Signals[telemetry.ErrorRate]; e.Value != nil && e.RateWindowS == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // rateLine is an endpoint's rate windows, figure by figure ("" when it

@@ -99,3 +99,29 @@ func TestTextNamesRateWindowAndYoungRates(t *testing.T) {
 		}
 	}
 }
+
+// A direct scrape's rates are per scrape interval, its error rate over the
+// viewed window: the heading says both.
+func TestTextDirectScrapeRateWindow(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	s := telemetry.NewStore(telemetry.StoreConfig{})
+	const src = "scrape:http://gpu-a:8000/metrics"
+	s.Observe(telemetry.Observation{Kind: telemetry.KindSample, Endpoint: "m", Signal: telemetry.OutputTPS, Value: 149, At: t0, Source: src,
+		Interval: time.Second, RateWindow: time.Second})
+	b, sum := telemetry.ErrorCounts(1, 50)
+	s.Observe(telemetry.Observation{Kind: telemetry.KindHistogram, Endpoint: "m", Signal: telemetry.ErrorRate, Buckets: b, Value: sum, At: t0,
+		Source: src, Interval: time.Second})
+	var buf bytes.Buffer
+	if err := Text(&buf, s.Snapshot(t0, 5*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"window 5m; rates and ratios over 1s (between scrapes), ERR over the window", "149tok/s ", "2.00%"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "+") {
+		t.Errorf("a figure marked young without a young series:\n%s", out)
+	}
+}
