@@ -53,6 +53,9 @@ func (m *Model) engineView(w int) string {
 	if shared != "" {
 		over += "; rates and ratios " + shared
 	}
+	if y := youngNote(m.ep.Signals); y != "" {
+		over += "; " + format.YoungMark + " " + y
+	}
 	head := m.heading("engine") + r.Faint.S(over)
 	return strings.Join(append([]string{common.Cut(head, w)}, lines...), "\n")
 }
@@ -64,6 +67,17 @@ func commonRateWindow(sigs map[telemetry.Signal]telemetry.SignalSnapshot) string
 	for _, sig := range telemetry.EngineSignals {
 		if rw := format.RateWindow(sigs[sig]); rw != "" {
 			return rw
+		}
+	}
+	return ""
+}
+
+// youngNote explains the young mark of the engine figures carrying it
+// (the first one's age; they share a series' birth); "" when none does.
+func youngNote(sigs map[telemetry.Signal]telemetry.SignalSnapshot) string {
+	for _, sig := range telemetry.EngineSignals {
+		if y := format.Young(sigs[sig]); y != "" {
+			return y
 		}
 	}
 	return ""

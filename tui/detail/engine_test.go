@@ -87,7 +87,7 @@ func TestEngineSectionRateWindow(t *testing.T) {
 	m := New(ctx)
 	out := ansi.Strip(show(&m, in))
 	for _, want := range []string{
-		" engine server figures over 1m; rates and ratios over 5m, PromQL window",
+		" engine server figures over 1m; rates and ratios over 5m, PromQL window; + series 2m old: rate reads low",
 		"requests     1.41req/s+ ",
 		"prefix hit   38% ",
 		"preemptions  0.5/s over 1s, between scrapes",
