@@ -53,6 +53,27 @@ func TestYoungRateFlag(t *testing.T) {
 	}
 }
 
+// The young mark goes on counters' rates only: a ratio, share or mean of
+// two counters over a young series is short in both counts alike, so it
+// does not read low. The rate window travels to the snapshot either way.
+func TestYoungMarkOnlyOnCounterRates(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	t0 := time.Unix(1_700_000_000, 0)
+	young := map[Signal]bool{OutputTPS: true, RequestRate: true, PromptTPS: true, Preemptions: true, EngineReadBytes: true,
+		ErrorRate: false, PrefixCacheHit: false, SpecAccept: false, SpecAcceptLen: false, TPOT: false, KVCache: false}
+	for sig, want := range young {
+		s.Observe(Observation{Kind: KindSample, Endpoint: "a", Signal: sig, Source: "promql:u", At: t0, Value: 0.5,
+			SeriesAge: 2 * time.Minute, RateWindow: 5 * time.Minute, Interval: 5 * time.Second})
+		got, _ := s.Signal("a", sig, t0, time.Minute)
+		if got.Young != want || ReadsLowWhenYoung(sig) != want {
+			t.Errorf("%s over a 2m-old series: Young %v (rule %v), want %v", sig, got.Young, ReadsLowWhenYoung(sig), want)
+		}
+		if got.RateWindowS != 300 {
+			t.Errorf("%s: rate window %vs, want the source's 300s", sig, got.RateWindowS)
+		}
+	}
+}
+
 // A PromQL track's chart slots are as wide as its interval; a probe's stay
 // at ChartResolution. Distribution tracks fed histograms hold no samples.
 func TestChartSlotsFollowPromQLInterval(t *testing.T) {

@@ -64,10 +64,16 @@ type Observation struct {
 	// (PromQL range queries over the viewed window): it fills windows and
 	// charts but never the current value, state or staleness.
 	History bool `json:"history,omitempty"`
-	// SeriesAge, when set, says that Value is a rate over a series younger
-	// than the rate's window: it covers only this much time, so it reads
-	// low (Prometheus' rate() divides by the whole window).
+	// SeriesAge, when set, says that Value was taken over a series younger
+	// than its rate window: it covers only this much time. A counter's
+	// rate then reads low (Prometheus' rate() divides by the whole
+	// window); a ratio does not (ReadsLowWhenYoung decides).
 	SeriesAge time.Duration `json:"series_age,omitempty"`
+	// RateWindow, on a rate or ratio of counters, is the span it is taken
+	// over: a PromQL source's rate() window, a direct scrape's time
+	// between its two scrapes. Zero: the figure is not a rate, or is over
+	// the viewed window.
+	RateWindow time.Duration `json:"rate_window,omitempty"`
 	// Share, on a GPU power sample, says the GPUs measured also serve
 	// other endpoints (several models on one host): the power is theirs
 	// together, and energy per token divides it by all their output

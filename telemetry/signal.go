@@ -41,9 +41,19 @@ type SignalInfo struct {
 	Scale float64
 	// Distribution signals are summarised by quantiles, others by a value.
 	Distribution bool
-	Title        string
-	Definition   string
+	// CounterRate marks a per-second rate of a counter (tok/s, req/s):
+	// taken over a series younger than its rate window it reads low
+	// (rate() divides by the whole window). Ratios, shares and means of
+	// two counters do not: both counts are short alike.
+	CounterRate bool
+	Title       string
+	Definition  string
 }
+
+// ReadsLowWhenYoung reports whether sig's figure, computed over a series
+// younger than its rate window (Observation.SeriesAge), is lower than the
+// true rate: the one rule for the young mark.
+func ReadsLowWhenYoung(sig Signal) bool { return sig.Info().CounterRate }
 
 // Info returns the description of s; unknown signals get their own name.
 func (s Signal) Info() SignalInfo {
@@ -67,7 +77,7 @@ var signalInfo = map[Signal]SignalInfo{
 		Definition: "inter-token latency: gap between consecutive token-bearing events (engine step time on scrapes)"},
 	E2E: {Unit: "ms", Scale: 1000, Distribution: true, Title: "E2E",
 		Definition: "end-to-end latency: last token-bearing event − request start"},
-	OutputTPS: {Unit: "tok/s", Scale: 1, Title: "tok/s",
+	OutputTPS: {Unit: "tok/s", Scale: 1, CounterRate: true, Title: "tok/s",
 		Definition: "output tokens per second: decode rate (n − 1)/(E2E − TTFT) for probes; rate of generated tokens for scrapes"},
 	Running: {Unit: "req", Scale: 1, Title: "running",
 		Definition: "requests in the running batch"},

@@ -53,14 +53,34 @@ type SignalSnapshot struct {
 	// history is shorter than the window): the figures cover only since
 	// then.
 	DataSince time.Time `json:"data_since,omitzero"`
-	// Young marks a rate over a series younger than the rate's window,
-	// which reads low; SeriesAgeS is the series' age (seconds) at ObservedAt.
+	// Young marks a counter's rate over a series younger than the rate's
+	// window, which reads low (never a ratio: ReadsLowWhenYoung);
+	// SeriesAgeS is the series' age (seconds) at ObservedAt.
 	Young      bool    `json:"young,omitempty"`
 	SeriesAgeS float64 `json:"series_age_s,omitempty"`
+	// RateWindowS is the span (seconds) a rate or ratio value is taken
+	// over when that is not the viewed window: a PromQL source's rate()
+	// window, a direct scrape's time between two scrapes.
+	RateWindowS float64 `json:"rate_window_s,omitempty"`
 	// Shared is set on GPU power and energy per token when the GPUs are
 	// shared with other endpoints: power is the GPUs' (a host's) whole
 	// draw, energy per token theirs over all those endpoints' tokens.
 	Shared *GPUShare `json:"shared,omitempty"`
+}
+
+// RateWindow is the span a rate or ratio figure is taken over when that is
+// not the viewed window, and what sets it: "PromQL window" (the source's
+// rate() range) or "between scrapes" (a direct scrape's interval). ok is
+// false when the figure names none.
+func (s SignalSnapshot) RateWindow() (d time.Duration, what string, ok bool) {
+	if s.RateWindowS <= 0 {
+		return 0, "", false
+	}
+	d = time.Duration(math.Round(s.RateWindowS*1000)) * time.Millisecond
+	if SourceKind(s.Source) == "promql" {
+		return d, "PromQL window", true
+	}
+	return d, "between scrapes", true
 }
 
 // Age is how old the figure is at now.
@@ -282,8 +302,11 @@ func (s *Store) signalSnapshot(t *track, now time.Time, window time.Duration) Si
 	if t.firstAt.After(from) {
 		out.DataSince = t.firstAt
 	}
-	if t.seriesAge > 0 {
+	if t.seriesAge > 0 && ReadsLowWhenYoung(t.signal) {
 		out.Young, out.SeriesAgeS = true, t.seriesAge.Seconds()
+	}
+	if t.rateWindow > 0 {
+		out.RateWindowS = t.rateWindow.Seconds()
 	}
 	switch {
 	case info.Distribution:

@@ -32,6 +32,8 @@ type track struct {
 	firstAt time.Time
 	// seriesAge is the last value's SeriesAge: a rate over a young series.
 	seriesAge time.Duration
+	// rateWindow is the last value's RateWindow.
+	rateWindow time.Duration
 	// share is the last value's Share (GPU power of shared GPUs).
 	share *GPUShare
 }
@@ -102,7 +104,7 @@ func (t *track) observe(o Observation, cfg StoreConfig) {
 			return
 		}
 		t.last, t.hasValue, t.lastGoodAt, t.state, t.err, t.approx = o.Value, true, o.At, Live, "", o.Approx
-		t.seriesAge = o.SeriesAge
+		t.seriesAge, t.rateWindow = o.SeriesAge, o.RateWindow
 		t.share = o.Share.clone()
 		t.addSample(o, cfg)
 	case KindHistogram:

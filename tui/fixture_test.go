@@ -84,6 +84,13 @@ func fixtureStore() *telemetry.Store {
 	sc.s.Observe(telemetry.Observation{Kind: telemetry.KindLiveText, Endpoint: "llama-8b", At: tNow.Add(-time.Second),
 		Live: &telemetry.LiveText{Text: "The quick brown fox jumps over the lazy dog.\nStreaming tokens \x1b[31mred?\x1b[0m stay inert.",
 			Tokens: 18, TPS: 83.4, Done: true}})
+	// Its engine's figures from PromQL, over a series 2 m old: rates over
+	// the 5 m rate() window, so the counters' rates read low ("+"), the
+	// ratio does not.
+	for sig, v := range map[telemetry.Signal]float64{telemetry.RequestRate: 1.41, telemetry.PrefixCacheHit: 0.375, telemetry.OutputTPS: 288} {
+		sc.s.Observe(telemetry.Observation{Kind: telemetry.KindSample, Endpoint: "llama-8b", Signal: sig, Value: v, At: tNow.Add(-5 * time.Second),
+			Source: "promql:http://prom:9090", Interval: 15 * time.Second, RateWindow: 5 * time.Minute, SeriesAge: 2 * time.Minute})
+	}
 	// Breaching TTFT for the last 2 minutes.
 	sc.endpoint("qwen-72b", "Qwen/Qwen2.5-72B-Instruct", telemetry.EngineSGLang)
 	sc.probes("qwen-72b", start, tNow.Add(-2*time.Minute), 0.180, 0.031)

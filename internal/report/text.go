@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -27,7 +28,15 @@ func JSON(w io.Writer, snap telemetry.Snapshot) error {
 // healthy one.
 func Text(w io.Writer, snap telemetry.Snapshot) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "%s  window %s\n", snap.At.Format(time.RFC3339), slo.FormatDuration(snap.Window))
+	windows := rateWindows(snap)
+	head := snap.At.Format(time.RFC3339) + "  window " + slo.FormatDuration(snap.Window)
+	if len(windows) == 1 {
+		head += "; rates and ratios " + windows[0]
+		if errOverWindow(snap) {
+			head += ", ERR over the window" // a direct scrape's: failed/all of the window's increments
+		}
+	}
+	fmt.Fprintln(tw, head)
 	fmt.Fprintln(tw, "ENDPOINT\tENGINE\tTTFT p50/p99\tTPOT p50/p99\tTOK/S\tRUN/WAIT\tKV\tDRAM\tMBU\tERR")
 	for _, ep := range snap.Endpoints {
 		s := ep.Signals
@@ -42,6 +51,14 @@ func Text(w io.Writer, snap telemetry.Snapshot) error {
 	// Under the table (a line without cells would split its columns).
 	for _, ep := range snap.Endpoints {
 		if line := engineLine(ep.Signals, snap.At); line != "" {
+			fmt.Fprintln(tw, ep.Name+" "+line)
+		}
+		if len(windows) > 1 {
+			if line := rateLine(ep.Signals); line != "" {
+				fmt.Fprintln(tw, ep.Name+" "+line)
+			}
+		}
+		if line := youngLine(ep.Signals); line != "" {
 			fmt.Fprintln(tw, ep.Name+" "+line)
 		}
 	}
@@ -137,6 +154,9 @@ func stateWord(s telemetry.SignalSnapshot, now time.Time) string {
 }
 
 func withState(v string, s telemetry.SignalSnapshot, now time.Time) string {
+	if s.Young {
+		v += youngMark
+	}
 	switch s.State {
 	case telemetry.Stale:
 		return v + " (STALE " + Age(s.Age(now)) + ")"
@@ -181,4 +201,83 @@ func engineLine(s map[telemetry.Signal]telemetry.SignalSnapshot, now time.Time) 
 		return ""
 	}
 	return "engine (server): " + strings.Join(parts, " · ")
+}
+
+// youngMark follows a counter's rate over a series younger than its rate
+// window (telemetry.ReadsLowWhenYoung): it reads low. Said in words under
+// the table.
+const youngMark = "+"
+
+// rateWindow names the span a rate or ratio is taken over when it is not
+// the viewed window ("over 5m (PromQL window)"); "" when none is named.
+func rateWindow(s telemetry.SignalSnapshot) string {
+	d, what, ok := s.RateWindow()
+	if !ok {
+		return ""
+	}
+	return "over " + slo.FormatDuration(d) + " (" + what + ")"
+}
+
+// rateSignals are the figures of a text row and its engine line that can
+// carry a rate window, in the order printed.
+func rateSignals() []telemetry.Signal {
+	return append([]telemetry.Signal{telemetry.OutputTPS, telemetry.MBU, telemetry.ErrorRate}, telemetry.EngineSignals...)
+}
+
+// rateWindows lists the distinct rate windows the snapshot's figures are
+// taken over: one is said in the heading, several per endpoint.
+func rateWindows(snap telemetry.Snapshot) []string {
+	var out []string
+	for _, ep := range snap.Endpoints {
+		for _, sig := range rateSignals() {
+			if rw := rateWindow(ep.Signals[sig]); rw != "" && !slices.Contains(out, rw) {
+				out = append(out, rw)
+			}
+		}
+	}
+	return out
+}
+
+// errOverWindow reports whether some endpoint's error rate is over the
+// viewed window rather than a rate window (a probe's, a direct scrape's).
+func errOverWindow(snap telemetry.Snapshot) bool {
+	for _, ep := range snap.Endpoints {
+		if e := ep.Signals[telemetry.ErrorRate]; e.Value != nil && e.RateWindowS == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// rateLine is an endpoint's rate windows, figure by figure ("" when it
+// names none), for a snapshot whose figures do not share one.
+func rateLine(s map[telemetry.Signal]telemetry.SignalSnapshot) string {
+	var parts []string
+	for _, sig := range rateSignals() {
+		if rw := rateWindow(s[sig]); rw != "" {
+			parts = append(parts, sig.Info().Title+" "+rw)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "rates: " + strings.Join(parts, ", ")
+}
+
+// youngLine says what the young mark on an endpoint's figures means (""
+// when none carries it): one line naming them all.
+func youngLine(s map[telemetry.Signal]telemetry.SignalSnapshot) string {
+	var names []string
+	var age time.Duration
+	for _, sig := range rateSignals() {
+		if v := s[sig]; v.Young && v.Value != nil {
+			names = append(names, sig.Info().Title)
+			age = max(age, time.Duration(v.SeriesAgeS*float64(time.Second)))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return youngMark + " " + strings.Join(names, ", ") + ": rates over a series " + Age(age) +
+		" old, younger than their rate window: they read low"
 }

@@ -65,3 +65,63 @@ func TestTextListsGPUs(t *testing.T) {
 		}
 	}
 }
+
+// A PromQL snapshot names its rate window, and marks a young series'
+// counter rate "+" (with the words under the table) but never its ratios.
+func TestTextNamesRateWindowAndYoungRates(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	s := telemetry.NewStore(telemetry.StoreConfig{})
+	obs := func(sig telemetry.Signal, v float64) {
+		s.Observe(telemetry.Observation{Kind: telemetry.KindSample, Endpoint: "m", Signal: sig, Value: v, At: t0, Source: "promql:u",
+			Interval: 5 * time.Second, RateWindow: 5 * time.Minute, SeriesAge: 3 * time.Minute})
+	}
+	obs(telemetry.OutputTPS, 410)
+	obs(telemetry.ErrorRate, 0.02)
+	obs(telemetry.RequestRate, 1.41)
+	obs(telemetry.PrefixCacheHit, 0.5)
+	var buf bytes.Buffer
+	if err := Text(&buf, s.Snapshot(t0, time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"window 1m; rates and ratios over 5m (PromQL window)",
+		"410tok/s+", "2.00%", "requests 1.41req/s+", "prefix hit 50.0%",
+		"m + tok/s, requests: rates over a series 3m old, younger than their rate window: they read low",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, ratio := range []string{"2.00%+", "50.0%+", "err+", "prefix hit+"} {
+		if strings.Contains(out, ratio) {
+			t.Errorf("a ratio marked young (%q):\n%s", ratio, out)
+		}
+	}
+}
+
+// A direct scrape's rates are per scrape interval, its error rate over the
+// viewed window: the heading says both.
+func TestTextDirectScrapeRateWindow(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	s := telemetry.NewStore(telemetry.StoreConfig{})
+	const src = "scrape:http://gpu-a:8000/metrics"
+	s.Observe(telemetry.Observation{Kind: telemetry.KindSample, Endpoint: "m", Signal: telemetry.OutputTPS, Value: 149, At: t0, Source: src,
+		Interval: time.Second, RateWindow: time.Second})
+	b, sum := telemetry.ErrorCounts(1, 50)
+	s.Observe(telemetry.Observation{Kind: telemetry.KindHistogram, Endpoint: "m", Signal: telemetry.ErrorRate, Buckets: b, Value: sum, At: t0,
+		Source: src, Interval: time.Second})
+	var buf bytes.Buffer
+	if err := Text(&buf, s.Snapshot(t0, 5*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"window 5m; rates and ratios over 1s (between scrapes), ERR over the window", "149tok/s ", "2.00%"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "+") {
+		t.Errorf("a figure marked young without a young series:\n%s", out)
+	}
+}

@@ -189,8 +189,13 @@ func TestYoungSeriesMarked(t *testing.T) {
 	if old[0].SeriesAge != 0 {
 		t.Errorf("old series' tok/s marked young (%s)", old[0].SeriesAge)
 	}
-	if r := rec.find(telemetry.KindSample, "young", telemetry.Running); len(r) != 1 || r[0].SeriesAge != 0 {
-		t.Errorf("a gauge without a rate window marked young: %+v", r)
+	for _, o := range []telemetry.Observation{young[0], old[0]} {
+		if o.RateWindow != time.Minute {
+			t.Errorf("%s tok/s carries rate window %s, want the source's 1m", o.Endpoint, o.RateWindow)
+		}
+	}
+	if r := rec.find(telemetry.KindSample, "young", telemetry.Running); len(r) != 1 || r[0].SeriesAge != 0 || r[0].RateWindow != 0 {
+		t.Errorf("a gauge without a rate window marked young or given one: %+v", r)
 	}
 }
 

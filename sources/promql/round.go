@@ -292,7 +292,9 @@ func (rd *round) value(e *endpointState, sig telemetry.Signal, eval time.Time, v
 	o := telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: v,
 		Approx: approx, Interval: rd.valueInterval(e)}
 	if rated {
-		// A rate over a series younger than its window reads low: say so.
+		// Taken over [W], not the viewed window; over a series younger
+		// than W a counter's rate reads low: say both.
+		o.RateWindow = rd.s.cfg.Window
 		o.SeriesAge, _ = rd.s.state.ages.youngFor(e.info.Name, rd.lag.serverNow, rd.s.cfg.Window)
 	}
 	rd.add(o)

@@ -158,6 +158,26 @@ func TestIntegrationCounterOnlyEngineYoung(t *testing.T) {
 	if a := live[0].SeriesAge; a <= 0 || a >= 30*time.Second {
 		t.Errorf("output tok/s of a series a few seconds old has SeriesAge %s, want it marked young (under the 30s rate window)", a)
 	}
+	// What views read: every [W] figure names the 30 s rate window; only
+	// counters' rates are young (a mean of two counters is not).
+	store := telemetry.NewStore(telemetry.StoreConfig{})
+	young := map[telemetry.Signal]bool{}
+	for _, o := range rec.All() {
+		store.Observe(o)
+		if o.Kind == telemetry.KindSample && !o.History && o.SeriesAge > 0 {
+			young[o.Signal] = true
+		}
+	}
+	for sig := range young {
+		got, _ := store.ServerSignal("llama", sig, live[0].At, 2*time.Minute)
+		if got.Young != telemetry.ReadsLowWhenYoung(sig) || got.RateWindowS != 30 {
+			t.Errorf("%s over a young series reads: young %v, rate window %vs; want young %v, 30s", sig, got.Young, got.RateWindowS, telemetry.ReadsLowWhenYoung(sig))
+		}
+	}
+	if !young[telemetry.OutputTPS] || len(young) < 2 {
+		t.Errorf("young [W] figures %v: want output tok/s and at least one more", young)
+	}
+	t.Logf("figures over the young series: %v", young)
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -119,12 +119,17 @@ func TestDiagnosisVLLMv027Capture(t *testing.T) {
 	checkPhase(t, obs, raw, ep, telemetry.QueueTime, "vllm:request_queue_time_seconds")
 	checkPhase(t, obs, raw, ep, telemetry.PrefillTime, "vllm:request_prefill_time_seconds")
 	checkPhase(t, obs, raw, ep, telemetry.DecodeTime, "vllm:request_decode_time_seconds")
-	checkSample(t, obs, ep, telemetry.RequestRate, pageSum(t, raw, "vllm:request_success_total")) // 6 in 1 s
+	if o := checkSample(t, obs, ep, telemetry.RequestRate, pageSum(t, raw, "vllm:request_success_total")); o.RateWindow != time.Second { // 6 in 1 s
+		t.Errorf("request rate's window %s, want the 1s scrape interval", o.RateWindow)
+	}
+	if o := one(t, obs, telemetry.KindSample, ep, telemetry.Running); o.RateWindow != 0 {
+		t.Errorf("a gauge carries a rate window %s", o.RateWindow)
+	}
 	checkSample(t, obs, ep, telemetry.PromptTPS, pageSum(t, raw, "vllm:prompt_tokens_total"))
 	checkSample(t, obs, ep, telemetry.Preemptions, pageSum(t, raw, "vllm:num_preemptions_total"))
 	accepted := pageSum(t, raw, "vllm:spec_decode_num_accepted_tokens_total")
-	if o := checkSample(t, obs, ep, telemetry.SpecAccept, accepted/pageSum(t, raw, "vllm:spec_decode_num_draft_tokens_total")); o.Approx {
-		t.Error("acceptance rate from exact counts marked approximate")
+	if o := checkSample(t, obs, ep, telemetry.SpecAccept, accepted/pageSum(t, raw, "vllm:spec_decode_num_draft_tokens_total")); o.Approx || o.RateWindow != time.Second {
+		t.Errorf("acceptance rate from exact counts: approx %v, rate window %s (want exact, 1s)", o.Approx, o.RateWindow)
 	}
 	checkSample(t, obs, ep, telemetry.SpecAcceptLen, 1+accepted/pageSum(t, raw, "vllm:spec_decode_num_drafts_total"))
 	// Prefix caching off: 0 hits of 0 queries is no data, not 0 %.

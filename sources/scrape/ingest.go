@@ -212,6 +212,16 @@ func (sc *scrape) emit(mv *modelVals, o telemetry.Observation) {
 	sc.obs = append(sc.obs, o)
 }
 
+// emitRate emits a rate or ratio of counter increments since the previous
+// scrape: views name the scrape interval as its rate window (the
+// configured one, steady under jitter).
+func (sc *scrape) emitRate(mv *modelVals, sig telemetry.Signal, v float64, approx bool) {
+	sc.emitValue(mv, sig, v, approx)
+	if o := &sc.obs[len(sc.obs)-1]; o.Kind == telemetry.KindSample && !sig.Info().Distribution {
+		o.RateWindow = sc.s.cfg.Interval
+	}
+}
+
 func (sc *scrape) emitValue(mv *modelVals, sig telemetry.Signal, v float64, approx bool) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		sc.emit(mv, telemetry.Observation{Kind: telemetry.KindNoData, Signal: sig})

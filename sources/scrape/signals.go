@@ -167,7 +167,7 @@ func (sc *scrape) counterRate(sig telemetry.Signal, a engines.Alias, fromSum boo
 			if a.Agg == engines.Mean {
 				rate /= float64(accs[mv].ok) // per series (rank), not their sum
 			}
-			sc.emitValue(mv, sig, rate, false)
+			sc.emitRate(mv, sig, rate, false)
 			if sig == telemetry.EngineReadBytes {
 				mv.readBytesPerS, mv.hasReadBytes = rate, true
 			}
@@ -199,7 +199,7 @@ func (sc *scrape) ratio(sig telemetry.Signal, a engines.Alias) {
 			// Duration means stand in for a distribution (approximate:
 			// Triton's E2E and queue time, llama.cpp's ITL); the
 			// diagnosis ratios and shares are exact counts.
-			sc.emitValue(mv, sig, num[mv].delta/den*a.Factor()+a.Offset, sig.Info().Distribution)
+			sc.emitRate(mv, sig, num[mv].delta/den*a.Factor()+a.Offset, sig.Info().Distribution)
 		}
 	}
 }

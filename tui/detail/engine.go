@@ -17,6 +17,7 @@ func (m *Model) engineView(w int) string {
 	ctx := m.ctx
 	r := &ctx.Styles.Normal
 	var lines []string
+	shared := commonRateWindow(m.ep.Signals)
 	for _, sig := range telemetry.EngineSignals {
 		s, ok := m.ep.Signals[sig]
 		if !ok {
@@ -32,6 +33,9 @@ func (m *Model) engineView(w int) string {
 			}
 		}
 		c := format.Signal(s, ok, text, ctx.Now, 40, ctx.Glyphs.Unknown)
+		if rw := format.RateWindow(s); rw != "" && rw != shared && c.Text != "" {
+			c.Text += " " + rw // another source's span than the heading's
+		}
 		line := " " + r.Faint.S(common.Fit(info.Title, 13, ctx.Glyphs.Ellipsis)) +
 			ctx.Paint(r, c.Kind).S(common.Fit(c.Text, 40, ctx.Glyphs.Ellipsis))
 		if src := telemetry.SourceKind(s.Source); src != "" {
@@ -45,7 +49,36 @@ func (m *Model) engineView(w int) string {
 	if len(lines) == 0 {
 		return ""
 	}
-	head := m.heading("engine") + r.Faint.S(" server figures over "+format.Window(ctx.Window)+
-		" (rates and ratios: the last refresh interval)")
+	over := " server figures over " + format.Window(ctx.Window)
+	if shared != "" {
+		over += "; rates and ratios " + shared
+	}
+	if y := youngNote(m.ep.Signals); y != "" {
+		over += "; " + format.YoungMark + " " + y
+	}
+	head := m.heading("engine") + r.Faint.S(over)
 	return strings.Join(append([]string{common.Cut(head, w)}, lines...), "\n")
+}
+
+// commonRateWindow is the rate window the engine signals' rates and
+// ratios share (that of the first one naming any), for the heading; ""
+// when none names one.
+func commonRateWindow(sigs map[telemetry.Signal]telemetry.SignalSnapshot) string {
+	for _, sig := range telemetry.EngineSignals {
+		if rw := format.RateWindow(sigs[sig]); rw != "" {
+			return rw
+		}
+	}
+	return ""
+}
+
+// youngNote explains the young mark of the engine figures carrying it
+// (the first one's age; they share a series' birth); "" when none does.
+func youngNote(sigs map[telemetry.Signal]telemetry.SignalSnapshot) string {
+	for _, sig := range telemetry.EngineSignals {
+		if y := format.Young(sigs[sig]); y != "" {
+			return y
+		}
+	}
+	return ""
 }

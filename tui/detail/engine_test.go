@@ -63,6 +63,47 @@ func TestEngineSection(t *testing.T) {
 	}
 }
 
+// The engine heading names the rate window its rates and ratios are
+// really taken over (PromQL's window, not the viewed one nor the refresh);
+// a figure from another span says its own. The young mark "+" goes where
+// the store put it (counters' rates), with the words in the summary.
+func TestEngineSectionRateWindow(t *testing.T) {
+	in := baseInput()
+	in.h = 80
+	rated := func(v float64, unit, src string, window float64, young bool) telemetry.SignalSnapshot {
+		s := telemetry.SignalSnapshot{Unit: unit, Value: f(v), State: telemetry.Live, ObservedAt: t0, Source: src, RateWindowS: window}
+		if young {
+			s.Young, s.SeriesAgeS = true, 120
+		}
+		return s
+	}
+	const prom, scrape = "promql:http://prom:9090", "scrape:http://gpu-a:8000/metrics"
+	in.ep.Signals[telemetry.RequestRate] = rated(1.41, "req/s", prom, 300, true)
+	in.ep.Signals[telemetry.PrefixCacheHit] = rated(37.5, "%", prom, 300, false)
+	in.ep.Signals[telemetry.Preemptions] = rated(0.5, "/s", scrape, 1, false)
+	in.ep.Signals[telemetry.OutputTPS] = rated(288, "tok/s", prom, 300, true)
+	ctx := ctxFor("default", t0)
+	ctx.Window = time.Minute
+	m := New(ctx)
+	out := ansi.Strip(show(&m, in))
+	for _, want := range []string{
+		" engine server figures over 1m; rates and ratios over 5m, PromQL window; + series 2m old: rate reads low",
+		"requests     1.41req/s+ ",
+		"prefix hit   38% ",
+		"preemptions  0.5/s over 1s, between scrapes",
+		"tok/s 288+ (rate over 5m, PromQL window; series 2m old: rate reads low)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	for _, wrong := range []string{"last refresh interval", "38%+"} {
+		if strings.Contains(out, wrong) {
+			t.Errorf("%q shown in\n%s", wrong, out)
+		}
+	}
+}
+
 // GPUs shared with other endpoints (several models on one host): power
 // and J/token say they are the host's, and a note says by how many and
 // what J/token divides by; GPUs of its own show neither.

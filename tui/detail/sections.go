@@ -76,8 +76,8 @@ func (m *Model) summary(w int) string {
 		s, ok := sigs[sig]
 		text := format.Scalar(s)
 		c := format.Signal(s, ok, text, ctx.Now, 40, ctx.Glyphs.Unknown)
-		if y := format.Young(s); y != "" && c.Text != "" {
-			c.Text += " (" + y + ")"
+		if notes := rateNotes(s); notes != "" && c.Text != "" {
+			c.Text += " (" + notes + ")"
 		}
 		return ctx.Paint(r, c.Kind).S(c.Text)
 	}
@@ -242,4 +242,17 @@ func allNaN(v []float64) bool {
 		}
 	}
 	return true
+}
+
+// rateNotes says what a rate's figure covers: its rate window when that
+// is not the viewed one, and that it reads low over a young series.
+func rateNotes(s telemetry.SignalSnapshot) string {
+	var notes []string
+	if rw := format.RateWindow(s); rw != "" {
+		notes = append(notes, "rate "+rw)
+	}
+	if y := format.Young(s); y != "" {
+		notes = append(notes, y)
+	}
+	return strings.Join(notes, "; ")
 }

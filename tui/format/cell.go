@@ -77,8 +77,9 @@ func Pair(s telemetry.SignalSnapshot) string {
 	return Value(*s.P50, s.Unit) + "/" + Value(*s.P99, s.Unit)
 }
 
-// YoungMark follows a rate over a series younger than the rate's window:
-// the true rate is higher than shown.
+// YoungMark follows a counter's rate over a series younger than the rate's
+// window: the true rate is higher than shown (telemetry.ReadsLowWhenYoung
+// decides which figures can carry it).
 const YoungMark = "+"
 
 // Coverage says how much data a window holds when the data begin inside
@@ -97,6 +98,17 @@ func Young(s telemetry.SignalSnapshot) string {
 		return ""
 	}
 	return "series " + Age(time.Duration(s.SeriesAgeS*float64(time.Second))) + " old: rate reads low"
+}
+
+// RateWindow names the span a rate or ratio is taken over when that is
+// not the viewed window: "over 5m, PromQL window" (its rate() range),
+// "over 1s, between scrapes"; "" when the snapshot names none.
+func RateWindow(s telemetry.SignalSnapshot) string {
+	d, what, ok := s.RateWindow()
+	if !ok {
+		return ""
+	}
+	return "over " + Window(d) + ", " + what
 }
 
 // Scalar formats the value of a gauge snapshot.

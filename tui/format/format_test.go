@@ -82,3 +82,21 @@ func TestYoungAndCoverageMarks(t *testing.T) {
 		t.Errorf("a full window has coverage %q", got)
 	}
 }
+
+// A rate names its rate window by what sets it; a figure naming none (a
+// gauge, a probe's window mean) says nothing.
+func TestRateWindow(t *testing.T) {
+	for _, c := range []struct {
+		s    telemetry.SignalSnapshot
+		want string
+	}{
+		{telemetry.SignalSnapshot{Source: "promql:http://prom:9090", RateWindowS: 300}, "over 5m, PromQL window"},
+		{telemetry.SignalSnapshot{Source: "scrape:http://gpu:8000/metrics", RateWindowS: 1}, "over 1s, between scrapes"},
+		{telemetry.SignalSnapshot{Source: "scrape:http://gpu:8000/metrics", RateWindowS: 0.25}, "over 250ms, between scrapes"},
+		{telemetry.SignalSnapshot{Source: "probe:http://gpu:8000"}, ""},
+	} {
+		if got := RateWindow(c.s); got != c.want {
+			t.Errorf("RateWindow(%s, %vs) = %q, want %q", c.s.Source, c.s.RateWindowS, got, c.want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/format"
 	"github.com/tokentop/tokentop/tui/gpus"
 	"github.com/tokentop/tokentop/tui/keys"
 )
@@ -87,6 +88,7 @@ func (m *Model) render() string {
 		{"ERROR", "probe, scrape or query failed: reason in the status line"},
 		{m.ctx.Glyphs.Unknown, "never observed, or no objective applies"},
 		{"~", "estimate (MBU, histogram interpolation, token counts from events)"},
+		{format.YoungMark, "tok/s, req/s… over a series younger than its rate window: reads low (ratios never do)"},
 	} {
 		out = append(out, " "+r.Accent.S(common.Fit(s[0], 11, ""))+" "+r.Text.S(s[1]))
 	}
