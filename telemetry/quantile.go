@@ -23,38 +23,92 @@ type Bucket struct {
 // there are fewer than two buckets, no +Inf bucket or no observations.
 // buckets is not modified.
 func HistogramQuantile(q float64, buckets []Bucket) float64 {
+	v, _ := histogramQuantile(q, buckets)
+	return v
+}
+
+// Bound says what a shown quantile is when the histogram cannot place it
+// inside a bucket with two finite edges.
+type Bound string
+
+const (
+	// NotBound: interpolated between two finite bucket edges, or taken
+	// from raw samples.
+	NotBound Bound = ""
+	// BoundUpper: the rank falls in the lowest bucket, whose lower edge
+	// (0) is an assumption; the quantile is only known to be ≤ the
+	// bucket's upper edge, which is the value shown.
+	BoundUpper Bound = "upper"
+	// BoundLower: the rank falls in the +Inf bucket; the quantile is only
+	// known to be ≥ the highest finite bound, which is the value shown
+	// (and what histogram_quantile answers).
+	BoundLower Bound = "lower"
+)
+
+// HistogramQuantileBound is the q-quantile as a reader should see it: where
+// HistogramQuantile interpolates inside the lowest bucket (between an
+// assumed 0 and its upper edge: all 184 queue times in le="0.3" read
+// "p50 150ms" while their mean is 3.9 ms), it answers the bucket's upper
+// edge with BoundUpper; a rank in the +Inf bucket answers the highest
+// finite bound with BoundLower. Anything else is HistogramQuantile's value
+// with NotBound. Objectives keep comparing HistogramQuantile (Prometheus's
+// maths); this is for display.
+func HistogramQuantileBound(q float64, buckets []Bucket) (float64, Bound) {
+	v, where := histogramQuantile(q, buckets)
+	switch where {
+	case rankInLowest:
+		return normaliseBuckets(buckets)[0].UpperBound, BoundUpper
+	case rankInInf:
+		return v, BoundLower
+	}
+	return v, NotBound
+}
+
+// rankBucket says in which bucket histogramQuantile found the rank.
+type rankBucket uint8
+
+const (
+	rankNone     rankBucket = iota // NaN, ±Inf: no bucket
+	rankInside                     // between two finite edges
+	rankInLowest                   // lowest bucket
+	rankInInf                      // +Inf bucket
+)
+
+func histogramQuantile(q float64, buckets []Bucket) (float64, rankBucket) {
 	if math.IsNaN(q) {
-		return math.NaN()
+		return math.NaN(), rankNone
 	}
 	if q < 0 {
-		return math.Inf(-1)
+		return math.Inf(-1), rankNone
 	}
 	if q > 1 {
-		return math.Inf(1)
+		return math.Inf(1), rankNone
 	}
 	b := normaliseBuckets(buckets)
 	if len(b) < 2 || !math.IsInf(b[len(b)-1].UpperBound, 1) {
-		return math.NaN()
+		return math.NaN(), rankNone
 	}
 	observations := b[len(b)-1].Count
 	if observations == 0 || math.IsNaN(observations) {
-		return math.NaN()
+		return math.NaN(), rankNone
 	}
 	rank := q * observations
 	i := sort.Search(len(b)-1, func(i int) bool { return b[i].Count >= rank })
 	if i == len(b)-1 {
-		return b[len(b)-2].UpperBound
+		return b[len(b)-2].UpperBound, rankInInf
 	}
 	if i == 0 && b[0].UpperBound <= 0 {
-		return b[0].UpperBound
+		return b[0].UpperBound, rankInLowest
 	}
 	start, end, count := 0.0, b[i].UpperBound, b[i].Count
+	where := rankInLowest
 	if i > 0 {
 		start = b[i-1].UpperBound
 		count -= b[i-1].Count
 		rank -= b[i-1].Count
+		where = rankInside
 	}
-	return start + (end-start)*(rank/count)
+	return start + (end-start)*(rank/count), where
 }
 
 // CountAtOrBelow estimates how many observations are ≤ threshold, by linear

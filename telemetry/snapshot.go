@@ -36,11 +36,21 @@ type EndpointSnapshot struct {
 // SignalSnapshot is one signal's figure over the window, with its
 // provenance. Quantiles or Value are nil when unknown: never zero.
 type SignalSnapshot struct {
-	Unit       string    `json:"unit"`
-	P50        *float64  `json:"p50,omitempty"`
-	P90        *float64  `json:"p90,omitempty"`
-	P95        *float64  `json:"p95,omitempty"`
-	P99        *float64  `json:"p99,omitempty"`
+	Unit string   `json:"unit"`
+	P50  *float64 `json:"p50,omitempty"`
+	P90  *float64 `json:"p90,omitempty"`
+	P95  *float64 `json:"p95,omitempty"`
+	P99  *float64 `json:"p99,omitempty"`
+	// P50Bound … P99Bound mark a histogram quantile that is only a
+	// bucket edge (HistogramQuantileBound): "upper" reads "p50 ≤ P50"
+	// (the rank is in the lowest bucket), "lower" "p50 ≥ P50" (in +Inf).
+	P50Bound Bound `json:"p50_bound,omitempty"`
+	P90Bound Bound `json:"p90_bound,omitempty"`
+	P95Bound Bound `json:"p95_bound,omitempty"`
+	P99Bound Bound `json:"p99_bound,omitempty"`
+	// Mean is a histogram's sum / count over the window, where the
+	// source gives the sum: exact where the quantiles are only bounds.
+	Mean       *float64  `json:"mean,omitempty"`
 	Value      *float64  `json:"value,omitempty"`
 	Count      float64   `json:"count,omitempty"`
 	Source     string    `json:"source"`
@@ -81,6 +91,22 @@ func (s SignalSnapshot) RateWindow() (d time.Duration, what string, ok bool) {
 		return d, "PromQL window", true
 	}
 	return d, "between scrapes", true
+}
+
+// Percentile is the shown p-th percentile (50, 90, 95 or 99) and its
+// bound; nil when unknown or not one of those.
+func (s SignalSnapshot) Percentile(p int) (*float64, Bound) {
+	switch p {
+	case 50:
+		return s.P50, s.P50Bound
+	case 90:
+		return s.P90, s.P90Bound
+	case 95:
+		return s.P95, s.P95Bound
+	case 99:
+		return s.P99, s.P99Bound
+	}
+	return nil, NotBound
 }
 
 // Age is how old the figure is at now.
@@ -320,7 +346,11 @@ func (s *Store) signalSnapshot(t *track, now time.Time, window time.Duration) Si
 		}
 		if q.count > 0 {
 			out.P50, out.P90, out.P95, out.P99 = scale(q.p[0]), scale(q.p[1]), scale(q.p[2]), scale(q.p[3])
+			out.P50Bound, out.P90Bound, out.P95Bound, out.P99Bound = q.bound[0], q.bound[1], q.bound[2], q.bound[3]
 			out.Count = q.count
+			if q.hasSum {
+				out.Mean = scale(q.sum / q.count)
+			}
 		}
 	case t.hist != nil:
 		// A failure-indicator histogram (see ErrorCounts): failed / all
@@ -346,8 +376,11 @@ func (s *Store) signalSnapshot(t *track, now time.Time, window time.Duration) Si
 }
 
 type quantiles struct {
-	p     [4]float64
-	count float64
+	p      [4]float64
+	bound  [4]Bound
+	count  float64
+	sum    float64
+	hasSum bool // a histogram's sum is known (see quantilesLocked)
 }
 
 var reportedQuantiles = [4]float64{0.5, 0.9, 0.95, 0.99}
@@ -364,12 +397,15 @@ func (s *Store) quantilesLocked(t *track, from, to time.Time) quantiles {
 		}
 	}
 	if t.hist != nil {
-		b, _ := t.hist.window(from, to)
+		b, sum := t.hist.window(from, to)
 		if len(b) > 0 && b[len(b)-1].Count > 0 {
 			for i, p := range reportedQuantiles {
-				q.p[i] = HistogramQuantile(p, b)
+				q.p[i], q.bound[i] = HistogramQuantileBound(p, b)
 			}
 			q.count = b[len(b)-1].Count
+			// A latency sum of 0 over observations is a missing _sum (a
+			// PromQL answer without the series), not a zero mean.
+			q.sum, q.hasSum = sum, sum > 0 && !math.IsInf(sum, 0)
 		}
 	}
 	return q

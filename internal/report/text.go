@@ -107,12 +107,35 @@ func gpuLine(g telemetry.GPUDevice) string {
 	return line
 }
 
-// Pair formats p50/p99 of a distribution with its state.
+// Pair formats p50/p99 of a distribution with its state; a quantile that
+// is only a histogram bucket's edge carries "≤" or "≥" (telemetry.Bound).
 func Pair(s telemetry.SignalSnapshot, now time.Time) string {
 	if s.P50 == nil || s.P99 == nil {
 		return stateWord(s, now)
 	}
-	return withState(fmt.Sprintf("%s/%s%s", Number(*s.P50), Number(*s.P99), s.Unit), s, now)
+	return withState(boundMark(s.P50Bound)+Number(*s.P50)+"/"+boundMark(s.P99Bound)+Number(*s.P99)+s.Unit, s, now)
+}
+
+// boundMark is the prefix of a quantile that is only a bucket bound: "≤"
+// (the lowest bucket's upper edge), "≥" (the highest finite bound).
+func boundMark(b telemetry.Bound) string {
+	switch b {
+	case telemetry.BoundUpper:
+		return "≤"
+	case telemetry.BoundLower:
+		return "≥"
+	}
+	return ""
+}
+
+// meanNote is " (mean 3.90ms)" for a distribution whose p50 or p99 is only
+// a bucket bound and whose histogram's sum is known: the one exact figure
+// it gives; "" otherwise.
+func meanNote(s telemetry.SignalSnapshot) string {
+	if s.Mean == nil || s.P50 == nil || s.P99 == nil || (s.P50Bound == telemetry.NotBound && s.P99Bound == telemetry.NotBound) {
+		return ""
+	}
+	return " (mean " + Number(*s.Mean) + s.Unit + ")"
 }
 
 // Value formats a gauge or rate with its unit and state.
@@ -193,7 +216,7 @@ func engineLine(s map[telemetry.Signal]telemetry.SignalSnapshot, now time.Time) 
 		}
 		text := Value(v, now)
 		if sig.Info().Distribution {
-			text = Pair(v, now)
+			text = Pair(v, now) + meanNote(v)
 		}
 		parts = append(parts, sig.Info().Title+" "+text)
 	}

@@ -26,10 +26,8 @@ func (m *Model) engineView(w int) string {
 		info := sig.Info()
 		text := format.Scalar(s)
 		if info.Distribution {
-			text = ""
-			if s.P50 != nil && s.P95 != nil && s.P99 != nil {
-				text = "p50 " + format.Value(*s.P50, s.Unit) + " p95 " + format.Value(*s.P95, s.Unit) +
-					" p99 " + format.Value(*s.P99, s.Unit) + " n=" + format.Number(s.Count)
+			if text = format.Percentiles(s, 50, 95, 99); text != "" {
+				text += " n=" + format.Number(s.Count)
 			}
 		}
 		c := format.Signal(s, ok, text, ctx.Now, 40, ctx.Glyphs.Unknown)

@@ -61,10 +61,9 @@ func (m *Model) summary(w int) string {
 	var items []item
 	dist := func(sigs map[telemetry.Signal]telemetry.SignalSnapshot, sig telemetry.Signal) string {
 		s, ok := sigs[sig]
-		text := ""
-		if ok && s.P50 != nil && s.P90 != nil && s.P99 != nil {
-			text = "p50 " + format.Value(*s.P50, s.Unit) + " p90 " + format.Value(*s.P90, s.Unit) +
-				" p99 " + format.Value(*s.P99, s.Unit) + " n=" + format.Number(s.Count)
+		text := format.Percentiles(s, 50, 90, 99)
+		if ok && text != "" {
+			text += " n=" + format.Number(s.Count)
 			if cov := format.Coverage(s, ctx.Now); cov != "" {
 				text += " (" + cov + ")"
 			}

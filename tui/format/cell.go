@@ -1,6 +1,8 @@
 package format
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
@@ -69,12 +71,65 @@ func Signal(s telemetry.SignalSnapshot, ok bool, text string, now time.Time, wid
 	return Cell{text, Live}
 }
 
-// Pair formats the p50/p99 of a distribution snapshot: "45ms/120ms".
+// Pair formats the p50/p99 of a distribution snapshot: "45ms/120ms",
+// "≤300ms/≤300ms" where they are only bucket bounds (see Quantile).
 func Pair(s telemetry.SignalSnapshot) string {
 	if s.P50 == nil || s.P99 == nil {
 		return ""
 	}
-	return Value(*s.P50, s.Unit) + "/" + Value(*s.P99, s.Unit)
+	return Quantile(*s.P50, s.P50Bound, s.Unit) + "/" + Quantile(*s.P99, s.P99Bound, s.Unit)
+}
+
+// AtMostMark and AtLeastMark precede a quantile that is only a histogram
+// bucket's edge (telemetry.Bound): the lowest bucket's upper edge, the
+// highest finite bound.
+const (
+	AtMostMark  = "≤"
+	AtLeastMark = "≥"
+)
+
+// Quantile formats a shown quantile with its bound: "≤300ms" where the
+// rank falls in the lowest bucket (histogram_quantile would interpolate
+// from an assumed 0 and say 150ms), "≥7.68s" where it falls in +Inf,
+// "42ms" otherwise.
+func Quantile(v float64, b telemetry.Bound, unit string) string {
+	switch b {
+	case telemetry.BoundUpper:
+		return AtMostMark + Value(v, unit)
+	case telemetry.BoundLower:
+		return AtLeastMark + Value(v, unit)
+	}
+	return Value(v, unit)
+}
+
+// Percentiles formats the percentiles ps (50, 90, 95, 99) of a
+// distribution snapshot: "p50 12ms p95 40ms p99 80ms". When all are the
+// same bucket bound they read once ("p50–p99 ≤300ms"), and when any is a
+// bound the histogram's mean follows where it is known ("mean 3.9ms"):
+// the one exact figure such a histogram gives. "" when any is unknown.
+func Percentiles(s telemetry.SignalSnapshot, ps ...int) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(ps)+1)
+	same, bounded := true, false
+	first, firstBound := s.Percentile(ps[0])
+	for _, p := range ps {
+		v, b := s.Percentile(p)
+		if v == nil {
+			return ""
+		}
+		same = same && b != telemetry.NotBound && b == firstBound && *v == *first
+		bounded = bounded || b != telemetry.NotBound
+		parts = append(parts, "p"+strconv.Itoa(p)+" "+Quantile(*v, b, s.Unit))
+	}
+	if same && len(ps) > 1 {
+		parts = []string{"p" + strconv.Itoa(ps[0]) + "–p" + strconv.Itoa(ps[len(ps)-1]) + " " + Quantile(*first, firstBound, s.Unit)}
+	}
+	if bounded && s.Mean != nil {
+		parts = append(parts, "mean "+Value(*s.Mean, s.Unit))
+	}
+	return strings.Join(parts, " ")
 }
 
 // YoungMark follows a counter's rate over a series younger than the rate's
