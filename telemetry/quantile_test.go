@@ -138,3 +138,44 @@ func TestHistogramQuantileMergesEqualBounds(t *testing.T) {
 		t.Errorf("CountAtOrBelow(5) on equal bounds = %v of %v (exact %v), want 40 of 40 exact", c, total, exact)
 	}
 }
+
+// Every observation in the lowest bucket (vLLM's le="0.3" queue time):
+// histogram_quantile interpolates from an assumed 0 (p50 150 ms, p95
+// 285 ms); what is known is only "≤ 300 ms". All in +Inf: "≥ the highest
+// finite bound". A rank between two finite edges is not a bound.
+func TestHistogramQuantileBound(t *testing.T) {
+	allFirst := []Bucket{{0.3, 184}, {0.5, 184}, {0.8, 184}, {inf(), 184}}
+	allInf := []Bucket{{0.3, 0}, {0.5, 0}, {7680, 0}, {inf(), 6}}
+	inside := []Bucket{{0.1, 10}, {0.5, 30}, {1, 40}, {inf(), 50}}
+	cases := []struct {
+		name      string
+		b         []Bucket
+		q         float64
+		prom      float64 // HistogramQuantile: Prometheus's answer
+		shown     float64
+		wantBound Bound
+	}{
+		{"all in first, p50", allFirst, 0.5, 0.15, 0.3, BoundUpper},
+		{"all in first, p95", allFirst, 0.95, 0.285, 0.3, BoundUpper},
+		{"all in first, p99", allFirst, 0.99, 0.297, 0.3, BoundUpper},
+		{"all in +Inf, p50", allInf, 0.5, 7680, 7680, BoundLower},
+		{"all in +Inf, p99", allInf, 0.99, 7680, 7680, BoundLower},
+		{"first of several, p10", inside, 0.1, 0.05, 0.1, BoundUpper},
+		{"inside, p50", inside, 0.5, 0.4, 0.4, NotBound},
+		{"top of le=1, p80", inside, 0.8, 1, 1, NotBound},
+		{"+Inf of several, p99", inside, 0.99, 1, 1, BoundLower},
+		{"non-positive lowest bound", []Bucket{{-1, 5}, {inf(), 10}}, 0.1, -1, -1, BoundUpper},
+	}
+	for _, c := range cases {
+		if got := HistogramQuantile(c.q, c.b); math.Abs(got-c.prom) > 1e-12 {
+			t.Errorf("%s: HistogramQuantile %v, want Prometheus's %v", c.name, got, c.prom)
+		}
+		v, b := HistogramQuantileBound(c.q, c.b)
+		if math.Abs(v-c.shown) > 1e-12 || b != c.wantBound {
+			t.Errorf("%s: shown %v %q, want %v %q", c.name, v, b, c.shown, c.wantBound)
+		}
+	}
+	if v, b := HistogramQuantileBound(0.5, []Bucket{{1, 0}, {inf(), 0}}); !math.IsNaN(v) || b != NotBound {
+		t.Errorf("no observations: %v %q", v, b)
+	}
+}

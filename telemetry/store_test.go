@@ -224,3 +224,44 @@ func TestRingPoints(t *testing.T) {
 		t.Errorf("after wrap: %v", pts)
 	}
 }
+
+// A window whose observations all lie beyond the highest finite bound
+// reads "≥ that bound" in the snapshot and its JSON, with the mean from
+// the histogram's sum; raw samples (a probe's) are never bounds, and a
+// sum of 0 (no _sum in the answer) gives no mean rather than 0.
+func TestSnapshotMarksQuantileBounds(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	src := "scrape:http://x/metrics"
+	s.Observe(Observation{Kind: KindHistogram, Endpoint: "a", Signal: PrefillTime, At: t0, Source: src, Interval: time.Second,
+		Buckets: []Bucket{{0.3, 0}, {7680, 0}, {inf(), 4}}, Value: 4 * 9000})
+	s.Observe(Observation{Kind: KindHistogram, Endpoint: "a", Signal: QueueTime, At: t0, Source: src, Interval: time.Second,
+		Buckets: []Bucket{{0.3, 5}, {inf(), 5}}, Value: 0})
+	s.Observe(sample("a", TTFT, 0.02, t0))
+	snap := s.Snapshot(t0.Add(time.Second), time.Minute).Endpoints[0]
+	prefill := snap.Signals[PrefillTime]
+	if prefill.P50 == nil || *prefill.P50 != 7680e3 || prefill.P50Bound != BoundLower || prefill.P99Bound != BoundLower {
+		t.Errorf("prefill all in +Inf: %+v, want ≥7680 s", prefill)
+	}
+	if prefill.Mean == nil || *prefill.Mean != 9000e3 {
+		t.Errorf("prefill mean %v, want 9000 s", prefill.Mean)
+	}
+	js, err := json.Marshal(prefill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(js, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"p50_bound", "p90_bound", "p95_bound", "p99_bound"} {
+		if doc[k] != "lower" {
+			t.Errorf("%s = %v in %s", k, doc[k], js)
+		}
+	}
+	if q := snap.Signals[QueueTime]; q.P50Bound != BoundUpper || q.Mean != nil {
+		t.Errorf("queue without a sum: %+v, want ≤300ms and no mean", q)
+	}
+	if ttft := snap.Signals[TTFT]; ttft.P50 == nil || ttft.P50Bound != NotBound || ttft.P99Bound != NotBound || ttft.Mean != nil {
+		t.Errorf("probe samples marked as bounds: %+v", ttft)
+	}
+}
