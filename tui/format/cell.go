@@ -102,29 +102,34 @@ func Quantile(v float64, b telemetry.Bound, unit string) string {
 	return Value(v, unit)
 }
 
-// Percentiles formats the percentiles ps (50, 90, 95, 99) of a
-// distribution snapshot: "p50 12ms p95 40ms p99 80ms". When all are the
-// same bucket bound they read once ("p50–p99 ≤300ms"), and when any is a
-// bound the histogram's mean follows where it is known ("mean 3.9ms"):
-// the one exact figure such a histogram gives. "" when any is unknown.
+// Percentiles formats the percentiles ps (50, 90, 95, 99, ascending) of a
+// distribution snapshot: "p50 12ms p95 40ms p99 80ms". Neighbours that are
+// the same bucket bound read once ("p50–p99 ≤300ms", "p95–p99 ≥5s"), and
+// when any is a bound the histogram's mean follows where it is known
+// ("mean 3.9ms"): the one exact figure such a histogram gives. "" when any
+// is unknown.
 func Percentiles(s telemetry.SignalSnapshot, ps ...int) string {
-	if len(ps) == 0 {
-		return ""
-	}
 	parts := make([]string, 0, len(ps)+1)
-	same, bounded := true, false
-	first, firstBound := s.Percentile(ps[0])
-	for _, p := range ps {
-		v, b := s.Percentile(p)
+	bounded := false
+	for i := 0; i < len(ps); {
+		v, b := s.Percentile(ps[i])
 		if v == nil {
 			return ""
 		}
-		same = same && b != telemetry.NotBound && b == firstBound && *v == *first
+		j := i + 1
+		for b != telemetry.NotBound && j < len(ps) {
+			if w, c := s.Percentile(ps[j]); w == nil || c != b || *w != *v {
+				break
+			}
+			j++
+		}
+		label := "p" + strconv.Itoa(ps[i])
+		if j-1 > i {
+			label += "–p" + strconv.Itoa(ps[j-1])
+		}
+		parts = append(parts, label+" "+Quantile(*v, b, s.Unit))
 		bounded = bounded || b != telemetry.NotBound
-		parts = append(parts, "p"+strconv.Itoa(p)+" "+Quantile(*v, b, s.Unit))
-	}
-	if same && len(ps) > 1 {
-		parts = []string{"p" + strconv.Itoa(ps[0]) + "–p" + strconv.Itoa(ps[len(ps)-1]) + " " + Quantile(*first, firstBound, s.Unit)}
+		i = j
 	}
 	if bounded && s.Mean != nil {
 		parts = append(parts, "mean "+Value(*s.Mean, s.Unit))

@@ -100,3 +100,33 @@ func TestRateWindow(t *testing.T) {
 		}
 	}
 }
+
+// A quantile that is only a bucket edge says which side it bounds, in the
+// table's pair and the detail's percentiles; the mean follows only where
+// a bound is shown and the sum is known.
+func TestQuantileBounds(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	up, low := telemetry.BoundUpper, telemetry.BoundLower
+	queue := telemetry.SignalSnapshot{Unit: "ms", P50: f(300), P90: f(300), P95: f(300), P99: f(300),
+		P50Bound: up, P90Bound: up, P95Bound: up, P99Bound: up, Mean: f(3.88)}
+	mixed := telemetry.SignalSnapshot{Unit: "ms", P50: f(150), P90: f(300), P95: f(7680e3), P99: f(7680e3),
+		P90Bound: up, P95Bound: low, P99Bound: low}
+	plain := telemetry.SignalSnapshot{Unit: "ms", P50: f(12), P90: f(30), P95: f(41), P99: f(80), Mean: f(20)}
+	cases := []struct {
+		name, got, want string
+	}{
+		{"pair, all in the lowest bucket", Pair(queue), "≤300ms/≤300ms"},
+		{"pair, +Inf", Pair(mixed), "150ms/≥2h08m"},
+		{"pair, interpolated", Pair(plain), "12ms/80ms"},
+		{"percentiles, one bound", Percentiles(queue, 50, 95, 99), "p50–p99 ≤300ms mean 3.88ms"},
+		{"percentiles, mixed", Percentiles(mixed, 50, 90, 95, 99), "p50 150ms p90 ≤300ms p95–p99 ≥2h08m"},
+		{"percentiles, no bound: no mean", Percentiles(plain, 50, 90, 99), "p50 12ms p90 30ms p99 80ms"},
+		{"percentiles, unknown", Percentiles(telemetry.SignalSnapshot{Unit: "ms", P50: f(1)}, 50, 99), ""},
+		{"quantile, lower", Quantile(5000, low, "ms"), "≥5s"},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, c.got, c.want)
+		}
+	}
+}
