@@ -3,6 +3,7 @@ package scrape
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,12 +29,12 @@ func TestCaptureQueueTimeIsOnlyABound(t *testing.T) {
 	queue := snap.Endpoints[0].Signals[telemetry.QueueTime]
 	for _, p := range []int{50, 90, 95, 99} {
 		if v, b := queue.Percentile(p); v == nil || *v != 300 || b != telemetry.BoundUpper {
-			t.Errorf("%s queue p%d: %v %q, want ≤300ms", ep, p, v, b)
+			t.Errorf("%s queue p%d: %s %q, want ≤300ms", ep, p, shown(v), b)
 		}
 	}
 	wantMean := 1000 * pageSum(t, raw, "vllm:request_queue_time_seconds_sum") / pageSum(t, raw, "vllm:request_queue_time_seconds_count")
 	if queue.Mean == nil || math.Abs(*queue.Mean-wantMean) > 1e-9 || queue.Count != 6 {
-		t.Errorf("queue mean %v over %v, want %v ms over 6", queue.Mean, queue.Count, wantMean)
+		t.Errorf("queue mean %s over %v, want %v ms over 6", shown(queue.Mean), queue.Count, wantMean)
 	}
 	// Objectives keep Prometheus's maths: the interpolated 150 ms.
 	if v, n := store.Quantile(ep, telemetry.QueueTime, 0.5, last, time.Minute); math.Abs(v-0.15) > 1e-12 || n != 6 {
@@ -55,4 +56,12 @@ func TestCaptureQueueTimeIsOnlyABound(t *testing.T) {
 	if js, err = json.Marshal(prefill); err != nil || strings.Contains(string(js), "_bound") {
 		t.Errorf("prefill JSON marks a bound (%v): %s", err, js)
 	}
+}
+
+// shown prints a snapshot figure: its value, or "nil".
+func shown(v *float64) string {
+	if v == nil {
+		return "nil"
+	}
+	return strconv.FormatFloat(*v, 'g', -1, 64)
 }
