@@ -26,7 +26,9 @@ prints one read-out: tables, or with --json one JSON document:
 [...], "alerts": [...]}}. Each endpoint has name, model, engine and signals
 (ttft, tpot, itl, e2e, output_tps, running, waiting, kv_cache, gpu_mem_bw,
 mbu, error_rate; absent when not known), each with unit, p50/p90/p95/p99
-or value, source, state and observed_at. Each objective (one per objective
+or value, source, state and observed_at; a histogram quantile that is only
+a bucket's edge has p50_bound… ("upper": at most, "lower": at least) and
+the window's mean; rates carry rate_window_s. Each objective (one per objective
 and endpoint) has its state (inactive, pending, firing, no_data, unknown),
 value (value_ms for a latency; null until measured), threshold
 (threshold_ms) and data state; alerts are the episodes that fired.
