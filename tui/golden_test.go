@@ -227,3 +227,16 @@ func assertApart(t *testing.T, frame string) {
 		t.Errorf("%d rows and %d alert lines parsed, want ≥ 8 and ≥ 3:\n%s", rows, alerts, frame)
 	}
 }
+
+// TestGoldenPromFleet: PromQL mode grouped by namespace and cluster (no
+// probe), at the smallest and a large size: the header counts serving
+// endpoints, the rows keep their group apart, the cells fit.
+func TestGoldenPromFleet(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 50}} {
+		t.Run(sizeName(sz), func(t *testing.T) {
+			tm := startWith(t, promFleetStore(), nil, testOptions(), sz[0], sz[1])
+			waitOut(t, tm, "Qwen")
+			golden.RequireEqual(t, []byte(finishFrame(t, tm)))
+		})
+	}
+}
