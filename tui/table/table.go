@@ -42,7 +42,8 @@ type Model struct {
 	// aggregates whose replicas are listed (replicas.go).
 	replicas map[string]int
 	expanded map[string]bool
-	folded   int // replicas of shown aggregates not listed (collapsed)
+	folded   int    // replicas of shown aggregates not listed (collapsed)
+	shown    Counts // the shown half, as of the last refresh
 }
 
 // Focus says whether the keys go to the table (its cursor is drawn).
@@ -423,9 +424,22 @@ func (m *Model) Names() []string {
 	return out
 }
 
-// Counts reports shown and total rows; the replicas of a collapsed
-// aggregate count as shown (the filter let them through).
-func (m *Model) Counts() (shown, total int) { return len(m.rows) + m.folded, len(m.all) }
+// Counts reports the serving endpoints and models shown and in all; the
+// replicas of a collapsed aggregate count as shown (the filter let them
+// through).
+func (m *Model) Counts() Counts {
+	c := m.shown
+	for i := range m.all {
+		r := &m.all[i]
+		if m.serving(r) {
+			c.AllEndpoints++
+		}
+		if r.Endpoint.Aggregate {
+			c.AllModels++
+		}
+	}
+	return c
+}
 
 // Row returns the row of endpoint name, filtered out or not.
 func (m *Model) Row(name string) (*Row, bool) {
