@@ -271,16 +271,19 @@ type promGroup struct {
 	replicas     []string
 	ttft, tpot   float64
 	kv           bool // the engine exports its KV-cache usage
+	// approx: its latency figures are estimates ("~", as a quantile the
+	// source could only bracket is marked): the widest pairs.
+	approx bool
 }
 
 // promGroups: PromQL mode with group_by [namespace, cluster] over three
 // simulators; one model on two replicas, the others on one each, and
 // the same model in both clusters.
 var promGroups = []promGroup{
-	{"prod/a", "meta-llama/Llama-3.1-8B-Instruct", []string{"10.0.0.1:8000", "10.0.0.2:8000"}, 0.0317, 0.0081, true},
-	{"prod/b", "meta-llama/Llama-3.1-8B-Instruct", []string{"10.0.1.1:8000"}, 0.0420, 0.0093, true},
-	{"prod/a", "Qwen/Qwen2.5-14B-Instruct", []string{"10.0.0.3:8000"}, 0.0655, 0.0142, false},
-	{"prod/b", "meta-llama/Llama-3.1-70B-Instruct", []string{"10.0.1.2:8000"}, 0.1210, 0.0288, true},
+	{"prod/a", "meta-llama/Llama-3.1-8B-Instruct", []string{"10.0.0.1:8000", "10.0.0.2:8000"}, 0.0317, 0.0081, true, true},
+	{"prod/b", "meta-llama/Llama-3.1-8B-Instruct", []string{"10.0.1.1:8000"}, 0.0420, 0.0093, true, false},
+	{"prod/a", "Qwen/Qwen2.5-14B-Instruct", []string{"10.0.0.3:8000"}, 0.0655, 0.0142, false, true},
+	{"prod/b", "meta-llama/Llama-3.1-70B-Instruct", []string{"10.0.1.2:8000"}, 0.1210, 0.0288, true, false},
 }
 
 // promLatencyBounds are vLLM's TTFT/TPOT bucket bounds (seconds).
@@ -330,7 +333,7 @@ func promFleetStore() *telemetry.Store {
 				for sig, v := range map[telemetry.Signal]float64{telemetry.TTFT: g.ttft, telemetry.TPOT: g.tpot} {
 					b, sum := promWindow(v, 20, i)
 					sc.s.Observe(telemetry.Observation{Kind: telemetry.KindHistogram, Endpoint: ep, Signal: sig, At: at,
-						Source: promSrc, Interval: step, Value: sum, Buckets: b})
+						Source: promSrc, Interval: step, Value: sum, Buckets: b, Approx: g.approx})
 				}
 				sc.sample(ep, telemetry.Running, float64(4+i%3), at, promSrc, step)
 				sc.sample(ep, telemetry.Waiting, float64(i%2), at, promSrc, step)

@@ -167,7 +167,7 @@ func (m *Model) row(r *Row, sel bool) string {
 		default:
 			s, ok, text := figure(p.col, r, g.Unknown)
 			c := format.Signal(s, ok, text, ctx.Now, p.width, g.Unknown)
-			t := c.Text
+			t := shortFigure(c.Text, p.width)
 			if d[p.col].right {
 				t = common.FitRight(t, p.width, g.Ellipsis)
 			} else {
@@ -183,6 +183,34 @@ func (m *Model) row(r *Row, sel bool) string {
 		return common.Cut(b.String(), m.width)
 	}
 	return b.String()
+}
+
+// NoDataShort is "no data" in a cell too narrow for it (KV%, MBU~); the
+// help's legend says what it means.
+const NoDataShort = "n/d"
+
+// shortFigure shortens a figure that does not fit its cell without
+// losing a number: "no data" becomes NoDataShort, and a pair in one unit
+// says the unit once ("~31.7ms/31.8ms" → "~31.7/31.8ms"). What still
+// does not fit is cut by the caller.
+func shortFigure(t string, width int) string {
+	if common.Width(t) <= width {
+		return t
+	}
+	if t == format.NoDataText {
+		return NoDataShort
+	}
+	first, second, ok := strings.Cut(t, "/")
+	if !ok {
+		return t
+	}
+	unit := func(v string) string {
+		return v[len(strings.TrimRightFunc(v, func(c rune) bool { return c < '0' || c > '9' })):]
+	}
+	if u := unit(second); u == "" || unit(first) != u {
+		return t
+	}
+	return strings.TrimSuffix(first, unit(first)) + "/" + second
 }
 
 // chartHeight is the height of the TTFT and TPOT charts under every row
