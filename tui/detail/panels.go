@@ -5,7 +5,9 @@ import (
 	"math"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/themes"
 	"github.com/tokentop/tokentop/tui/chart"
 	"github.com/tokentop/tokentop/tui/common"
 	"github.com/tokentop/tokentop/tui/format"
@@ -241,15 +243,25 @@ func (m *Model) gpu(w int, rows []gpuRow) string {
 	}
 	if note := sharedNote(m.ep); note != "" {
 		for _, l := range strings.Split(note, "\n") {
-			lines = append(lines, r.Faint.S(common.Fit(l, w, ctx.Glyphs.Ellipsis)))
+			lines = append(lines, noteLines(r.Faint, l, w)...)
 		}
 	}
 	if s, ok := m.ep.Signals[telemetry.MBU]; ok && !s.Approx && s.Value != nil {
-		lines = append(lines, r.Faint.S(" MBU = engine-counted bytes read / s / peak BW per GPU"))
+		lines = append(lines, noteLines(r.Faint, "MBU = engine-counted bytes read / s / peak BW per GPU", w)...)
 	} else {
-		lines = append(lines, r.Faint.S(" MBU est. = (weights + live KV bytes) / step time / peak BW"))
+		lines = append(lines, noteLines(r.Faint, "MBU est. = (weights + live KV bytes) / step time / peak BW", w)...)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// noteLines wraps a panel's note to w cells, each line indented by one,
+// so a narrow panel shows it whole rather than cut.
+func noteLines(p themes.Paint, text string, w int) []string {
+	var out []string
+	for _, l := range strings.Split(ansi.Wrap(strings.TrimSpace(text), max(w-1, 8), " "), "\n") {
+		out = append(out, p.S(common.Cut(" "+strings.TrimRight(l, " "), max(w, 1))))
+	}
+	return out
 }
 
 // mbuLabel says whether MBU is measured (the engine's bytes counter) or
