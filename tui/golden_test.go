@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -237,6 +238,26 @@ func TestGoldenPromFleet(t *testing.T) {
 			tm := startWith(t, promFleetStore(), nil, testOptions(), sz[0], sz[1])
 			waitOut(t, tm, "Qwen")
 			golden.RequireEqual(t, []byte(finishFrame(t, tm)))
+		})
+	}
+}
+
+// TestGoldenPromFleetDetail: the detail of a PromQL model row (no probe)
+// leaves out the panels only probes fill, and says why.
+func TestGoldenPromFleetDetail(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 50}} {
+		t.Run(sizeName(sz), func(t *testing.T) {
+			tm := startWith(t, promFleetStore(), nil, testOptions(), sz[0], sz[1])
+			waitOut(t, tm, "Qwen")
+			send(tm, "enter")
+			waitOut(t, tm, "(no SLO)")
+			final := finishFrame(t, tm)
+			for _, probeOnly := range []string{"no token counts in recent probes", "last probes newest first", "no probes yet", "no response streamed yet"} {
+				if strings.Contains(final, probeOnly) {
+					t.Errorf("%q shown for an endpoint without a probe", probeOnly)
+				}
+			}
+			golden.RequireEqual(t, []byte(final))
 		})
 	}
 }

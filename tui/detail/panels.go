@@ -33,6 +33,7 @@ func (m *Model) panelsView(w int) string {
 		}
 	}
 	h.Int(len(m.data.Probes))
+	h.Bool(m.probed())
 	h.Str(sharedNote(m.ep))
 	for _, r := range rows {
 		h.Str(r.label)
@@ -45,6 +46,13 @@ func (m *Model) panelsView(w int) string {
 }
 
 func (m *Model) renderPanels(w int, rows []gpuRow) string {
+	if !m.probed() { // tokens per event come from probes only
+		if w >= 80 {
+			cw := (w - 2) / 2
+			return common.Columns([]string{m.itl(cw), m.gpu(w-cw-2, rows)}, []int{cw, w - cw - 2}, 2)
+		}
+		return m.itl(w) + "\n\n" + m.gpu(w, rows)
+	}
 	switch {
 	case w >= 120:
 		cw := (w - 4) / 3
@@ -56,6 +64,22 @@ func (m *Model) renderPanels(w int, rows []gpuRow) string {
 		return common.Columns([]string{left, m.gpu(w-cw-2, rows)}, []int{cw, w - cw - 2}, 2)
 	}
 	return m.itl(w) + "\n\n" + m.tokensPerEvent(w) + "\n\n" + m.gpu(w, rows)
+}
+
+// probed: some figure of the endpoint comes from a client (probe)
+// source, or probes are listed. The panels only probes fill (tokens per
+// event, last probes, live tokens) are drawn for such endpoints alone: a
+// PromQL or scrape-only endpoint would show them empty for ever.
+func (m *Model) probed() bool {
+	if len(m.data.Probes) > 0 || m.data.Live.Text != "" || m.data.Live.Tokens > 0 {
+		return true
+	}
+	for _, s := range m.ep.Signals {
+		if s.Source != "" && telemetry.SideOf(telemetry.SourceKind(s.Source)) == telemetry.Client {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *Model) heading(s string) string { return m.ctx.Styles.Title.S(" " + s) }
