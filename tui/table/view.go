@@ -62,6 +62,9 @@ func (m *Model) header() string {
 			b.WriteByte(' ')
 		}
 		t := d[p.col].title
+		if (p.col == ColTTFTSpark || p.col == ColTPOTSpark) && len(m.rows) == 0 {
+			t = "" // no sparkline under it: the word would read as a placeholder
+		}
 		if p.col == ColName && m.shared != "" {
 			t = common.Safe(m.shared) // the server every row is on, said once
 		}
