@@ -3,6 +3,7 @@ package table
 import (
 	"strings"
 
+	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/tui/common"
 )
 
@@ -204,6 +205,14 @@ func (m *Model) layoutNames() {
 		}
 	}
 	namer := common.NewNamer(append(corpus, plain...), m.ctx.Glyphs.Ellipsis)
+	for _, it := range m.items {
+		if it.row >= 0 && it.server == "" {
+			r := m.rows[it.row]
+			if n := groupPart(r.Endpoint.Endpoint, m.plainName(r)); n > 0 {
+				namer.Keep(m.plainName(r), n)
+			}
+		}
+	}
 	for i, it := range m.items {
 		if it.row < 0 {
 			short := namer.Fit(rel[i], rel[i], w-groupIndent)
@@ -212,13 +221,24 @@ func (m *Model) layoutNames() {
 			}
 		}
 	}
-	short := namer.Fit(plain, plain, w)
+	// A model row's "×2 +" takes from its name's width.
 	for _, it := range m.items {
 		if it.row >= 0 && it.server == "" {
 			r := m.rows[it.row]
-			m.names[r.Name()] = short[m.plainName(r)]
+			name := m.plainName(r)
+			m.names[r.Name()] = namer.Fit([]string{name}, plain, w-common.Width(m.replicaLabel(r, "")))[name]
 		}
 	}
+}
+
+// groupPart is how many leading bytes of name (as shown) are its group
+// (PromQL group_by values, and a replica's identity): all but the model
+// it ends with, for a model row or a replica; 0 for other rows.
+func groupPart(ep telemetry.Endpoint, name string) int {
+	if (!ep.Aggregate && ep.Group == "") || ep.Model == "" || !strings.HasSuffix(name, "/"+ep.Model) {
+		return 0
+	}
+	return len(name) - len(ep.Model)
 }
 
 func (m *Model) plainName(r *Row) string { return common.Safe(strings.TrimPrefix(r.Name(), m.shared)) }
