@@ -95,6 +95,7 @@ func (m *Model) render() string {
 	}
 	out = append(out, "", st.Title.S(" terms"))
 	for _, s := range [][2]string{
+		{"TTFT p50/" + m.ctx.Glyphs.Down + "p99", "the column sorted on (s; S reverses): TTFT and TPOT sort by p99, the tail, the figure the arrow marks; unknown figures always sort last"},
 		{"SRC probe", "the row's latency figures are the client's: tokentop's own requests, network included"},
 		{"SRC server", "the engine's own figures (scraped /metrics or PromQL); v switches a probed row to them"},
 		{"availability", "objective on every probed endpoint: more than half the probes of the last minute failed → FIRING"},

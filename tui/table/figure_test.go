@@ -48,3 +48,25 @@ func TestEmptyHeaderHasNoSparkTitles(t *testing.T) {
 		t.Errorf("header with a row lost its sparkline title: %q", head)
 	}
 }
+
+// TTFT sorts by p99, the figure its header's arrow marks, not by the
+// p50 shown first.
+func TestTTFTSortsByTheMarkedP99(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	row := func(name string, p50, p99 float64) Row {
+		return Row{Endpoint: telemetry.EndpointSnapshot{Endpoint: telemetry.Endpoint{Name: name},
+			Signals: map[telemetry.Signal]telemetry.SignalSnapshot{telemetry.TTFT: {State: telemetry.Live, P50: f(p50), P99: f(p99), Unit: "s"}}}}
+	}
+	m := New(&common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: time.Now()})
+	m.SetSize(160, 2)
+	m.SetRows([]Row{row("steady", 0.050, 0.060), row("tail", 0.010, 0.900)})
+	for m.sortCol != ColTTFT {
+		m.CycleSort()
+	}
+	if sel, _ := m.Selected(); m.rows[0].Name() != "tail" {
+		t.Errorf("TTFT worst first: %s first (selected %s), want tail (p99 900ms)", m.rows[0].Name(), sel.Name())
+	}
+	if head := ansi.Strip(m.header()); !strings.Contains(head, "TTFT p50/▼p99") {
+		t.Errorf("header %q does not mark p99", head)
+	}
+}

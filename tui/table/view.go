@@ -69,10 +69,15 @@ func (m *Model) header() string {
 			t = common.Safe(m.shared) // the server every row is on, said once
 		}
 		if p.col == m.sortCol {
+			arrow := g.Up
 			if m.desc {
-				t += g.Down
+				arrow = g.Down
+			}
+			if p.col == ColTTFT || p.col == ColTPOT {
+				// A pair sorts by its p99: the arrow marks that figure.
+				t = strings.Replace(t, "/p99", "/"+arrow+"p99", 1)
 			} else {
-				t += g.Up
+				t += arrow
 			}
 		}
 		if d[p.col].right {
