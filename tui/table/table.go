@@ -181,6 +181,7 @@ func (m *Model) layoutNames() {
 		k.Str(it.server)
 		if it.row >= 0 {
 			k.Str(m.rows[it.row].Name())
+			k.Int(m.replicas[m.rows[it.row].Name()]) // "×N" takes from the name's width
 		}
 	}
 	if k == m.namesKey && m.names != nil {
