@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/tokentop/tokentop/slo"
@@ -258,4 +259,96 @@ func fleetAlerts() *fakeAlerts {
 		},
 		badges: map[string]slo.Badge{awqB: slo.BadgeBreach, awqA: slo.BadgePending},
 	}
+}
+
+// promSrc is the PromQL source of promFleetStore.
+const promSrc = "promql:http://prom:9090"
+
+// promGroup is one model row of promFleetStore: its group (namespace,
+// cluster), model and replicas (Prometheus instances).
+type promGroup struct {
+	group, model string
+	replicas     []string
+	ttft, tpot   float64
+	kv           bool // the engine exports its KV-cache usage
+	// approx: its latency figures are estimates ("~", as a quantile the
+	// source could only bracket is marked): the widest pairs.
+	approx bool
+}
+
+// promGroups: PromQL mode with group_by [namespace, cluster] over three
+// simulators; one model on two replicas, the others on one each, and
+// the same model in both clusters.
+var promGroups = []promGroup{
+	{"prod/a", "meta-llama/Llama-3.1-8B-Instruct", []string{"10.0.0.1:8000", "10.0.0.2:8000"}, 0.0317, 0.0081, true, true},
+	{"prod/b", "meta-llama/Llama-3.1-8B-Instruct", []string{"10.0.1.1:8000"}, 0.0420, 0.0093, true, false},
+	{"prod/a", "Qwen/Qwen2.5-14B-Instruct", []string{"10.0.0.3:8000"}, 0.0655, 0.0142, false, true},
+	{"prod/b", "meta-llama/Llama-3.1-70B-Instruct", []string{"10.0.1.2:8000"}, 0.1210, 0.0288, true, false},
+}
+
+// promLatencyBounds are vLLM's TTFT/TPOT bucket bounds (seconds).
+var promLatencyBounds = []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5}
+
+// promWindow is one histogram window of n requests spread around v:
+// cumulative buckets and their sum.
+func promWindow(v float64, n int, i int) ([]telemetry.Bucket, float64) {
+	b := make([]telemetry.Bucket, 0, len(promLatencyBounds)+1)
+	sum := 0.0
+	vals := make([]float64, n)
+	for k := range vals {
+		vals[k] = v * (1 + 0.25*wave(i*n+k, 13))
+		sum += vals[k]
+	}
+	for _, ub := range append(slices.Clone(promLatencyBounds), math.Inf(1)) {
+		c := 0
+		for _, x := range vals {
+			if x <= ub {
+				c++
+			}
+		}
+		b = append(b, telemetry.Bucket{UpperBound: ub, Count: float64(c)})
+	}
+	return b, sum
+}
+
+// promFleetStore scripts what the PromQL source emits for promGroups:
+// each model row (an aggregate naming its replicas) and each replica,
+// server-side histograms and gauges only, no probe.
+func promFleetStore() *telemetry.Store {
+	sc := script{telemetry.NewStore(telemetry.StoreConfig{})}
+	const step = 15 * time.Second
+	for _, g := range promGroups {
+		agg := g.group + "/" + g.model
+		sc.s.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, Endpoint: agg, At: t0,
+			Info: &telemetry.Endpoint{Name: agg, Model: g.model, Engine: telemetry.EngineVLLM, Aggregate: true}})
+		names := []string{agg}
+		for _, rep := range g.replicas {
+			name := g.group + "/" + rep + "/" + g.model
+			sc.s.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, Endpoint: name, At: t0,
+				Info: &telemetry.Endpoint{Name: name, Model: g.model, Engine: telemetry.EngineVLLM, Group: agg, Replica: rep}})
+			names = append(names, name)
+		}
+		for i, at := 0, t0.Add(step); !at.After(tNow); i, at = i+1, at.Add(step) {
+			for _, ep := range names {
+				for sig, v := range map[telemetry.Signal]float64{telemetry.TTFT: g.ttft, telemetry.TPOT: g.tpot} {
+					b, sum := promWindow(v, 20, i)
+					sc.s.Observe(telemetry.Observation{Kind: telemetry.KindHistogram, Endpoint: ep, Signal: sig, At: at,
+						Source: promSrc, Interval: step, Value: sum, Buckets: b, Approx: g.approx})
+				}
+				sc.sample(ep, telemetry.Running, float64(4+i%3), at, promSrc, step)
+				sc.sample(ep, telemetry.Waiting, float64(i%2), at, promSrc, step)
+				sc.sample(ep, telemetry.OutputTPS, 0.9/g.tpot, at, promSrc, step)
+				if g.kv {
+					sc.sample(ep, telemetry.KVCache, 0.35+0.05*wave(i, 7), at, promSrc, step)
+				} else {
+					sc.s.Observe(telemetry.Observation{Kind: telemetry.KindNoData, Endpoint: ep, Signal: telemetry.KVCache,
+						At: at, Source: promSrc, Interval: step})
+				}
+			}
+		}
+	}
+	sc.s.Observe(telemetry.Observation{Kind: telemetry.KindSource, Source: promSrc, At: tNow,
+		Status: &telemetry.SourceStatus{Name: "promql", Kind: "promql", URL: "http://prom:9090", State: telemetry.Live,
+			LastOK: tNow, Latency: 12 * time.Millisecond}})
+	return sc.s
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,7 +138,7 @@ func TestGoldenMainASCII(t *testing.T) {
 	waitOut(t, tm, "qwen-72b")
 	// Sort by TTFT p99, worst first.
 	send(tm, "s", "s")
-	waitOut(t, tm, "TTFT p50/p99v")
+	waitOut(t, tm, "TTFT p50/v") // the arrow marks p99, the figure it sorts by
 	finish(t, tm)
 }
 
@@ -225,5 +226,38 @@ func assertApart(t *testing.T, frame string) {
 	t.Helper()
 	if rows, alerts := screentest.Apart(t, frame, fleetNames()); rows < 8 || alerts < 3 {
 		t.Errorf("%d rows and %d alert lines parsed, want ≥ 8 and ≥ 3:\n%s", rows, alerts, frame)
+	}
+}
+
+// TestGoldenPromFleet: PromQL mode grouped by namespace and cluster (no
+// probe), at the smallest and a large size: the header counts serving
+// endpoints, the rows keep their group apart, the cells fit.
+func TestGoldenPromFleet(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 50}} {
+		t.Run(sizeName(sz), func(t *testing.T) {
+			tm := startWith(t, promFleetStore(), nil, testOptions(), sz[0], sz[1])
+			waitOut(t, tm, "Qwen")
+			golden.RequireEqual(t, []byte(finishFrame(t, tm)))
+		})
+	}
+}
+
+// TestGoldenPromFleetDetail: the detail of a PromQL model row (no probe)
+// leaves out the panels only probes fill, and says why.
+func TestGoldenPromFleetDetail(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 50}} {
+		t.Run(sizeName(sz), func(t *testing.T) {
+			tm := startWith(t, promFleetStore(), nil, testOptions(), sz[0], sz[1])
+			waitOut(t, tm, "Qwen")
+			send(tm, "enter")
+			waitOut(t, tm, "(no SLO)")
+			final := finishFrame(t, tm)
+			for _, probeOnly := range []string{"no token counts in recent probes", "last probes newest first", "no probes yet", "no response streamed yet"} {
+				if strings.Contains(final, probeOnly) {
+					t.Errorf("%q shown for an endpoint without a probe", probeOnly)
+				}
+			}
+			golden.RequireEqual(t, []byte(final))
+		})
 	}
 }

@@ -41,10 +41,11 @@ func (a *app) render() string {
 	if a.tooSmall() {
 		return a.tooSmallView()
 	}
-	shown, total := a.table.Counts()
+	c := a.table.Counts()
 	top := a.hdr.View(&a.ctx, header.Info{
 		Title: a.opts.Title, Sources: a.snap.Sources, Alerts: a.alertP.Counts(),
-		Frozen: a.frozen, Shown: shown, Total: total, Note: a.note, NoSLO: a.alerts == nil,
+		Frozen: a.frozen, Shown: c.Endpoints, Total: c.AllEndpoints, ModelsShown: c.Models, Models: c.AllModels,
+		Note: a.note, NoSLO: a.alerts == nil,
 		Replay: a.replayInfo(), Recording: a.opts.Recording, Viewers: a.viewers(),
 	}, a.width)
 	var body string
@@ -76,8 +77,8 @@ func (a *app) footerView() string {
 	}
 	f := a.table.Filter()
 	if f.Editing() || f.Active() {
-		shown, total := a.table.Counts()
-		tail := "  " + strconv.Itoa(shown) + " of " + strconv.Itoa(total) + " match " + g.Dot
+		c := a.table.Counts()
+		tail := "  " + strconv.Itoa(c.Endpoints) + " of " + strconv.Itoa(c.AllEndpoints) + " endpoints match " + g.Dot
 		if f.Editing() {
 			tail += " enter keep " + g.Dot + " esc clear"
 		} else {

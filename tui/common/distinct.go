@@ -24,9 +24,23 @@ func Distinct(names []string, width int, ellipsis string) map[string]string {
 // would read the same (an ellipsis standing for any text); words only it
 // has ("70B", "FP8", "AWQ") stay. What still does not fit is cut in the
 // middle.
+//
+// A name may have a group part (Keep): the leading words that say which
+// group a row is of ("prod/a/" of PromQL's group_by). They are what tells
+// the same model in two groups apart, so they are dropped last, after
+// every word of the rest.
 type Namer struct {
 	freq     map[string]int
 	ellipsis string
+	keep     map[string]int
+}
+
+// Keep marks the first n bytes of name as its group part.
+func (n *Namer) Keep(name string, prefix int) {
+	if n.keep == nil {
+		n.keep = map[string]int{}
+	}
+	n.keep[name] = prefix
 }
 
 // NewNamer counts the words of corpus.
@@ -105,6 +119,11 @@ func (n *Namer) shorten(name string, among []string, width int) string {
 	// of letters and digits ("70B", "Qwen2.5": sizes, versions) last;
 	// else the leftmost (a model's org before its name).
 	first := slices.IndexFunc(toks, func(t token) bool { return t.word })
+	group := make([]bool, len(toks))
+	for i, at := 0, 0; i < len(toks); i++ {
+		group[i] = at < n.keep[name]
+		at += len(toks[i].text)
+	}
 	rank := func(i int) int {
 		switch {
 		case numeric(toks[i].text):
@@ -117,6 +136,12 @@ func (n *Namer) shorten(name string, among []string, width int) string {
 		return 1
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
+		if group[a] != group[b] { // the group part goes last
+			if group[a] {
+				return 1
+			}
+			return -1
+		}
 		if d := n.freq[toks[b].text] - n.freq[toks[a].text]; d != 0 {
 			return d
 		}

@@ -88,3 +88,38 @@ func TestReadsAs(t *testing.T) {
 		}
 	}
 }
+
+// A name's group part (PromQL group_by values) goes last: the same model
+// in two clusters stays told apart by its group, which the short form
+// starts with, not by what is left of the model's words.
+func TestNamerKeepsTheGroupPart(t *testing.T) {
+	names := []string{
+		"prod/a/meta-llama/Llama-3.1-8B-Instruct", "prod/b/meta-llama/Llama-3.1-8B-Instruct",
+		"prod/a/Qwen/Qwen2.5-14B-Instruct", "prod/b/meta-llama/Llama-3.1-70B-Instruct",
+	}
+	for _, width := range []int{12, 16, 19, 24} {
+		n := NewNamer(names, "…")
+		for _, name := range names {
+			n.Keep(name, len("prod/a/"))
+		}
+		got := n.Fit(names, names, width)
+		seen := map[string]string{}
+		for _, name := range names {
+			s := got[name]
+			t.Logf("%d %-42s %q", width, name, s)
+			if Width(s) > width {
+				t.Errorf("%q is %d cells, over %d", s, Width(s), width)
+			}
+			if !strings.HasPrefix(s, name[:len("prod/a")]) {
+				t.Errorf("%d: %q lost its group %q", width, s, name[:len("prod/a")])
+			}
+			if o, dup := seen[s]; dup {
+				t.Errorf("%q and %q both read %q", o, name, s)
+			}
+			seen[s] = name
+			if !ReadsAs(s, name, "…") {
+				t.Errorf("%q does not read as %q", s, name)
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package detail
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -118,6 +119,10 @@ func (m *Model) render() []string {
 		if head != m.head || m.headLines == nil {
 			m.head, m.headLines = head, common.Lines(head, w)
 		}
+	}
+	if !m.probed() {
+		note := " no probe on this endpoint: its figures are the engine's own (server); tokens/event, last probes and live tokens need one"
+		return append(slices.Clone(m.headLines), noteLines(m.ctx.Styles.Normal.Faint, note, w)...)
 	}
 	bottom := common.Lines(m.bottom(m.probesView(pw), m.live(lw), pw, lw), w)
 	lines := make([]string, 0, len(m.headLines)+len(bottom))

@@ -3,7 +3,9 @@ package detail
 import (
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/themes"
 	"github.com/tokentop/tokentop/tui/common"
 	"github.com/tokentop/tokentop/tui/format"
 )
@@ -39,10 +41,7 @@ func (m *Model) engineView(w int) string {
 		if src := telemetry.SourceKind(s.Source); src != "" {
 			line += r.Faint.S(" " + src)
 		}
-		if w >= 13+40+10+30 {
-			line += r.Faint.S("  " + strings.TrimPrefix(info.Definition, "server: "))
-		}
-		lines = append(lines, common.Cut(line, w))
+		lines = append(lines, defined(r.Faint, line, strings.TrimPrefix(info.Definition, "server: "), w)...)
 	}
 	if len(lines) == 0 {
 		return ""
@@ -56,6 +55,24 @@ func (m *Model) engineView(w int) string {
 	}
 	head := m.heading("engine") + r.Faint.S(over)
 	return strings.Join(append([]string{common.Cut(head, w)}, lines...), "\n")
+}
+
+// defined follows a figure's line with its definition when the width
+// leaves room for one (30 cells), wrapped under itself rather than cut.
+func defined(p themes.Paint, line, def string, w int) []string {
+	at := common.PaintedWidth(line) + 2
+	if w-at < 30 {
+		return []string{common.Cut(line, w)}
+	}
+	defs := strings.Split(ansi.Wrap(def, w-at, " "), "\n")
+	out := []string{line + p.S("  "+strings.TrimRight(defs[0], " "))}
+	for _, d := range defs[1:] {
+		out = append(out, common.Spaces(at)+p.S(strings.TrimRight(d, " ")))
+	}
+	for i := range out {
+		out[i] = common.Cut(out[i], w)
+	}
+	return out
 }
 
 // commonRateWindow is the rate window the engine signals' rates and

@@ -132,3 +132,23 @@ func TestGPUSectionSharedHost(t *testing.T) {
 		t.Errorf("own GPUs shown as shared:\n%s", out)
 	}
 }
+
+// A definition longer than the room beside its figure wraps under
+// itself: every word is there, no line is wider than the view.
+func TestEngineDefinitionsWrap(t *testing.T) {
+	def := strings.TrimPrefix(telemetry.Preemptions.Info().Definition, "server: ")
+	for _, w := range []int{100, 160} {
+		lines := defined(ctxFor("default", t0).Styles.Normal.Faint, " "+strings.Repeat("x", 60), def, w)
+		var got []string
+		for _, l := range lines {
+			l = ansi.Strip(l)
+			if ansi.StringWidth(l) > w {
+				t.Errorf("%d: %q is wider than the view", w, l)
+			}
+			got = append(got, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), strings.Repeat("x", 60))))
+		}
+		if strings.Join(strings.Fields(strings.Join(got, " ")), " ") != strings.Join(strings.Fields(def), " ") {
+			t.Errorf("%d: definition %q, want %q", w, strings.Join(got, " "), def)
+		}
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"math"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/themes"
 	"github.com/tokentop/tokentop/tui/chart"
 	"github.com/tokentop/tokentop/tui/common"
 	"github.com/tokentop/tokentop/tui/format"
@@ -31,6 +33,7 @@ func (m *Model) panelsView(w int) string {
 		}
 	}
 	h.Int(len(m.data.Probes))
+	h.Bool(m.probed())
 	h.Str(sharedNote(m.ep))
 	for _, r := range rows {
 		h.Str(r.label)
@@ -43,6 +46,13 @@ func (m *Model) panelsView(w int) string {
 }
 
 func (m *Model) renderPanels(w int, rows []gpuRow) string {
+	if !m.probed() { // tokens per event come from probes only
+		if w >= 80 {
+			cw := (w - 2) / 2
+			return common.Columns([]string{m.itl(cw), m.gpu(w-cw-2, rows)}, []int{cw, w - cw - 2}, 2)
+		}
+		return m.itl(w) + "\n\n" + m.gpu(w, rows)
+	}
 	switch {
 	case w >= 120:
 		cw := (w - 4) / 3
@@ -54,6 +64,22 @@ func (m *Model) renderPanels(w int, rows []gpuRow) string {
 		return common.Columns([]string{left, m.gpu(w-cw-2, rows)}, []int{cw, w - cw - 2}, 2)
 	}
 	return m.itl(w) + "\n\n" + m.tokensPerEvent(w) + "\n\n" + m.gpu(w, rows)
+}
+
+// probed: some figure of the endpoint comes from a client (probe)
+// source, or probes are listed. The panels only probes fill (tokens per
+// event, last probes, live tokens) are drawn for such endpoints alone: a
+// PromQL or scrape-only endpoint would show them empty for ever.
+func (m *Model) probed() bool {
+	if len(m.data.Probes) > 0 || m.data.Live.Text != "" || m.data.Live.Tokens > 0 {
+		return true
+	}
+	for _, s := range m.ep.Signals {
+		if s.Source != "" && telemetry.SideOf(telemetry.SourceKind(s.Source)) == telemetry.Client {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *Model) heading(s string) string { return m.ctx.Styles.Title.S(" " + s) }
@@ -241,15 +267,25 @@ func (m *Model) gpu(w int, rows []gpuRow) string {
 	}
 	if note := sharedNote(m.ep); note != "" {
 		for _, l := range strings.Split(note, "\n") {
-			lines = append(lines, r.Faint.S(common.Fit(l, w, ctx.Glyphs.Ellipsis)))
+			lines = append(lines, noteLines(r.Faint, l, w)...)
 		}
 	}
 	if s, ok := m.ep.Signals[telemetry.MBU]; ok && !s.Approx && s.Value != nil {
-		lines = append(lines, r.Faint.S(" MBU = engine-counted bytes read / s / peak BW per GPU"))
+		lines = append(lines, noteLines(r.Faint, "MBU = engine-counted bytes read / s / peak BW per GPU", w)...)
 	} else {
-		lines = append(lines, r.Faint.S(" MBU est. = (weights + live KV bytes) / step time / peak BW"))
+		lines = append(lines, noteLines(r.Faint, "MBU est. = (weights + live KV bytes) / step time / peak BW", w)...)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// noteLines wraps a panel's note to w cells, each line indented by one,
+// so a narrow panel shows it whole rather than cut.
+func noteLines(p themes.Paint, text string, w int) []string {
+	var out []string
+	for _, l := range strings.Split(ansi.Wrap(strings.TrimSpace(text), max(w-1, 8), " "), "\n") {
+		out = append(out, p.S(common.Cut(" "+strings.TrimRight(l, " "), max(w, 1))))
+	}
+	return out
 }
 
 // mbuLabel says whether MBU is measured (the engine's bytes counter) or

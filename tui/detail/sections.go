@@ -38,7 +38,11 @@ func (m *Model) title(w int) string {
 		b.WriteString(st.Normal.Stale.S("  endpoint no longer reported"))
 		return common.Cut(b.String(), w)
 	}
-	for _, s := range []string{m.ep.Model, string(m.ep.Engine), m.ep.BaseURL} {
+	model := m.ep.Model
+	if strings.HasSuffix(m.name, model) {
+		model = "" // the name says it already
+	}
+	for _, s := range []string{model, string(m.ep.Engine), m.ep.BaseURL} {
 		if s != "" {
 			b.WriteString(st.Normal.Faint.S(" " + g.Dot + " " + common.Safe(s)))
 		}

@@ -19,11 +19,15 @@ import (
 
 // Info is what the header shows.
 type Info struct {
-	Title        string
-	Sources      []telemetry.SourceStatus
-	Alerts       alerts.Counts
-	Frozen       bool
-	Shown, Total int
+	Title   string
+	Sources []telemetry.SourceStatus
+	Alerts  alerts.Counts
+	Frozen  bool
+	// Shown and Total count serving endpoints (replicas, not the model
+	// rows that sum them); ModelsShown and Models count model rows
+	// (PromQL aggregates), 0 when there are none.
+	Shown, Total        int
+	ModelsShown, Models int
 	// Note is a transient message (e.g. "theme: light").
 	Note string
 	// NoSLO: no SLO engine, so "no alerts" means nothing is judged.
@@ -103,15 +107,8 @@ func appLine(ctx *common.Context, in Info, width int) string {
 	if in.Note != "" {
 		left = append(left, seg{in.Note, r.Accent})
 	}
-	eps := format.Number(float64(in.Total)) + " endpoints"
-	if in.Total == 1 {
-		eps = "1 endpoint"
-	}
-	if in.Shown != in.Total {
-		eps = format.Number(float64(in.Shown)) + "/" + eps
-	}
 	right := []seg{
-		{eps, r.Faint},
+		{countText(in, g.Dot), r.Faint},
 		{"window " + format.Window(ctx.Window), r.Text},
 		{"refresh " + format.Window(ctx.Refresh), r.Text},
 	}
@@ -135,6 +132,26 @@ func appLine(ctx *common.Context, in Info, width int) string {
 		right = right[1:]
 	}
 	return common.Cut(l, width)
+}
+
+// countText is "5 endpoints", "2/5 endpoints" when a filter hides some,
+// and "4 models · 5 endpoints" when replicas are summed into model rows.
+func countText(in Info, dot string) string {
+	count := func(shown, total int, one, many string) string {
+		t := format.Number(float64(total)) + " " + many
+		if total == 1 {
+			t = "1 " + one
+		}
+		if shown != total {
+			t = format.Number(float64(shown)) + "/" + t
+		}
+		return t
+	}
+	eps := count(in.Shown, in.Total, "endpoint", "endpoints")
+	if in.Models == 0 {
+		return eps
+	}
+	return count(in.ModelsShown, in.Models, "model", "models") + " " + dot + " " + eps
 }
 
 // replayText is "REPLAY 10× 03:12:44 (paused) 12:04/45:00".
@@ -214,6 +231,8 @@ func (c *Cache) View(ctx *common.Context, in Info, width int) string {
 	h.Bool(in.Frozen)
 	h.Int(in.Shown)
 	h.Int(in.Total)
+	h.Int(in.ModelsShown)
+	h.Int(in.Models)
 	h.Str(in.Note)
 	h.Bool(in.NoSLO)
 	h.Bool(in.Replay != nil)

@@ -88,3 +88,22 @@ func TestOneEndpoint(t *testing.T) {
 		t.Errorf("header %q", got)
 	}
 }
+
+// The header counts serving endpoints, and models when replicas are
+// summed into model rows; a filter shows shown/total of each.
+func TestHeaderCounts(t *testing.T) {
+	for _, c := range []struct {
+		in   Info
+		want string
+	}{
+		{Info{Shown: 1, Total: 1}, "1 endpoint |"},
+		{Info{Shown: 2, Total: 5}, "2/5 endpoints |"},
+		{Info{Shown: 5, Total: 5, ModelsShown: 4, Models: 4}, "4 models | 5 endpoints |"},
+		{Info{Shown: 1, Total: 5, ModelsShown: 0, Models: 4}, "0/4 models | 1/5 endpoints |"},
+		{Info{Shown: 1, Total: 1, ModelsShown: 1, Models: 1}, "1 model | 1 endpoint |"},
+	} {
+		if got := ansi.Strip(View(ctx(), c.in, 160)); !strings.Contains(got, c.want) {
+			t.Errorf("%+v: %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -85,15 +85,17 @@ func (m *Model) render() string {
 		{"BREACH", "objective breached long enough: the alert fires"},
 		{"STALE 14s", "no fresh value for 14s: figures are dimmed, with their age"},
 		{"NO DATA", "the source answered with nothing (never shown as 0)"},
+		{"n/d", "no data, in a cell too narrow for the words (KV%, MBU~)"},
 		{"ERROR", "probe, scrape or query failed: reason in the status line"},
 		{m.ctx.Glyphs.Unknown, "never observed, or no objective applies"},
 		{"~", "estimate (MBU, histogram interpolation, token counts from events)"},
 		{format.YoungMark, "tok/s, req/s… over a series younger than its rate window: reads low (ratios never do)"},
 	} {
-		out = append(out, " "+r.Accent.S(common.Fit(s[0], 11, ""))+" "+r.Text.S(s[1]))
+		out = append(out, m.term(s[0], s[1], 11)...)
 	}
 	out = append(out, "", st.Title.S(" terms"))
 	for _, s := range [][2]string{
+		{"TTFT p50/" + m.ctx.Glyphs.Down + "p99", "the column sorted on (s; S reverses): TTFT and TPOT sort by p99, the tail, the figure the arrow marks; unknown figures always sort last"},
 		{"SRC probe", "the row's latency figures are the client's: tokentop's own requests, network included"},
 		{"SRC server", "the engine's own figures (scraped /metrics or PromQL); v switches a probed row to them"},
 		{"availability", "objective on every probed endpoint: more than half the probes of the last minute failed → FIRING"},
@@ -108,14 +110,7 @@ func (m *Model) render() string {
 		{"unknown since", "the data behind a pending or firing alert is stale or failing: the alert keeps its state, never resolves on missing data"},
 		{"REC file", "this session is being recorded (--record)"},
 	} {
-		def := ansi.Wordwrap(s[1], max(w-32, 20), " ")
-		for i, l := range strings.Split(def, "\n") {
-			lbl := ""
-			if i == 0 {
-				lbl = s[0]
-			}
-			out = append(out, " "+r.Accent.S(common.Fit(lbl, 29, ""))+" "+r.Text.S(l))
-		}
+		out = append(out, m.term(s[0], s[1], 29)...)
 	}
 	out = append(out, "", st.Title.S(" metrics"))
 	for _, sig := range telemetry.Signals {
@@ -127,28 +122,36 @@ func (m *Model) render() string {
 		if info.Unit != "" {
 			label += " (" + info.Unit + ")"
 		}
-		def := ansi.Wordwrap(info.Definition, max(w-18, 20), " ")
-		for i, l := range strings.Split(def, "\n") {
-			lbl := ""
-			if i == 0 {
-				lbl = label
-			}
-			out = append(out, " "+r.Accent.S(common.Fit(lbl, 15, ""))+" "+r.Text.S(l))
-		}
+		out = append(out, m.term(label, info.Definition, 15)...)
 	}
 	out = append(out, "", st.Title.S(" GPU panel (u shows or hides it)"))
 	for _, s := range gpus.Terms() {
-		def := ansi.Wordwrap(s[1], max(w-18, 20), " ")
-		for i, l := range strings.Split(def, "\n") {
-			lbl := ""
-			if i == 0 {
-				lbl = s[0]
-			}
-			out = append(out, " "+r.Accent.S(common.Fit(lbl, 15, ""))+" "+r.Text.S(l))
-		}
+		out = append(out, m.term(s[0], s[1], 15)...)
 	}
 	out = append(out, "", r.Faint.S(" sparklines and charts: mean per time bin; p50/p99 over the window shown in the header"))
 	return strings.Join(out, "\n")
+}
+
+// term lays out one entry: the label in a column lw wide, its definition
+// beside it; both wrap (a long label, "requests (req/s)", onto its own
+// lines) so nothing is cut at any width.
+func (m *Model) term(label, def string, lw int) []string {
+	r := &m.ctx.Styles.Normal
+	dw := max(m.width-lw-3, 20)
+	labels := strings.Split(ansi.Wrap(label, lw, " "), "\n")
+	defs := strings.Split(ansi.Wrap(def, dw, " "), "\n")
+	out := make([]string, max(len(labels), len(defs)))
+	for i := range out {
+		l, d := "", ""
+		if i < len(labels) {
+			l = strings.TrimRight(labels[i], " ")
+		}
+		if i < len(defs) {
+			d = defs[i]
+		}
+		out[i] = " " + r.Accent.S(common.PadTo(l, lw)) + " " + r.Text.S(d)
+	}
+	return out
 }
 
 // keyColumns renders the key groups with bubbles/help: side by side when

@@ -50,8 +50,8 @@ func (m *Model) Info() string {
 		return p.S(common.Fit(" "+b.String(), m.width, ctx.Glyphs.Ellipsis))
 	}
 	parts := []string{name}
-	if r.Endpoint.Model != "" {
-		parts = append(parts, common.Safe(r.Endpoint.Model))
+	if m := r.Endpoint.Model; m != "" && !strings.HasSuffix(r.Name(), m) { // the name says it already
+		parts = append(parts, common.Safe(m))
 	}
 	if r.Endpoint.BaseURL != "" {
 		parts = append(parts, common.Safe(r.Endpoint.BaseURL))

@@ -14,43 +14,67 @@ import (
 // data are ordinary rows.
 
 // groupRows orders the visible rows: top-level rows as sorted, each
-// expanded aggregate followed by its (visible) replicas by name.
+// expanded aggregate followed by its (visible) replicas by name. A
+// replica whose aggregate the filter left out is an ordinary row (it
+// matched); a model's only replica is never listed (its model row says
+// the same). It counts what is shown (counted).
 func (m *Model) groupRows(visible []*Row) []*Row {
-	present := map[string]bool{}
-	for i := range m.all {
-		if m.all[i].Endpoint.Aggregate {
-			present[m.all[i].Name()] = true
+	shownAgg := map[string]bool{}
+	for _, r := range visible {
+		if r.Endpoint.Aggregate {
+			shownAgg[r.Name()] = true
 		}
 	}
-	// A model's only replica is its model row: not listed, not counted.
-	lone := func(r *Row) bool { g := r.Endpoint.Group; return g != "" && present[g] && m.replicas[g] < 2 }
 	members := map[string][]*Row{}
 	out := visible[:0:0]
-	hidden := 0
 	for _, r := range visible {
-		if lone(r) {
-			hidden++
-			continue
-		}
-		if g := r.Endpoint.Group; g != "" && present[g] {
+		if g := r.Endpoint.Group; g != "" && shownAgg[g] {
 			members[g] = append(members[g], r)
 			continue
 		}
 		out = append(out, r)
 	}
 	grouped := make([]*Row, 0, len(visible))
-	m.folded = hidden
+	m.folded = 0
 	for _, r := range out {
 		grouped = append(grouped, r)
 		ms := members[r.Name()]
-		if m.expanded[r.Name()] && len(ms) > 0 {
+		if m.expanded[r.Name()] && m.replicas[r.Name()] > 1 && len(ms) > 0 {
 			sort.Slice(ms, func(i, j int) bool { return ms[i].Name() < ms[j].Name() })
 			grouped = append(grouped, ms...)
 		} else {
 			m.folded += len(ms)
 		}
 	}
+	m.shown = m.counted(grouped, m.folded)
 	return grouped
+}
+
+// Counts are what the header and the filter line count: serving
+// endpoints (replicas and endpoints that are no model's aggregate; an
+// aggregate whose replicas are all gone stands for itself) and, in
+// PromQL mode, models (aggregate rows). Shown counts the rows listed and
+// the replicas folded under a listed model row.
+type Counts struct {
+	Endpoints, AllEndpoints int
+	Models, AllModels       int
+}
+
+// serving: the row is one serving endpoint, not a sum over replicas.
+func (m *Model) serving(r *Row) bool { return !r.Endpoint.Aggregate || m.replicas[r.Name()] == 0 }
+
+// counted fills the shown half of Counts.
+func (m *Model) counted(listed []*Row, folded int) Counts {
+	c := Counts{Endpoints: folded}
+	for _, r := range listed {
+		if m.serving(r) {
+			c.Endpoints++
+		}
+		if r.Endpoint.Aggregate {
+			c.Models++
+		}
+	}
+	return c
 }
 
 // replicaCounts counts each aggregate's replicas in the data.

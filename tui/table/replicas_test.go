@@ -35,8 +35,10 @@ func TestReplicaRows(t *testing.T) {
 	if got, want := shown(), `["10.0.0.9:8000/orphan" "llama ×2 +" "qwen"]`; got != want {
 		t.Fatalf("collapsed: %s, want %s", got, want)
 	}
-	if shownN, total := m.Counts(); shownN != 5 || total != 5 {
-		t.Errorf("counts %d/%d: folded replicas are shown, not filtered out", shownN, total)
+	// Four serving endpoints (two replicas, qwen, the orphan) in one
+	// model row: the aggregate is no endpoint of its own.
+	if c := m.Counts(); c != (Counts{Endpoints: 4, AllEndpoints: 4, Models: 1, AllModels: 1}) {
+		t.Errorf("counts %+v: folded replicas are shown, the model row is no endpoint", c)
 	}
 	m.Move(1) // llama
 	if !m.ToggleExpand() {
@@ -77,5 +79,34 @@ func TestLoneReplicaIsTheModelRow(t *testing.T) {
 	}
 	if m.ToggleExpand() {
 		t.Error("a lone replica's model row expanded")
+	}
+	if c := m.Counts(); c != (Counts{Endpoints: 1, AllEndpoints: 1, Models: 1, AllModels: 1}) {
+		t.Errorf("counts %+v: one model on one replica is one endpoint, not two", c)
+	}
+}
+
+// A filter counts what it lets through: a replica it matches whose
+// model row it does not is listed on its own, and counted.
+func TestReplicaCountsFiltered(t *testing.T) {
+	ep := func(e telemetry.Endpoint) Row { return Row{Endpoint: telemetry.EndpointSnapshot{Endpoint: e}} }
+	m := New(&common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: time.Now()})
+	m.SetSize(160, 20)
+	m.SetRows([]Row{
+		ep(telemetry.Endpoint{Name: "a/llama", Model: "llama", Aggregate: true}),
+		ep(telemetry.Endpoint{Name: "a/10.0.0.1:8000/llama", Model: "llama", Group: "a/llama", Replica: "10.0.0.1:8000"}),
+		ep(telemetry.Endpoint{Name: "a/10.0.0.2:8000/llama", Model: "llama", Group: "a/llama", Replica: "10.0.0.2:8000"}),
+		ep(telemetry.Endpoint{Name: "b/qwen", Model: "qwen", Aggregate: true}),
+		ep(telemetry.Endpoint{Name: "b/10.0.1.1:8000/qwen", Model: "qwen", Group: "b/qwen", Replica: "10.0.1.1:8000"}),
+	})
+	if c := m.Counts(); c != (Counts{Endpoints: 3, AllEndpoints: 3, Models: 2, AllModels: 2}) {
+		t.Errorf("unfiltered counts %+v", c)
+	}
+	m.Filter().input().SetValue("10.0.0.2")
+	m.FilterChanged()
+	if c := m.Counts(); c != (Counts{Endpoints: 1, AllEndpoints: 3, Models: 0, AllModels: 2}) {
+		t.Errorf("filtered counts %+v, want the one matching replica", c)
+	}
+	if len(m.rows) != 1 || m.rows[0].Name() != "a/10.0.0.2:8000/llama" {
+		t.Errorf("filtered rows: %d, want the matching replica listed", len(m.rows))
 	}
 }

@@ -16,6 +16,8 @@ func sortKeys() []Col {
 
 // sortValue is the number a row sorts by in column c; ok is false when
 // unknown, and unknown rows always sort last, whatever the direction.
+// TTFT and TPOT sort by their p99 (the tail, what breaches first); the
+// header's arrow marks it ("TTFT p50/▼p99").
 func sortValue(c Col, r *Row) (float64, bool) {
 	pick := func(sig telemetry.Signal, p99 bool) (float64, bool) {
 		s, ok := r.Sig(sig)

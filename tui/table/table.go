@@ -3,6 +3,7 @@ package table
 import (
 	"strings"
 
+	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/tui/common"
 )
 
@@ -42,7 +43,8 @@ type Model struct {
 	// aggregates whose replicas are listed (replicas.go).
 	replicas map[string]int
 	expanded map[string]bool
-	folded   int // replicas of shown aggregates not listed (collapsed)
+	folded   int    // replicas of shown aggregates not listed (collapsed)
+	shown    Counts // the shown half, as of the last refresh
 }
 
 // Focus says whether the keys go to the table (its cursor is drawn).
@@ -179,6 +181,7 @@ func (m *Model) layoutNames() {
 		k.Str(it.server)
 		if it.row >= 0 {
 			k.Str(m.rows[it.row].Name())
+			k.Int(m.replicas[m.rows[it.row].Name()]) // "×N" takes from the name's width
 		}
 	}
 	if k == m.namesKey && m.names != nil {
@@ -203,6 +206,14 @@ func (m *Model) layoutNames() {
 		}
 	}
 	namer := common.NewNamer(append(corpus, plain...), m.ctx.Glyphs.Ellipsis)
+	for _, it := range m.items {
+		if it.row >= 0 && it.server == "" {
+			r := m.rows[it.row]
+			if n := groupPart(r.Endpoint.Endpoint, m.plainName(r)); n > 0 {
+				namer.Keep(m.plainName(r), n)
+			}
+		}
+	}
 	for i, it := range m.items {
 		if it.row < 0 {
 			short := namer.Fit(rel[i], rel[i], w-groupIndent)
@@ -211,13 +222,24 @@ func (m *Model) layoutNames() {
 			}
 		}
 	}
-	short := namer.Fit(plain, plain, w)
+	// A model row's "×2 +" takes from its name's width.
 	for _, it := range m.items {
 		if it.row >= 0 && it.server == "" {
 			r := m.rows[it.row]
-			m.names[r.Name()] = short[m.plainName(r)]
+			name := m.plainName(r)
+			m.names[r.Name()] = namer.Fit([]string{name}, plain, w-common.Width(m.replicaLabel(r, "")))[name]
 		}
 	}
+}
+
+// groupPart is how many leading bytes of name (as shown) are its group
+// (PromQL group_by values, and a replica's identity): all but the model
+// it ends with, for a model row or a replica; 0 for other rows.
+func groupPart(ep telemetry.Endpoint, name string) int {
+	if (!ep.Aggregate && ep.Group == "") || ep.Model == "" || !strings.HasSuffix(name, "/"+ep.Model) {
+		return 0
+	}
+	return len(name) - len(ep.Model)
 }
 
 func (m *Model) plainName(r *Row) string { return common.Safe(strings.TrimPrefix(r.Name(), m.shared)) }
@@ -423,9 +445,22 @@ func (m *Model) Names() []string {
 	return out
 }
 
-// Counts reports shown and total rows; the replicas of a collapsed
-// aggregate count as shown (the filter let them through).
-func (m *Model) Counts() (shown, total int) { return len(m.rows) + m.folded, len(m.all) }
+// Counts reports the serving endpoints and models shown and in all; the
+// replicas of a collapsed aggregate count as shown (the filter let them
+// through).
+func (m *Model) Counts() Counts {
+	c := m.shown
+	for i := range m.all {
+		r := &m.all[i]
+		if m.serving(r) {
+			c.AllEndpoints++
+		}
+		if r.Endpoint.Aggregate {
+			c.AllModels++
+		}
+	}
+	return c
+}
 
 // Row returns the row of endpoint name, filtered out or not.
 func (m *Model) Row(name string) (*Row, bool) {

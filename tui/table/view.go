@@ -62,14 +62,22 @@ func (m *Model) header() string {
 			b.WriteByte(' ')
 		}
 		t := d[p.col].title
+		if (p.col == ColTTFTSpark || p.col == ColTPOTSpark) && len(m.rows) == 0 {
+			t = "" // no sparkline under it: the word would read as a placeholder
+		}
 		if p.col == ColName && m.shared != "" {
 			t = common.Safe(m.shared) // the server every row is on, said once
 		}
 		if p.col == m.sortCol {
+			arrow := g.Up
 			if m.desc {
-				t += g.Down
+				arrow = g.Down
+			}
+			if p.col == ColTTFT || p.col == ColTPOT {
+				// A pair sorts by its p99: the arrow marks that figure.
+				t = strings.Replace(t, "/p99", "/"+arrow+"p99", 1)
 			} else {
-				t += g.Up
+				t += arrow
 			}
 		}
 		if d[p.col].right {
@@ -167,7 +175,7 @@ func (m *Model) row(r *Row, sel bool) string {
 		default:
 			s, ok, text := figure(p.col, r, g.Unknown)
 			c := format.Signal(s, ok, text, ctx.Now, p.width, g.Unknown)
-			t := c.Text
+			t := shortFigure(c.Text, p.width)
 			if d[p.col].right {
 				t = common.FitRight(t, p.width, g.Ellipsis)
 			} else {
@@ -183,6 +191,34 @@ func (m *Model) row(r *Row, sel bool) string {
 		return common.Cut(b.String(), m.width)
 	}
 	return b.String()
+}
+
+// NoDataShort is "no data" in a cell too narrow for it (KV%, MBU~); the
+// help's legend says what it means.
+const NoDataShort = "n/d"
+
+// shortFigure shortens a figure that does not fit its cell without
+// losing a number: "no data" becomes NoDataShort, and a pair in one unit
+// says the unit once ("~31.7ms/31.8ms" → "~31.7/31.8ms"). What still
+// does not fit is cut by the caller.
+func shortFigure(t string, width int) string {
+	if common.Width(t) <= width {
+		return t
+	}
+	if t == format.NoDataText {
+		return NoDataShort
+	}
+	first, second, ok := strings.Cut(t, "/")
+	if !ok {
+		return t
+	}
+	unit := func(v string) string {
+		return v[len(strings.TrimRightFunc(v, func(c rune) bool { return c < '0' || c > '9' })):]
+	}
+	if u := unit(second); u == "" || unit(first) != u {
+		return t
+	}
+	return strings.TrimSuffix(first, unit(first)) + "/" + second
 }
 
 // chartHeight is the height of the TTFT and TPOT charts under every row

@@ -1,0 +1,51 @@
+package help
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/themes"
+	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/keys"
+)
+
+// columns splits term's lines back into the label and definition texts.
+func columns(lines []string, lw int) (label, def string) {
+	var ls, ds []string
+	for _, l := range lines {
+		l = ansi.Strip(l)
+		ls = append(ls, strings.TrimSpace(ansi.Cut(l, 0, 1+lw)))
+		ds = append(ds, strings.TrimSpace(ansi.Cut(l, 1+lw, ansi.StringWidth(l))))
+	}
+	return strings.Join(strings.Fields(strings.Join(ls, " ")), " "), strings.Join(strings.Fields(strings.Join(ds, " ")), " ")
+}
+
+// Every metric's label (with its unit) and definition are there whole at
+// 80 and 160 columns: a label longer than its column wraps, nothing is
+// cut.
+func TestHelpTermsWrapNotCut(t *testing.T) {
+	for _, w := range []int{80, 160} {
+		m := New(&common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(true), Now: time.Now()}, keys.New(true))
+		m.SetSize(w, 40)
+		for _, sig := range telemetry.Signals {
+			info := sig.Info()
+			label := info.Title
+			if info.Unit != "" {
+				label += " (" + info.Unit + ")"
+			}
+			lines := m.term(label, info.Definition, 15)
+			for _, l := range lines {
+				if lw := ansi.StringWidth(l); lw > w {
+					t.Errorf("%d cols: %q is %d wide", w, l, lw)
+				}
+			}
+			gotL, gotD := columns(lines, 15)
+			if gotL != label || gotD != strings.Join(strings.Fields(info.Definition), " ") {
+				t.Errorf("%d cols: %s: label %q, definition %q", w, sig, gotL, gotD)
+			}
+		}
+	}
+}
