@@ -127,8 +127,20 @@ func TestSweepEndToEnd(t *testing.T) {
 	if *rep.Steps[2].OutputTPS < 2**first.OutputTPS {
 		t.Errorf("output tok/s %.0f at 4 vs %.0f at 1: batching did not pay", *rep.Steps[2].OutputTPS, *first.OutputTPS)
 	}
-	if rep.Knee == nil || rep.Knee.Concurrency != 4 || rep.Steps[3].MeetsObjectives || !rep.Steps[2].MeetsObjectives {
-		t.Fatalf("knee %+v, want 4 (steps %+v)", rep.Knee, rep.Steps)
+	// The knee is the last step of the run of steps that meet the
+	// objectives. On an idle machine that is 4 (the simulator's TPOT p95
+	// is about 8 ms there, 12 ms at 8); the client shares the CPU with
+	// the simulator, and on a busy one 4 was seen at 10.75 ms, so 2 is
+	// allowed, as long as the knee is the one the steps say.
+	want := 0
+	for _, s := range rep.Steps {
+		if !s.MeetsObjectives {
+			break
+		}
+		want = s.Concurrency
+	}
+	if rep.Knee == nil || rep.Knee.Concurrency != want || want < 2 || rep.Steps[3].MeetsObjectives {
+		t.Fatalf("knee %+v, want the last step meeting the objectives (%d; at least 2, never 8) (steps %+v)", rep.Knee, want, rep.Steps)
 	}
 	if !strings.Contains(errs, "tokentop sweep: concurrency 1: ") || !strings.Contains(errs, "tokentop sweep: concurrency 8: ") {
 		t.Errorf("no progress on stderr:\n%s", errs)
