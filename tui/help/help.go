@@ -90,6 +90,7 @@ func (m *Model) render() string {
 		{m.ctx.Glyphs.Unknown, "never observed, or no objective applies"},
 		{"~", "estimate (MBU, histogram interpolation, token counts from events)"},
 		{format.YoungMark, "tok/s, req/s… over a series younger than its rate window: reads low (ratios never do)"},
+		{"≤300ms", "a quantile in a histogram's lowest bucket: at most that edge, not a measurement (≥: in the +Inf bucket, at least); the mean is beside it"},
 	} {
 		out = append(out, m.term(s[0], s[1], 11)...)
 	}
