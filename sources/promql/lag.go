@@ -65,6 +65,18 @@ func (rd *round) waitsFor(e *endpointState) bool {
 	return rd.lag.newest.IsZero() || !e.newest.IsZero()
 }
 
+// gone reports whether e has stopped: the store answered the freshness
+// query with other endpoints' newest samples but none of e's, which it had
+// before. Prometheus marks a target's series stale at its first failed
+// scrape (target down, or dropped by discovery), so they leave instant
+// answers at once; a rate over [W] of them still answers from the older
+// samples for up to W, and must not pass for a live figure. (An endpoint
+// whose samples are merely old, a lagging shard, is still in the answer:
+// it is behind, not gone.)
+func (rd *round) gone(e *endpointState) bool {
+	return rd.lag.freshAnswered && !rd.lag.newest.IsZero() && e.newest.IsZero() && !e.dataAt.IsZero()
+}
+
 // finalAt returns the newest server time up to which e's histogram points
 // are final: the round's end, not after e's own newest sample, and never
 // before the horizon.

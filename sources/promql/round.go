@@ -272,17 +272,30 @@ func (rd *round) gauge(a answer) {
 	}
 	for _, e := range rd.reg.all() {
 		if !got[e] && rd.reg.appliesValue(e, sig) {
-			rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: rd.began, Endpoint: e.info.Name, Signal: sig, Interval: rd.valueInterval(e)})
+			rd.add(rd.noValue(e, sig, rd.began))
 		}
 	}
+}
+
+// noValue is sig's "no data" for e, dated eval; a gone endpoint's is
+// dated by its newest sample instead, so that its figures keep their last
+// value and turn stale from there rather than read "no data" as of now.
+func (rd *round) noValue(e *endpointState, sig telemetry.Signal, eval time.Time) telemetry.Observation {
+	at := eval
+	if rd.gone(e) {
+		at = valueAt(e, eval)
+	}
+	return telemetry.Observation{Kind: telemetry.KindNoData, At: at, Endpoint: e.info.Name, Signal: sig, Interval: rd.valueInterval(e)}
 }
 
 // value emits one endpoint's instant value, dated by its newest sample
 // when that is older than the evaluation.
 func (rd *round) value(e *endpointState, sig telemetry.Signal, eval time.Time, v float64, approx, rated bool) {
 	at := valueAt(e, eval)
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: at, Endpoint: e.info.Name, Signal: sig, Interval: rd.valueInterval(e)})
+	if math.IsNaN(v) || math.IsInf(v, 0) || rd.gone(e) {
+		// A gone endpoint's rate answers from samples up to W old: no
+		// current value.
+		rd.add(rd.noValue(e, sig, at))
 		return
 	}
 	e.seenValue[sig] = true
@@ -307,6 +320,15 @@ func valueAt(e *endpointState, eval time.Time) time.Time {
 	return eval
 }
 
+// valueInterval is the staleness interval of e's values: a scrape (or a
+// refresh, when longer) plus the lag allowed for. A gone endpoint's is a
+// refresh: each refresh has found it without a current sample, so its
+// last values turn stale a few refreshes after its newest sample, not a
+// few configured scrape intervals (the default 15s may be far longer than
+// the real one).
 func (rd *round) valueInterval(e *endpointState) time.Duration {
+	if rd.gone(e) {
+		return rd.s.cfg.Refresh + rd.lagAllowance(e)
+	}
 	return max(rd.s.cfg.Refresh, rd.s.cfg.ScrapeInterval) + rd.lagAllowance(e)
 }
