@@ -1,0 +1,123 @@
+package promql
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/internal/promtest"
+	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/tokentop/tokentop/internal/sim/simtest"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// deadReplicaBound is how soon after its simulator stops a replica's rate
+// figures must read stale: Prometheus' next (failed) scrape, 1s, marks its
+// series stale; the next refresh, 1s, finds it gone; its last values turn
+// stale three refreshes (at least MinStaleAfter, 5s) after its newest
+// sample. 15s is the default scrape interval the source is configured
+// with here, as in the report; the rate window is a minute, so rates over
+// its old samples would answer for 60s.
+const deadReplicaBound = 15 * time.Second
+
+// TestIntegrationDeadReplica: two replicas of one model, real Prometheus
+// scraping each every second; one simulator is stopped. Within
+// deadReplicaBound its output tok/s is stale (its last value kept), its
+// TPOT and TTFT are not live, no TPOT derived from its ITL histogram ever
+// stands in for its TPOT histogram (nor is it labelled derived), and the
+// live replica's figures stay live and measured throughout.
+func TestIntegrationDeadReplica(t *testing.T) {
+	t.Parallel() // each starts its own servers; most of their time is waiting for scrapes
+	if promtest.Binary() == "" {
+		t.Skip("prometheus binary not found: " + promtest.InstallHint)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	models := twoModels()[:1] // one model: org/a
+	live := simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: 41, Models: models})
+	dead := simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: 42, Models: models})
+	prom := promtest.Start(t, promtest.Target{Job: "vllm-live", URL: live.URL() + "/metrics"}, promtest.Target{Job: "vllm-dead", URL: dead.URL() + "/metrics"})
+	prom.WaitTargetsUp(t, 30*time.Second)
+	prom.WaitForSeries(t, "count_over_time(vllm:generation_tokens_total[10s]) >= 8", 2, 60*time.Second)
+
+	rec := &recorder{}
+	store := telemetry.NewStore(telemetry.DefaultStoreConfig())
+	sink := telemetry.SinkFunc(func(o telemetry.Observation) { rec.Observe(o); store.Observe(o) })
+	// ScrapeInterval is left at its default, 15s, though Prometheus
+	// scrapes every second: the source must not need to know.
+	s, err := New(Config{URL: prom.URL, Refresh: time.Second, HistogramStep: 2 * time.Second, Delay: 1500 * time.Millisecond,
+		Window: time.Minute, Backfill: 10 * time.Second}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	liveName := strings.TrimPrefix(live.URL(), "http://") + "/org/a"
+	deadName := strings.TrimPrefix(dead.URL(), "http://") + "/org/a"
+	state := func(name string, sig telemetry.Signal) telemetry.SignalSnapshot {
+		snap, _ := store.Signal(name, sig, time.Now(), time.Minute)
+		return snap
+	}
+	measured := func(name string) bool {
+		tps, tpot := state(name, telemetry.OutputTPS), state(name, telemetry.TPOT)
+		return tps.State == telemetry.Live && tpot.State == telemetry.Live && !tpot.Approx && tpot.Count > 0
+	}
+	// refreshEach runs a refresh every second until done or the deadline.
+	refreshEach := func(deadline time.Time, done func() bool) bool {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			if err := s.RefreshOnce(ctx); err != nil {
+				t.Fatalf("RefreshOnce: %v", err)
+			}
+			if done() {
+				return true
+			}
+			if time.Now().After(deadline) {
+				return false
+			}
+			<-tick.C
+		}
+	}
+	if !refreshEach(time.Now().Add(40*time.Second), func() bool { return measured(liveName) && measured(deadName) }) {
+		t.Fatalf("before the stop: %s tok/s %+v, TPOT %+v; %s tok/s %+v, TPOT %+v", liveName, state(liveName, telemetry.OutputTPS),
+			state(liveName, telemetry.TPOT), deadName, state(deadName, telemetry.OutputTPS), state(deadName, telemetry.TPOT))
+	}
+	lastTPS := state(deadName, telemetry.OutputTPS).Value
+
+	if err := dead.Close(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	rec.Reset()
+	var staleAfter time.Duration
+	refreshEach(stopped.Add(deadReplicaBound+5*time.Second), func() bool {
+		if !measured(liveName) {
+			t.Errorf("%.0fs after the stop, the live replica: tok/s %+v, TPOT %+v", time.Since(stopped).Seconds(),
+				state(liveName, telemetry.OutputTPS), state(liveName, telemetry.TPOT))
+		}
+		if staleAfter == 0 && state(deadName, telemetry.OutputTPS).State == telemetry.Stale {
+			staleAfter = time.Since(stopped)
+		}
+		return false // watch the whole span: a derived TPOT could appear at any refresh
+	})
+	t.Logf("%s: output tok/s stale %.1fs after its simulator stopped", deadName, staleAfter.Seconds())
+	switch tps := state(deadName, telemetry.OutputTPS); {
+	case staleAfter == 0 || staleAfter > deadReplicaBound:
+		t.Errorf("dead replica's output tok/s went stale after %s (0: never), want within %s; now %+v", staleAfter, deadReplicaBound, tps)
+	case tps.State != telemetry.Stale || tps.Value == nil || lastTPS == nil:
+		t.Errorf("dead replica's output tok/s %+v: want stale, keeping its last value", tps)
+	}
+	for _, sig := range []telemetry.Signal{telemetry.TPOT, telemetry.TTFT} {
+		if snap := state(deadName, sig); snap.State == telemetry.Live || snap.Approx {
+			t.Errorf("dead replica's %s %+v: want no data or stale, not a live or estimated figure", sig, snap)
+		}
+	}
+	for _, o := range rec.find(telemetry.KindSample, deadName, telemetry.TPOT) {
+		t.Errorf("dead replica: a TPOT sample (the ITL-derived estimate) %+v stood in for its TPOT histogram", o)
+	}
+	for _, o := range rec.find(telemetry.KindEndpoint, deadName, "") {
+		if note, ok := o.Info.Labels["tpot_derived"]; ok {
+			t.Errorf("dead replica labelled tpot_derived %q: it has a TPOT histogram", note)
+		}
+	}
+}
