@@ -13,12 +13,13 @@ import (
 )
 
 // deadReplicaBound is how soon after its simulator stops a replica's rate
-// figures must read stale: Prometheus' next (failed) scrape, 1s, marks its
-// series stale; the next refresh, 1s, finds it gone; its last values turn
-// stale three refreshes (at least MinStaleAfter, 5s) after its newest
-// sample. 15s is the default scrape interval the source is configured
-// with here, as in the report; the rate window is a minute, so rates over
-// its old samples would answer for 60s.
+// figures must read stale (plus the store's lag): Prometheus' next
+// (failed) scrape, 1s, marks its series stale; the next refresh, 1s, finds
+// it gone; its last values turn stale three refreshes (at least
+// MinStaleAfter, 5s) after its newest sample. 15s is the default scrape
+// interval, with which the source reads Prometheus here, as in the
+// report; the rate window is a minute, so rates over its old samples
+// would answer for 60s.
 const deadReplicaBound = 15 * time.Second
 
 // TestIntegrationDeadReplica: two replicas of one model, real Prometheus
@@ -32,21 +33,56 @@ func TestIntegrationDeadReplica(t *testing.T) {
 	if promtest.Binary() == "" {
 		t.Skip("prometheus binary not found: " + promtest.InstallHint)
 	}
+	checkDeadReplica(t, func(targets ...promtest.Target) (*promtest.Server, *promtest.Server) {
+		prom := promtest.Start(t, targets...)
+		return prom, prom
+	}, 0, 0)
+}
+
+// TestIntegrationDeadReplicaLaggingVictoriaMetrics is the same against a
+// VictoriaMetrics at its default flags (answers 30s behind), fed by
+// Prometheus' remote write. VictoriaMetrics keeps answering with the dead
+// replica's last sample, so the source tells the stop by that sample
+// standing still, and is told the true scrape interval (1s): the dead
+// replica is stale within the bound plus the lag, and the live one, whose
+// figures are all 30s old, is not taken for dead.
+func TestIntegrationDeadReplicaLaggingVictoriaMetrics(t *testing.T) {
+	t.Parallel() // each starts its own servers; most of their time is waiting for scrapes
+	if promtest.Binary() == "" {
+		t.Skip("prometheus binary not found: " + promtest.InstallHint)
+	}
+	if promtest.VictoriaMetricsBinary() == "" {
+		t.Skip("victoria-metrics binary not found: " + promtest.VictoriaMetricsInstallHint)
+	}
+	checkDeadReplica(t, func(targets ...promtest.Target) (*promtest.Server, *promtest.Server) {
+		vm := promtest.StartVictoriaMetrics(t)
+		return promtest.StartRemoteWriting(t, vm.RemoteWriteURL(), targets...), vm
+	}, victoriaLatencyOffset, promtest.ScrapeInterval)
+}
+
+// victoriaLatencyOffset is VictoriaMetrics' default -search.latencyOffset.
+const victoriaLatencyOffset = 30 * time.Second
+
+// checkDeadReplica runs the dead-replica scenario: start gives the
+// Prometheus that scrapes the targets and the store read (the same, or
+// one it writes to), lag how far behind that store answers;
+// scrapeInterval configures the source (0: its default, 15s).
+func checkDeadReplica(t *testing.T, start func(...promtest.Target) (scraper, store *promtest.Server), lag, scrapeInterval time.Duration) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	models := twoModels()[:1] // one model: org/a
 	live := simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: 41, Models: models})
 	dead := simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: 42, Models: models})
-	prom := promtest.Start(t, promtest.Target{Job: "vllm-live", URL: live.URL() + "/metrics"}, promtest.Target{Job: "vllm-dead", URL: dead.URL() + "/metrics"})
+	prom, store := start(promtest.Target{Job: "vllm-live", URL: live.URL() + "/metrics"}, promtest.Target{Job: "vllm-dead", URL: dead.URL() + "/metrics"})
 	prom.WaitTargetsUp(t, 30*time.Second)
 	prom.WaitForSeries(t, "count_over_time(vllm:generation_tokens_total[15s]) >= 14", 2, 90*time.Second)
 
 	rec := &recorder{}
-	store := telemetry.NewStore(telemetry.DefaultStoreConfig())
-	sink := telemetry.SinkFunc(func(o telemetry.Observation) { rec.Observe(o); store.Observe(o) })
-	// ScrapeInterval is left at its default, 15s, though Prometheus
-	// scrapes every second: the source must not need to know.
-	s, err := New(Config{URL: prom.URL, Refresh: time.Second, HistogramStep: 2 * time.Second, Delay: 1500 * time.Millisecond,
+	figures := telemetry.NewStore(telemetry.DefaultStoreConfig())
+	sink := telemetry.SinkFunc(func(o telemetry.Observation) { rec.Observe(o); figures.Observe(o) })
+	// With Prometheus, ScrapeInterval is left at its default, 15s, though
+	// it scrapes every second: its staleness markers tell the stop.
+	s, err := New(Config{URL: store.URL, ScrapeInterval: scrapeInterval, Refresh: time.Second, HistogramStep: 2 * time.Second, Delay: 1500 * time.Millisecond,
 		Window: time.Minute, Backfill: 10 * time.Second}, sink)
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +90,7 @@ func TestIntegrationDeadReplica(t *testing.T) {
 	liveName := strings.TrimPrefix(live.URL(), "http://") + "/org/a"
 	deadName := strings.TrimPrefix(dead.URL(), "http://") + "/org/a"
 	state := func(name string, sig telemetry.Signal) telemetry.SignalSnapshot {
-		snap, _ := store.Signal(name, sig, time.Now(), time.Minute)
+		snap, _ := figures.Signal(name, sig, time.Now(), time.Minute)
 		return snap
 	}
 	measured := func(name string) bool {
@@ -78,7 +114,7 @@ func TestIntegrationDeadReplica(t *testing.T) {
 			<-tick.C
 		}
 	}
-	if !refreshEach(time.Now().Add(40*time.Second), func() bool { return measured(liveName) && measured(deadName) }) {
+	if !refreshEach(time.Now().Add(40*time.Second+lag), func() bool { return measured(liveName) && measured(deadName) }) {
 		t.Fatalf("before the stop: %s tok/s %+v, TPOT %+v; %s tok/s %+v, TPOT %+v", liveName, state(liveName, telemetry.OutputTPS),
 			state(liveName, telemetry.TPOT), deadName, state(deadName, telemetry.OutputTPS), state(deadName, telemetry.TPOT))
 	}
@@ -91,7 +127,8 @@ func TestIntegrationDeadReplica(t *testing.T) {
 	rec.Reset()
 	var staleAfter time.Duration
 	refreshes, liveMissed := 0, 0
-	refreshEach(stopped.Add(deadReplicaBound+5*time.Second), func() bool {
+	bound := deadReplicaBound + lag
+	refreshEach(stopped.Add(bound+5*time.Second), func() bool {
 		refreshes++
 		if !measured(liveName) {
 			// A scrape of the live simulator that times out on a loaded
@@ -111,8 +148,8 @@ func TestIntegrationDeadReplica(t *testing.T) {
 		t.Errorf("the live replica after the stop: tok/s %+v, TPOT %+v", state(liveName, telemetry.OutputTPS), state(liveName, telemetry.TPOT))
 	}
 	switch tps := state(deadName, telemetry.OutputTPS); {
-	case staleAfter == 0 || staleAfter > deadReplicaBound:
-		t.Errorf("dead replica's output tok/s went stale after %s (0: never), want within %s; now %+v", staleAfter, deadReplicaBound, tps)
+	case staleAfter == 0 || staleAfter > bound:
+		t.Errorf("dead replica's output tok/s went stale after %s (0: never), want within %s; now %+v", staleAfter, bound, tps)
 	case tps.State != telemetry.Stale || tps.Value == nil || lastTPS == nil:
 		t.Errorf("dead replica's output tok/s %+v: want stale, keeping its last value", tps)
 	}
