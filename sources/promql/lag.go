@@ -69,7 +69,7 @@ func (rd *round) waitsFor(e *endpointState) bool {
 // stopped reports whether e's samples have stopped while the store's go
 // on: the store answered the freshness query with other endpoints' newest
 // samples but none of e's, which it had before, or e's newest sample has
-// not moved for frozenAfter. Prometheus marks a target's series stale at
+// not moved for frozenAfter and is that far behind the store's newest. Prometheus marks a target's series stale at
 // its first failed scrape (target down, or dropped by discovery), so they
 // leave instant answers at once; a store that keeps the last sample
 // instead (VictoriaMetrics, for up to its staleness interval) shows it
@@ -82,7 +82,13 @@ func (rd *round) stopped(e *endpointState) bool {
 	if !rd.lag.freshAnswered || rd.lag.newest.IsZero() || e.dataAt.IsZero() {
 		return false
 	}
-	return e.newest.IsZero() || rd.began.Sub(e.advancedAt) > rd.frozenAfter()
+	if e.newest.IsZero() {
+		return true
+	}
+	// Frozen: not moved on for frozenAfter, and that far behind the
+	// store's newest (a store that stalls as a whole is late, not dead).
+	frozen := rd.frozenAfter()
+	return rd.began.Sub(e.advancedAt) > frozen && rd.lag.newest.Sub(e.newest) > frozen
 }
 
 // frozenAfter is how long an endpoint's newest sample may stand still
