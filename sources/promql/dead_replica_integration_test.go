@@ -25,7 +25,7 @@ const deadReplicaBound = 15 * time.Second
 // TestIntegrationDeadReplica: two replicas of one model, real Prometheus
 // scraping each every second; one simulator is stopped. Within
 // deadReplicaBound its output tok/s is stale (its last value kept), its
-// TPOT and TTFT are not live, no TPOT derived from its ITL histogram ever
+// TPOT, TTFT and MBU are not live, no TPOT derived from its ITL histogram ever
 // stands in for its TPOT histogram (nor is it labelled derived), and the
 // live replica's figures are live and measured after it.
 func TestIntegrationDeadReplica(t *testing.T) {
@@ -83,7 +83,7 @@ func checkDeadReplica(t *testing.T, start func(...promtest.Target) (scraper, sto
 	// With Prometheus, ScrapeInterval is left at its default, 15s, though
 	// it scrapes every second: its staleness markers tell the stop.
 	s, err := New(Config{URL: store.URL, ScrapeInterval: scrapeInterval, Refresh: time.Second, HistogramStep: 2 * time.Second, Delay: 1500 * time.Millisecond,
-		Window: time.Minute, Backfill: 10 * time.Second}, sink)
+		Window: time.Minute, Backfill: 10 * time.Second, MBU: mbuModels(t, live.Models(), true)}, sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +94,8 @@ func checkDeadReplica(t *testing.T, start func(...promtest.Target) (scraper, sto
 		return snap
 	}
 	measured := func(name string) bool {
-		tps, tpot := state(name, telemetry.OutputTPS), state(name, telemetry.TPOT)
-		return tps.State == telemetry.Live && tpot.State == telemetry.Live && !tpot.Approx && tpot.Count > 0
+		tps, tpot, mbu := state(name, telemetry.OutputTPS), state(name, telemetry.TPOT), state(name, telemetry.MBU)
+		return tps.State == telemetry.Live && tpot.State == telemetry.Live && !tpot.Approx && tpot.Count > 0 && mbu.State == telemetry.Live
 	}
 	// refreshEach runs a refresh every second until done or the deadline.
 	refreshEach := func(deadline time.Time, done func() bool) bool {
@@ -152,6 +152,9 @@ func checkDeadReplica(t *testing.T, start func(...promtest.Target) (scraper, sto
 		t.Errorf("dead replica's output tok/s went stale after %s (0: never), want within %s; now %+v", staleAfter, bound, tps)
 	case tps.State != telemetry.Stale || tps.Value == nil || lastTPS == nil:
 		t.Errorf("dead replica's output tok/s %+v: want stale, keeping its last value", tps)
+	}
+	if mbu := state(deadName, telemetry.MBU); mbu.State == telemetry.Live {
+		t.Errorf("dead replica's MBU %+v: want no data or stale", mbu)
 	}
 	for _, sig := range []telemetry.Signal{telemetry.TPOT, telemetry.TTFT} {
 		if snap := state(deadName, sig); snap.State == telemetry.Live || snap.Approx {
