@@ -112,6 +112,9 @@ type endpointState struct {
 	seenHist, seenValue map[telemetry.Signal]bool
 	// dataAt is the local time of its newest sample (freshness query).
 	dataAt time.Time
+	// newestSeen is the server time of the newest sample ever answered,
+	// advancedAt the start of the refresh that last moved it on.
+	newestSeen, advancedAt time.Time
 	// newest is the server time of its newest sample in this refresh's
 	// freshness answer; zero when the answer did not include it.
 	newest time.Time

@@ -202,6 +202,20 @@ func (f *family) presence(a engines.Alias, by string) string {
 	return "group by (" + by + ") (" + f.claimed(name, selector(name, a.Match, "")) + ")"
 }
 
+// presenceOver is the set of endpoints where alias a had series at any
+// time in the rate window [W]. A derived value is a rate over [W], which
+// answers for up to W after the target's last sample: checking presence
+// at the instant only would let it stand in for a histogram that went
+// stale (target down) a moment ago.
+func (f *family) presenceOver(a engines.Alias, by string) string {
+	name := a.Name
+	switch a.Type {
+	case engines.Histogram, engines.HistogramSum:
+		name = a.Count()
+	}
+	return "group by (" + by + ") (" + f.claimed(name, "last_over_time("+selector(name, a.Match, "")+"[W])") + ")"
+}
+
 // preferred applies the alias table's preference order per endpoint: the
 // expression of alias i counts only where aliases 0…i−1 have no series.
 func preferred(f *family, aliases []engines.Alias, i int, by, expr string) string {
@@ -310,8 +324,8 @@ func promAgg(a engines.Agg) string {
 }
 
 // derivedExprs returns the derived value of d.Signal for the family's
-// endpoints that have no alias of it: the mean of d.From's histogram over
-// [W], tagged tokentop_derived.
+// endpoints that have had no series of its own aliases in [W]: the mean of
+// d.From's histogram over [W], tagged tokentop_derived.
 func (g generator) derivedExprs(f *family, d engines.Derivation) string {
 	from := d.Of(f.spec)
 	if len(from) == 0 {
@@ -333,7 +347,7 @@ func (g generator) derivedExprs(f *family, d engines.Derivation) string {
 		if own := f.spec.Signals[d.Signal]; len(own) > 0 {
 			var pres []string
 			for _, a := range own {
-				pres = append(pres, f.presence(a, by))
+				pres = append(pres, f.presenceOver(a, by))
 			}
 			e = "((" + e + ") unless on(" + by + ") (" + strings.Join(pres, " or ") + "))"
 		}

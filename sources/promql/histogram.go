@@ -99,6 +99,11 @@ func (rd *round) histogram(a answer) bool {
 		// No data only for a final step within this range, once: a step that
 		// may still fill is not judged.
 		judge := alignDown(final, R)
+		if rd.stopped(e) {
+			// Its steps after its newest sample will not fill (on
+			// VictoriaMetrics they repeat it): no data up to the round's end.
+			judge = alignDown(rd.lag.end, R)
+		}
 		if !rd.reg.appliesHist(e, sig) || judge.Before(a.rng.Start) || !judge.After(st.judged[key]) {
 			continue
 		}

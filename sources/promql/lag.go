@@ -45,8 +45,8 @@ func (rd *round) measureLag(serverNow time.Time) {
 func (rd *round) lagAllowance(e *endpointState) time.Duration {
 	cfg, v := rd.s.cfg, rd.lag
 	newest := e.newest
-	if newest.IsZero() {
-		newest = v.newest
+	if newest.IsZero() || rd.stopped(e) {
+		newest = v.newest // a stopped endpoint lags no more than the store
 	}
 	if newest.IsZero() {
 		return 0
@@ -60,9 +60,44 @@ func (rd *round) lagAllowance(e *endpointState) time.Duration {
 
 // waitsFor reports whether e's missing steps may still fill: false when the
 // store answered the freshness query with other endpoints but not e (e has
-// no recent samples at all, so its empty steps are no data).
+// no recent samples at all, so its empty steps are no data), or when e
+// has stopped.
 func (rd *round) waitsFor(e *endpointState) bool {
-	return rd.lag.newest.IsZero() || !e.newest.IsZero()
+	return rd.lag.newest.IsZero() || !e.newest.IsZero() && !rd.stopped(e)
+}
+
+// stopped reports whether e's samples have stopped while the store's go
+// on: the store answered the freshness query with other endpoints' newest
+// samples but none of e's, which it had before, or e's newest sample has
+// not moved for frozenAfter and is that far behind the store's newest. Prometheus marks a target's series stale at
+// its first failed scrape (target down, or dropped by discovery), so they
+// leave instant answers at once; a store that keeps the last sample
+// instead (VictoriaMetrics, for up to its staleness interval) shows it
+// frozen. Either way a rate over [W] of them still answers from the older
+// samples for up to W, and must not pass for a live figure. An endpoint
+// that lags but moves on (a lagging shard) has not stopped, nor has any
+// endpoint of a store that lags as a whole: its newest samples still
+// advance, however late.
+func (rd *round) stopped(e *endpointState) bool {
+	if !rd.lag.freshAnswered || rd.lag.newest.IsZero() || e.dataAt.IsZero() {
+		return false
+	}
+	if e.newest.IsZero() {
+		return true
+	}
+	// Frozen: not moved on for frozenAfter, and that far behind the
+	// store's newest (a store that stalls as a whole is late, not dead).
+	frozen := rd.frozenAfter()
+	return rd.began.Sub(e.advancedAt) > frozen && rd.lag.newest.Sub(e.newest) > frozen
+}
+
+// frozenAfter is how long an endpoint's newest sample may stand still
+// before its samples count as stopped: two scrapes (or refreshes, when
+// longer: a refresh sees at most one step) and the Delay, so that one late
+// scrape is not taken for a stop.
+func (rd *round) frozenAfter() time.Duration {
+	cfg := rd.s.cfg
+	return 2*max(cfg.ScrapeInterval, cfg.Refresh) + cfg.Delay
 }
 
 // finalAt returns the newest server time up to which e's histogram points
@@ -96,13 +131,22 @@ func (rd *round) lagWarnings() []string {
 	var behind int
 	var worst *endpointState
 	cut := v.newest.Add(-(cfg.ScrapeInterval + cfg.Delay))
+	var stopped []*endpointState
 	for _, e := range rd.reg.all() {
+		if e.aggregate != nil && rd.stopped(e) {
+			stopped = append(stopped, e)
+			continue
+		}
 		if !e.newest.IsZero() && e.newest.Before(cut) {
 			behind++
 			if worst == nil || e.newest.Before(worst.newest) {
 				worst = e
 			}
 		}
+	}
+	if len(stopped) > 0 {
+		out = append(out, fmt.Sprintf("%d replicas stopped (target down or gone: no new sample while the others have them): the newest sample of %s is %s old; their figures are stale, their histogram steps no data",
+			len(stopped), stopped[0].info.Name, roundLag(v.serverNow.Sub(rd.s.state.offset.toServer(stopped[0].dataAt)))))
 	}
 	if behind > 0 {
 		out = append(out, fmt.Sprintf("%d endpoints behind the others: the newest sample of %s is %s old; their histogram steps wait (up to max_lag %s)",

@@ -179,8 +179,14 @@ func (rd *round) mbu() {
 	}
 	for _, e := range rd.reg.all() {
 		if len(e.members) == 0 {
-			if v, ok := got[e]; ok {
+			v, ok := got[e]
+			switch {
+			case ok:
 				rd.addMBU(e, v)
+			case e.seenValue[telemetry.MBU] && rd.stopped(e):
+				// No inputs any more: its last MBU turns stale, as its
+				// other values do.
+				rd.add(rd.noValue(e, telemetry.MBU, rd.began))
 			}
 			continue
 		}

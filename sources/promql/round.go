@@ -191,6 +191,9 @@ func (rd *round) freshness(a answer) {
 			if at.After(e.dataAt) {
 				e.dataAt = at
 			}
+			if newest.After(e.newestSeen) { // server time: clock-offset jitter is no advance
+				e.newestSeen, e.advancedAt = newest, rd.began
+			}
 			if newest.After(e.newest) {
 				e.newest = newest
 			}
@@ -272,17 +275,30 @@ func (rd *round) gauge(a answer) {
 	}
 	for _, e := range rd.reg.all() {
 		if !got[e] && rd.reg.appliesValue(e, sig) {
-			rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: rd.began, Endpoint: e.info.Name, Signal: sig, Interval: rd.valueInterval(e)})
+			rd.add(rd.noValue(e, sig, rd.began))
 		}
 	}
+}
+
+// noValue is sig's "no data" for e, dated eval; a stopped endpoint's is
+// dated by its newest sample instead, so that its figures keep their last
+// value and turn stale from there rather than read "no data" as of now.
+func (rd *round) noValue(e *endpointState, sig telemetry.Signal, eval time.Time) telemetry.Observation {
+	at := eval
+	if rd.stopped(e) {
+		at = valueAt(e, eval)
+	}
+	return telemetry.Observation{Kind: telemetry.KindNoData, At: at, Endpoint: e.info.Name, Signal: sig, Interval: rd.valueInterval(e)}
 }
 
 // value emits one endpoint's instant value, dated by its newest sample
 // when that is older than the evaluation.
 func (rd *round) value(e *endpointState, sig telemetry.Signal, eval time.Time, v float64, approx, rated bool) {
 	at := valueAt(e, eval)
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: at, Endpoint: e.info.Name, Signal: sig, Interval: rd.valueInterval(e)})
+	if math.IsNaN(v) || math.IsInf(v, 0) || rd.stopped(e) {
+		// A stopped endpoint's rate answers from samples up to W old: no
+		// current value.
+		rd.add(rd.noValue(e, sig, at))
 		return
 	}
 	e.seenValue[sig] = true
@@ -309,6 +325,16 @@ func valueAt(e *endpointState, eval time.Time) time.Time {
 	return eval
 }
 
+// valueInterval is the staleness interval of e's values: a scrape (or a
+// refresh, when longer) plus the lag allowed for. A stopped endpoint's is
+// a refresh: each refresh has found it without a new sample, so its
+// last values turn stale a few refreshes after its newest sample, not a
+// few configured scrape intervals (the default 15s may be far longer than
+// the real one). No lag is allowed for: that it stopped is known as of
+// the store's newest samples, however late they are.
 func (rd *round) valueInterval(e *endpointState) time.Duration {
+	if rd.stopped(e) {
+		return rd.s.cfg.Refresh
+	}
 	return max(rd.s.cfg.Refresh, rd.s.cfg.ScrapeInterval) + rd.lagAllowance(e)
 }

@@ -1,0 +1,63 @@
+package promql
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// refreshFrozen runs refreshes every 5s for 20s on a fake clock; freeze
+// sets, per refresh, the fake store's lags for the time elapsed since the
+// first one. It returns the last refresh's observations.
+func refreshFrozen(t *testing.T, freeze func(f *fakeProm, elapsed time.Duration)) *recorder {
+	t.Helper()
+	f := newFakeProm(t, "a", "b")
+	clk := &fakeClock{t: time.Unix(1_000_003, 0)}
+	f.set(func(f *fakeProm) { f.clock = clk.Now })
+	s, rec := newTestSource(t, testConfig(f.URL()))
+	s.now = clk.Now
+	for elapsed := time.Duration(0); elapsed <= 20*time.Second; elapsed += 5 * time.Second {
+		f.set(func(f *fakeProm) { freeze(f, elapsed) })
+		rec.Reset()
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		clk.Add(5 * time.Second)
+	}
+	return rec
+}
+
+// An endpoint whose newest sample stands still while the others' move on
+// (a dead target the store keeps answering with its last sample) has
+// stopped: its values are no data dated by that sample, with a refresh's
+// interval, so that they turn stale; the other endpoint is untouched.
+func TestFrozenEndpointHasStopped(t *testing.T) {
+	rec := refreshFrozen(t, func(f *fakeProm, elapsed time.Duration) {
+		f.lags = map[string]time.Duration{"b": elapsed}
+	})
+	newest := time.Unix(1_000_003-2, 0) // the fake's newest sample is 2s old
+	nd := rec.find(telemetry.KindNoData, "b", telemetry.OutputTPS)
+	if len(nd) != 1 || !nd[0].At.Equal(newest) || nd[0].Interval != 5*time.Second {
+		t.Errorf("frozen endpoint's output tok/s: no data %+v, want one dated %s with a 5s interval", nd, newest)
+	}
+	if got := rec.find(telemetry.KindSample, "b", telemetry.OutputTPS); len(got) != 0 {
+		t.Errorf("frozen endpoint's output tok/s: samples %+v, want none", got)
+	}
+	if got := rec.find(telemetry.KindSample, "a", telemetry.OutputTPS); len(got) != 1 || got[0].Interval != 5*time.Second {
+		t.Errorf("moving endpoint's output tok/s: %+v, want one sample", got)
+	}
+}
+
+// A store that stalls as a whole (every endpoint's newest sample stands
+// still) is late, not dead: its figures stay values, the lag allowed for.
+func TestStalledStoreHasNotStopped(t *testing.T) {
+	rec := refreshFrozen(t, func(f *fakeProm, elapsed time.Duration) { f.lag = elapsed })
+	for _, name := range []string{"a", "b"} {
+		got := rec.find(telemetry.KindSample, name, telemetry.OutputTPS)
+		if len(got) != 1 || got[0].Interval < 20*time.Second {
+			t.Errorf("%s in a stalled store: output tok/s %+v, want one sample with the lag allowed for", name, got)
+		}
+	}
+}
