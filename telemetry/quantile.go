@@ -45,6 +45,19 @@ const (
 	BoundLower Bound = "lower"
 )
 
+// Mark is the prefix a view writes before a bounded quantile: "≤" (at
+// most the lowest bucket's upper edge), "≥" (at least the highest finite
+// bound), "" for a quantile that is not a bound.
+func (b Bound) Mark() string {
+	switch b {
+	case BoundUpper:
+		return "≤"
+	case BoundLower:
+		return "≥"
+	}
+	return ""
+}
+
 // HistogramQuantileBound is the q-quantile as a reader should see it: where
 // HistogramQuantile interpolates inside the lowest bucket (between an
 // assumed 0 and its upper edge: all 184 queue times in le="0.3" read

@@ -113,19 +113,7 @@ func Pair(s telemetry.SignalSnapshot, now time.Time) string {
 	if s.P50 == nil || s.P99 == nil {
 		return stateWord(s, now)
 	}
-	return withState(boundMark(s.P50Bound)+Number(*s.P50)+"/"+boundMark(s.P99Bound)+Number(*s.P99)+s.Unit, s, now)
-}
-
-// boundMark is the prefix of a quantile that is only a bucket bound: "≤"
-// (the lowest bucket's upper edge), "≥" (the highest finite bound).
-func boundMark(b telemetry.Bound) string {
-	switch b {
-	case telemetry.BoundUpper:
-		return "≤"
-	case telemetry.BoundLower:
-		return "≥"
-	}
-	return ""
+	return withState(s.P50Bound.Mark()+Number(*s.P50)+"/"+s.P99Bound.Mark()+Number(*s.P99)+s.Unit, s, now)
 }
 
 // meanNote is " (mean 3.90ms)" for a distribution whose p50 or p99 is only

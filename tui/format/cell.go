@@ -80,26 +80,12 @@ func Pair(s telemetry.SignalSnapshot) string {
 	return Quantile(*s.P50, s.P50Bound, s.Unit) + "/" + Quantile(*s.P99, s.P99Bound, s.Unit)
 }
 
-// AtMostMark and AtLeastMark precede a quantile that is only a histogram
-// bucket's edge (telemetry.Bound): the lowest bucket's upper edge, the
-// highest finite bound.
-const (
-	AtMostMark  = "≤"
-	AtLeastMark = "≥"
-)
-
 // Quantile formats a shown quantile with its bound: "≤300ms" where the
 // rank falls in the lowest bucket (histogram_quantile would interpolate
 // from an assumed 0 and say 150ms), "≥7.68s" where it falls in +Inf,
 // "42ms" otherwise.
 func Quantile(v float64, b telemetry.Bound, unit string) string {
-	switch b {
-	case telemetry.BoundUpper:
-		return AtMostMark + Value(v, unit)
-	case telemetry.BoundLower:
-		return AtLeastMark + Value(v, unit)
-	}
-	return Value(v, unit)
+	return b.Mark() + Value(v, unit)
 }
 
 // Percentiles formats the percentiles ps (50, 90, 95, 99, ascending) of a
