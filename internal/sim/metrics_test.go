@@ -142,12 +142,15 @@ func TestMetricsMatchServedTraffic(t *testing.T) {
 			t.Errorf("%s count %d, want %v", name, got, completion-6)
 		}
 	}
-	// Engine-side TTFT excludes HTTP, so it is a little below the client's
-	// (the streamed requests are a subset; compare means).
+	// Engine-side TTFT excludes HTTP, so it is below the client's (the
+	// streamed requests are a subset; compare means). How far below is
+	// the machine's: the client's HTTP and scheduling cost 36 ms once on
+	// a busy CI machine (server 18.9 ms, clients 55.4 ms), so the floor
+	// only catches a unit slip or a lost first token (a tenth).
 	ttftHist := hist("vllm:time_to_first_token_seconds")
 	clientMean := clientTTFT.Seconds() / float64(streams)
 	serverMean := ttftHist.GetSampleSum() / 6
-	if serverMean <= 0 || serverMean > clientMean+0.002 || serverMean < clientMean-0.030 {
+	if serverMean <= 0 || serverMean > clientMean+0.002 || serverMean < clientMean/10 {
 		t.Errorf("TTFT mean: server %.4fs, clients %.4fs", serverMean, clientMean)
 	}
 	if !equalFloats(bounds(ttftHist), vllmTTFTBuckets) || !equalFloats(bounds(hist("vllm:e2e_request_latency_seconds")), vllmE2EBuckets) {
