@@ -2,6 +2,7 @@ package promql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -655,5 +656,40 @@ func TestSlowStoreWarned(t *testing.T) {
 	w := slowWarned(true)
 	if len(w) != 1 || !strings.Contains(w[0], "this refresh took") || !strings.Contains(w[0], "against a refresh every 5s") {
 		t.Errorf("a slow store: warnings %q, want one saying how long the refresh took", w)
+	}
+}
+
+// A refresh cut short by shutdown (a snapshot's --duration ending while
+// its queries are in flight) is no failure of the store: no failure or
+// error status reaches the sink.
+func TestRefreshCutByShutdownIsNoFailure(t *testing.T) {
+	f := newFakeProm(t, "m")
+	s, rec := newTestSource(t, testConfig(f.URL()))
+	// A first refresh answered; the next, with no histogram step due,
+	// runs only the instant queries, which the store then never answers.
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	rec.Reset()
+	arrived := make(chan struct{}, 64)
+	f.set(func(f *fakeProm) {
+		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
+			arrived <- struct{}{}
+			<-r.Context().Done() // never answers: the client gives up
+			return true
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.RefreshOnce(ctx) }()
+	<-arrived
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("RefreshOnce after cancel: %v, want context.Canceled", err)
+	}
+	for _, o := range rec.All() {
+		if o.Kind == telemetry.KindFailure || o.Kind == telemetry.KindSource {
+			t.Errorf("reported after shutdown: %+v", o)
+		}
 	}
 }
