@@ -130,3 +130,27 @@ func TestSnapshotUnpreferredKind(t *testing.T) {
 		t.Errorf("waiting: %+v", w)
 	}
 }
+
+// A histogram step is charted as its mean (Δsum/Δcount), as the charts'
+// "mean per time bin" says, not the interpolated median, which sits at
+// half the lowest bucket's edge when every observation falls in it; with
+// no sum (PromQL's absent _sum) the median is what the buckets give.
+func TestHistogramStepChartedAsItsMean(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	for _, c := range []struct {
+		name string
+		sum  float64
+		want float64
+	}{
+		{"sum known: the mean", 40 * 0.0075, 7.5}, // charted in ms
+		{"no sum: the median", 0, 5},
+	} {
+		s := NewStore(StoreConfig{})
+		s.Observe(Observation{Kind: KindHistogram, Endpoint: "a", Signal: TPOT, Source: "scrape:u", At: t0, Interval: time.Second,
+			Value: c.sum, Buckets: []Bucket{{0.01, 40}, {0.025, 40}, {inf(), 40}}})
+		got := s.Series("a", TPOT, t0, time.Minute, 4)
+		if d := got[3] - c.want; d > 1e-6 || d < -1e-6 { // the chart holds float32
+			t.Errorf("%s: charted %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -124,7 +124,7 @@ func (t *track) observe(o Observation, cfg StoreConfig) {
 		}
 		if q := HistogramQuantile(0.5, o.Buckets); !math.IsNaN(q) {
 			t.last, t.hasValue, t.lastGoodAt = q, true, o.At
-			t.plot(o, cfg, q)
+			t.plot(o, cfg, stepMean(o))
 		}
 	case KindNoData:
 		t.state, t.err = NoData, ""
@@ -152,7 +152,7 @@ func (t *track) observeHistory(o Observation, cfg StoreConfig) {
 		t.noteData(o.At.Add(-o.Interval))
 		var v float64
 		if t.signal.Info().Distribution {
-			v = HistogramQuantile(0.5, o.Buckets)
+			v = stepMean(o)
 		} else if total := lastCount(o.Buckets); total > 0 {
 			v = min(o.Value/total, 1)
 		} else {
@@ -160,6 +160,19 @@ func (t *track) observeHistory(o Observation, cfg StoreConfig) {
 		}
 		t.plot(o, cfg, v)
 	}
+}
+
+// stepMean is what a chart plots for one histogram step: its mean
+// (Δsum/Δcount), as the charts' "mean per time bin" says; where the sum is
+// missing (PromQL answers 0 for an absent _sum) or the step is empty, the
+// interpolated median, the best the buckets give. The median alone sat at
+// half the lowest bucket's edge whenever every observation fell in it
+// (5 ms for a 7.5 ms TPOT).
+func stepMean(o Observation) float64 {
+	if n := lastCount(o.Buckets); n > 0 && o.Value > 0 {
+		return o.Value / n
+	}
+	return HistogramQuantile(0.5, o.Buckets)
 }
 
 // addSample puts a sample's value into the chart and the sample window,
