@@ -133,7 +133,7 @@ func (rd *round) lagWarnings() []string {
 	cut := v.newest.Add(-(cfg.ScrapeInterval + cfg.Delay))
 	var stopped []*endpointState
 	for _, e := range rd.reg.all() {
-		if e.aggregate != nil && rd.stopped(e) {
+		if len(e.members) == 0 && rd.stopped(e) {
 			stopped = append(stopped, e)
 			continue
 		}
@@ -145,8 +145,18 @@ func (rd *round) lagWarnings() []string {
 		}
 	}
 	if len(stopped) > 0 {
-		out = append(out, fmt.Sprintf("%d replicas stopped (target down or gone: no new sample while the others have them): the newest sample of %s is %s old; their figures are stale, their histogram steps no data",
-			len(stopped), stopped[0].info.Name, roundLag(v.serverNow.Sub(rd.s.state.offset.toServer(stopped[0].dataAt)))))
+		noun := "replica"
+		for _, e := range stopped {
+			if e.aggregate == nil {
+				noun = "endpoint" // not a replica of a model row
+			}
+		}
+		what := fmt.Sprintf("%d %ss stopped", len(stopped), noun)
+		if len(stopped) == 1 {
+			what = "1 " + noun + " stopped"
+		}
+		out = append(out, fmt.Sprintf("%s (target down or gone: no new sample while the others have them): the newest sample of %s is %s old; their figures are stale, their histogram steps no data",
+			what, stopped[0].info.Name, roundLag(v.serverNow.Sub(rd.s.state.offset.toServer(stopped[0].dataAt)))))
 	}
 	if behind > 0 {
 		out = append(out, fmt.Sprintf("%d endpoints behind the others: the newest sample of %s is %s old; their histogram steps wait (up to max_lag %s)",

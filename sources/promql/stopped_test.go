@@ -2,6 +2,7 @@ package promql
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,6 +48,9 @@ func TestFrozenEndpointHasStopped(t *testing.T) {
 	}
 	if got := rec.find(telemetry.KindSample, "a", telemetry.OutputTPS); len(got) != 1 || got[0].Interval != 5*time.Second {
 		t.Errorf("moving endpoint's output tok/s: %+v, want one sample", got)
+	}
+	if w := strings.Join(rec.status(t).Warnings, "\n"); !strings.Contains(w, "1 endpoint stopped (") || !strings.Contains(w, "newest sample of b ") {
+		t.Errorf("warnings %q: want the stopped replica said, in the singular", w)
 	}
 }
 
