@@ -41,3 +41,15 @@ func TestEngineSectionMarksBucketBounds(t *testing.T) {
 		}
 	}
 }
+
+// Goodput says what its count counts: "100% of 3 probes", so that the age
+// after it does not read as part of the number ("100% of 3 8s ago").
+func TestGoodputCountNamed(t *testing.T) {
+	in := baseInput()
+	in.ep.Signals[telemetry.Goodput] = telemetry.SignalSnapshot{Unit: "%", Value: f(100), Count: 3, State: telemetry.Live,
+		ObservedAt: t0, Source: "probe:http://gpu-a:8000"}
+	m := New(ctxFor("default", t0))
+	if out := ansi.Strip(show(&m, in)); !strings.Contains(out, "100% of 3 probes") {
+		t.Errorf("goodput line: want %q in\n%s", "100% of 3 probes", out)
+	}
+}

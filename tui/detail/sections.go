@@ -106,7 +106,7 @@ func (m *Model) summary(w int) string {
 	if g, ok := m.ep.Signals[telemetry.Goodput]; ok {
 		text := format.Scalar(g)
 		if text != "" && g.Count > 0 {
-			text += " of " + format.Number(g.Count)
+			text += " of " + format.Number(g.Count) + " probes" // the age that may follow is another number
 		}
 		c := format.Signal(g, true, text, ctx.Now, 40, ctx.Glyphs.Unknown)
 		items = append(items, item{label(telemetry.Goodput, g, false), ctx.Paint(r, c.Kind).S(c.Text)})
