@@ -76,9 +76,9 @@ func (m *Model) render() string {
 	r := &st.Normal
 	w := m.width
 	var out []string
-	out = append(out, st.Title.S(" keys"))
+	out = append(out, m.heading(" keys")...)
 	out = append(out, m.keyColumns(w)...)
-	out = append(out, "", st.Title.S(" states (always in words, never colour alone)"))
+	out = append(append(out, ""), m.heading(" states (always in words, never colour alone)")...)
 	for _, s := range [][2]string{
 		{"OK", "SLO met over the window"},
 		{"PENDING", "objective breached, waiting out its `for` duration"},
@@ -94,7 +94,7 @@ func (m *Model) render() string {
 	} {
 		out = append(out, m.term(s[0], s[1], 11)...)
 	}
-	out = append(out, "", st.Title.S(" terms"))
+	out = append(append(out, ""), m.heading(" terms")...)
 	for _, s := range [][2]string{
 		{"TTFT p50/" + m.ctx.Glyphs.Down + "p99", "the column sorted on (s; S reverses): TTFT and TPOT sort by p99, the tail, the figure the arrow marks; unknown figures always sort last"},
 		{"SRC probe", "the row's latency figures are the client's: tokentop's own requests, network included"},
@@ -113,10 +113,10 @@ func (m *Model) render() string {
 	} {
 		out = append(out, m.term(s[0], s[1], 29)...)
 	}
-	out = append(out, "", st.Title.S(" metrics"))
+	out = append(append(out, ""), m.heading(" metrics")...)
 	for _, sig := range telemetry.Signals {
 		if sig == telemetry.EngineSignals[0] {
-			out = append(out, "", st.Title.S(" engine diagnosis (server figures: scrape, PromQL; the detail view's engine section)"))
+			out = append(append(out, ""), m.heading(" engine diagnosis (server figures: scrape, PromQL; the detail view's engine section)")...)
 		}
 		info := sig.Info()
 		label := info.Title
@@ -125,7 +125,7 @@ func (m *Model) render() string {
 		}
 		out = append(out, m.term(label, info.Definition, 15)...)
 	}
-	out = append(out, "", st.Title.S(" GPU panel (u shows or hides it)"))
+	out = append(append(out, ""), m.heading(" GPU panel (u shows or hides it)")...)
 	for _, s := range gpus.Terms() {
 		out = append(out, m.term(s[0], s[1], 15)...)
 	}
@@ -136,6 +136,18 @@ func (m *Model) render() string {
 // term lays out one entry: the label in a column lw wide, its definition
 // beside it; both wrap (a long label, "requests (req/s)", onto its own
 // lines) so nothing is cut at any width.
+// heading is a section title, wrapped to the width (never cut).
+func (m *Model) heading(title string) []string {
+	lines := strings.Split(ansi.Wrap(title, max(m.width-1, 20), " "), "\n")
+	for i, l := range lines {
+		if i > 0 {
+			l = " " + l
+		}
+		lines[i] = m.ctx.Styles.Title.S(l)
+	}
+	return lines
+}
+
 func (m *Model) term(label, def string, lw int) []string {
 	r := &m.ctx.Styles.Normal
 	dw := max(m.width-lw-3, 20)

@@ -49,3 +49,21 @@ func TestHelpTermsWrapNotCut(t *testing.T) {
 		}
 	}
 }
+
+// Section headings wrap at the width too, every word kept.
+func TestHelpHeadingsWrapNotCut(t *testing.T) {
+	m := New(&common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(true), Now: time.Now()}, keys.New(true))
+	m.SetSize(80, 40)
+	const title = " engine diagnosis (server figures: scrape, PromQL; the detail view's engine section)"
+	lines := m.heading(title)
+	var words []string
+	for _, l := range lines {
+		if lw := ansi.StringWidth(l); lw > 80 {
+			t.Errorf("%q is %d wide", l, lw)
+		}
+		words = append(words, strings.Fields(ansi.Strip(l))...)
+	}
+	if got := strings.Join(words, " "); got != strings.TrimSpace(title) || len(lines) < 2 {
+		t.Errorf("heading %q in %d lines, want every word of %q over 2+", got, len(lines), title)
+	}
+}
