@@ -91,6 +91,25 @@ func (rd *round) stopped(e *endpointState) bool {
 	return rd.began.Sub(e.advancedAt) > frozen && rd.lag.newest.Sub(e.newest) > frozen
 }
 
+// stoppedDistributions says, every refresh, that a stopped endpoint's
+// distribution signals (TTFT, TPOT…) have no current data: their
+// histogram steps only say so once a step has ended (up to a histogram
+// step later), and meanwhile the window's quantiles would pass for live
+// next to rates already stale. Dated, like its values, by its newest
+// sample, so they turn stale from there.
+func (rd *round) stoppedDistributions() {
+	for _, e := range rd.reg.all() {
+		if len(e.members) > 0 || !rd.stopped(e) {
+			continue
+		}
+		for _, sig := range signalsOf(rd.s.state.queries.hist) {
+			if rd.reg.appliesHist(e, sig) {
+				rd.add(rd.noValue(e, sig, rd.began))
+			}
+		}
+	}
+}
+
 // frozenAfter is how long an endpoint's newest sample may stand still
 // before its samples count as stopped: two scrapes (or refreshes, when
 // longer: a refresh sees at most one step) and the Delay, so that one late

@@ -114,8 +114,11 @@ func TestVanishedEndpointIsNoData(t *testing.T) {
 	if err := s.RefreshOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if nd := rec.find(telemetry.KindNoData, "b", telemetry.TTFT); len(nd) != 1 || !nd[0].At.Equal(time.Unix(1_000_010, 0)) {
-		t.Errorf("vanished endpoint: no-data %+v, want one at 1000010", nd)
+	// The step's no data, and the stopped endpoint's (dated by its newest
+	// sample: stoppedDistributions).
+	nd := rec.find(telemetry.KindNoData, "b", telemetry.TTFT)
+	if len(nd) != 2 || !nd[0].At.Equal(time.Unix(1_000_010, 0)) || !nd[1].At.Equal(time.Unix(1_000_001, 0)) {
+		t.Errorf("vanished endpoint: no-data %+v, want the step's at 1000010 and one at its newest sample", nd)
 	}
 	if hs := rec.find(telemetry.KindHistogram, "a", telemetry.TTFT); len(hs) != 1 {
 		t.Errorf("remaining endpoint: %d windows, want 1", len(hs))

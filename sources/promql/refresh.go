@@ -129,6 +129,7 @@ func (s *Source) refresh(ctx context.Context) error {
 			rd.gauge(a)
 		}
 	}
+	rd.stoppedDistributions()
 	rd.mbu() // from this refresh's ITL windows and gauges
 	return rd.emit(len(phase1) + phase2 + jobCount(plans))
 }

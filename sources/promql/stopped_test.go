@@ -49,6 +49,14 @@ func TestFrozenEndpointHasStopped(t *testing.T) {
 	if got := rec.find(telemetry.KindSample, "a", telemetry.OutputTPS); len(got) != 1 || got[0].Interval != 5*time.Second {
 		t.Errorf("moving endpoint's output tok/s: %+v, want one sample", got)
 	}
+	// Its distributions too, every refresh, not only once a histogram
+	// step has ended; the moving endpoint's never.
+	if nd := rec.find(telemetry.KindNoData, "b", telemetry.TTFT); len(nd) == 0 || !nd[len(nd)-1].At.Equal(newest) {
+		t.Errorf("frozen endpoint's TTFT: no data %+v, want one dated %s", nd, newest)
+	}
+	if nd := rec.find(telemetry.KindNoData, "a", telemetry.TTFT); len(nd) != 0 {
+		t.Errorf("moving endpoint's TTFT: no data %+v, want none", nd)
+	}
 	if w := strings.Join(rec.status(t).Warnings, "\n"); !strings.Contains(w, "1 endpoint stopped (") || !strings.Contains(w, "newest sample of b ") {
 		t.Errorf("warnings %q: want the stopped replica said, in the singular", w)
 	}
