@@ -118,6 +118,8 @@ type endpointState struct {
 	// newest is the server time of its newest sample in this refresh's
 	// freshness answer; zero when the answer did not include it.
 	newest time.Time
+	// wasStopped: the last refresh found it stopped (lag.go).
+	wasStopped bool
 	// aggregate is a replica's aggregate; members an aggregate's replicas.
 	aggregate *endpointState
 	members   []*endpointState

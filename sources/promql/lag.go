@@ -91,6 +91,23 @@ func (rd *round) stopped(e *endpointState) bool {
 	return rd.began.Sub(e.advancedAt) > frozen && rd.lag.newest.Sub(e.newest) > frozen
 }
 
+// noteRestarts dates a new birth for every endpoint that was stopped and
+// moves on again (a restarted engine): its rates are then marked young,
+// not shown silently low for a rate window. Run once the freshness answer
+// is read, before any value is mapped.
+func (rd *round) noteRestarts() {
+	for _, e := range rd.reg.all() {
+		if len(e.members) > 0 {
+			continue
+		}
+		stopped := rd.stopped(e)
+		if e.wasStopped && !stopped && !e.newest.IsZero() {
+			rd.s.state.ages.restarted(e.info.Name, e.newest)
+		}
+		e.wasStopped = stopped
+	}
+}
+
 // stoppedDistributions says, every refresh, that a stopped endpoint's
 // distribution signals (TTFT, TPOT…) have no current data: their
 // histogram steps only say so once a step has ended (up to a histogram

@@ -86,6 +86,7 @@ func (s *Source) refresh(ctx context.Context) error {
 	}
 	rd.measureLag(st.offset.toServer(s.now()))
 	rd.retireGone()
+	rd.noteRestarts()
 
 	// One signal at a time, so that only one signal's answer is held (at
 	// 1,000 endpoints each is tens of thousands of bucket series).

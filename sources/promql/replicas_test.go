@@ -149,3 +149,62 @@ func TestLabellessModelNames(t *testing.T) {
 		t.Errorf("endpoints %v", got)
 	}
 }
+
+// A model row's rate is marked young while one of its replicas is (here
+// restarted after a stop): the sum over [W] spans that replica's gap.
+func TestModelRowYoungWithARestartedReplica(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(2_000_000, 0)}
+	var mu sync.Mutex
+	fresh := []string{"llama-a", "llama-b"}
+	f := newFakeProm(t)
+	f.set(func(f *fakeProm) {
+		f.clock = clk.Now
+		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
+			if !strings.HasSuffix(r.URL.Path, "/query") {
+				return false
+			}
+			mu.Lock()
+			live := append([]string(nil), fresh...)
+			mu.Unlock()
+			now := clk.Now()
+			rep := func(pod string, v float64) fakeSeries {
+				return fakeSeries{labels: map[string]string{"model_name": "llama", "pod": pod, "instance": pod + ":8000", "tokentop_engine": "vllm"}, value: v}
+			}
+			var ss []fakeSeries
+			switch {
+			case strings.Contains(q, "timestamp("):
+				for _, p := range live {
+					ss = append(ss, rep(p, float64(now.Add(-2*time.Second).UnixMilli())/1000))
+				}
+			case strings.Contains(q, "vllm:generation_tokens_total"):
+				ss = append(ss, rep("llama-a", 100), rep("llama-b", 50),
+					fakeSeries{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: 150})
+			}
+			writeVector(w, now, ss, nil, nil)
+			return true
+		}
+	})
+	s, rec := newTestSource(t, testConfig(f.URL()))
+	s.now = clk.Now
+	refresh := func(pods ...string) {
+		t.Helper()
+		mu.Lock()
+		fresh = pods
+		mu.Unlock()
+		rec.Reset()
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		clk.Add(5 * time.Second)
+	}
+	refresh("llama-a", "llama-b")
+	if agg := rec.find(telemetry.KindSample, "llama", telemetry.OutputTPS); len(agg) != 1 || agg[0].SeriesAge != 0 {
+		t.Fatalf("model row before any stop: %+v, want one value, not young", agg)
+	}
+	refresh("llama-a") // llama-b stopped
+	refresh("llama-a", "llama-b")
+	agg := rec.find(telemetry.KindSample, "llama", telemetry.OutputTPS)
+	if len(agg) != 1 || agg[0].SeriesAge <= 0 || agg[0].SeriesAge >= time.Minute {
+		t.Fatalf("model row with a restarted replica: %+v, want it marked young", agg)
+	}
+}

@@ -311,9 +311,23 @@ func (rd *round) value(e *endpointState, sig telemetry.Signal, eval time.Time, v
 		// Taken over [W], not the viewed window; over a series younger
 		// than W a counter's rate reads low: say both.
 		o.RateWindow = rd.s.cfg.Window
-		o.SeriesAge, _ = rd.s.state.ages.youngFor(e.info.Name, rd.lag.serverNow, rd.s.cfg.Window)
+		o.SeriesAge = rd.youngest(e)
 	}
 	rd.add(o)
+}
+
+// youngest is the age of e's series when younger than the rate window
+// (0 otherwise); a model row's is its youngest replica's, since a sum
+// over replicas one of which is new or restarted reads low too.
+func (rd *round) youngest(e *endpointState) time.Duration {
+	ages, now, w := rd.s.state.ages, rd.lag.serverNow, rd.s.cfg.Window
+	age, _ := ages.youngFor(e.info.Name, now, w)
+	for _, m := range e.members {
+		if a, ok := ages.youngFor(m.info.Name, now, w); ok && (age == 0 || a < age) {
+			age = a
+		}
+	}
+	return age
 }
 
 // valueAt dates an instant value evaluated at eval (local time): by the

@@ -73,3 +73,33 @@ func TestStalledStoreHasNotStopped(t *testing.T) {
 		}
 	}
 }
+
+// An endpoint that stopped and then moves on again (a restarted engine)
+// has its rates marked young from its return, since a rate over [W] spans
+// the gap and reads low; the endpoint that never stopped is not marked.
+func TestRestartedEndpointReadsYoung(t *testing.T) {
+	f := newFakeProm(t, "a", "b")
+	clk := &fakeClock{t: time.Unix(1_000_003, 0)}
+	f.set(func(f *fakeProm) { f.clock = clk.Now })
+	s, rec := newTestSource(t, testConfig(f.URL()))
+	s.now = clk.Now
+	refresh := func(models ...string) {
+		t.Helper()
+		f.set(func(f *fakeProm) { f.models = models })
+		rec.Reset()
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		clk.Add(5 * time.Second)
+	}
+	refresh("a", "b")
+	refresh("a") // b stopped
+	refresh("a", "b")
+	got := rec.find(telemetry.KindSample, "b", telemetry.OutputTPS)
+	if len(got) != 1 || got[0].SeriesAge <= 0 || got[0].SeriesAge >= time.Minute {
+		t.Fatalf("restarted endpoint's output tok/s %+v: want it marked young (a series age under the 1m window)", got)
+	}
+	if a := rec.find(telemetry.KindSample, "a", telemetry.OutputTPS); len(a) != 1 || a[0].SeriesAge != 0 {
+		t.Errorf("the endpoint that never stopped: %+v, want no series age", a)
+	}
+}

@@ -43,6 +43,13 @@ func (b ageBook) note(endpoint string, start, first time.Time) {
 	b[endpoint] = x
 }
 
+// restarted records that the endpoint's series began again at at (server
+// time), after a stop: its rates over [W] span the gap and read low until
+// W has passed, as a new series' do.
+func (b ageBook) restarted(endpoint string, at time.Time) {
+	b[endpoint] = seriesBirth{since: at, asked: at.Add(-time.Nanosecond)}
+}
+
 // youngFor returns how old the endpoint's series is at serverNow when it
 // is younger than window; ok is false when it is older, or unknown.
 func (b ageBook) youngFor(endpoint string, serverNow time.Time, window time.Duration) (time.Duration, bool) {
