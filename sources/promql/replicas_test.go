@@ -17,38 +17,17 @@ import (
 // MaxLag (a pod replaced in a rollout) is retired; the aggregate stays.
 func TestReplicasUnderAggregateAndRetired(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(2_000_000, 0)}
-	var mu sync.Mutex
-	pods := []string{"llama-a", "llama-b"}
-	f := newFakeProm(t)
-	f.set(func(f *fakeProm) {
-		f.clock = clk.Now
-		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
-			if !strings.HasSuffix(r.URL.Path, "/query") {
-				return false
+	pf := newPodFleet(t, clk, []string{"llama-a", "llama-b"}, func(q string, live []string) []fakeSeries {
+		var ss []fakeSeries
+		if strings.Contains(q, "vllm:num_requests_running") {
+			for i, p := range live {
+				ss = append(ss, podSeries(p, float64(i+1)))
 			}
-			mu.Lock()
-			live := append([]string(nil), pods...)
-			mu.Unlock()
-			now := clk.Now()
-			var ss []fakeSeries
-			rep := func(pod string, v float64) fakeSeries {
-				return fakeSeries{labels: map[string]string{"model_name": "llama", "pod": pod, "instance": pod + ":8000", "tokentop_engine": "vllm"}, value: v}
-			}
-			switch {
-			case strings.Contains(q, "timestamp("):
-				for _, p := range live {
-					ss = append(ss, rep(p, float64(now.Add(-2*time.Second).UnixMilli())/1000))
-				}
-			case strings.Contains(q, "vllm:num_requests_running"):
-				for i, p := range live {
-					ss = append(ss, rep(p, float64(i+1)))
-				}
-				ss = append(ss, fakeSeries{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: 3})
-			}
-			writeVector(w, now, ss, nil, nil)
-			return true
+			ss = append(ss, fakeSeries{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: 3})
 		}
+		return ss
 	})
+	f := pf.f
 	cfg := testConfig(f.URL())
 	cfg.MaxLag = time.Minute
 	s, rec := newTestSource(t, cfg)
@@ -63,7 +42,7 @@ func TestReplicasUnderAggregateAndRetired(t *testing.T) {
 	if a := infos["llama"]; !a.Aggregate || a.Group != "" {
 		t.Errorf("aggregate %+v", a)
 	}
-	for _, p := range pods {
+	for _, p := range []string{"llama-a", "llama-b"} {
 		name := p + "/llama"
 		if r := infos[name]; r.Group != "llama" || r.Replica != p || r.Labels["instance"] != p+":8000" {
 			t.Errorf("replica %s: %+v", name, r)
@@ -79,9 +58,7 @@ func TestReplicasUnderAggregateAndRetired(t *testing.T) {
 	}
 
 	// llama-b is replaced: no samples from it, past MaxLag.
-	mu.Lock()
-	pods = []string{"llama-a"}
-	mu.Unlock()
+	pf.setLive("llama-a")
 	rec.Reset()
 	clk.Add(30 * time.Second)
 	if err := s.RefreshOnce(context.Background()); err != nil {
@@ -154,43 +131,19 @@ func TestLabellessModelNames(t *testing.T) {
 // restarted after a stop): the sum over [W] spans that replica's gap.
 func TestModelRowYoungWithARestartedReplica(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(2_000_000, 0)}
-	var mu sync.Mutex
-	fresh := []string{"llama-a", "llama-b"}
-	f := newFakeProm(t)
-	f.set(func(f *fakeProm) {
-		f.clock = clk.Now
-		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
-			if !strings.HasSuffix(r.URL.Path, "/query") {
-				return false
-			}
-			mu.Lock()
-			live := append([]string(nil), fresh...)
-			mu.Unlock()
-			now := clk.Now()
-			rep := func(pod string, v float64) fakeSeries {
-				return fakeSeries{labels: map[string]string{"model_name": "llama", "pod": pod, "instance": pod + ":8000", "tokentop_engine": "vllm"}, value: v}
-			}
-			var ss []fakeSeries
-			switch {
-			case strings.Contains(q, "timestamp("):
-				for _, p := range live {
-					ss = append(ss, rep(p, float64(now.Add(-2*time.Second).UnixMilli())/1000))
-				}
-			case strings.Contains(q, "vllm:generation_tokens_total"):
-				ss = append(ss, rep("llama-a", 100), rep("llama-b", 50),
-					fakeSeries{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: 150})
-			}
-			writeVector(w, now, ss, nil, nil)
-			return true
+	pf := newPodFleet(t, clk, []string{"llama-a", "llama-b"}, func(q string, _ []string) []fakeSeries {
+		if !strings.Contains(q, "vllm:generation_tokens_total") {
+			return nil
 		}
+		return []fakeSeries{podSeries("llama-a", 100), podSeries("llama-b", 50),
+			{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: 150}}
 	})
+	f := pf.f
 	s, rec := newTestSource(t, testConfig(f.URL()))
 	s.now = clk.Now
 	refresh := func(pods ...string) {
 		t.Helper()
-		mu.Lock()
-		fresh = pods
-		mu.Unlock()
+		pf.setLive(pods...)
 		rec.Reset()
 		if err := s.RefreshOnce(context.Background()); err != nil {
 			t.Fatal(err)
@@ -207,4 +160,50 @@ func TestModelRowYoungWithARestartedReplica(t *testing.T) {
 	if len(agg) != 1 || agg[0].SeriesAge <= 0 || agg[0].SeriesAge >= time.Minute {
 		t.Fatalf("model row with a restarted replica: %+v, want it marked young", agg)
 	}
+}
+
+// podFleet is a fake store of one model's replicas by pod: its freshness
+// answer holds the pods currently live (set with setLive), and answer
+// gives the rest of a query's series (podSeries makes a replica's).
+type podFleet struct {
+	f    *fakeProm
+	mu   sync.Mutex
+	live []string
+}
+
+func podSeries(pod string, v float64) fakeSeries {
+	return fakeSeries{labels: map[string]string{"model_name": "llama", "pod": pod, "instance": pod + ":8000", "tokentop_engine": "vllm"}, value: v}
+}
+
+func newPodFleet(t *testing.T, clk *fakeClock, pods []string, answer func(q string, live []string) []fakeSeries) *podFleet {
+	pf := &podFleet{f: newFakeProm(t), live: pods}
+	pf.f.set(func(f *fakeProm) {
+		f.clock = clk.Now
+		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
+			if !strings.HasSuffix(r.URL.Path, "/query") {
+				return false
+			}
+			pf.mu.Lock()
+			live := append([]string(nil), pf.live...)
+			pf.mu.Unlock()
+			now := clk.Now()
+			var ss []fakeSeries
+			if strings.Contains(q, "timestamp(") {
+				for _, p := range live {
+					ss = append(ss, podSeries(p, float64(now.Add(-2*time.Second).UnixMilli())/1000))
+				}
+			} else {
+				ss = answer(q, live)
+			}
+			writeVector(w, now, ss, nil, nil)
+			return true
+		}
+	})
+	return pf
+}
+
+func (pf *podFleet) setLive(pods ...string) {
+	pf.mu.Lock()
+	defer pf.mu.Unlock()
+	pf.live = pods
 }
