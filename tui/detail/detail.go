@@ -36,6 +36,10 @@ type Model struct {
 	probesTxt common.Memo
 	head      string   // title, summary, charts, panels
 	headLines []string // head, cut to the width
+	// engineLines: the engine section, cut to the width; after the
+	// probes and live tokens on a probed endpoint (its definitions are
+	// long: the client's panels stay on the first screen).
+	engineLines []string
 }
 
 // New returns a closed detail view.
@@ -112,21 +116,21 @@ func (m *Model) render() []string {
 	pw, lw := m.bottomWidths()
 	if m.dirty {
 		parts := []string{m.title(w), m.summary(w), m.objectives(w), "", m.chartsView(w), "", m.panelsView(w), ""}
-		if e := m.engineView(w); e != "" {
-			parts = append(parts, e, "")
-		}
 		head := strings.Join(parts, "\n")
 		if head != m.head || m.headLines == nil {
 			m.head, m.headLines = head, common.Lines(head, w)
 		}
+		m.engineLines = nil
+		if e := m.engineView(w); e != "" {
+			m.engineLines = append(common.Lines(e, w), "")
+		}
 	}
 	if !m.probed() {
 		note := " no probe on this endpoint: its figures are the engine's own (server); tokens/event, last probes and live tokens need one"
-		return append(slices.Clone(m.headLines), noteLines(m.ctx.Styles.Normal.Faint, note, w)...)
+		return slices.Concat(m.headLines, m.engineLines, noteLines(m.ctx.Styles.Normal.Faint, note, w))
 	}
 	bottom := common.Lines(m.bottom(m.probesView(pw), m.live(lw), pw, lw), w)
-	lines := make([]string, 0, len(m.headLines)+len(bottom))
-	return append(append(lines, m.headLines...), bottom...)
+	return slices.Concat(m.headLines, bottom, []string{""}, m.engineLines)
 }
 
 // key starts a section's hash with what every section depends on: the
