@@ -16,14 +16,10 @@ import (
 func TestEngineSectionMarksBucketBounds(t *testing.T) {
 	in := baseInput()
 	in.h = 80
-	live := func(s telemetry.SignalSnapshot) telemetry.SignalSnapshot {
-		s.State, s.ObservedAt, s.Source = telemetry.Live, t0, "scrape:http://gpu-a:8000/metrics"
-		return s
-	}
 	up := telemetry.BoundUpper
-	in.ep.Signals[telemetry.QueueTime] = live(telemetry.SignalSnapshot{Unit: "ms", P50: f(300), P90: f(300), P95: f(300), P99: f(300),
+	in.ep.Signals[telemetry.QueueTime] = scrapedLive(telemetry.SignalSnapshot{Unit: "ms", P50: f(300), P90: f(300), P95: f(300), P99: f(300),
 		P50Bound: up, P90Bound: up, P95Bound: up, P99Bound: up, Mean: f(0.714 / 184 * 1000), Count: 184})
-	in.ep.Signals[telemetry.PrefillTime] = live(telemetry.SignalSnapshot{Unit: "ms", P50: f(420), P90: f(900), P95: f(1000), P99: f(1000),
+	in.ep.Signals[telemetry.PrefillTime] = scrapedLive(telemetry.SignalSnapshot{Unit: "ms", P50: f(420), P90: f(900), P95: f(1000), P99: f(1000),
 		P95Bound: telemetry.BoundLower, P99Bound: telemetry.BoundLower, Mean: f(510), Count: 50})
 	m := New(ctxFor("default", t0))
 	out := ansi.Strip(show(&m, in))

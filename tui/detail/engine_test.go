@@ -16,17 +16,13 @@ import (
 func TestEngineSection(t *testing.T) {
 	in := baseInput()
 	in.h = 80
-	live := func(s telemetry.SignalSnapshot) telemetry.SignalSnapshot {
-		s.State, s.ObservedAt, s.Source = telemetry.Live, t0, "scrape:http://gpu-a:8000/metrics"
-		return s
-	}
-	in.ep.Signals[telemetry.QueueTime] = live(telemetry.SignalSnapshot{Unit: "ms", P50: f(12), P90: f(30), P95: f(41), P99: f(80), Count: 200})
-	in.ep.Signals[telemetry.Preemptions] = live(telemetry.SignalSnapshot{Unit: "/s", Value: f(0.5)})
-	in.ep.Signals[telemetry.PrefixCacheHit] = live(telemetry.SignalSnapshot{Unit: "%", Value: f(37.5)})
-	stale := live(telemetry.SignalSnapshot{Unit: "tok/step", Value: f(2.2)})
+	in.ep.Signals[telemetry.QueueTime] = scrapedLive(telemetry.SignalSnapshot{Unit: "ms", P50: f(12), P90: f(30), P95: f(41), P99: f(80), Count: 200})
+	in.ep.Signals[telemetry.Preemptions] = scrapedLive(telemetry.SignalSnapshot{Unit: "/s", Value: f(0.5)})
+	in.ep.Signals[telemetry.PrefixCacheHit] = scrapedLive(telemetry.SignalSnapshot{Unit: "%", Value: f(37.5)})
+	stale := scrapedLive(telemetry.SignalSnapshot{Unit: "tok/step", Value: f(2.2)})
 	stale.State, stale.ObservedAt = telemetry.Stale, t0.Add(-time.Minute)
 	in.ep.Signals[telemetry.SpecAcceptLen] = stale
-	in.ep.Signals[telemetry.MBU] = live(telemetry.SignalSnapshot{Unit: "%", Value: f(48)})
+	in.ep.Signals[telemetry.MBU] = scrapedLive(telemetry.SignalSnapshot{Unit: "%", Value: f(48)})
 	m := New(ctxFor("default", t0))
 	out := ansi.Strip(show(&m, in))
 	for _, want := range []string{
@@ -151,4 +147,10 @@ func TestEngineDefinitionsWrap(t *testing.T) {
 			t.Errorf("%d: definition %q, want %q", w, strings.Join(got, " "), def)
 		}
 	}
+}
+
+// scrapedLive is s as the direct scrape of gpu-a reports it live at t0.
+func scrapedLive(s telemetry.SignalSnapshot) telemetry.SignalSnapshot {
+	s.State, s.ObservedAt, s.Source = telemetry.Live, t0, "scrape:http://gpu-a:8000/metrics"
+	return s
 }
