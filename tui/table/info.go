@@ -56,11 +56,15 @@ func (m *Model) Info() string {
 	if r.Endpoint.BaseURL != "" {
 		parts = append(parts, common.Safe(r.Endpoint.BaseURL))
 	}
-	side := "v: server figures"
-	if r.Server {
-		side = "v: client figures"
+	parts = append(parts, "enter for details")
+	switch {
+	case !r.Probed(): // server figures only (PromQL, scrape): v has nothing to switch to
+	case r.Server:
+		parts = append(parts, "v: client figures")
+	default:
+		parts = append(parts, "v: server figures")
 	}
-	return st.Faint.S(common.Fit(" "+strings.Join(parts, " "+dot+" ")+" "+dot+" enter for details "+dot+" "+side, m.width, ctx.Glyphs.Ellipsis))
+	return st.Faint.S(common.Fit(" "+strings.Join(parts, " "+dot+" "), m.width, ctx.Glyphs.Ellipsis))
 }
 
 func lastGood(s telemetry.SignalSnapshot) string {

@@ -40,6 +40,17 @@ func (r *Row) Sig(s telemetry.Signal) (telemetry.SignalSnapshot, bool) {
 	return v, ok
 }
 
+// Probed reports whether some figure of the row is the client's (probe):
+// only then does the v key have another side to show.
+func (r *Row) Probed() bool {
+	for _, v := range r.Endpoint.Signals {
+		if Side(v) == telemetry.Client {
+			return true
+		}
+	}
+	return false
+}
+
 // Side is whose figure s is.
 func Side(s telemetry.SignalSnapshot) telemetry.Side {
 	return telemetry.SideOf(telemetry.SourceKind(s.Source))
