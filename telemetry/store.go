@@ -239,6 +239,10 @@ func mergeEndpoint(dst *Endpoint, src Endpoint) {
 	}
 	dst.Aggregate = dst.Aggregate || src.Aggregate
 	for k, v := range src.Labels {
+		if v == "" { // as in Prometheus, an empty label is no label: a source takes one back so
+			delete(dst.Labels, k)
+			continue
+		}
 		if dst.Labels == nil {
 			dst.Labels = map[string]string{}
 		}

@@ -339,7 +339,7 @@ func (r *registry) applies(e *endpointState, sig telemetry.Signal) bool {
 // "<signal>_derived": the derivation's note), for the detail view and JSON.
 func (r *registry) markDerived(e *endpointState, sig telemetry.Signal, tag string) {
 	key := string(sig) + "_derived"
-	if _, ok := e.info.Labels[key]; ok {
+	if e.info.Labels[key] != "" {
 		return
 	}
 	note := sanitize.Text(tag)
@@ -352,6 +352,19 @@ func (r *registry) markDerived(e *endpointState, sig telemetry.Signal, tag strin
 		e.info.Labels = map[string]string{}
 	}
 	e.info.Labels[key] = note
+	r.fresh = append(r.fresh, e)
+}
+
+// clearDerived takes sig's derivation note off e's info once the engine's
+// own figure of sig arrives (an engine upgraded in place to one with the
+// histogram), so that the figure is not called derived for ever: the label
+// is announced empty, which the store reads as gone.
+func (r *registry) clearDerived(e *endpointState, sig telemetry.Signal) {
+	key := string(sig) + "_derived"
+	if e.info.Labels[key] == "" {
+		return
+	}
+	e.info.Labels[key] = ""
 	r.fresh = append(r.fresh, e)
 }
 

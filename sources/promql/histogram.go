@@ -129,7 +129,7 @@ func (rd *round) step(e *endpointState, sig telemetry.Signal, p *cumPoint) {
 		if !p.hasPlain || math.IsInf(p.plain, 0) {
 			return
 		}
-		e.seenHist[sig] = true
+		rd.ownHistogram(e, sig)
 		rd.s.state.cum[key] = *p
 		rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: e.info.Name, Signal: sig, Value: p.plain, Interval: interval})
 		return
@@ -150,9 +150,16 @@ func (rd *round) step(e *endpointState, sig telemetry.Signal, p *cumPoint) {
 		rd.warn(fmt.Sprintf("%s: %s for %s; one window skipped", sig, why, e.info.Name))
 		return
 	}
-	e.seenHist[sig] = true
+	rd.ownHistogram(e, sig)
 	rd.add(telemetry.Observation{Kind: telemetry.KindHistogram, At: at, Endpoint: e.info.Name, Signal: sig,
 		Value: sum, Interval: interval, Buckets: buckets})
+}
+
+// ownHistogram notes that e's engine has its own figure of sig (no longer
+// derived).
+func (rd *round) ownHistogram(e *endpointState, sig telemetry.Signal) {
+	e.seenHist[sig] = true
+	rd.reg.clearDerived(e, sig)
 }
 
 // diff returns the observations between two cumulative points, or why it

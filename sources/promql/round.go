@@ -2,6 +2,7 @@ package promql
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strings"
 	"time"
@@ -100,6 +101,7 @@ func (rd *round) flush() {
 	s := rd.s
 	for _, e := range rd.reg.takeFresh() {
 		info := e.info
+		info.Labels = maps.Clone(info.Labels) // the registry's own changes later (markDerived, clearDerived)
 		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: rd.began, Endpoint: info.Name, Source: s.id, Info: &info})
 	}
 	for _, o := range rd.retired {
