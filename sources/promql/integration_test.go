@@ -65,6 +65,14 @@ func TestIntegrationRealPrometheus(t *testing.T) {
 		t.Fatalf("RefreshOnce: %v", err)
 	}
 	queried := time.Now()
+	// A scrape that fails under load (the timeout is 1s) makes Prometheus
+	// mark the target's series stale: that histogram step has no point, the
+	// source starts a new baseline after it, and the windows' run is cut.
+	minRun := 2
+	if up := prom.Query(t, fmt.Sprintf(`min_over_time(up{job="vllm"}[%dms])`, (cfg.Backfill + 2*step).Milliseconds()), queried); len(up) == 1 && up[0].Value == 0 {
+		t.Log("a scrape failed in the backfilled span: a run of one window is enough")
+		minRun = 1
+	}
 	st := rec.status(t)
 	if st.State != telemetry.Live || len(st.Warnings) != 0 {
 		t.Errorf("status %+v: want live, no warnings", st)
@@ -105,7 +113,7 @@ func TestIntegrationRealPrometheus(t *testing.T) {
 					return snaps.nearest(t, prom.ScrapeTime(t, fmt.Sprintf("vllm:num_requests_running{model_name=%q}", model), at))
 				}
 				for _, sig := range []telemetry.Signal{telemetry.ITL, telemetry.TTFT, telemetry.TPOT, telemetry.E2E} {
-					compareWindows(t, rec, scrapeAt, name, model, sig, step)
+					compareWindows(t, rec, scrapeAt, name, model, sig, step, minRun)
 				}
 				// Gauges are dated by their newest sample, not by the query.
 				tps := rec.find(telemetry.KindSample, name, telemetry.OutputTPS)
@@ -167,12 +175,12 @@ func TestIntegrationRealPrometheus(t *testing.T) {
 // compareWindows sums the PromQL windows of a signal and compares them
 // with the simulator's counters in the scrapes at the span's edges: the
 // windows are exact differences, so counts and quantiles must be equal.
-func compareWindows(t *testing.T, rec *recorder, scrapeAt func(time.Time) snapshot, name, model string, sig telemetry.Signal, step time.Duration) {
+func compareWindows(t *testing.T, rec *recorder, scrapeAt func(time.Time) snapshot, name, model string, sig telemetry.Signal, step time.Duration, minRun int) {
 	t.Helper()
 	all := rec.find(telemetry.KindHistogram, name, sig)
 	hs := lastRun(all, step)
-	if len(hs) < 2 || len(all) > 5 {
-		t.Fatalf("%s: %d windows, the last %d contiguous; want at most the backfill's 5, at least 2 in a row", sig, len(all), len(hs))
+	if len(hs) < minRun || len(all) > 5 {
+		t.Fatalf("%s: %d windows, the last %d contiguous; want at most the backfill's 5, at least %d in a row", sig, len(all), len(hs), minRun)
 	}
 	if len(hs) < len(all) {
 		t.Logf("%s: %d of %d windows contiguous (a scrape failed on the busy machine)", sig, len(hs), len(all))
