@@ -17,10 +17,9 @@ import (
 // announced again, so that its real TPOT is not called derived for ever.
 func TestDerivedLabelClearedByOwnHistogram(t *testing.T) {
 	f := newFakeProm(t, "a")
-	clk := &fakeClock{t: time.Unix(1_000_003, 0)}
+	s, rec, clk := clockedSource(t, f, time.Unix(1_000_003, 0))
 	var own atomic.Bool
 	f.set(func(f *fakeProm) {
-		f.clock = clk.Now
 		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
 			tpot := strings.Contains(q, "vllm:request_time_per_output_token_seconds_bucket")
 			switch {
@@ -37,8 +36,6 @@ func TestDerivedLabelClearedByOwnHistogram(t *testing.T) {
 			return false
 		}
 	})
-	s, rec := newTestSource(t, testConfig(f.URL()))
-	s.now = clk.Now
 	figures := telemetry.NewStore(telemetry.DefaultStoreConfig())
 	label := func() (string, bool) {
 		t.Helper()

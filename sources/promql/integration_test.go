@@ -69,7 +69,7 @@ func TestIntegrationRealPrometheus(t *testing.T) {
 	// mark the target's series stale: that histogram step has no point, the
 	// source starts a new baseline after it, and the windows' run is cut.
 	minRun := 2
-	if up := prom.Query(t, fmt.Sprintf(`min_over_time(up{job="vllm"}[%dms])`, (cfg.Backfill + 2*step).Milliseconds()), queried); len(up) == 1 && up[0].Value == 0 {
+	if up := prom.Query(t, fmt.Sprintf(`min_over_time(up{job="vllm"}[%dms])`, (cfg.Backfill+2*step).Milliseconds()), queried); len(up) == 1 && up[0].Value == 0 {
 		t.Log("a scrape failed in the backfilled span: a run of one window is enough")
 		minRun = 1
 	}

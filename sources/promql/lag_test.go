@@ -14,10 +14,7 @@ import (
 // on a fake clock, and returns the recorder.
 func runLagging(t *testing.T, f *fakeProm, span time.Duration) (*recorder, *Source) {
 	t.Helper()
-	clk := &fakeClock{t: time.Unix(1_000_003, 0)}
-	f.set(func(f *fakeProm) { f.clock = clk.Now })
-	s, rec := newTestSource(t, testConfig(f.URL()))
-	s.now = clk.Now
+	s, rec, clk := clockedSource(t, f, time.Unix(1_000_003, 0))
 	for elapsed := time.Duration(0); elapsed <= span; elapsed += 5 * time.Second {
 		if err := s.RefreshOnce(context.Background()); err != nil {
 			t.Fatalf("refresh at +%s: %v", elapsed, err)
@@ -101,10 +98,7 @@ func TestLaggingEndpointCatchesUp(t *testing.T) {
 // waited for.
 func TestVanishedEndpointIsNoData(t *testing.T) {
 	f := newFakeProm(t, "a", "b")
-	clk := &fakeClock{t: time.Unix(1_000_003, 0)}
-	f.set(func(f *fakeProm) { f.clock = clk.Now })
-	s, rec := newTestSource(t, testConfig(f.URL()))
-	s.now = clk.Now
+	s, rec, clk := clockedSource(t, f, time.Unix(1_000_003, 0))
 	if err := s.RefreshOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -51,6 +51,17 @@ func newTestSource(t *testing.T, cfg Config) (*Source, *recorder) {
 	return s, rec
 }
 
+// clockedSource is a source of testConfig on f, f and the source both on
+// a fake clock starting at start.
+func clockedSource(t *testing.T, f *fakeProm, start time.Time) (*Source, *recorder, *fakeClock) {
+	t.Helper()
+	clk := &fakeClock{t: start}
+	f.set(func(f *fakeProm) { f.clock = clk.Now })
+	s, rec := newTestSource(t, testConfig(f.URL()))
+	s.now = clk.Now
+	return s, rec, clk
+}
+
 func TestEndpointsAndValuesFromResults(t *testing.T) {
 	f := newFakeProm(t, "llama-8b", "qwen-7b")
 	s, rec := newTestSource(t, testConfig(f.URL()))
@@ -343,10 +354,7 @@ func TestQueryCountIndependentOfEndpoints(t *testing.T) {
 			names = append(names, fmt.Sprintf("model-%02d", i))
 		}
 		f := newFakeProm(t, names...)
-		clk := &fakeClock{t: time.Unix(1_000_000, 0)}
-		f.set(func(f *fakeProm) { f.clock = clk.Now })
-		s, rec := newTestSource(t, testConfig(f.URL()))
-		s.now = clk.Now
+		s, rec, clk := clockedSource(t, f, time.Unix(1_000_000, 0))
 		if err := s.RefreshOnce(context.Background()); err != nil {
 			t.Fatal(err)
 		}

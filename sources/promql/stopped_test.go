@@ -15,10 +15,7 @@ import (
 func refreshFrozen(t *testing.T, freeze func(f *fakeProm, elapsed time.Duration)) *recorder {
 	t.Helper()
 	f := newFakeProm(t, "a", "b")
-	clk := &fakeClock{t: time.Unix(1_000_003, 0)}
-	f.set(func(f *fakeProm) { f.clock = clk.Now })
-	s, rec := newTestSource(t, testConfig(f.URL()))
-	s.now = clk.Now
+	s, rec, clk := clockedSource(t, f, time.Unix(1_000_003, 0))
 	for elapsed := time.Duration(0); elapsed <= 20*time.Second; elapsed += 5 * time.Second {
 		f.set(func(f *fakeProm) { freeze(f, elapsed) })
 		rec.Reset()
@@ -79,10 +76,7 @@ func TestStalledStoreHasNotStopped(t *testing.T) {
 // the gap and reads low; the endpoint that never stopped is not marked.
 func TestRestartedEndpointReadsYoung(t *testing.T) {
 	f := newFakeProm(t, "a", "b")
-	clk := &fakeClock{t: time.Unix(1_000_003, 0)}
-	f.set(func(f *fakeProm) { f.clock = clk.Now })
-	s, rec := newTestSource(t, testConfig(f.URL()))
-	s.now = clk.Now
+	s, rec, clk := clockedSource(t, f, time.Unix(1_000_003, 0))
 	refresh := func(models ...string) {
 		t.Helper()
 		f.set(func(f *fakeProm) { f.models = models })
