@@ -173,3 +173,57 @@ func TestResolvedBecomesInactiveAgain(t *testing.T) {
 		t.Errorf("history %+v", h)
 	}
 }
+
+// An availability alert never starts once the endpoint answers again: after
+// a short outage the window's share of failures can still rise as healthy
+// probes leave it (3 of 6 → 3 of 5), which paged, 1–2 s at a time, after
+// the endpoint was back. For every outage length and probe phase: no alert
+// starts firing after the first successful probe, at most one episode per
+// outage, and an outage long enough to fail most of a window still fires
+// while it lasts.
+func TestOutageNeverPagesAfterRecovery(t *testing.T) {
+	const interval = 10 * time.Second
+	for outage := 10 * time.Second; outage <= 90*time.Second; outage += 10 * time.Second {
+		for phase := time.Duration(0); phase < interval; phase += time.Second {
+			_, e, sink := availabilityEngine(t)
+			start := epoch()
+			down := start.Add(3*time.Minute + phase)
+			// A probe starts an interval after the last one ended, so
+			// they are 10–11.8 s apart (a streamed answer takes a while):
+			// the window holds five or six of them.
+			next, k := start, 0
+			var back time.Time // the first successful probe after the outage
+			firings, firedDuring := 0, false
+			for now := start; now.Before(down.Add(5 * time.Minute)); now = now.Add(100 * time.Millisecond) {
+				if !now.Before(next) {
+					dead := !now.Before(down) && now.Before(down.Add(outage))
+					probeResult(sink, "ep", now, !dead, interval)
+					if !dead && back.IsZero() && now.After(down) {
+						back = now
+					}
+					k++
+					next = now.Add(interval + time.Duration(k*7%10)*200*time.Millisecond)
+				}
+				if now.Sub(start)%time.Second != 0 {
+					continue
+				}
+				for _, tr := range e.Evaluate(now) {
+					if tr.Alert.Objective != "availability" || tr.To != Firing {
+						continue
+					}
+					firings++
+					if !back.IsZero() {
+						t.Errorf("outage %v, phase %v: fired %v after the endpoint answered again", outage, phase, now.Sub(back))
+					}
+					firedDuring = true
+				}
+			}
+			if firings > 1 {
+				t.Errorf("outage %v, phase %v: %d firing episodes, want at most one", outage, phase, firings)
+			}
+			if outage >= 60*time.Second && !firedDuring {
+				t.Errorf("outage %v, phase %v: never fired during the outage", outage, phase)
+			}
+		}
+	}
+}

@@ -17,12 +17,17 @@ type measurement struct {
 	// it is compared with (Ratio: that pair's factor).
 	value, threshold float64
 	breach           bool
-	count            float64
-	approx           bool
-	source           string
-	burn             []BurnRate
-	budget           *float64
-	budgetSpan       time.Duration
+	// recovered (availability): the newest probe succeeded. A breach then
+	// keeps an active alert but starts none: after a short outage the
+	// window's share of failures can rise as healthy probes leave it
+	// (3 of 6 → 3 of 5), which is no news of an endpoint now answering.
+	recovered  bool
+	count      float64
+	approx     bool
+	source     string
+	burn       []BurnRate
+	budget     *float64
+	budgetSpan time.Duration
 	// goodRatio is the share of good events over the period (Ratio), for
 	// `tokentop check`; NaN when there were none.
 	goodRatio float64
@@ -97,6 +102,7 @@ func (e *Engine) measureErrorRate(o *Objective, endpoint string, now time.Time) 
 		m.data = telemetry.NoData
 	}
 	m.breach = m.value > o.Threshold
+	m.recovered = o.Kind == Availability && !snap.NewestFailed
 	return m
 }
 

@@ -44,7 +44,9 @@ type rule struct {
 // resolved; a pending alert drops as soon as the condition is false; a
 // firing one stays firing for KeepFiringFor. Data that is stale, failing or
 // absent never resolves anything: a pending or firing alert keeps its state
-// "unknown since", other alerts move to the unknown or no-data state.
+// "unknown since", other alerts move to the unknown or no-data state. A
+// breach measured on an endpoint that has recovered (measurement.recovered)
+// only keeps a firing alert firing: it starts none, and a pending one drops.
 func (r *rule) step(now time.Time, o *Objective, m measurement) (Transition, bool) {
 	a := &r.alert
 	from := a.State
@@ -52,7 +54,7 @@ func (r *rule) step(now time.Time, o *Objective, m measurement) (Transition, boo
 	switch {
 	case !m.judgeable():
 		r.missing(now, m)
-	case m.breach:
+	case m.breach && (a.State == Firing || !m.recovered):
 		r.breaching(now, o, m.value)
 	default:
 		r.clear(now, o)

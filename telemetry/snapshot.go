@@ -58,6 +58,10 @@ type SignalSnapshot struct {
 	ObservedAt time.Time `json:"observed_at,omitzero"`
 	Err        string    `json:"error,omitempty"`
 	Approx     bool      `json:"approx,omitempty"`
+	// NewestFailed (the probes' error rate): the newest probe in the
+	// window failed. An availability alert starts only then, so that the
+	// window's count moving after a recovery does not page.
+	NewestFailed bool `json:"newest_failed,omitempty"`
 
 	// DataSince is set when the data held begin inside the window (the
 	// history is shorter than the window): the figures cover only since
@@ -438,6 +442,7 @@ func (s *Store) probeErrorRate(ep *endpointState, now time.Time, window time.Dur
 	}
 	r := failed / float64(len(vals)) * ErrorRate.Info().Scale
 	out.Value, out.Count = &r, float64(len(vals))
+	out.NewestFailed = vals[len(vals)-1] < 0.5
 	return out
 }
 

@@ -171,10 +171,12 @@ func (f *sloFlags) Apply(base []slo.Objective) ([]slo.Objective, error) {
 			}
 		}
 	}
+	// The availability objective first, so that --slo-for and
+	// --slo-keep-firing-for, when given, apply to it as to the others.
+	objs = f.applyAvailability(objs)
 	for i := range objs {
 		f.override(&objs[i])
 	}
-	objs = f.applyAvailability(objs)
 	out := make([]slo.Objective, 0, len(objs))
 	for _, o := range objs {
 		o = o.WithDefaults()

@@ -146,3 +146,33 @@ func TestTTFAObjectiveFlags(t *testing.T) {
 		t.Errorf("--slo-ttfa 0 left %s (%v)", sloSummary(objs), err)
 	}
 }
+
+// --slo-for and --slo-keep-firing-for, when given, apply to the default
+// availability objective as to the others (its help says "a firing alert");
+// without them it has neither.
+func TestTimingFlagsApplyToAvailability(t *testing.T) {
+	avail := func(args ...string) slo.Objective {
+		t.Helper()
+		f, err := parseSLOFlags(t, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs, err := f.Objectives()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range objs {
+			if o.Kind == slo.Availability {
+				return o
+			}
+		}
+		t.Fatalf("%v: no availability objective", args)
+		return slo.Objective{}
+	}
+	if o := avail(); o.For != 0 || o.KeepFiringFor != 0 {
+		t.Errorf("default availability: for %v, keep firing %v; want neither", o.For, o.KeepFiringFor)
+	}
+	if o := avail("--slo-for", "20s", "--slo-keep-firing-for", "2m"); o.For != 20*time.Second || o.KeepFiringFor != 2*time.Minute {
+		t.Errorf("availability with --slo-for 20s --slo-keep-firing-for 2m: for %v, keep firing %v", o.For, o.KeepFiringFor)
+	}
+}
