@@ -134,7 +134,7 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 	id := prefix + fmt.Sprintf("%016x%016x", mix(uint64(s.cfg.Seed)^sq.id), mix(sq.id))
 	created := s.wallNow().Unix()
 	if p.stream {
-		s.stream(w, r, e, sq, newChunkFormat(chat, id, created, e.spec.Name), p.includeUsage)
+		s.stream(w, r, e, sq, newChunkFormat(chat, id, created, e.spec.Name), p.usage)
 		return
 	}
 	s.respond(w, r, e, sq, chat, id, created)
@@ -146,7 +146,7 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 // and [DONE]. Each wake-up drains all pending tokens and
 // flushes once; the flush time against each token's step deadline feeds
 // the schedule-error histogram.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, e *engine, sq *seq, f *chunkFormat, usage bool) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, e *engine, sq *seq, f *chunkFormat, usage streamUsage) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
@@ -168,17 +168,24 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, e *engine, sq *s
 		for i := 0; i < len(b.times); {
 			if b.first+i == 0 && f.chat {
 				buf = f.role(buf)
+				if usage.continuous {
+					buf = f.withUsage(buf, sq.prompt, 0, 0)
+				}
 			}
 			var n int
 			buf, n = stepChunk(buf, f, sq, b, i, &text)
 			i += n
+			if usage.continuous {
+				sent := b.first + i
+				buf = f.withUsage(buf, sq.prompt, sent, sq.reasoningOf(sent))
+			}
 		}
 		end := b.finish != ""
 		if b.err != nil {
 			buf = errorEvent(buf, engineError(b.err, s.effects(e.spec.Name), e.spec.Name))
 			buf = done(buf)
 		} else if end {
-			if usage {
+			if usage.final {
 				n := b.first + len(b.times)
 				buf = f.usage(buf, sq.prompt, n, sq.reasoningOf(n))
 			}

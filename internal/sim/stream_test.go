@@ -186,3 +186,42 @@ func TestSpeculativeStepIsOneChunk(t *testing.T) {
 		t.Errorf("streamed %q != non-streamed %q", text.String(), whole.Choices[0].Message.Content)
 	}
 }
+
+// vLLM's continuous_usage_stats: every chunk carries the usage so far, so
+// a client can tell the tokens each event brought (more than one per
+// speculative step); the last chunk's count is the answer's.
+func TestContinuousUsageStats(t *testing.T) {
+	spec := stepModel("m", 2*time.Millisecond, 1e6)
+	spec.SpecTokens, spec.SpecAcceptRate = 3, 0.7
+	_, ts := newTestServer(t, Config{Seed: 3, Models: []ModelSpec{spec}})
+	const maxTokens = 40
+	r := streamRequest(t, context.Background(), ts.URL, "/v1/chat/completions",
+		`{"model":"m","stream":true,"max_tokens":40,"ignore_eos":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true},"messages":[{"role":"user","content":"hi"}]}`)
+	if r.status != 200 || r.finish != "length" {
+		t.Fatalf("status %d finish %q err %s", r.status, r.finish, r.errorMsg)
+	}
+	prev, multi := 0, 0
+	for _, e := range r.events[:len(r.events)-1] { // all but [DONE]
+		var c struct {
+			Usage *struct {
+				Prompt     int `json:"prompt_tokens"`
+				Completion int `json:"completion_tokens"`
+				Total      int `json:"total_tokens"`
+			} `json:"usage"`
+		}
+		if err := json.Unmarshal([]byte(e), &c); err != nil || c.Usage == nil {
+			t.Fatalf("chunk without usage %s: %v", e, err)
+		}
+		u := c.Usage
+		if u.Completion < prev || u.Total != u.Prompt+u.Completion {
+			t.Fatalf("usage %+v after %d in %s", *u, prev, e)
+		}
+		if u.Completion-prev > 1 {
+			multi++
+		}
+		prev = u.Completion
+	}
+	if prev != maxTokens || multi == 0 {
+		t.Errorf("last usage %d (want %d), %d multi-token chunks", prev, maxTokens, multi)
+	}
+}
