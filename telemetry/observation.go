@@ -70,8 +70,8 @@ type Observation struct {
 	// window); a ratio does not (ReadsLowWhenYoung decides).
 	SeriesAge time.Duration `json:"series_age,omitempty"`
 	// RateWindow, on a rate or ratio of counters, is the span it is taken
-	// over: a PromQL source's rate() window, a direct scrape's time
-	// between its two scrapes. Zero: the figure is not a rate, or is over
+	// over: a PromQL source's rate() window, the span a direct scrape's
+	// sliding window of scrapes covers. Zero: the figure is not a rate, or is over
 	// the viewed window.
 	RateWindow time.Duration `json:"rate_window,omitempty"`
 	// Share, on a GPU power sample, says the GPUs measured also serve

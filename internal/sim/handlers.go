@@ -134,7 +134,7 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 	id := prefix + fmt.Sprintf("%016x%016x", mix(uint64(s.cfg.Seed)^sq.id), mix(sq.id))
 	created := s.wallNow().Unix()
 	if p.stream {
-		s.stream(w, r, e, sq, newChunkFormat(chat, id, created, e.spec.Name), p.includeUsage)
+		s.stream(w, r, e, sq, newChunkFormat(chat, id, created, e.spec.Name), p.usage)
 		return
 	}
 	s.respond(w, r, e, sq, chat, id, created)
@@ -142,10 +142,11 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 
 // stream writes SSE chunks as the engine produces tokens: headers at once
 // (as uvicorn does), the role chunk with the first token, one chunk per
-// token, then usage and [DONE]. Each wake-up drains all pending tokens and
+// engine step (a speculative step's accepted tokens together), then usage
+// and [DONE]. Each wake-up drains all pending tokens and
 // flushes once; the flush time against each token's step deadline feeds
 // the schedule-error histogram.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, e *engine, sq *seq, f *chunkFormat, usage bool) {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, e *engine, sq *seq, f *chunkFormat, usage streamUsage) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
@@ -158,32 +159,33 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, e *engine, sq *s
 	defer stop()
 	buf := make([]byte, 0, 1024)
 	var times []int64
+	var text []byte // one step's tokens' text
 	for {
 		<-sq.notify
 		b := sq.take(times)
 		times = b.times
 		buf = buf[:0]
-		for i := range b.times {
-			idx := b.first + i
-			if idx == 0 && f.chat {
+		for i := 0; i < len(b.times); {
+			if b.first+i == 0 && f.chat {
 				buf = f.role(buf)
+				if usage.continuous {
+					buf = f.withUsage(buf, sq.prompt, 0, 0)
+				}
 			}
-			finish := ""
-			if b.err == nil && b.finish != "" && i == len(b.times)-1 {
-				finish = b.finish
+			var n int
+			buf, n = stepChunk(buf, f, sq, b, i, &text)
+			i += n
+			if usage.continuous {
+				sent := b.first + i
+				buf = f.withUsage(buf, sq.prompt, sent, sq.reasoningOf(sent))
 			}
-			text, reasoning := "", false
-			if finish != finishStop {
-				text, reasoning = sq.tokenAt(idx)
-			}
-			buf = f.token(buf, text, finish, reasoning)
 		}
 		end := b.finish != ""
 		if b.err != nil {
 			buf = errorEvent(buf, engineError(b.err, s.effects(e.spec.Name), e.spec.Name))
 			buf = done(buf)
 		} else if end {
-			if usage {
+			if usage.final {
 				n := b.first + len(b.times)
 				buf = f.usage(buf, sq.prompt, n, sq.reasoningOf(n))
 			}
@@ -204,6 +206,39 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, e *engine, sq *s
 			return
 		}
 	}
+}
+
+// stepChunk appends one chunk for the tokens of b from index i that one
+// engine step produced (same deadline) and returns how many it took: a
+// step's accepted draft tokens go out as one event with a multi-token
+// delta, as vLLM and SGLang send them, not as events microseconds apart.
+// A switch from thinking to answer inside a step starts a new chunk (the
+// delta names one field). The last token carries the finish reason; a
+// natural stop's is the EOS token, with no text.
+func stepChunk(buf []byte, f *chunkFormat, sq *seq, b batch, i int, text *[]byte) ([]byte, int) {
+	*text = (*text)[:0]
+	n := 0
+	finish := ""
+	reasoning := false
+	for j := i; j < len(b.times) && b.times[j] == b.times[i]; j++ {
+		t, r := "", false
+		last := b.err == nil && b.finish != "" && j == len(b.times)-1
+		if !last || b.finish != finishStop {
+			t, r = sq.tokenAt(b.first + j)
+		}
+		if n > 0 && r != reasoning && t != "" {
+			break
+		}
+		if n == 0 {
+			reasoning = r
+		}
+		*text = append(*text, t...)
+		n++
+		if last {
+			finish = b.finish
+		}
+	}
+	return f.token(buf, string(*text), finish, reasoning), n
 }
 
 // respond waits for the whole answer and writes one JSON response.

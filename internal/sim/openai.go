@@ -20,16 +20,24 @@ type openAIRequest struct {
 	N                   json.RawMessage `json:"n"`
 	Stream              bool            `json:"stream"`
 	StreamOptions       *struct {
-		IncludeUsage bool `json:"include_usage"`
+		IncludeUsage         bool `json:"include_usage"`
+		ContinuousUsageStats bool `json:"continuous_usage_stats"` // vLLM: usage on every chunk
 	} `json:"stream_options"`
 	IgnoreEOS bool `json:"ignore_eos"`
 }
 
 // parsed is a validated request.
 type parsed struct {
-	req          Request
-	stream       bool
-	includeUsage bool
+	req    Request
+	stream bool
+	usage  streamUsage
+}
+
+// streamUsage says which stream chunks carry usage: the final usage chunk
+// (include_usage) and, as vLLM does with continuous_usage_stats (only
+// with include_usage), every chunk, counting the tokens so far.
+type streamUsage struct {
+	final, continuous bool
 }
 
 func isNull(raw json.RawMessage) bool {
@@ -62,7 +70,9 @@ func parseRequest(body []byte, chat bool) (parsed, *apiError) {
 	var p parsed
 	p.req.Model = r.Model
 	p.stream = r.Stream
-	p.includeUsage = r.Stream && r.StreamOptions != nil && r.StreamOptions.IncludeUsage
+	if r.Stream && r.StreamOptions != nil && r.StreamOptions.IncludeUsage {
+		p.usage = streamUsage{final: true, continuous: r.StreamOptions.ContinuousUsageStats}
+	}
 	p.req.IgnoreEOS = r.IgnoreEOS
 	var aerr *apiError
 	maxRaw := r.MaxTokens

@@ -62,14 +62,17 @@ type seq struct {
 
 func newSeq() *seq { return &seq{notify: make(chan struct{}, 1)} }
 
-// deliver hands one token (produced at deadline) to the consumer and, when
-// final, the finish reason. It never blocks the engine: the consumer is
-// woken through a 1-slot channel and drains everything pending at once.
-func (s *seq) deliver(deadline int64, finish string) {
+// deliver hands the n tokens one step produced (at deadline) to the
+// consumer at once, so they go out in one chunk, and when final the
+// finish reason. It never blocks the engine: the consumer is woken
+// through a 1-slot channel and drains everything pending at once.
+func (s *seq) deliver(deadline int64, n int, finish string) {
 	s.mu.Lock()
-	s.produced++
+	s.produced += n
 	if !s.internal {
-		s.times = append(s.times, deadline)
+		for range n {
+			s.times = append(s.times, deadline)
+		}
 	}
 	if finish != "" {
 		s.finish = finish

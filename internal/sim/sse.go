@@ -65,7 +65,21 @@ func (f *chunkFormat) token(b []byte, text, finish string, reasoning bool) []byt
 // completion_tokens_details.reasoning_tokens when the model thought.
 func (f *chunkFormat) usage(b []byte, prompt, completion, reasoning int) []byte {
 	b = append(b, f.head...)
-	b = append(b, `"choices":[],"usage":{"prompt_tokens":`...)
+	b = append(b, `"choices":[],`...)
+	return appendUsage(b, prompt, completion, reasoning)
+}
+
+// withUsage adds the usage so far to the chunk that b ends with (vLLM's
+// continuous_usage_stats): `…]}` + "\n\n" becomes `…],"usage":{…}}` + "\n\n".
+func (f *chunkFormat) withUsage(b []byte, prompt, completion, reasoning int) []byte {
+	b = b[:len(b)-len("}\n\n")]
+	b = append(b, ',')
+	return appendUsage(b, prompt, completion, reasoning)
+}
+
+// appendUsage appends `"usage":{…}}` and the event's end.
+func appendUsage(b []byte, prompt, completion, reasoning int) []byte {
+	b = append(b, `"usage":{"prompt_tokens":`...)
 	b = strconv.AppendInt(b, int64(prompt), 10)
 	b = append(b, `,"total_tokens":`...)
 	b = strconv.AppendInt(b, int64(prompt+completion), 10)

@@ -35,10 +35,7 @@ func (e *engine) complete(deadline int64) {
 			if seqState(s.state.Load()) == stateDone {
 				finish = s.finishAt
 			}
-			for range s.extra {
-				s.deliver(deadline, "")
-			}
-			s.deliver(deadline, finish)
+			s.deliver(deadline, 1+s.extra, finish)
 		}
 	}
 	runtime.Gosched()

@@ -133,3 +133,95 @@ func TestStopAndDeterminism(t *testing.T) {
 		t.Errorf("streamed %q != non-streamed %q", text.String(), a)
 	}
 }
+
+// Speculative decoding: the tokens one step accepts go out as one chunk
+// with a multi-token delta, as vLLM and SGLang send them (never as events
+// microseconds apart): one content event per engine step (the first
+// token's, then one per verification step), the text the same as the
+// non-streamed answer's, and the usage count the tokens'.
+func TestSpeculativeStepIsOneChunk(t *testing.T) {
+	spec := stepModel("m", 2*time.Millisecond, 1e6)
+	spec.SpecTokens, spec.SpecAcceptRate = 3, 0.7
+	_, ts := newTestServer(t, Config{Seed: 3, Models: []ModelSpec{spec}})
+	const maxTokens = 60
+	body := `"model":"m","max_tokens":60,"ignore_eos":true,"messages":[{"role":"user","content":"a long story"}]`
+	resp, raw := postJSON(t, ts.URL, "/v1/chat/completions", `{`+body+`}`)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, raw)
+	}
+	var whole struct {
+		Choices []struct{ Message struct{ Content string } }
+	}
+	if err := json.Unmarshal(raw, &whole); err != nil || len(whole.Choices) != 1 {
+		t.Fatalf("answer %s: %v", raw, err)
+	}
+	before := metricValue(t, scrape(t, ts.URL), "vllm:spec_decode_num_drafts_total", map[string]string{"model_name": "m"}).GetCounter().GetValue()
+	r := streamRequest(t, context.Background(), ts.URL, "/v1/chat/completions",
+		`{"stream":true,"stream_options":{"include_usage":true},`+body+`}`)
+	drafts := metricValue(t, scrape(t, ts.URL), "vllm:spec_decode_num_drafts_total", map[string]string{"model_name": "m"}).GetCounter().GetValue() - before
+	if r.status != 200 || r.finish != "length" || r.usage["completion_tokens"] != maxTokens {
+		t.Fatalf("status %d finish %q usage %v err %s", r.status, r.finish, r.usage, r.errorMsg)
+	}
+	var text strings.Builder
+	multi := 0
+	for _, e := range r.events[1 : len(r.events)-2] { // role … usage, [DONE]
+		var c struct {
+			Choices []struct{ Delta struct{ Content string } }
+		}
+		if err := json.Unmarshal([]byte(e), &c); err != nil || len(c.Choices) != 1 {
+			t.Fatalf("chunk %s: %v", e, err)
+		}
+		text.WriteString(c.Choices[0].Delta.Content)
+		if strings.Count(strings.TrimSpace(c.Choices[0].Delta.Content), " ") > 0 {
+			multi++
+		}
+	}
+	if r.tokens != 1+int(drafts) || r.tokens >= maxTokens {
+		t.Errorf("%d content events for %d tokens, want one per step: 1 + %v verification steps", r.tokens, maxTokens, drafts)
+	}
+	if multi == 0 {
+		t.Errorf("no multi-token delta in %q", r.events)
+	}
+	if text.String() != whole.Choices[0].Message.Content {
+		t.Errorf("streamed %q != non-streamed %q", text.String(), whole.Choices[0].Message.Content)
+	}
+}
+
+// vLLM's continuous_usage_stats: every chunk carries the usage so far, so
+// a client can tell the tokens each event brought (more than one per
+// speculative step); the last chunk's count is the answer's.
+func TestContinuousUsageStats(t *testing.T) {
+	spec := stepModel("m", 2*time.Millisecond, 1e6)
+	spec.SpecTokens, spec.SpecAcceptRate = 3, 0.7
+	_, ts := newTestServer(t, Config{Seed: 3, Models: []ModelSpec{spec}})
+	const maxTokens = 40
+	r := streamRequest(t, context.Background(), ts.URL, "/v1/chat/completions",
+		`{"model":"m","stream":true,"max_tokens":40,"ignore_eos":true,"stream_options":{"include_usage":true,"continuous_usage_stats":true},"messages":[{"role":"user","content":"hi"}]}`)
+	if r.status != 200 || r.finish != "length" {
+		t.Fatalf("status %d finish %q err %s", r.status, r.finish, r.errorMsg)
+	}
+	prev, multi := 0, 0
+	for _, e := range r.events[:len(r.events)-1] { // all but [DONE]
+		var c struct {
+			Usage *struct {
+				Prompt     int `json:"prompt_tokens"`
+				Completion int `json:"completion_tokens"`
+				Total      int `json:"total_tokens"`
+			} `json:"usage"`
+		}
+		if err := json.Unmarshal([]byte(e), &c); err != nil || c.Usage == nil {
+			t.Fatalf("chunk without usage %s: %v", e, err)
+		}
+		u := c.Usage
+		if u.Completion < prev || u.Total != u.Prompt+u.Completion {
+			t.Fatalf("usage %+v after %d in %s", *u, prev, e)
+		}
+		if u.Completion-prev > 1 {
+			multi++
+		}
+		prev = u.Completion
+	}
+	if prev != maxTokens || multi == 0 {
+		t.Errorf("last usage %d (want %d), %d multi-token chunks", prev, maxTokens, multi)
+	}
+}

@@ -73,7 +73,9 @@ func startEnergyRun(t *testing.T, cfg sim.Config, targets []Target) *energyRun {
 	r := &energyRun{srv: srv, store: telemetry.NewStore(telemetry.StoreConfig{}), now: time.Unix(1_000_000, 0)}
 	clock := func() time.Time { return r.now }
 	dcgm := New(Config{URL: srv.DCGMURL(), Now: clock, Targets: targets}, r.store)
-	sc := scrape.New(scrape.Config{URL: srv.URL(), Name: "sim", Now: clock}, r.store)
+	// Rates between two scrapes (a one-interval rate window): each round's
+	// tok/s is its own Δtokens/1 s, as the equal weights above need.
+	sc := scrape.New(scrape.Config{URL: srv.URL(), Name: "sim", Now: clock, RateWindow: time.Second}, r.store)
 	r.round = func() {
 		t.Helper()
 		if err := sc.ScrapeOnce(context.Background()); err != nil {

@@ -33,6 +33,10 @@ type Config struct {
 	// of it (default 0.1) so many targets do not scrape in lockstep.
 	Interval time.Duration `json:"interval,omitempty" yaml:"interval,omitempty"`
 	Jitter   float64       `json:"jitter,omitempty" yaml:"jitter,omitempty"`
+	// RateWindow is the span counter rates and ratios are taken over:
+	// the scrapes of the last RateWindow (default RateWindow(Interval)).
+	// One interval or less gives the rate between two scrapes.
+	RateWindow time.Duration `json:"rate_window,omitempty" yaml:"rate_window,omitempty"`
 	// HTTP holds auth, TLS, timeout (default 3 s here), redirect limit
 	// and body cap (default 32 MiB).
 	HTTP httpclient.Config `json:"http,omitzero" yaml:"http,omitempty"`
@@ -59,5 +63,8 @@ type Config struct {
 func (c Config) WithDefaults() Config {
 	t := loop.Target{URL: c.URL, Path: c.Path, Interval: c.Interval, Jitter: c.Jitter, HTTP: c.HTTP, Now: c.Now}.WithDefaults()
 	c.URL, c.Path, c.Interval, c.Jitter, c.HTTP, c.Now = t.URL, t.Path, t.Interval, t.Jitter, t.HTTP, t.Now
+	if c.RateWindow <= 0 {
+		c.RateWindow = RateWindow(c.Interval)
+	}
 	return c
 }

@@ -140,8 +140,9 @@ func TestDiagnosisVLLMv027Capture(t *testing.T) {
 		t.Errorf("MBU %+v from a disabled bytes counter is not marked estimated", o)
 	}
 
-	// With the counter moving (1 TB in the next second), MBU is measured.
-	const readBytes = 1e12
+	// With the counter moving (1 TB in the last second), MBU is measured:
+	// the rate is over the window of all three scrapes (2 s).
+	const readBytes = 1e12 / 2
 	more := strings.Replace(raw, `vllm:estimated_read_bytes_per_gpu_total{engine="0",model_name="qwen38-fp8"} 0.0`,
 		`vllm:estimated_read_bytes_per_gpu_total{engine="0",model_name="qwen38-fp8"} 1e12`, 1)
 	obs = scrapePages(t, cfg, freshPage(raw), raw, more)
@@ -152,7 +153,8 @@ func TestDiagnosisVLLMv027Capture(t *testing.T) {
 	}
 
 	// Two data-parallel ranks, each counting its own GPU's bytes: the
-	// figure is per GPU, their mean (1 and 3 TB/s), not their 4 TB/s sum.
+	// figure is per GPU, their mean (1 and 3 TB over the 2 s window), not
+	// their sum.
 	rank0 := `vllm:estimated_read_bytes_per_gpu_total{engine="0",model_name="qwen38-fp8"} `
 	rank1 := `vllm:estimated_read_bytes_per_gpu_total{engine="1",model_name="qwen38-fp8"} `
 	twoRanks := func(page, v0, v1 string) string {
@@ -160,8 +162,8 @@ func TestDiagnosisVLLMv027Capture(t *testing.T) {
 	}
 	obs = scrapePages(t, cfg, freshPage(twoRanks(raw, "0.0", "0.0")), twoRanks(raw, "0.0", "0.0"), twoRanks(raw, "1e12", "3e12"))
 	ep = onlyEndpoint(t, obs)
-	checkSample(t, obs, ep, telemetry.EngineReadBytes, 2e12)
-	checkSample(t, obs, ep, telemetry.MBU, 2e12/peak)
+	checkSample(t, obs, ep, telemetry.EngineReadBytes, 1e12)
+	checkSample(t, obs, ep, telemetry.MBU, 1e12/peak)
 }
 
 // vLLM 0.10: the prefix cache (both the new and the deprecated gpu_ names).

@@ -7,12 +7,16 @@
 // E2E and queue time (summed across data-parallel engines and ranks by
 // le, never averaged; an interval without requests is a histogram of
 // zeros, the first scrape only sets the baseline, and a series seen for
-// the first time contributes from its second scrape on); KindSample for gauges (running, waiting, KV cache
-// 0–1), rates (output tok/s), interval means of counter pairs (Triton,
-// llama.cpp) and the error rate; KindSample Approx for the MBU estimate
-// when configured; KindNoData for NaN or 0/0; and one KindSource with the
-// source's health. Counter resets (a count going down, a new _created)
-// skip that interval: no negative rates, no spikes. Failures emit
+// the first time contributes from its second scrape on); KindSample for
+// gauges (running, waiting, KV cache 0–1), and for rates (output tok/s)
+// and ratios of counters over a sliding window of the scrapes of the last
+// Config.RateWindow (RateWindow: max(10 s, 4 intervals)), each carrying
+// the span it covers as its RateWindow; KindHistogram counts for the error
+// rate; KindSample Approx for the MBU estimate when configured; KindNoData
+// for NaN or 0/0; and one KindSource with the source's health. A counter
+// reset (a count going down, a new _created) counts the new value from
+// zero in a window's increase, as Prometheus' rate() does, and skips that
+// interval of a histogram or the error counts: no negative rates. Failures emit
 // KindFailure for every endpoint of the target, so the last good values
 // stay and are shown as failed/stale.
 package scrape

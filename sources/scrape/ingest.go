@@ -18,7 +18,6 @@ type scrape struct {
 	ctx      context.Context
 	page     *expo.Page
 	at       time.Time
-	dt       float64 // seconds since the previous successful scrape, 0 if none
 	det      engines.Detection
 	spec     engines.Spec
 	hasSpec  bool
@@ -45,11 +44,9 @@ type modelVals struct {
 
 func (s *Scraper) newScrape(ctx context.Context, page *expo.Page, at time.Time) *scrape {
 	s.st.gen++
+	s.st.now = at
 	sc := &scrape{s: s, ctx: ctx, page: page, at: at, byRaw: map[string]*modelVals{},
 		obs: make([]telemetry.Observation, 0, s.st.observations)}
-	if !s.st.prevAt.IsZero() {
-		sc.dt = at.Sub(s.st.prevAt).Seconds()
-	}
 	sc.det = s.detect(page.Names)
 	if s.cfg.Engine != "" {
 		sc.det.Engine = s.cfg.Engine
@@ -212,13 +209,13 @@ func (sc *scrape) emit(mv *modelVals, o telemetry.Observation) {
 	sc.obs = append(sc.obs, o)
 }
 
-// emitRate emits a rate or ratio of counter increments since the previous
-// scrape: views name the scrape interval as its rate window (the
-// configured one, steady under jitter).
-func (sc *scrape) emitRate(mv *modelVals, sig telemetry.Signal, v float64, approx bool) {
+// emitRate emits a rate or ratio of counter increases over the rate
+// window; span, the time those increases cover, is its RateWindow (shorter
+// than the window while the scraper or the series is younger).
+func (sc *scrape) emitRate(mv *modelVals, sig telemetry.Signal, v float64, approx bool, span time.Duration) {
 	sc.emitValue(mv, sig, v, approx)
 	if o := &sc.obs[len(sc.obs)-1]; o.Kind == telemetry.KindSample && !sig.Info().Distribution {
-		o.RateWindow = sc.s.cfg.Interval
+		o.RateWindow = span
 	}
 }
 

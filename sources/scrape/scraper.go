@@ -41,7 +41,7 @@ type Scraper struct {
 // (bad URL, unreadable CA file) are reported by every scrape.
 func New(cfg Config, sink telemetry.Sink) *Scraper {
 	cfg = cfg.WithDefaults()
-	s := &Scraper{cfg: cfg, sink: sink, st: newState(), table: engines.NewTable(), seed: maphash.MakeSeed()}
+	s := &Scraper{cfg: cfg, sink: sink, st: newState(cfg.RateWindow), table: engines.NewTable(), seed: maphash.MakeSeed()}
 	base := strings.TrimRight(cfg.URL, "/")
 	s.metricsURL = base + "/" + strings.TrimLeft(cfg.Path, "/")
 	s.baseURL = httpclient.Redact(base)

@@ -2,6 +2,7 @@ package scrape
 
 import (
 	"math"
+	"time"
 
 	"github.com/tokentop/tokentop/engines"
 	"github.com/tokentop/tokentop/telemetry"
@@ -89,10 +90,13 @@ func (sc *scrape) gauge(sig telemetry.Signal, a engines.Alias) {
 	}
 }
 
-// counterDeltas sums each model's counter increments over its series.
+// counterAcc sums a model's counter increments over its series: since the
+// previous scrape (the error rate's counts), or over the rate window.
 type counterAcc struct {
 	delta          float64
 	ok, reset, nan int
+	// span is the longest span any series' window increase covers.
+	span time.Duration
 }
 
 func (c *counterAcc) add(d float64, s deltaStatus) {
@@ -107,8 +111,17 @@ func (c *counterAcc) add(d float64, s deltaStatus) {
 	}
 }
 
-// usable reports whether the interval can be used: some increment known,
-// no restart. nan is true when a NaN makes it "no data".
+// addWindow adds one series' increase over the rate window.
+func (c *counterAcc) addWindow(inc float64, span time.Duration, s deltaStatus) {
+	c.add(inc, s)
+	if s == deltaOK {
+		c.span = max(c.span, span)
+	}
+}
+
+// usable reports whether the increments can be used: some known, no
+// restart (window increases never carry one). nan is true when a NaN
+// makes it "no data".
 func (c *counterAcc) usable() (ok, nan bool) {
 	if c == nil || c.reset > 0 {
 		return false, false
@@ -120,7 +133,7 @@ func (c *counterAcc) usable() (ok, nan bool) {
 }
 
 // counterDeltas reads a counter family (or a histogram's _sum with
-// fromSum) and returns per-model increments.
+// fromSum) and returns per-model increases over the rate window.
 func (sc *scrape) counterDeltas(name string, a engines.Alias, fromSum bool) (map[*modelVals]*counterAcc, []*modelVals) {
 	f := sc.page.Families[name]
 	accs := map[*modelVals]*counterAcc{}
@@ -146,28 +159,27 @@ func (sc *scrape) counterDeltas(name string, a engines.Alias, fromSum bool) (map
 				v = math.NaN()
 			}
 		}
-		c.add(sc.s.st.counterDelta(name, ser, v))
+		c.addWindow(sc.s.st.counterIncrease(name, ser, v))
 	}
 	return accs, order
 }
 
-// counterRate emits Δcounter/Δt per model (output tok/s).
+// counterRate emits Δcounter/Δt per model (output tok/s) over the rate
+// window.
 func (sc *scrape) counterRate(sig telemetry.Signal, a engines.Alias, fromSum bool) {
 	accs, order := sc.counterDeltas(a.Name, a, fromSum)
-	if sc.dt <= 0 {
-		return
-	}
 	for _, mv := range order {
-		ok, nan := accs[mv].usable()
+		c := accs[mv]
+		ok, nan := c.usable()
 		switch {
 		case nan:
 			sc.emit(mv, telemetry.Observation{Kind: telemetry.KindNoData, Signal: sig})
-		case ok:
-			rate := accs[mv].delta * a.Factor() / sc.dt
+		case ok && c.span > 0:
+			rate := c.delta * a.Factor() / c.span.Seconds()
 			if a.Agg == engines.Mean {
-				rate /= float64(accs[mv].ok) // per series (rank), not their sum
+				rate /= float64(c.ok) // per series (rank), not their sum
 			}
-			sc.emitRate(mv, sig, rate, false)
+			sc.emitRate(mv, sig, rate, false, c.span)
 			if sig == telemetry.EngineReadBytes {
 				mv.readBytesPerS, mv.hasReadBytes = rate, true
 			}
@@ -199,7 +211,7 @@ func (sc *scrape) ratio(sig telemetry.Signal, a engines.Alias) {
 			// Duration means stand in for a distribution (approximate:
 			// Triton's E2E and queue time, llama.cpp's ITL); the
 			// diagnosis ratios and shares are exact counts.
-			sc.emitRate(mv, sig, num[mv].delta/den*a.Factor()+a.Offset, sig.Info().Distribution)
+			sc.emitRate(mv, sig, num[mv].delta/den*a.Factor()+a.Offset, sig.Info().Distribution, max(num[mv].span, per[mv].span))
 		}
 	}
 }

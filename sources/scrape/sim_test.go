@@ -212,9 +212,15 @@ func TestScrapeSimulatorDiagnosis(t *testing.T) {
 		clk.Advance(time.Second)
 		time.Sleep(200 * time.Millisecond)
 	}
+	// A fresh scraper scrapes twice: its rates are over that one span,
+	// Δcount / 1 s, which the recorded pages tell.
 	c.Take()
+	s = New(Config{URL: proxy.URL, Now: clk.Now, MBU: mbu}, c)
+	if err := s.ScrapeOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(time.Second)
-	clk.Advance(time.Second) // the scraper's Δt: rates are Δcount / 1 s
+	clk.Advance(time.Second)
 	if err := s.ScrapeOnce(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,8 @@ type state struct {
 	families     int       // families on the last page (parser size hint)
 	observations int       // observations of the last scrape (buffer size hint)
 	prevAt       time.Time // time of the last successful scrape
+	now          time.Time // time of the scrape in progress
+	rateWindow   time.Duration
 	fams         map[string]map[string]*prevSeries
 	endpoints    map[string]bool
 	failures     int
@@ -29,8 +31,16 @@ type state struct {
 	detValid bool
 }
 
-func newState() state {
-	return state{fams: map[string]map[string]*prevSeries{}, endpoints: map[string]bool{}}
+func newState(rateWindow time.Duration) state {
+	return state{fams: map[string]map[string]*prevSeries{}, endpoints: map[string]bool{}, rateWindow: rateWindow}
+}
+
+// RateWindow is the span direct-scrape rates and ratios are taken over for
+// a scrape interval: the scrapes of the last max(10 s, 4 intervals), as a
+// Prometheus rate() over several samples, so one scrape's burst or lull
+// does not make the figure jump.
+func RateWindow(interval time.Duration) time.Duration {
+	return max(10*time.Second, 4*interval)
 }
 
 func (st *state) endpointNames() []string {
@@ -64,6 +74,19 @@ type prevSeries struct {
 	// cached result of this generation, when a family is read twice
 	status deltaStatus
 	delta  float64
+	// A counter's readings over the rate window (counterPoint), the values
+	// lost to resets so far, and the increase and span they give.
+	points  []counterPoint
+	lost    float64
+	winInc  float64
+	winSpan time.Duration
+}
+
+// counterPoint is one reading of a counter: total is its value plus what
+// resets before it took away, so totals never decrease.
+type counterPoint struct {
+	at    time.Time
+	total float64
 }
 
 func (st *state) series(fam string, ser *expo.Series) (p *prevSeries, fresh bool) {
@@ -88,24 +111,72 @@ func restarted(prevCreated, created float64) bool {
 // counterDelta returns the increment of a counter series (value v) since
 // the previous scrape; computed once per scrape and cached.
 func (st *state) counterDelta(fam string, ser *expo.Series, v float64) (float64, deltaStatus) {
+	p := st.counter(fam, ser, v)
+	return p.delta, p.status
+}
+
+// counterIncrease returns a counter series' increase over the rate window
+// and the span it covers (from its oldest reading kept to now); ok is false
+// before a second reading. As Prometheus' rate(), a reset (the value goes
+// down, or _created changes) counts the new value from zero.
+func (st *state) counterIncrease(fam string, ser *expo.Series, v float64) (inc float64, span time.Duration, status deltaStatus) {
+	p := st.counter(fam, ser, v)
+	switch {
+	case p.status == deltaNaN:
+		return 0, 0, deltaNaN
+	case len(p.points) < 2:
+		return 0, 0, deltaNew
+	}
+	return p.winInc, p.winSpan, deltaOK
+}
+
+// counter updates a counter series' state with this scrape's value once
+// per scrape and returns it.
+func (st *state) counter(fam string, ser *expo.Series, v float64) *prevSeries {
 	p, fresh := st.series(fam, ser)
 	if !fresh && p.gen == st.gen {
-		return p.delta, p.status
+		return p
 	}
 	p.gen = st.gen
 	p.delta = 0
 	switch {
 	case math.IsNaN(v):
 		p.status, p.valid = deltaNaN, false
+		p.points, p.lost = p.points[:0], 0
+		return p
 	case fresh || !p.valid:
 		p.status, p.valid = deltaNew, true
+		p.points, p.lost = p.points[:0], 0
 	case v < p.value || restarted(p.created, ser.Created):
 		p.status = deltaReset
+		p.lost += p.value
 	default:
 		p.status, p.delta = deltaOK, v-p.value
 	}
 	p.value, p.created = v, ser.Created
-	return p.delta, p.status
+	p.points = append(p.points, counterPoint{at: st.now, total: v + p.lost})
+	p.points = trimWindow(p.points, st.now.Add(-st.rateWindow))
+	first, last := p.points[0], p.points[len(p.points)-1]
+	p.winInc, p.winSpan = last.total-first.total, last.at.Sub(first.at)
+	return p
+}
+
+// trimWindow drops the readings before the last one at or before from, so
+// the oldest kept one starts a span of at least the window once the
+// series is that old.
+func trimWindow(pts []counterPoint, from time.Time) []counterPoint {
+	base := 0
+	for i, pt := range pts {
+		if pt.at.After(from) {
+			break
+		}
+		base = i
+	}
+	if base == 0 {
+		return pts
+	}
+	n := copy(pts, pts[base:])
+	return pts[:n]
 }
 
 // histDelta adds a histogram series' bucket increments to acc.
