@@ -89,6 +89,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if damage != nil && !isDamage(damage) {
 		return damage
 	}
+	if damage == nil {
+		noteUnclosable(path, last, stderr)
+	}
 	if vf.json {
 		return replayJSON(path, *at, first, last, damage, vf.window, judging, stdout, stderr)
 	}
@@ -255,6 +258,16 @@ func replayJSON(path, at string, first, last time.Time, damage error, window tim
 		fmt.Fprintf(stderr, "tokentop replay: %v\n", damage)
 	}
 	return nil
+}
+
+// noteUnclosable says, for a recording older than the closing line, that
+// whether it was cut cannot be told: replay --help promises to say where
+// an unfinished recording stops.
+func noteUnclosable(path string, last time.Time, stderr io.Writer) {
+	if v, err := record.Version(path); err == nil && v > 0 && v < 3 {
+		fmt.Fprintf(stderr, "tokentop replay: recording format %d has no closing record, so a recording cut between two lines "+
+			"(the recorder killed) cannot be told from a finished one; replayed up to %s\n", v, last.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
+	}
 }
 
 func isDamage(err error) bool {
