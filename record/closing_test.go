@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
 )
 
 // TestCutOnLineBoundary: a recording whose writer was killed between two
@@ -21,6 +23,9 @@ func TestCutOnLineBoundary(t *testing.T) {
 	}
 	if _, err := readAll(t, path); err != nil {
 		t.Fatalf("closed recording: %v", err)
+	}
+	if e := playerEnding(t, path); e != nil {
+		t.Fatalf("player of the closed recording says it ends with %v", e)
 	}
 	lines := bytes.SplitAfter(raw, []byte{'\n'})
 	last := lines[len(lines)-2] // SplitAfter leaves an empty tail
@@ -41,6 +46,9 @@ func TestCutOnLineBoundary(t *testing.T) {
 		strconv.Itoa(len(obs)) + " observations up to there"
 	if err.Error() != want {
 		t.Errorf("message %q, want %q", err, want)
+	}
+	if e := playerEnding(t, path); e == nil || !errors.Is(e, errNoClosingRecord) {
+		t.Errorf("player of the cut recording: Ending() = %v", e)
 	}
 	first, lastAt, berr := Bounds(path)
 	if !errors.As(berr, &d) || !d.Unfinished() || !lastAt.Equal(obs[len(obs)-1].At) || first.IsZero() {
@@ -74,4 +82,18 @@ func TestVersion2WithoutClosingLine(t *testing.T) {
 	if _, _, err := Bounds(path); err != nil {
 		t.Errorf("Bounds of the version-2 recording: %v", err)
 	}
+}
+
+func playerEnding(t *testing.T, path string) *DamageError {
+	t.Helper()
+	p, err := NewPlayer(path, PlayerOptions{NewSink: func() telemetry.Sink { return &countSink{} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := p.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	return p.Ending()
 }
