@@ -6,7 +6,7 @@
 //
 // A recording is JSON lines, gzip-compressed when the name ends in ".gz":
 //
-//	{"kind":"header","at":…,"format":"tokentop-recording","version":2}
+//	{"kind":"header","at":…,"format":"tokentop-recording","version":3}
 //	{"kind":"checkpoint","at":"0001-01-01T00:00:00Z","line":2}
 //	{"kind":"settings","at":…,"settings":{"slo":{"objectives":[…],…},"store":{…}}}
 //	{"kind":"settings","at":…,"settings":{"view":{"window":…,"refresh":…}}}
@@ -17,6 +17,12 @@
 //	{"kind":"checkpoint","at":…,"seq":2,"line":…,"observations":…}
 //	{"state":true,"kind":"endpoint",…}
 //	…
+//	{"kind":"end","at":…,"line":…,"observations":…}
+//
+// The closing "end" line (version 3) is written by Close: a recording
+// without it was cut (its writer killed or crashed), even when the cut
+// fell on a line boundary; a reader reports that as an unfinished
+// recording (DamageError.Unfinished) after everything before it.
 //
 // Observation lines are telemetry.Observation's JSON, except that values
 // JSON cannot hold (NaN, ±Inf: a histogram's +Inf bucket, a 0/0 ratio) are

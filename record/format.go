@@ -11,12 +11,17 @@ import (
 )
 
 // Format identifies a recording in its header line. Version 2 added the
-// settings lines and alert lines in segment preambles; this build reads
-// versions 1 and 2. (A version-1 reader would count a settings line as an
+// settings lines and alert lines in segment preambles; version 3 the
+// closing line Close writes, so that a recording cut on a line boundary
+// (its writer killed) is told from a finished one. This build reads
+// versions 1 to 3. (An older reader would count a new kind of line as an
 // observation and call the file damaged, so the version says it.)
 const (
 	FormatName    = "tokentop-recording"
-	FormatVersion = 2
+	FormatVersion = 3
+	// closingSince is the first version whose writer ends a recording
+	// with a closing line.
+	closingSince = 3
 )
 
 // Line kinds that are not observations.
@@ -24,6 +29,7 @@ const (
 	kindHeader     telemetry.Kind = "header"
 	kindCheckpoint telemetry.Kind = "checkpoint"
 	kindSettings   telemetry.Kind = "settings"
+	kindEnd        telemetry.Kind = "end" // the closing line (version 3)
 	// KindAlert marks an alert transition line (Writer.WriteAlert).
 	KindAlert telemetry.Kind = "alert"
 )

@@ -57,6 +57,7 @@ type Player struct {
 	after   func(time.Duration) <-chan time.Time
 	entries []indexEntry // guarded by seekMu
 	first   time.Time
+	ending  *DamageError // how an unclosed or damaged recording ends (Bounds), nil for a closed one
 	last    time.Time
 
 	seekMu sync.Mutex // serialises seeks and Close
@@ -104,6 +105,9 @@ func newPlayer(path string, opts PlayerOptions, now func() time.Time, after func
 	}
 	p := &Player{path: path, opts: opts, now: now, after: after, entries: entries, first: first, last: last,
 		speed: opts.Speed, wake: make(chan struct{}, 1)}
+	if d := (*DamageError)(nil); errors.As(berr, &d) {
+		p.ending = d
+	}
 	if err := p.Seek(first); err != nil && !isDamage(err) {
 		return nil, err
 	}
@@ -114,6 +118,12 @@ func isDamage(err error) bool {
 	var d *DamageError
 	return errors.As(err, &d)
 }
+
+// Ending returns how the recording ends when it does not end as a closed
+// one (its writer killed, the disk filled, damage: a *DamageError whose
+// LastAt is where playback stops), or nil (as of NewPlayer). A replay's
+// header can say it beside the bounds.
+func (p *Player) Ending() *DamageError { return p.ending }
 
 // Bounds returns the times of the recording's first and last observation
 // (as of NewPlayer).

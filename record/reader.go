@@ -36,6 +36,10 @@ func (e *DamageError) Error() string {
 	if !e.LastAt.IsZero() {
 		up = " up to " + e.LastAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 	}
+	if errors.Is(e.Err, errNoClosingRecord) {
+		return fmt.Sprintf("recording ends at %s without its closing record (the recorder was killed or crashed); replayed %d observations up to there",
+			e.LastAt.UTC().Format("2006-01-02T15:04:05.000Z07:00"), e.Replayed)
+	}
 	if e.Unfinished() {
 		return fmt.Sprintf("recording stops at line %d (byte %d): %v; replayed %d observations%s: "+
 			"everything before is intact, the file was not closed (its writer was killed, or the disk filled)",
@@ -48,8 +52,12 @@ func (e *DamageError) Error() string {
 // stream without its end, a last line cut short), as a writer stopped
 // before Close leaves it, rather than holding bytes that are wrong.
 func (e *DamageError) Unfinished() bool {
-	return errors.Is(e.Err, io.ErrUnexpectedEOF) || errors.Is(e.Err, errCutLine)
+	return errors.Is(e.Err, io.ErrUnexpectedEOF) || errors.Is(e.Err, errCutLine) || errors.Is(e.Err, errNoClosingRecord)
 }
+
+// errNoClosingRecord: a recording of a version that ends with a closing
+// line ends, on a line boundary, without it.
+var errNoClosingRecord = errors.New("no closing record")
 
 func (e *DamageError) Unwrap() error { return e.Err }
 
@@ -79,6 +87,10 @@ type Reader struct {
 	cur      []decoded // decoded lines not yet consumed
 	tail     error     // what ended reading after cur
 	in       interner
+
+	version int   // of the header; read apart when reading starts at a later segment
+	closed  bool  // the closing line was read
+	lastNo  int64 // number of the last line read
 
 	settings    Settings // merged from the settings lines read so far
 	hasSettings bool
@@ -118,6 +130,9 @@ func openAt(path string, seg indexEntry) (*Reader, error) {
 	}
 	if seg.Offset > 0 {
 		if err := r.checkStart(seg); err != nil {
+			return nil, errors.Join(err, f.Close())
+		}
+		if r.version, err = headerVersion(path); err != nil {
 			return nil, errors.Join(err, f.Close())
 		}
 	}
@@ -177,7 +192,7 @@ func (r *Reader) NextEntry() (Entry, error) {
 				r.pipe = startPipeline(r.src, r.preamble, r.cps)
 			}
 			if r.tail != nil {
-				r.err = r.fill(r.tail)
+				r.err = r.fill(r.atEnd(r.tail))
 				continue
 			}
 			r.cur, r.tail = r.pipe.next()
@@ -189,6 +204,7 @@ func (r *Reader) NextEntry() (Entry, error) {
 			r.err = r.fill(d.err)
 			continue
 		}
+		r.lastNo = d.no
 		if d.skip {
 			continue
 		}
@@ -203,7 +219,11 @@ func (r *Reader) NextEntry() (Entry, error) {
 func (r *Reader) accept(d *decoded) (Entry, bool) {
 	l := &d.l
 	switch l.Kind {
+	case kindEnd:
+		r.closed = true
+		return Entry{}, false
 	case kindHeader:
+		r.version = l.Version
 		if l.Format != FormatName || l.Version < 1 || l.Version > FormatVersion {
 			r.err = fmt.Errorf("record: not a tokentop recording of a version this build reads (format %q, version %d)", l.Format, l.Version)
 		}
@@ -247,6 +267,35 @@ func (r *Reader) accept(d *decoded) (Entry, bool) {
 		r.lastAt = l.At
 	}
 	return Entry{Line: d.no, Observation: l.observation()}, true
+}
+
+// atEnd turns a clean end into damage where the recording should have
+// ended with a closing line and did not.
+func (r *Reader) atEnd(err error) error {
+	if !errors.Is(err, io.EOF) || r.closed || r.version < closingSince {
+		return err
+	}
+	return &DamageError{Line: r.lastNo + 1, Offset: r.src.off, Err: errNoClosingRecord}
+}
+
+// Version returns the format version of the recording at path (0 if its
+// header does not decode). Recordings before version 3 have no closing
+// line, so one cut on a line boundary cannot be told from a finished one.
+func Version(path string) (int, error) { return headerVersion(path) }
+
+// headerVersion reads the format version from the header of the
+// recording at path (0 if it has none that decodes).
+func headerVersion(path string) (int, error) {
+	r, err := openAt(path, indexEntry{})
+	if err != nil {
+		return 0, err
+	}
+	b, _, _, err := r.src.next()
+	var l line
+	if err == nil && decodeLine(b, &l, &r.in) == nil && l.Kind == kindHeader {
+		return l.Version, r.Close()
+	}
+	return 0, r.Close()
 }
 
 // fill completes a damage error with what the consumer read before it.

@@ -36,7 +36,8 @@ func plainLines(t *testing.T, path string) [][]byte {
 // isObservationLine tells the lines Next returns from a sequential read.
 func isObservationLine(l []byte) bool {
 	return !bytes.HasPrefix(l, []byte(`{"kind":"header"`)) && !bytes.HasPrefix(l, []byte(`{"kind":"checkpoint"`)) &&
-		!bytes.HasPrefix(l, []byte(`{"state":true`)) && !bytes.HasPrefix(l, []byte(`{"kind":"alert"`))
+		!bytes.HasPrefix(l, []byte(`{"state":true`)) && !bytes.HasPrefix(l, []byte(`{"kind":"alert"`)) &&
+		!bytes.HasPrefix(l, []byte(`{"kind":"end"`))
 }
 
 // expectDamage checks a read of path stops after the observations of the

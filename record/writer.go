@@ -343,7 +343,7 @@ func (w *Writer) Stats() Stats {
 	return Stats{Lines: w.lines, Observations: w.obs, Dropped: w.dropped}
 }
 
-// Close flushes everything, ends the gzip stream, syncs and closes the
+// Close writes the closing line, flushes everything, ends the gzip stream, syncs and closes the
 // files. It returns the first error met while recording, including
 // observations dropped because the disk could not keep up.
 func (w *Writer) Close() error {
@@ -353,6 +353,11 @@ func (w *Writer) Close() error {
 		return errors.New("record: writer already closed")
 	}
 	w.closed = true
+	if w.err == nil {
+		// The closing line: without it a reader knows the recording was
+		// cut, even on a line boundary.
+		w.appendLine(line{Observation: telemetry.Observation{Kind: kindEnd, At: time.Now().UTC()}, LineNo: w.lines + 1, Observations: w.obs})
+	}
 	w.mu.Unlock()
 	close(w.stop)
 	<-w.done

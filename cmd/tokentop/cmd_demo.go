@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,18 +20,22 @@ func init() {
 
 const demoUsage = `tokentop demo [flags]
 
-Starts the engine simulator on loopback with three models (one healthy, one
-that degrades into an SLO breach about 30 s in and recovers, one bursty) and
-a simulated dcgm-exporter, then probes, scrapes and shows them. --webhook,
---on-alert and --bell notify as the dashboard does, so a receiver or hook
-can be tried against the degrading model's alerts (the first fires about
-40 s in).`
+Starts the engine simulator on loopback with four models (one healthy, one
+that degrades into an SLO breach about 30 s in and recovers, one bursty, and
+a reasoning model, DeepSeek-R1-Distill, whose answers start with thinking
+tokens) and a simulated dcgm-exporter, then probes, scrapes and shows them
+over a 1m window. --webhook, --on-alert and --bell notify as the dashboard
+does, so a receiver or hook can be tried against the degrading model's
+alerts (the first fires about 40 s in).`
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", demoUsage, stderr)
 	var vf viewFlags
 	var nf notifyFlags
 	vf.bind(fs)
+	if err := setFlagDefault(fs, "window", monitor.DemoWindow.String()); err != nil {
+		return err // the help shows the window the demo starts at
+	}
 	nf.bind(fs)
 	seed := fs.Int64("seed", 1, simSeedUsage)
 	procs := bindProcs(fs)
@@ -121,4 +126,18 @@ func startDemoCPUProfile(path string) (func(io.Writer), error) {
 			fmt.Fprintf(stderr, "tokentop demo: %s: %v\n", demoCPUProfileEnv, err)
 		}
 	}, nil
+}
+
+// setFlagDefault changes a bound flag's default and what the help says
+// it is.
+func setFlagDefault(fs *flag.FlagSet, name, value string) error {
+	f := fs.Lookup(name)
+	if f == nil {
+		return fmt.Errorf("no flag --%s", name)
+	}
+	if err := f.Value.Set(value); err != nil {
+		return err
+	}
+	f.DefValue = f.Value.String()
+	return nil
 }

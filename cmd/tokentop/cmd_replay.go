@@ -89,6 +89,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if damage != nil && !isDamage(damage) {
 		return damage
 	}
+	if damage == nil {
+		noteUnclosable(path, last, stderr)
+	}
 	if vf.json {
 		return replayJSON(path, *at, first, last, damage, vf.window, judging, stdout, stderr)
 	}
@@ -223,7 +226,7 @@ func replayJSON(path, at string, first, last time.Time, damage error, window tim
 		}
 		return usagef("--at %s: %s is outside the recording, which starts at %s and %s %s (%s long)",
 			at, t.UTC().Format(time.RFC3339Nano), first.UTC().Format(time.RFC3339Nano), end, last.UTC().Format(time.RFC3339Nano),
-			slo.FormatDuration(last.Sub(first).Round(time.Millisecond)))
+			spanText(last.Sub(first)))
 	}
 	st, err := monitor.ReplayAt(path, t, window, j)
 	var d *record.DamageError
@@ -255,6 +258,25 @@ func replayJSON(path, at string, first, last time.Time, damage error, window tim
 		fmt.Fprintf(stderr, "tokentop replay: %v\n", damage)
 	}
 	return nil
+}
+
+// noteUnclosable says, for a recording older than the closing line, that
+// whether it was cut cannot be told: replay --help promises to say where
+// an unfinished recording stops.
+func noteUnclosable(path string, last time.Time, stderr io.Writer) {
+	if v, err := record.Version(path); err == nil && v > 0 && v < 3 {
+		fmt.Fprintf(stderr, "tokentop replay: recording format %d has no closing record, so a recording cut between two lines "+
+			"(the recorder killed) cannot be told from a finished one; replayed up to %s\n", v, last.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
+	}
+}
+
+// spanText prints a recording's length as durations print everywhere
+// ("6m3s", not Go's "6m3.359s"): to the second, or to the ms under one.
+func spanText(d time.Duration) string {
+	if d < time.Second {
+		return slo.FormatDuration(d.Round(time.Millisecond))
+	}
+	return slo.FormatDuration(d.Round(time.Second))
 }
 
 func isDamage(err error) bool {

@@ -155,3 +155,18 @@ func TestExporterServesProbeMetrics(t *testing.T) {
 		t.Errorf("/healthz: %d", resp.StatusCode)
 	}
 }
+
+// A recording's length prints as people write durations (README's
+// conventions), not as Go's "6m3.359s" (QA).
+func TestReplaySpanText(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		6*time.Minute + 3359*time.Millisecond: "6m3s",
+		90 * time.Minute:                      "1h30m",
+		1500 * time.Microsecond:               "2ms",
+		59*time.Second + 600*time.Millisecond: "1m",
+	} {
+		if got := spanText(d); got != want {
+			t.Errorf("spanText(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -110,7 +110,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := srv.Listen(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "tokentop: serving the dashboard over SSH on %s (host key %s)\n", srv.Addr(), srv.HostKeyFingerprint())
+	// A diagnostic, on stderr as every other: stdout stays for output.
+	fmt.Fprintf(stderr, "tokentop: serving the dashboard over SSH on %s (host key %s)\n", srv.Addr(), srv.HostKeyFingerprint())
 	return serveSSH(ctx, m, c, srv, stderr)
 }
 

@@ -83,7 +83,7 @@ func TestServeDemoOverSSH(t *testing.T) {
 	addrRE := regexp.MustCompile(`over SSH on (127\.0\.0\.1:\d+)`)
 	var addr string
 	waitFor(t, "the listening address", func() bool {
-		if m := addrRE.FindStringSubmatch(stdout.String()); m != nil {
+		if m := addrRE.FindStringSubmatch(stderr.String()); m != nil {
 			addr = m[1]
 		}
 		return addr != ""
@@ -117,6 +117,9 @@ func TestServeDemoOverSSH(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not stop")
+	}
+	if stdout.String() != "" {
+		t.Errorf("serve wrote to stdout (diagnostics go to stderr): %q", stdout.String())
 	}
 	if !strings.Contains(stderr.String(), "ssh viewer connected") || !strings.Contains(stderr.String(), "user=bob") {
 		t.Errorf("connect not logged:\n%s", stderr.String())

@@ -177,7 +177,7 @@ const configUsage = "YAML config file: endpoints, objectives, notifications (def
 const simSeedUsage = "simulator seed: step jitter, answer lengths and text (sim, demo, serve --demo)"
 
 // demoUsage is --demo's help in sim and serve.
-const demoFlagUsage = "use the demo setup: the simulator's healthy, degrading (30-75 s) and bursty models"
+const demoFlagUsage = "use the demo setup: the simulator's healthy, degrading (30-75 s), bursty and reasoning (DeepSeek-R1-Distill) models"
 
 // bindWindow adds --window, the quantile window of every read-out.
 func bindWindow(fs *flag.FlagSet, p *time.Duration) {

@@ -124,6 +124,32 @@ func TestRecordingSurvivesTheSessionEnding(t *testing.T) {
 		}
 	})
 
+	t.Run("kill-9-line-boundary", func(t *testing.T) {
+		// A plain recording killed between two lines has no half line to
+		// show it was cut: the missing closing record must.
+		rec := filepath.Join(t.TempDir(), "killed.jsonl")
+		cmd := startRecording(t, bin, rec, "demo", "--record", rec)
+		waitRecorded(t, rec, 3*time.Second)
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		waitExit(t, cmd, 10*time.Second)
+		raw, err := os.ReadFile(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := bytes.LastIndexByte(raw, '\n'); i+1 != len(raw) {
+			// The kill fell inside a write: cut at the line before.
+			if err := os.WriteFile(rec, raw[:i+1], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, _, stderr := replay(t, rec, "--json")
+		if code != 0 || !strings.Contains(stderr, "without its closing record (the recorder was killed or crashed); replayed") {
+			t.Fatalf("replay --json of a recording killed on a line boundary: exit %d, stderr %q", code, stderr)
+		}
+	})
+
 	t.Run("objectives", func(t *testing.T) {
 		url := startSim(t, model(sim.DemoHealthy))
 		rec := filepath.Join(t.TempDir(), "slo.jsonl.gz")

@@ -29,7 +29,7 @@ type recordedLine struct {
 // index checkpoints, settings, preamble repeats).
 func (l recordedLine) observed() bool {
 	switch l.Kind {
-	case "header", "checkpoint", "settings", "":
+	case "header", "checkpoint", "settings", "end", "":
 		return false
 	}
 	return !l.State && !l.At.IsZero()

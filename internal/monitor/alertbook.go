@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/telemetry"
 )
 
 // alertKey names one alert as the engine keys its rules.
@@ -80,7 +81,9 @@ func (b *alertBook) overlay(rows []slo.Alert) []slo.Alert {
 			if a.State != rec.State {
 				a.Reason = rec.Reason
 			}
+			engine := a
 			a.State, a.UnknownSince, a.ActiveAt, a.FiredAt, a.ResolvedAt, a.Peak = rec.State, rec.UnknownSince, rec.ActiveAt, rec.FiredAt, rec.ResolvedAt, rec.Peak
+			a.Peak = livePeak(rec, engine)
 		}
 		out = append(out, a)
 	}
@@ -94,6 +97,25 @@ func (b *alertBook) overlay(rows []slo.Alert) []slo.Alert {
 			strings.Compare(a.Severity, b.Severity))
 	})
 	return out
+}
+
+// livePeak is the peak live showed for an alert still active: live
+// raises it on every evaluation but records it only with a transition, so
+// the recorded one is the peak at the last transition. The engine judges
+// the same observations: its value, and its peak while it holds the
+// alert active too, are values live saw since.
+func livePeak(rec, engine slo.Alert) float64 {
+	if rec.State != slo.Pending && rec.State != slo.Firing {
+		return rec.Peak
+	}
+	peak := rec.Peak
+	if engine.Data == telemetry.Live {
+		peak = max(peak, engine.Value)
+	}
+	if engine.State == slo.Pending || engine.State == slo.Firing {
+		peak = max(peak, engine.Peak)
+	}
+	return peak
 }
 
 // resolvedSince returns the resolved alerts kept that resolved at or after

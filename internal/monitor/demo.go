@@ -9,11 +9,15 @@ import (
 	"github.com/tokentop/tokentop/telemetry"
 )
 
+// DemoWindow is the demo's quantile window: short, so its breaches show
+// within the first minute.
+const DemoWindow = time.Minute
+
 // DemoConfig monitors a running demo simulator: each model probed every
 // 3 s and scraped, its GPU read from the simulator's dcgm-exporter, and
 // MBU estimated from the model's size.
 func DemoConfig(s *sim.Server) *config.Config {
-	c := &config.Config{Window: config.Duration(time.Minute)}
+	c := &config.Config{Window: config.Duration(DemoWindow)}
 	for _, md := range s.Models() {
 		w := &config.Weights{Parameters: md.Params, DType: dtypeName(md.DtypeBytes), TensorParallel: md.NumGPUs,
 			KVBytesPerToken: md.KVBytesPerToken}

@@ -65,6 +65,10 @@ func classify(ctx context.Context, err error, afterHeaders bool) *probeError {
 	msg := sanitize.Text(err.Error())
 	if ctx.Err() != nil {
 		switch cause := context.Cause(ctx); {
+		case errors.Is(cause, errStall) && !afterHeaders:
+			// Not a stream that stopped: the answer never began (the
+			// server stopped, hung, or its headers trickle).
+			return failf(ErrStall, "no response headers within the stall timeout")
 		case errors.Is(cause, errStall):
 			return failf(ErrStall, "no event within the stall timeout")
 		case errors.Is(cause, errTimeout):

@@ -265,7 +265,7 @@ func TestStallAndTimeout(t *testing.T) {
 	srv := server(t, scripted("text/event-stream", []step{{Data: sseData(chatChunk("a"))}, {Wait: 10 * time.Second, Data: sseData("[DONE]")}}))
 	start := time.Now()
 	r := probeOnce(t, Options{URL: srv.URL, StallTimeout: 300 * time.Millisecond})
-	if r.ErrorKind != ErrStall || time.Since(start) > 5*time.Second {
+	if r.ErrorKind != ErrStall || !strings.Contains(r.Err, "no event within the stall timeout") || time.Since(start) > 5*time.Second {
 		t.Errorf("kind %q err %q after %v", r.ErrorKind, r.Err, time.Since(start))
 	}
 	var steps []step
@@ -304,8 +304,34 @@ func TestSlowLorisHeaders(t *testing.T) {
 	})
 	start := time.Now()
 	r := probeOnce(t, Options{URL: "http://" + ln.Addr().String(), StallTimeout: 400 * time.Millisecond})
-	if r.ErrorKind != ErrStall || time.Since(start) > 3*time.Second {
+	if r.ErrorKind != ErrStall || !strings.Contains(r.Err, "no response headers within the stall timeout") || time.Since(start) > 3*time.Second {
 		t.Errorf("kind %q err %q after %v", r.ErrorKind, r.Err, time.Since(start))
+	}
+}
+
+// TestSilentServer: a server that accepts and reads the request but never
+// answers (stopped with kill -STOP) is said as such, not as a stream that
+// stopped mid-answer.
+func TestSilentServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	t.Cleanup(func() { close(release); _ = ln.Close(); wg.Wait() })
+	wg.Go(func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer func() { _ = conn.Close() }()
+		_, _ = bufio.NewReader(conn).ReadString('\n')
+		<-release
+	})
+	r := probeOnce(t, Options{URL: "http://" + ln.Addr().String(), StallTimeout: 300 * time.Millisecond})
+	if r.ErrorKind != ErrStall || !strings.Contains(r.Err, "no response headers within the stall timeout") {
+		t.Errorf("kind %q err %q", r.ErrorKind, r.Err)
 	}
 }
 
