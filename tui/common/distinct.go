@@ -142,6 +142,15 @@ func (n *Namer) shorten(name string, among []string, width int) string {
 			}
 			return -1
 		}
+		// Words of letters and digits (sizes, versions: "8B", "R1")
+		// tell models apart even when shared, so every plain word goes
+		// before any of them: the tail "8B" outlives "Distill".
+		if sa, sb := sized(toks[a].text), sized(toks[b].text); sa != sb {
+			if sa {
+				return 1
+			}
+			return -1
+		}
 		if d := n.freq[toks[b].text] - n.freq[toks[a].text]; d != 0 {
 			return d
 		}
@@ -175,6 +184,9 @@ func (n *Namer) shorten(name string, among []string, width int) string {
 	}
 	return text
 }
+
+// sized: letters and digits both ("70B", "Qwen2.5", "H100").
+func sized(w string) bool { return hasDigit(w) && !numeric(w) }
 
 func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }
 
