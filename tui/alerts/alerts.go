@@ -138,6 +138,9 @@ func (m *Model) clamp() {
 	m.offset = min(max(m.offset, 0), max(n-m.page(), 0))
 }
 
+// Page moves the cursor by the alerts drawn (negative = up).
+func (m *Model) Page(dir int) { m.Move(dir * m.page()) }
+
 // Move moves the cursor.
 func (m *Model) Move(d int) { m.cursor += d; m.clamp() }
 
