@@ -156,6 +156,23 @@ func (n *Namer) shorten(name string, among []string, width int) string {
 		}
 		return rank(a) - rank(b)
 	})
+	text := n.dropInOrder(toks, order, name, among, width)
+	// Greedy drops can get stuck: a word dropped first ("99") made no
+	// room, and the one that would ("ratio") cannot go with it. Each
+	// word in turn is then kept to the last, the first that fits wins.
+	for k := 0; Width(text) > width && k < len(order); k++ {
+		retry := append(slices.Concat(order[:k], order[k+1:]), order[k])
+		if try := n.dropInOrder(tokenize(name), retry, name, among, width); Width(try) <= width {
+			text = try
+		}
+	}
+	return text
+}
+
+// dropInOrder drops the words of toks at order, each while the result
+// does not fit and still identifies name among among, then puts back what
+// fits again.
+func (n *Namer) dropInOrder(toks []token, order []int, name string, among []string, width int) string {
 	text := render(toks, n.ellipsis)
 	var dropped []int
 	for _, i := range order {
