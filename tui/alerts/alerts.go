@@ -34,7 +34,7 @@ type Model struct {
 	objNeed  int
 	// objMin is the least the objective column takes: a severity whole
 	// and minObjective cells of the objective before it.
-	objMin int
+	objMin   int
 	short    map[string]string
 	shortObj map[string]string
 	shortKey common.Hash
