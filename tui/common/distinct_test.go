@@ -144,3 +144,12 @@ func TestDistinctKeepsTheSize(t *testing.T) {
 		}
 	}
 }
+
+// Greedy drops that get stuck (the port-like "99" first, then "ratio"
+// cannot go as "ttft…" reads as ttft-p95 too) retry keeping a word.
+func TestDistinctRetriesAStuckShortening(t *testing.T) {
+	names := []string{"ttft-ratio-99", "tpot-ratio-99", "ttft-p95"}
+	if got := Distinct(names, 7, "…")["ttft-ratio-99"]; got != "ttft…99" {
+		t.Errorf("got %q, want ttft…99", got)
+	}
+}
