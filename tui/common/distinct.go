@@ -328,3 +328,17 @@ func ReadsAs(shown, name, ellipsis string) bool {
 	}
 	return strings.HasSuffix(rest, pieces[len(pieces)-1])
 }
+
+// HostPrefix is "[scheme://]host:port/" of an endpoint name followed by
+// more (its model), or "": the part a row's group line already shows.
+func HostPrefix(ep string) string {
+	start := 0
+	if i := strings.Index(ep, "://"); i >= 0 {
+		start = i + 3
+	}
+	slash := strings.Index(ep[start:], "/")
+	if slash <= 0 || start+slash == len(ep)-1 || !strings.Contains(ep[start:start+slash], ":") {
+		return ""
+	}
+	return ep[:start+slash+1]
+}

@@ -193,7 +193,7 @@ func trimSharedHost(texts []string) []string {
 			continue
 		}
 		for _, ep := range strings.Split(t, ", ") {
-			p := hostPrefix(ep)
+			p := common.HostPrefix(ep)
 			if p == "" || prefix != "" && p != prefix {
 				return texts
 			}
@@ -205,20 +205,6 @@ func trimSharedHost(texts []string) []string {
 		out[i] = strings.ReplaceAll(strings.TrimPrefix(t, prefix), ", "+prefix, ", ")
 	}
 	return out
-}
-
-// hostPrefix is "[scheme://]host:port/" of an endpoint name followed by
-// more (its model), or "".
-func hostPrefix(ep string) string {
-	start := 0
-	if i := strings.Index(ep, "://"); i >= 0 {
-		start = i + 3
-	}
-	slash := strings.Index(ep[start:], "/")
-	if slash <= 0 || start+slash == len(ep)-1 || !strings.Contains(ep[start:start+slash], ":") {
-		return ""
-	}
-	return ep[:start+slash+1]
 }
 
 func longest(texts []string) int {

@@ -302,7 +302,8 @@ func alertSegs(c alerts.Counts, srcs []telemetry.SourceStatus, r *themes.Roles) 
 }
 
 // sourceRank orders the sources line: failing notifiers, failing
-// sources, stale ones, then the rest, so a cut line loses the healthy.
+// sources, stale ones, working ones with a caveat, then the rest, so a
+// cut line loses the healthy.
 func sourceRank(s telemetry.SourceStatus) int {
 	switch {
 	case s.State == telemetry.Error && s.Kind == notifyKind:
@@ -311,8 +312,10 @@ func sourceRank(s telemetry.SourceStatus) int {
 		return 1
 	case s.State == telemetry.Stale:
 		return 2
+	case len(s.Warnings) > 0:
+		return 3
 	}
-	return 3
+	return 4
 }
 
 func sourcesLine(ctx *common.Context, srcs []telemetry.SourceStatus, width int) string {
@@ -335,7 +338,11 @@ func sourcesLine(ctx *common.Context, srcs []telemetry.SourceStatus, width int) 
 	// sources as fit, and how many more there are.
 	segs := []seg{lead}
 	used := common.Width(lead.text)
+	shared := sharedHost(ordered)
 	for i, s := range ordered {
+		if shared != "" {
+			s.Name = strings.TrimPrefix(common.Safe(s.Name), shared)
+		}
 		sg := sourceSeg(ctx, s, true)
 		rest := len(ordered) - i - 1
 		tail := moreText(rest)
@@ -357,6 +364,26 @@ func sourcesLine(ctx *common.Context, srcs []telemetry.SourceStatus, width int) 
 	return common.Cut(line, width)
 }
 
+// sharedHost is the "host:port/" every source named after an endpoint
+// shares, when several are (the table's group line shows it), or "".
+func sharedHost(srcs []telemetry.SourceStatus) string {
+	prefix, n := "", 0
+	for _, s := range srcs {
+		p := common.HostPrefix(common.Safe(s.Name))
+		switch {
+		case p == "":
+			continue // a source of another kind ("dcgm"): left as it is
+		case prefix != "" && p != prefix:
+			return ""
+		}
+		prefix, n = p, n+1
+	}
+	if n < 2 {
+		return ""
+	}
+	return prefix
+}
+
 // moreText is what ends a cut sources line: how many are not shown and
 // the key that lists them in full.
 func moreText(n int) string {
@@ -365,6 +392,22 @@ func moreText(n int) string {
 	}
 	return " +" + strconv.Itoa(n) + " more (e)"
 }
+
+// cutAtWord is s within w cells, cut after a whole word and marked.
+func cutAtWord(s string, w int, ellipsis string) string {
+	if common.Width(s) <= w {
+		return s
+	}
+	cut := ansi.Truncate(s, w-common.Width(ellipsis), "")
+	if i := strings.LastIndex(cut, " "); i > 0 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,:;") + ellipsis
+}
+
+// maxShortCaveat bounds a working source's caveat on a line that cannot
+// hold every source (e shows it whole).
+const maxShortCaveat = 32
 
 // sourceSeg is one source's health; short leaves out an error's full
 // text (its cause stays) for a line that cannot hold every source.
@@ -417,7 +460,11 @@ func sourceSeg(ctx *common.Context, s telemetry.SourceStatus, short bool) seg {
 		}
 		if len(s.Warnings) > 0 {
 			// "TLS NOT VERIFIED", "lagging 30s": an ok that needs a caveat.
-			return seg{t + " (" + common.Safe(strings.Join(s.Warnings, ", ")) + ")", r.Warn}
+			caveat := common.Safe(strings.Join(s.Warnings, ", "))
+			if short {
+				caveat = cutAtWord(caveat, maxShortCaveat, g.Ellipsis)
+			}
+			return seg{t + " (" + caveat + ")", r.Warn}
 		}
 		return seg{t, r.OK}
 	}

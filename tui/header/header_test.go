@@ -145,3 +145,19 @@ func TestHeaderCounts(t *testing.T) {
 		}
 	}
 }
+
+// A line too long for every source drops the host:port the endpoints'
+// sources share and shortens a caveat at a word, so more sources show.
+func TestCutSourcesLineDropsSharedHost(t *testing.T) {
+	var srcs []telemetry.SourceStatus
+	for _, m := range []string{"Qwen/Qwen2.5-14B-Instruct", "deepseek-ai/DeepSeek-R1-Distill-Llama-8B", "meta-llama/Llama-3.2-3B-Instruct"} {
+		srcs = append(srcs, telemetry.SourceStatus{Name: "127.0.0.1:43799/" + m, State: telemetry.Live, Latency: time.Second})
+	}
+	srcs[0].Warnings = []string{"53 of 95 event gaps are under 1 ms: buffered path (proxy buffering or batched flushes)?"}
+	srcs = append(srcs, telemetry.SourceStatus{Name: "dcgm", State: telemetry.Live})
+	got := strings.Split(ansi.Strip(View(ctx(), Info{Sources: srcs}, 200)), "\n")[1]
+	if strings.Contains(got, "127.0.0.1:43799/") || !strings.Contains(got, "+ Qwen/Qwen2.5-14B-Instruct ok 1s (53 of 95 event gaps are under.)") ||
+		!strings.Contains(got, "meta-llama/Llama-3.2-3B-Instruct ok") {
+		t.Errorf("cut line: %q", got)
+	}
+}
