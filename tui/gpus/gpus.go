@@ -485,7 +485,7 @@ func Terms() [][2]string {
 		{"UTIL", "share of time any kernel ran (DCGM GPU_UTIL, utilization.gpu): near 100% whenever anything runs, so not a measure of how much of the GPU works"},
 		{"POWER", "draw now / power limit, W (DCGM POWER_USAGE and POWER_MGMT_LIMIT, nvidia-smi power.draw/power.limit); at 95% of the limit it is highlighted: the GPU throttles"},
 		{"TEMP", "GPU die temperature, °C; highlighted from 85 °C, where datacentre GPUs slow down"},
-		{"ENDPOINT", "the endpoints the GPU is joined to (same host in quick mode, or the GPU map); (not joined): no endpoint claims it"},
+		{"ENDPOINT", "the endpoints the GPU is joined to (same host in quick mode, or the GPU map); where narrow without the host:port they all share, then shortened keeping the words that tell them apart; (not joined): no endpoint claims it"},
 		{"Σ N GPUs", "total: memory and power summed, DRAM and UTIL averaged, TEMP the hottest, each over the GPUs that report it (drawn or not); (▲N ▼M more): GPUs above and below the panel, tab then ↑/↓ scrolls it"},
 	}
 }
