@@ -24,6 +24,10 @@ type Model struct {
 	// the keys scroll the panel (its title carries the selection mark).
 	offset  int
 	focused bool
+	// layoutKey says what the cached layout was made for: shortening
+	// names costs more than drawing the panel.
+	layoutKey common.Hash
+	cached    *columns
 }
 
 // New returns an empty panel.
@@ -173,6 +177,30 @@ func (m *Model) layout(multiHost bool) columns {
 	return c
 }
 
+// cachedLayout is layout, made again only when what it depends on changed.
+func (m *Model) cachedLayout(multiHost bool) columns {
+	k := common.NewHash()
+	k.Int(m.width)
+	k.Int(m.rows())
+	k.Int(m.offset)
+	k.Bool(m.hasTotal())
+	k.Bool(multiHost)
+	k.Bool(m.ctx.Glyphs.ASCII)
+	for _, d := range m.devs {
+		k.Str(d.Name)
+		k.Str(d.Host)
+		k.Int(len(d.Endpoints))
+		for _, e := range d.Endpoints {
+			k.Str(e)
+		}
+	}
+	if m.cached == nil || k != m.layoutKey {
+		c := m.layout(multiHost)
+		m.cached, m.layoutKey = &c, k
+	}
+	return *m.cached
+}
+
 // endpointText is the endpoints a device is joined to, sanitised.
 func endpointText(d telemetry.GPUDevice) string {
 	if len(d.Endpoints) == 0 {
@@ -230,7 +258,7 @@ func (m *Model) View() string {
 	for _, d := range m.devs {
 		multiHost = multiHost || d.Host != m.devs[0].Host
 	}
-	c := m.layout(multiHost)
+	c := m.cachedLayout(multiHost)
 	head := []string{common.FitRight("GPU", idxW, g.Ellipsis), common.Fit("NAME", c.name, g.Ellipsis)}
 	if c.host > 0 {
 		head = append(head, common.Fit("HOST", c.host, g.Ellipsis))

@@ -203,3 +203,21 @@ func TestPanelEndpointSaysTheModel(t *testing.T) {
 		}
 	}
 }
+
+// The layout is cached, never stale: a device joined to another endpoint
+// shows the new one at once.
+func TestPanelLayoutFollowsTheDevices(t *testing.T) {
+	devs := threeGPUs()
+	devs[0].Endpoints = []string{"llama-8b"}
+	m := panel(devs)
+	m.SetSize(120, m.Want())
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "llama-8b") {
+		t.Fatalf("first view: %s", v)
+	}
+	devs = threeGPUs()
+	devs[0].Endpoints = []string{"qwen-72b"}
+	m.SetDevices(devs)
+	if v := ansi.Strip(m.View()); strings.Contains(v, "llama-8b") || !strings.Contains(v, "qwen-72b") {
+		t.Fatalf("after the join changed: %s", v)
+	}
+}
