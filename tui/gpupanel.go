@@ -31,13 +31,18 @@ func (a *app) gpuView() string {
 	return "\n" + a.gpuP.View()
 }
 
+const gpuHiddenNote = "GPU panel hidden: u shows it"
+
 func (a *app) toggleGPUs() {
 	a.gpusHidden = !a.gpusHidden
 	a.layout()
 	a.dirty = true
+	if a.note == gpuHiddenNote {
+		a.note = "" // no longer true
+	}
 	switch {
 	case a.gpusHidden:
-		a.flash("GPU panel hidden: u shows it")
+		a.flash(gpuHiddenNote)
 	case a.gpuP.Len() == 0:
 		a.flash("no GPU data: give --dcgm or --nvidia-smi")
 	case a.layoutGPUH == 0:

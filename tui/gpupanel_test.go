@@ -85,9 +85,14 @@ func TestGPUPanelToggle(t *testing.T) {
 	if strings.Contains(a.render(), "5 GPUs") || a.layoutGPUH != 0 {
 		t.Fatal("u did not hide the panel")
 	}
+	if !strings.Contains(a.render(), "GPU panel hidden") {
+		t.Fatal("hiding the panel does not say how to show it")
+	}
 	a.onKey(keyMsg("u"))
-	if !strings.Contains(a.render(), "5 GPUs") {
+	if view := a.render(); !strings.Contains(view, "5 GPUs") {
 		t.Fatal("u did not show the panel again")
+	} else if strings.Contains(view, "hidden") {
+		t.Fatalf("the panel is back but the header says it is hidden:\n%s", view)
 	}
 	// Without GPU data there is no panel and the table keeps the room.
 	b := newApp(fixtureStore(), fixtureAlerts(), testOptions())

@@ -199,6 +199,19 @@ func TestEnterEscTabAndHelp(t *testing.T) {
 	if lines := strings.Split(plain(m), "\n"); strings.Count(strings.Join(lines[:m.a.layoutAlertsTop], "\n"), "▸") != 0 {
 		t.Fatalf("alerts focused: the table still draws its cursor:\n%s", plain(m))
 	}
+	lines := strings.Split(plain(m), "\n")
+	if footer := lines[len(lines)-1]; !strings.HasPrefix(footer, "alerts pane: ") || !strings.Contains(footer, "back to table") {
+		t.Fatalf("the status line does not say the alerts pane has the keys: %q", footer)
+	}
+	press(m, "esc")
+	if m.a.focus != paneTable {
+		t.Fatal("esc leaves the alerts pane")
+	}
+	lines = strings.Split(plain(m), "\n")
+	if footer := lines[len(lines)-1]; strings.Contains(footer, "alerts pane") {
+		t.Fatalf("the table has the keys again but the status line says the alerts pane: %q", footer)
+	}
+	press(m, "tab")
 	press(m, "enter")
 	if m.a.screen != screenDetail || m.a.detail.Name() != "gemma-9b" {
 		t.Fatalf("enter on an alert opens its endpoint, got %q", m.a.detail.Name())

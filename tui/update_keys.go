@@ -114,9 +114,6 @@ func (a *app) scrollKeys(k tea.KeyPressMsg, s scroller) {
 	a.dirty = true
 }
 
-// mover is a list with a cursor (table, alerts pane).
-type mover interface{ Move(int) }
-
 func (a *app) mainKey(k tea.KeyPressMsg) tea.Cmd {
 	km := &a.keys
 	if a.focus == paneGPUs {
@@ -131,16 +128,15 @@ func (a *app) mainKey(k tea.KeyPressMsg) tea.Cmd {
 		a.scrollKeys(k, &a.gpuP)
 		return nil
 	}
-	var list mover = &a.table
-	if a.focus == paneAlerts {
-		list = &a.alertP
+	if a.focus == paneAlerts && a.alertsKey(k) {
+		return nil
 	}
 	a.dirty = true
 	switch {
 	case key.Matches(k, km.Up):
-		list.Move(-1)
+		a.table.Move(-1)
 	case key.Matches(k, km.Down):
-		list.Move(1)
+		a.table.Move(1)
 	case key.Matches(k, km.PageUp):
 		a.table.Page(-1)
 	case key.Matches(k, km.PageDown):
@@ -171,6 +167,32 @@ func (a *app) mainKey(k tea.KeyPressMsg) tea.Cmd {
 		a.dirty = false
 	}
 	return nil
+}
+
+// alertsKey handles the keys that act on the alerts pane while it has
+// focus (the others act as on the table); it reports whether k was one.
+func (a *app) alertsKey(k tea.KeyPressMsg) bool {
+	km := &a.keys
+	switch {
+	case key.Matches(k, km.Back):
+		a.focusPane(paneTable)
+	case key.Matches(k, km.Up):
+		a.alertP.Move(-1)
+	case key.Matches(k, km.Down):
+		a.alertP.Move(1)
+	case key.Matches(k, km.PageUp):
+		a.alertP.Page(-1)
+	case key.Matches(k, km.PageDown):
+		a.alertP.Page(1)
+	case key.Matches(k, km.Top):
+		a.alertP.Move(-a.alertP.Len())
+	case key.Matches(k, km.Bottom):
+		a.alertP.Move(a.alertP.Len())
+	default:
+		return false
+	}
+	a.dirty = true
+	return true
 }
 
 // openSelected opens the detail view of the selected row, or of the

@@ -93,21 +93,45 @@ func (a *app) footerView() string {
 		}
 		return common.Cut(line+r.Faint.S(tail), a.width)
 	}
-	if a.focus == paneGPUs {
-		return a.shortHelp(gpuHelp(km))
+	switch a.focus {
+	case paneGPUs:
+		return a.paneHelp("GPU panel", gpuHelp(km))
+	case paneAlerts:
+		return a.paneHelp("alerts pane", alertsHelp(km))
 	}
 	return a.shortHelp(a.keys.ShortHelp())
+}
+
+// as is binding b described as what it does in a pane.
+func as(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
 }
 
 // gpuHelp is the footer while the GPU panel has the keys: the bindings
 // that move it, said as what they do there.
 func gpuHelp(km *keys.Map) []key.Binding {
-	as := func(b key.Binding, desc string) key.Binding {
-		b.SetHelp(b.Help().Key, desc)
-		return b
-	}
 	return []key.Binding{as(km.Up, "scroll GPUs up"), as(km.Down, "scroll GPUs down"), as(km.PageDown, "page"),
 		as(km.Top, "first"), as(km.Bottom, "last"), km.Tab, as(km.Back, "back to table"), km.GPUs, km.Help, km.Quit}
+}
+
+// alertsHelp is the footer while the alerts pane has the keys.
+func alertsHelp(km *keys.Map) []key.Binding {
+	return []key.Binding{as(km.Up, "previous alert"), as(km.Down, "next alert"),
+		as(km.Enter, "open its endpoint"), as(km.PageDown, "page"), as(km.Back, "back to table"), km.Tab, km.Help, km.Quit}
+}
+
+// paneHelp is the footer while a pane other than the table has the keys:
+// it starts by saying which.
+func (a *app) paneHelp(pane string, bs []key.Binding) string {
+	k := footerKey{a.screen, a.focus, a.width, a.ctx.Styles.Theme.Name}
+	if k == a.footerKey && a.footerLine != "" {
+		return a.footerLine
+	}
+	lead := pane + ": "
+	line := a.ctx.Styles.Normal.Accent.S(lead) + a.shortHelpFit(bs, a.width-common.Width(lead))
+	a.footerKey, a.footerLine = k, line
+	return line
 }
 
 // shortHelp renders as many bindings as fit. bubbles/help v2.2.1 keeps
@@ -120,7 +144,7 @@ func (a *app) shortHelp(bs []key.Binding) string {
 	if k == a.footerKey && a.footerLine != "" {
 		return a.footerLine
 	}
-	a.footerKey, a.footerLine = k, a.shortHelpFit(bs)
+	a.footerKey, a.footerLine = k, a.shortHelpFit(bs, a.width)
 	return a.footerLine
 }
 
@@ -131,13 +155,13 @@ type footerKey struct {
 	theme  string
 }
 
-func (a *app) shortHelpFit(bs []key.Binding) string {
+func (a *app) shortHelpFit(bs []key.Binding, width int) string {
 	for n := len(bs); n > 0; n-- {
 		v := a.footer.ShortHelpView(bs[:n])
 		if n < len(bs) {
 			v += a.ctx.Styles.Normal.Faint.S(" " + a.ctx.Glyphs.Ellipsis)
 		}
-		if ansi.StringWidth(v) <= a.width {
+		if ansi.StringWidth(v) <= width {
 			return v
 		}
 	}

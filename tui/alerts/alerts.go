@@ -32,6 +32,9 @@ type Model struct {
 	allNames []string
 	nameNeed int // widest endpoint and objective of the list
 	objNeed  int
+	// objMin is the least the objective column takes: a severity whole
+	// and minObjective cells of the objective before it.
+	objMin   int
 	short    map[string]string
 	shortObj map[string]string
 	shortKey common.Hash
@@ -79,7 +82,7 @@ func (m *Model) SetAlerts(all []slo.Alert) {
 	now := m.ctx.Now
 	m.list = m.list[:0]
 	m.counts = Counts{}
-	m.nameNeed, m.objNeed = 0, 0
+	m.nameNeed, m.objNeed, m.objMin = 0, 0, 0
 	for _, a := range all {
 		if !Shown(a, now) {
 			continue
@@ -87,6 +90,9 @@ func (m *Model) SetAlerts(all []slo.Alert) {
 		m.list = append(m.list, a)
 		m.nameNeed = max(m.nameNeed, common.Width(common.Safe(a.Endpoint)))
 		m.objNeed = max(m.objNeed, common.Width(objectiveName(a)))
+		if sev := severity(a); sev != "" {
+			m.objMin = max(m.objMin, min(common.Width(objectiveName(a)), minObjective+1+common.Width(sev)))
+		}
 		switch a.State {
 		case slo.Firing:
 			m.counts.Firing++
@@ -137,6 +143,9 @@ func (m *Model) clamp() {
 	}
 	m.offset = min(max(m.offset, 0), max(n-m.page(), 0))
 }
+
+// Page moves the cursor by the alerts drawn (negative = up).
+func (m *Model) Page(dir int) { m.Move(dir * m.page()) }
 
 // Move moves the cursor.
 func (m *Model) Move(d int) { m.cursor += d; m.clamp() }

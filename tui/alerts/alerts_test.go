@@ -60,3 +60,32 @@ func TestHeldAlertSaysWhy(t *testing.T) {
 		t.Errorf("held alert:\n%s", out)
 	}
 }
+
+// The two alerts of one ratio objective (page, ticket) show the objective
+// shortened the same way, each with its severity whole, at every width.
+func TestObjectiveShortenedAlikeForEachSeverity(t *testing.T) {
+	list := []slo.Alert{
+		{Objective: "tpot-99pct", Kind: slo.Ratio, Severity: "page"},
+		{Objective: "tpot-99pct", Kind: slo.Ratio, Severity: "ticket"},
+		{Objective: "ttft-99pct", Kind: slo.Ratio, Severity: "page"},
+		{Objective: "ttft-p99-500ms", Kind: slo.Percentile},
+	}
+	for w := 8; w <= 24; w++ {
+		got := shortObjectives(list, w, "…")
+		page, ticket := got["tpot-99pct page"], got["tpot-99pct ticket"]
+		if !strings.HasSuffix(page, " page") || !strings.HasSuffix(ticket, " ticket") {
+			t.Fatalf("width %d: severity not whole: %q, %q", w, page, ticket)
+		}
+		if p, tk := strings.TrimSuffix(page, " page"), strings.TrimSuffix(ticket, " ticket"); p != tk {
+			t.Errorf("width %d: one objective read two ways: %q, %q", w, page, ticket)
+		}
+		if got["tpot-99pct page"] == got["ttft-99pct page"] {
+			t.Errorf("width %d: two objectives read alike: %q", w, page)
+		}
+		for name, short := range got {
+			if common.Width(short) > w && w >= 12 {
+				t.Errorf("width %d: %q is %q, wider", w, name, short)
+			}
+		}
+	}
+}

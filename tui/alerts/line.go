@@ -122,7 +122,7 @@ func (m *Model) columns() lineLayout {
 	nameCap := min(max(m.width/4, 12), 36)
 	objCap := min(max(m.width/7, 10), 24)
 	l.name = min(nameCap, max(m.nameNeed, 8))
-	l.obj = min(objCap+nameCap-l.name, max(m.objNeed, 6))
+	l.obj = max(min(objCap+nameCap-l.name, max(m.objNeed, 6)), m.objMin)
 	l.name = min(nameCap+objCap-l.obj, max(m.nameNeed, 8))
 	l.used = 1 + stateWidth + 1 + l.name + 1 + l.obj + 1 + durWidth
 	if l.clock {
@@ -164,10 +164,9 @@ func (m *Model) ensureShort(nameW int) {
 		return
 	}
 	m.shortKey = k
-	var eps, objs []string
+	var eps []string
 	for _, a := range m.list {
 		eps = append(eps, common.Safe(a.Endpoint))
-		objs = append(objs, objectiveName(a))
 	}
 	among := eps
 	if len(m.allNames) > 0 {
@@ -175,7 +174,52 @@ func (m *Model) ensureShort(nameW int) {
 	}
 	ell := m.ctx.Glyphs.Ellipsis
 	m.short = common.NewNamer(among, ell).Fit(eps, among, nameW)
-	m.shortObj = common.NewNamer(objs, ell).Fit(objs, objs, m.columns().obj)
+	m.shortObj = shortObjectives(m.list, m.columns().obj, ell)
+}
+
+// minObjective is what an objective keeps beside its severity.
+const minObjective = 7
+
+// shortObjectives fits each alert's objective name in w cells: the
+// severity ("page", "ticket") stays whole and the objective is shortened
+// the same way for each of its severities, among the objectives, so the
+// two alerts of one objective read as one objective twice.
+func shortObjectives(list []slo.Alert, w int, ell string) map[string]string {
+	sevW := map[string]int{} // objective → its widest " severity"
+	var objs []string
+	for _, a := range list {
+		obj := common.Safe(a.Objective)
+		if _, seen := sevW[obj]; !seen {
+			objs = append(objs, obj)
+			sevW[obj] = 0
+		}
+		if sev := severity(a); sev != "" {
+			sevW[obj] = max(sevW[obj], 1+common.Width(sev))
+		}
+	}
+	namer := common.NewNamer(objs, ell)
+	short := map[string]string{}
+	for _, obj := range objs {
+		short[obj] = namer.Fit([]string{obj}, objs, max(w-sevW[obj], 1))[obj]
+	}
+	out := map[string]string{}
+	for _, a := range list {
+		text := short[common.Safe(a.Objective)]
+		if sev := severity(a); sev != "" {
+			text += " " + sev
+		}
+		out[objectiveName(a)] = text
+	}
+	return out
+}
+
+// severity is the alert's severity when its objective has several alerts
+// (a ratio objective's page and ticket), else "".
+func severity(a slo.Alert) string {
+	if a.Kind == slo.Ratio && a.Severity != "" {
+		return common.Safe(a.Severity)
+	}
+	return ""
 }
 
 // Describe is one alert in words for other views (the detail view's
@@ -192,8 +236,8 @@ func Describe(a slo.Alert, g themes.Glyphs) (word string, kind format.Kind, text
 // objectiveName is the objective, with the severity when one objective
 // has several alerts (a ratio objective's page and ticket).
 func objectiveName(a slo.Alert) string {
-	if a.Kind == slo.Ratio && a.Severity != "" {
-		return common.Safe(a.Objective + " " + a.Severity)
+	if sev := severity(a); sev != "" {
+		return common.Safe(a.Objective) + " " + sev
 	}
 	return common.Safe(a.Objective)
 }

@@ -4,6 +4,7 @@
 package common
 
 import (
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -197,4 +198,29 @@ func Clock(t time.Time) string {
 		return "--:--:--"
 	}
 	return t.Format("15:04:05")
+}
+
+// FitWhole is Fit for a line of figures ("p50 12ms p99 485ms mean 98ms
+// n=40 (17s of data)"): where it does not fit, whole parts go from the
+// end (a parenthesised note as one, a label with its figure) so that no
+// number is ever cut; only a first part too wide alone is cut.
+func FitWhole(s string, w int, ellipsis string) string {
+	for Width(s) > w {
+		if strings.HasSuffix(s, ")") {
+			if i := strings.LastIndex(s, " ("); i > 0 {
+				s = s[:i]
+				continue
+			}
+		}
+		i := strings.LastIndex(s, " ")
+		if i <= 0 {
+			break
+		}
+		s = s[:i]
+		// a label left without its figure goes with it
+		for j := strings.LastIndex(s, " "); j > 0 && !strings.ContainsAny(s[j+1:], "0123456789"); j = strings.LastIndex(s, " ") {
+			s = s[:j]
+		}
+	}
+	return Fit(s, w, ellipsis)
 }

@@ -142,11 +142,37 @@ func (n *Namer) shorten(name string, among []string, width int) string {
 			}
 			return -1
 		}
+		// Words of letters and digits (sizes, versions: "8B", "R1")
+		// tell models apart even when shared, so every plain word goes
+		// before any of them: the tail "8B" outlives "Distill".
+		if sa, sb := sized(toks[a].text), sized(toks[b].text); sa != sb {
+			if sa {
+				return 1
+			}
+			return -1
+		}
 		if d := n.freq[toks[b].text] - n.freq[toks[a].text]; d != 0 {
 			return d
 		}
 		return rank(a) - rank(b)
 	})
+	text := n.dropInOrder(toks, order, name, among, width)
+	// Greedy drops can get stuck: a word dropped first ("99") made no
+	// room, and the one that would ("ratio") cannot go with it. Each
+	// word in turn is then kept to the last, the first that fits wins.
+	for k := 0; Width(text) > width && k < len(order); k++ {
+		retry := append(slices.Concat(order[:k], order[k+1:]), order[k])
+		if try := n.dropInOrder(tokenize(name), retry, name, among, width); Width(try) <= width {
+			text = try
+		}
+	}
+	return text
+}
+
+// dropInOrder drops the words of toks at order, each while the result
+// does not fit and still identifies name among among, then puts back what
+// fits again.
+func (n *Namer) dropInOrder(toks []token, order []int, name string, among []string, width int) string {
 	text := render(toks, n.ellipsis)
 	var dropped []int
 	for _, i := range order {
@@ -175,6 +201,9 @@ func (n *Namer) shorten(name string, among []string, width int) string {
 	}
 	return text
 }
+
+// sized: letters and digits both ("70B", "Qwen2.5", "H100").
+func sized(w string) bool { return hasDigit(w) && !numeric(w) }
 
 func hasDigit(w string) bool { return strings.ContainsAny(w, "0123456789") }
 
@@ -298,4 +327,18 @@ func ReadsAs(shown, name, ellipsis string) bool {
 		rest = rest[i+len(p):]
 	}
 	return strings.HasSuffix(rest, pieces[len(pieces)-1])
+}
+
+// HostPrefix is "[scheme://]host:port/" of an endpoint name followed by
+// more (its model), or "": the part a row's group line already shows.
+func HostPrefix(ep string) string {
+	start := 0
+	if i := strings.Index(ep, "://"); i >= 0 {
+		start = i + 3
+	}
+	slash := strings.Index(ep[start:], "/")
+	if slash <= 0 || start+slash == len(ep)-1 || !strings.Contains(ep[start:start+slash], ":") {
+		return ""
+	}
+	return ep[:start+slash+1]
 }

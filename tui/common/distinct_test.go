@@ -123,3 +123,33 @@ func TestNamerKeepsTheGroupPart(t *testing.T) {
 		}
 	}
 }
+
+// A model's size ends its name and tells it apart: it outlives the plain
+// words however narrow ("deepseek…DeepSeek-R1-Distill…" lost "8B" at
+// the width the table has at 120 columns).
+func TestDistinctKeepsTheSize(t *testing.T) {
+	names := []string{"Qwen/Qwen2.5-14B-Instruct", "deepseek-ai/DeepSeek-R1-Distill-Llama-8B",
+		"meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.2-3B-Instruct"}
+	for w := 14; w < len(names[1]); w++ {
+		got := Distinct(names, w, "…")
+		if short := got[names[1]]; !strings.HasSuffix(short, "8B") {
+			t.Errorf("width %d: %q lost its size", w, short)
+		}
+		for _, n := range names {
+			for _, other := range names {
+				if other != n && ReadsAs(got[n], other, "…") {
+					t.Errorf("width %d: %q reads as %q too", w, got[n], other)
+				}
+			}
+		}
+	}
+}
+
+// Greedy drops that get stuck (the port-like "99" first, then "ratio"
+// cannot go as "ttft…" reads as ttft-p95 too) retry keeping a word.
+func TestDistinctRetriesAStuckShortening(t *testing.T) {
+	names := []string{"ttft-ratio-99", "tpot-ratio-99", "ttft-p95"}
+	if got := Distinct(names, 7, "…")["ttft-ratio-99"]; got != "ttft…99" {
+		t.Errorf("got %q, want ttft…99", got)
+	}
+}

@@ -1,6 +1,9 @@
 package detail
 
 import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 	"math"
 	"testing"
 	"time"
@@ -146,5 +149,27 @@ func TestLiveUpdateDrawsOnlyLive(t *testing.T) {
 	if m.charts.Renders() != c || m.panels.Renders() != p || m.probesTxt.Renders() != pr {
 		t.Fatalf("sections drawn again: charts %d→%d panels %d→%d probes %d→%d",
 			c, m.charts.Renders(), p, m.panels.Renders(), pr, m.probesTxt.Renders())
+	}
+}
+
+// The title always ends with the SLO state, however narrow: the URL is
+// shortened or dropped and the name cut before the state word goes.
+func TestTitleKeepsSLOState(t *testing.T) {
+	ctx := ctxFor("mono", t0)
+	m := New(ctx)
+	m.Open("127.0.0.1:40677/meta-llama/Llama-3.1-8B-Instruct")
+	m.SetEndpoint(telemetry.EndpointSnapshot{Endpoint: telemetry.Endpoint{Name: "127.0.0.1:40677/meta-llama/Llama-3.1-8B-Instruct",
+		Model: "meta-llama/Llama-3.1-8B-Instruct", Engine: telemetry.EngineVLLM, BaseURL: "http://127.0.0.1:40677"}}, true, slo.BadgeBreach)
+	for _, w := range []int{30, 60, 80, 100, 160} {
+		got := ansi.Strip(m.title(w))
+		if !strings.HasSuffix(got, "SLO "+string(slo.BadgeBreach)) {
+			t.Errorf("width %d: SLO state lost: %q", w, got)
+		}
+		if cells := ansi.StringWidth(got); cells > w {
+			t.Errorf("width %d: %d cells: %q", w, cells, got)
+		}
+	}
+	if got := ansi.Strip(m.title(160)); !strings.Contains(got, "http://127.0.0.1:40677") || !strings.Contains(got, "vllm") {
+		t.Errorf("wide title lost its URL or engine: %q", got)
 	}
 }

@@ -37,7 +37,7 @@ func (m *Model) engineView(w int) string {
 			c.Text += " " + rw // another source's span than the heading's
 		}
 		line := " " + r.Faint.S(common.Fit(info.Title, 13, ctx.Glyphs.Ellipsis)) +
-			ctx.Paint(r, c.Kind).S(common.Fit(c.Text, 40, ctx.Glyphs.Ellipsis))
+			ctx.Paint(r, c.Kind).S(common.FitWhole(c.Text, 40, ctx.Glyphs.Ellipsis))
 		if src := telemetry.SourceKind(s.Source); src != "" {
 			line += r.Faint.S(" " + src)
 		}

@@ -154,3 +154,26 @@ func scrapedLive(s telemetry.SignalSnapshot) telemetry.SignalSnapshot {
 	s.State, s.ObservedAt, s.Source = telemetry.Live, t0, "scrape:http://gpu-a:8000/metrics"
 	return s
 }
+
+// A figure too long for its column loses whole parts from the end, never
+// part of a number ("mean 98.…").
+func TestEngineFigureNeverCutsANumber(t *testing.T) {
+	in := baseInput()
+	in.h = 80
+	in.ep.Signals[telemetry.PrefillTime] = scrapedLive(telemetry.SignalSnapshot{Unit: "ms", P50: f(100), P50Bound: telemetry.BoundUpper,
+		P95: f(250), P95Bound: telemetry.BoundUpper, P99: f(485), Mean: f(98.25), Count: 123456})
+	m := New(ctxFor("default", t0))
+	out := ansi.Strip(show(&m, in))
+	var line string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, " prefill") {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatalf("no prefill line in\n%s", out)
+	}
+	if strings.Contains(line, "…") || !strings.Contains(line, "p99 485ms") {
+		t.Errorf("prefill figure cut: %q", line)
+	}
+}

@@ -29,31 +29,71 @@ func (m *Model) chartWidth() int {
 
 func (m *Model) chartHeight() int { return min(max(m.height/3, 6), 12) }
 
+// title is the endpoint's name, model, engine and URL, and its SLO state,
+// which always shows: where the line is short the URL is shortened, then
+// the model, engine and URL go (the table says them), then the name is
+// cut in the middle.
 func (m *Model) title(w int) string {
 	st := m.ctx.Styles
 	g := m.ctx.Glyphs
-	var b strings.Builder
-	b.WriteString(st.Title.S(" " + common.Safe(m.name)))
+	name := " " + common.Safe(m.name)
 	if !m.hasEP {
-		b.WriteString(st.Normal.Stale.S("  endpoint no longer reported"))
-		return common.Cut(b.String(), w)
+		return common.Cut(st.Title.S(name)+st.Normal.Stale.S("  endpoint no longer reported"), w)
 	}
 	model := m.ep.Model
 	if strings.HasSuffix(m.name, model) {
 		model = "" // the name says it already
 	}
+	var extras []string
 	for _, s := range []string{model, string(m.ep.Engine), m.ep.BaseURL} {
 		if s != "" {
-			b.WriteString(st.Normal.Faint.S(" " + g.Dot + " " + common.Safe(s)))
+			extras = append(extras, " "+g.Dot+" "+common.Safe(s))
 		}
 	}
 	badge := string(m.badge)
 	if badge == "" || badge == "—" {
 		badge = g.Unknown + " (no SLO)"
 	}
-	b.WriteString("  ")
-	b.WriteString(m.ctx.Paint(&st.Normal, format.BadgeKind(m.badge)).S("SLO " + badge))
+	slo := "  SLO " + badge
+	room := w - common.Width(slo)
+	extras = fitExtras(extras, room-common.Width(name), g.Ellipsis)
+	var b strings.Builder
+	if nameRoom := max(room-common.Width(strings.Join(extras, "")), 0); common.Width(name) > nameRoom {
+		name = common.FitMiddle(name, nameRoom, g.Ellipsis)
+	}
+	b.WriteString(st.Title.S(name))
+	for _, e := range extras {
+		b.WriteString(st.Normal.Faint.S(e))
+	}
+	b.WriteString(m.ctx.Paint(&st.Normal, format.BadgeKind(m.badge)).S(slo))
 	return common.Cut(b.String(), w)
+}
+
+// minURLCells is the least of a shortened URL worth showing.
+const minURLCells = 14
+
+// fitExtras keeps the title's extras within room cells: the last (the
+// URL) cut in the middle while it keeps minURLCells, then the last ones
+// dropped.
+func fitExtras(extras []string, room int, ellipsis string) []string {
+	for len(extras) > 0 {
+		used := common.Width(strings.Join(extras, ""))
+		if used <= room {
+			return extras
+		}
+		last := extras[len(extras)-1]
+		if i := strings.Index(last, "://"); i >= 0 {
+			// the scheme goes first: the host and port say more
+			extras[len(extras)-1] = last[:strings.LastIndex(last[:i], " ")+1] + last[i+3:]
+			continue
+		}
+		if cut := common.Width(last) - (used - room); cut >= minURLCells {
+			extras[len(extras)-1] = common.FitMiddle(last, cut, ellipsis)
+			return extras
+		}
+		extras = extras[:len(extras)-1]
+	}
+	return extras
 }
 
 // summary flows every figure of the endpoint, each with its state, over

@@ -24,6 +24,10 @@ type Model struct {
 	// the keys scroll the panel (its title carries the selection mark).
 	offset  int
 	focused bool
+	// layoutKey says what the cached layout was made for: shortening
+	// names costs more than drawing the panel.
+	layoutKey common.Hash
+	cached    *columns
 }
 
 // New returns an empty panel.
@@ -89,43 +93,154 @@ func (m *Model) Home() { m.offset = 0 }
 // End shows the last devices.
 func (m *Model) End() { m.offset = len(m.devs); m.clamp() }
 
-// columns decides which columns fit: the fixed ones always, the bars,
-// host and endpoint columns when there is room.
+// columns decides which columns fit and what each shows: the fixed ones
+// always, the name as wide as its longest name, the endpoint (the only
+// way to tell which GPU serves which model) before the bars and the host;
+// names and endpoints that do not fit are shortened, never dropped.
 type columns struct {
 	name, host, endpoint, bar int
+	// names and endpoints are the text drawn for each device's name and
+	// endpoint list, keyed by the full text.
+	names, endpoints map[string]string
 }
 
 const (
 	idxW   = 3  // "2/1", " 10"
-	memW   = 15 // "127.5/159.6GiB"
-	pctW   = 5  // " 100%"
-	powerW = 11 // " 1024/1400W"
-	tempW  = 5  // " 61°C"
+	memW   = 14 // "127.5/159.6GiB"
+	pctW   = 5  // "~100%"
+	powerW = 10 // "1024/1400W"
+	tempW  = 5  // "61°C", "100°C"
 	// fixedW is the always-shown columns with the spaces between the
 	// seven cells (index, name, memory, DRAM, util, power, temperature).
 	fixedW = idxW + memW + 2*pctW + powerW + tempW + 6
+	barW   = 10
+	// minEndpointW is what the endpoint column keeps before the name
+	// gives up cells: enough for a model's distinctive words.
+	minEndpointW = 16
+	minNameW     = 8
+	maxHostW     = 16
 )
 
-// layout shares what the fixed columns leave: bars first (at 120
-// columns and up), then the host when GPUs span several, then the
-// endpoint; the name takes the rest.
+// layout shares what the fixed columns leave: the name its longest name
+// and the endpoint what it needs first, then the bars and the host when
+// GPUs span several; the endpoint takes the rest. Where the endpoint does
+// not fit whole, the host:port every endpoint shares goes first (the
+// table's group line shows it), then shared words, as the table's names.
 func (m *Model) layout(multiHost bool) columns {
-	var c columns
+	c := columns{names: map[string]string{}, endpoints: map[string]string{}}
+	var names, full, hosts []string
+	for _, d := range m.devs {
+		names = append(names, common.Safe(d.Name))
+		full = append(full, endpointText(d))
+		hosts = append(hosts, common.Safe(d.Host))
+	}
+	short := trimSharedHost(full)
+	nameW := max(longest(names), len("NAME"))
+	if m.hasTotal() {
+		nameW = max(nameW, common.Width(m.totalLabel(m.rows()))-idxW-1)
+	}
+	fullW, shortW := longest(full), longest(short)
+	hostW := min(max(longest(hosts), len("HOST")), maxHostW)
+	epMin := min(shortW, minEndpointW)
+
 	room := m.inner() - fixedW
-	if room >= 70 {
-		c.bar = 10
+	c.name = nameW
+	if room-2*(barW+1) >= nameW+1+shortW {
+		c.bar = barW
 		room -= 2 * (c.bar + 1)
 	}
-	if multiHost && room >= 50 {
-		c.host = min(16, room/5)
+	if multiHost && room-hostW-1 >= nameW+1+epMin {
+		c.host = hostW
 		room -= c.host + 1
 	}
-	if room >= 44 {
-		c.endpoint = min(room/2, 40)
-		room -= c.endpoint + 1
+	if room < c.name+1+epMin {
+		c.name = max(room-1-epMin, minNameW)
 	}
-	c.name = max(room, 6)
+	c.endpoint = room - c.name - 1
+	if c.endpoint < len("ENDPOINT") {
+		c.endpoint = 0
+		c.name = max(room, minNameW)
+	}
+	for name, shown := range common.Distinct(names, c.name, m.ctx.Glyphs.Ellipsis) {
+		c.names[name] = shown
+	}
+	if c.endpoint > 0 {
+		shown := full
+		if fullW > c.endpoint {
+			shown = short
+		}
+		fit := common.Distinct(shown, c.endpoint, m.ctx.Glyphs.Ellipsis)
+		for i, f := range full {
+			c.endpoints[f] = fit[shown[i]]
+		}
+	}
 	return c
+}
+
+// cachedLayout is layout, made again only when what it depends on changed.
+func (m *Model) cachedLayout(multiHost bool) columns {
+	k := common.NewHash()
+	k.Int(m.width)
+	k.Int(m.rows())
+	k.Int(m.offset)
+	k.Bool(m.hasTotal())
+	k.Bool(multiHost)
+	k.Bool(m.ctx.Glyphs.ASCII)
+	for _, d := range m.devs {
+		k.Str(d.Name)
+		k.Str(d.Host)
+		k.Int(len(d.Endpoints))
+		for _, e := range d.Endpoints {
+			k.Str(e)
+		}
+	}
+	if m.cached == nil || k != m.layoutKey {
+		c := m.layout(multiHost)
+		m.cached, m.layoutKey = &c, k
+	}
+	return *m.cached
+}
+
+// endpointText is the endpoints a device is joined to, sanitised.
+func endpointText(d telemetry.GPUDevice) string {
+	if len(d.Endpoints) == 0 {
+		return notJoined
+	}
+	return common.Safe(strings.Join(d.Endpoints, ", "))
+}
+
+const notJoined = "(not joined)"
+
+// trimSharedHost drops from each text the "host:port/" (after any
+// scheme) every endpoint of every text begins with; texts stay as they
+// are when they do not all share one.
+func trimSharedHost(texts []string) []string {
+	prefix := ""
+	for _, t := range texts {
+		if t == notJoined {
+			continue
+		}
+		for _, ep := range strings.Split(t, ", ") {
+			p := common.HostPrefix(ep)
+			if p == "" || prefix != "" && p != prefix {
+				return texts
+			}
+			prefix = p
+		}
+	}
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		out[i] = strings.ReplaceAll(strings.TrimPrefix(t, prefix), ", "+prefix, ", ")
+	}
+	return out
+}
+
+func longest(texts []string) int {
+	w := 0
+	for _, t := range texts {
+		w = max(w, common.Width(t))
+	}
+	return w
 }
 
 // inner is the width after the first cell, which holds the focus mark
@@ -143,7 +258,7 @@ func (m *Model) View() string {
 	for _, d := range m.devs {
 		multiHost = multiHost || d.Host != m.devs[0].Host
 	}
-	c := m.layout(multiHost)
+	c := m.cachedLayout(multiHost)
 	head := []string{common.FitRight("GPU", idxW, g.Ellipsis), common.Fit("NAME", c.name, g.Ellipsis)}
 	if c.host > 0 {
 		head = append(head, common.Fit("HOST", c.host, g.Ellipsis))
@@ -192,7 +307,7 @@ func (m *Model) device(r *themes.Roles, c columns, d telemetry.GPUDevice) string
 		idx = "?" + idx
 	}
 	cells := []string{paint.S(common.FitRight(idx, idxW, g.Ellipsis)),
-		paint.S(common.FitMiddle(common.Safe(d.Name), c.name, g.Ellipsis))}
+		paint.S(common.Fit(c.names[common.Safe(d.Name)], c.name, g.Ellipsis))}
 	if c.host > 0 {
 		cells = append(cells, r.Faint.S(common.FitMiddle(common.Safe(d.Host), c.host, g.Ellipsis)))
 	}
@@ -213,13 +328,31 @@ func (m *Model) device(r *themes.Roles, c columns, d telemetry.GPUDevice) string
 		m.power(r, paint, val(d.PowerW), val(d.PowerLimitW)),
 		m.temp(r, paint, val(d.TemperatureCelsius)))
 	if c.endpoint > 0 {
-		ep := strings.Join(d.Endpoints, ", ")
-		if ep == "" {
-			ep = "(not joined)"
-		}
-		cells = append(cells, r.Faint.S(common.FitMiddle(common.Safe(ep), c.endpoint, g.Ellipsis)))
+		cells = append(cells, r.Faint.S(common.Fit(c.endpoints[endpointText(d)], c.endpoint, g.Ellipsis)))
 	}
 	return common.Cut(strings.Join(cells, " "), m.inner())
+}
+
+// totalLabel is the total line's first cell: how many GPUs, and how many
+// are off the panel above and below (tab, then ↑/↓ scroll).
+func (m *Model) totalLabel(shown int) string {
+	g := m.ctx.Glyphs
+	sum := "Σ "
+	if g.ASCII {
+		sum = "total "
+	}
+	label := sum + strconv.Itoa(len(m.devs)) + " GPUs"
+	if shown < len(m.devs) {
+		var more []string
+		if m.offset > 0 {
+			more = append(more, g.Up+strconv.Itoa(m.offset))
+		}
+		if below := len(m.devs) - m.offset - shown; below > 0 {
+			more = append(more, g.Down+strconv.Itoa(below))
+		}
+		label += " (" + strings.Join(more, " ") + " more)"
+	}
+	return label
 }
 
 // total sums memory and power, averages DRAM and utilisation and shows
@@ -246,22 +379,7 @@ func (m *Model) total(r *themes.Roles, c columns, shown int) string {
 			hottest = t
 		}
 	}
-	sum := "Σ "
-	if g.ASCII {
-		sum = "total "
-	}
-	label := sum + strconv.Itoa(len(m.devs)) + " GPUs"
-	if shown < len(m.devs) {
-		// how many are off the panel above and below (tab, then ↑/↓ scroll)
-		var more []string
-		if m.offset > 0 {
-			more = append(more, g.Up+strconv.Itoa(m.offset))
-		}
-		if below := len(m.devs) - m.offset - shown; below > 0 {
-			more = append(more, g.Down+strconv.Itoa(below))
-		}
-		label += " (" + strings.Join(more, " ") + " more)"
-	}
+	label := m.totalLabel(shown)
 	cells := []string{r.Accent.S(common.Fit(label, idxW+1+c.name, g.Ellipsis))}
 	if c.host > 0 {
 		cells = append(cells, common.Fit("", c.host, ""))
@@ -395,7 +513,7 @@ func Terms() [][2]string {
 		{"UTIL", "share of time any kernel ran (DCGM GPU_UTIL, utilization.gpu): near 100% whenever anything runs, so not a measure of how much of the GPU works"},
 		{"POWER", "draw now / power limit, W (DCGM POWER_USAGE and POWER_MGMT_LIMIT, nvidia-smi power.draw/power.limit); at 95% of the limit it is highlighted: the GPU throttles"},
 		{"TEMP", "GPU die temperature, °C; highlighted from 85 °C, where datacentre GPUs slow down"},
-		{"ENDPOINT", "the endpoints the GPU is joined to (same host in quick mode, or the GPU map); (not joined): no endpoint claims it"},
+		{"ENDPOINT", "the endpoints the GPU is joined to (same host in quick mode, or the GPU map); where narrow without the host:port they all share, then shortened keeping the words that tell them apart; (not joined): no endpoint claims it"},
 		{"Σ N GPUs", "total: memory and power summed, DRAM and UTIL averaged, TEMP the hottest, each over the GPUs that report it (drawn or not); (▲N ▼M more): GPUs above and below the panel, tab then ↑/↓ scrolls it"},
 	}
 }

@@ -48,7 +48,7 @@ func TestPanelTotalAndUnknowns(t *testing.T) {
 		t.Fatalf("total %q", lines[4])
 	}
 	l4 := strings.Fields(lines[3])
-	if strings.Join(l4[3:], " ") != "— — — — —" {
+	if strings.Join(l4[3:8], " ") != "— — — — —" {
 		t.Fatalf("unknown figures must be dashes: %q", lines[3])
 	}
 }
@@ -155,5 +155,69 @@ func TestPanelScrolls(t *testing.T) {
 	m.Focus(true)
 	if v := ansi.Strip(m.View()); !strings.HasPrefix(v, "▸GPU") {
 		t.Fatalf("focused panel without its mark: %q", v)
+	}
+}
+
+// The demo's fleet: four GPUs on one host, each serving a model behind
+// one host:port. The NAME column is as wide as its longest name, the
+// ENDPOINT column says which model each GPU serves at every width (the
+// shared host:port goes first where the whole name does not fit), and no
+// port is ever cut.
+func TestPanelEndpointSaysTheModel(t *testing.T) {
+	const gib = 1 << 30
+	models := []string{"meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen2.5-14B-Instruct", "meta-llama/Llama-3.2-3B-Instruct", "deepseek-ai/DeepSeek-R1-Distill-Llama-8B"}
+	names := []string{"NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB", "NVIDIA L4", "NVIDIA H100 80GB HBM3"}
+	var devs []telemetry.GPUDevice
+	for i, model := range models {
+		devs = append(devs, telemetry.GPUDevice{Key: "h/" + strconv.Itoa(i), Host: "127.0.0.1", Index: strconv.Itoa(i), Name: names[i],
+			MemUsedBytes: fp(70 * gib), MemTotalBytes: fp(80 * gib), DRAMActiveRatio: fp(0.65), UtilRatio: fp(1),
+			PowerW: fp(500), PowerLimitW: fp(700), TemperatureCelsius: fp(62), Endpoints: []string{"127.0.0.1:39909/" + model}})
+	}
+	// what tells each model apart from the others
+	marks := [][]string{{"3.1", "8B"}, {"Qwen2.5", "14B"}, {"3.2", "3B"}, {"R1", "8B"}}
+	m := panel(devs)
+	for _, w := range []int{80, 100, 120, 160, 240} {
+		m.SetSize(w, m.Want())
+		lines := strings.Split(ansi.Strip(m.View()), "\n")
+		if !strings.Contains(lines[0], "ENDPOINT") {
+			t.Fatalf("width %d: no ENDPOINT column: %q", w, lines[0])
+		}
+		for i := range models {
+			line := lines[1+i]
+			for _, mark := range marks[i] {
+				if !strings.Contains(line, mark) {
+					t.Errorf("width %d: GPU %d line lacks %q: %q", w, i, mark, line)
+				}
+			}
+			if strings.Contains(line, ":399…") || strings.Contains(line, "127.0.0.1:3…") {
+				t.Errorf("width %d: port cut: %q", w, line)
+			}
+			if w >= 160 && !strings.Contains(line, devs[i].Endpoints[0]) {
+				t.Errorf("width %d: endpoint not whole: %q", w, line)
+			}
+		}
+		// NAME is as wide as "NVIDIA A100-SXM4-80GB" where there is room:
+		// the memory column starts right after it.
+		if w >= 120 && !strings.Contains(lines[2], "NVIDIA A100-SXM4-80GB   70.0/80.0GiB") && !strings.Contains(lines[2], "NVIDIA A100-SXM4-80GB 70.0/80.0GiB") {
+			t.Errorf("width %d: NAME padded past its longest name: %q", w, lines[2])
+		}
+	}
+}
+
+// The layout is cached, never stale: a device joined to another endpoint
+// shows the new one at once.
+func TestPanelLayoutFollowsTheDevices(t *testing.T) {
+	devs := threeGPUs()
+	devs[0].Endpoints = []string{"llama-8b"}
+	m := panel(devs)
+	m.SetSize(120, m.Want())
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "llama-8b") {
+		t.Fatalf("first view: %s", v)
+	}
+	devs = threeGPUs()
+	devs[0].Endpoints = []string{"qwen-72b"}
+	m.SetDevices(devs)
+	if v := ansi.Strip(m.View()); strings.Contains(v, "llama-8b") || !strings.Contains(v, "qwen-72b") {
+		t.Fatalf("after the join changed: %s", v)
 	}
 }

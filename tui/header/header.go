@@ -5,6 +5,7 @@ package header
 
 import (
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -115,7 +116,7 @@ func appLine(ctx *common.Context, in Info, width int) string {
 	if in.NoSLO {
 		right = append(right, seg{"no SLOs", r.Faint})
 	} else {
-		right = append(right, alertSegs(in.Alerts, failing(in.Sources), r)...)
+		right = append(right, alertSegs(in.Alerts, in.Sources, r)...)
 	}
 	if in.Replay == nil { // a replay shows its time on the left
 		right = append(right, seg{common.Clock(ctx.Now) + " ", r.Text})
@@ -247,19 +248,29 @@ func (c *Cache) View(ctx *common.Context, in Info, width int) string {
 	return c.memo.Get(h, func() string { return View(ctx, in, width) })
 }
 
-func failing(srcs []telemetry.SourceStatus) int {
-	n := 0
+// failing counts the failing sources other than notifiers, and the
+// failing notifiers (a notification that cannot be delivered).
+func failing(srcs []telemetry.SourceStatus) (sources, notifiers int) {
 	for _, s := range srcs {
-		if s.State == telemetry.Error {
-			n++
+		switch {
+		case s.State != telemetry.Error:
+		case s.Kind == notifyKind:
+			notifiers++
+		default:
+			sources++
 		}
 	}
-	return n
+	return sources, notifiers
 }
 
+// notifyKind is the SourceStatus.Kind of a notifier's health.
+const notifyKind = "notify"
+
 // alertSegs summarises the alerts; with nothing firing it is calm only
-// when no source fails: a failing source may be why nothing fires.
-func alertSegs(c alerts.Counts, failingSources int, r *themes.Roles) []seg {
+// when no source fails: a failing source may be why nothing fires. A
+// failing notifier is always said: an alert nobody receives is news.
+func alertSegs(c alerts.Counts, srcs []telemetry.SourceStatus, r *themes.Roles) []seg {
+	failingSources, failingNotifiers := failing(srcs)
 	var out []seg
 	if c.Firing > 0 {
 		out = append(out, seg{format.Number(float64(c.Firing)) + " FIRING", r.Bad})
@@ -276,10 +287,35 @@ func alertSegs(c alerts.Counts, failingSources int, r *themes.Roles) []seg {
 		out = append(out, seg{"none firing, 1 source FAILING", r.Warn})
 	case failingSources > 1:
 		out = append(out, seg{"none firing, " + strconv.Itoa(failingSources) + " sources FAILING", r.Warn})
+	case failingNotifiers > 0:
+		out = append(out, seg{"none firing", r.Text})
 	default:
 		out = append(out, seg{"alerts: none firing", r.OK})
 	}
+	switch {
+	case failingNotifiers == 1:
+		out = append(out, seg{"1 notifier failing", r.Bad})
+	case failingNotifiers > 1:
+		out = append(out, seg{strconv.Itoa(failingNotifiers) + " notifiers failing", r.Bad})
+	}
 	return out
+}
+
+// sourceRank orders the sources line: failing notifiers, failing
+// sources, stale ones, working ones with a caveat, then the rest, so a
+// cut line loses the healthy.
+func sourceRank(s telemetry.SourceStatus) int {
+	switch {
+	case s.State == telemetry.Error && s.Kind == notifyKind:
+		return 0
+	case s.State == telemetry.Error:
+		return 1
+	case s.State == telemetry.Stale:
+		return 2
+	case len(s.Warnings) > 0:
+		return 3
+	}
+	return 4
 }
 
 func sourcesLine(ctx *common.Context, srcs []telemetry.SourceStatus, width int) string {
@@ -288,27 +324,94 @@ func sourcesLine(ctx *common.Context, srcs []telemetry.SourceStatus, width int) 
 	if len(srcs) == 0 {
 		return r.Faint.S(common.Fit(" sources: none reported yet", width, g.Ellipsis))
 	}
-	// Failing sources first: they are what an on-call engineer needs.
-	ordered := make([]telemetry.SourceStatus, 0, len(srcs))
-	for _, s := range srcs {
-		if s.State == telemetry.Error || s.State == telemetry.Stale {
-			ordered = append(ordered, s)
-		}
-	}
-	for _, s := range srcs {
-		if s.State != telemetry.Error && s.State != telemetry.Stale {
-			ordered = append(ordered, s)
-		}
-	}
-	segs := []seg{{" sources:", r.Faint}}
+	ordered := slices.Clone(srcs)
+	slices.SortStableFunc(ordered, func(a, b telemetry.SourceStatus) int { return sourceRank(a) - sourceRank(b) })
+	lead := seg{" sources:", r.Faint}
+	full := []seg{lead}
 	for _, s := range ordered {
-		segs = append(segs, sourceSeg(ctx, s))
+		full = append(full, sourceSeg(ctx, s, false))
+	}
+	if line, w := join(full, " ", r.Text); w <= width {
+		return line
+	}
+	// Too long: errors without their full text (e shows it), as many
+	// sources as fit, and how many more there are.
+	segs := []seg{lead}
+	used := common.Width(lead.text)
+	shared := sharedHost(ordered)
+	for i, s := range ordered {
+		if shared != "" {
+			s.Name = strings.TrimPrefix(common.Safe(s.Name), shared)
+		}
+		sg := sourceSeg(ctx, s, true)
+		rest := len(ordered) - i - 1
+		tail := moreText(rest)
+		if used+1+common.Width(sg.text)+common.Width(tail) <= width {
+			segs = append(segs, sg)
+			used += 1 + common.Width(sg.text)
+			continue
+		}
+		tail = moreText(rest + 1)
+		if i == 0 { // the first always shows, cut to leave room for the count
+			sg.text = common.Fit(sg.text, max(width-used-1-common.Width(moreText(rest)), 1), g.Ellipsis)
+			segs = append(segs, sg)
+			tail = moreText(rest)
+		}
+		line, _ := join(segs, " ", r.Text)
+		return common.Cut(line+r.Accent.S(tail), width)
 	}
 	line, _ := join(segs, " ", r.Text)
 	return common.Cut(line, width)
 }
 
-func sourceSeg(ctx *common.Context, s telemetry.SourceStatus) seg {
+// sharedHost is the "host:port/" every source named after an endpoint
+// shares, when several are (the table's group line shows it), or "".
+func sharedHost(srcs []telemetry.SourceStatus) string {
+	prefix, n := "", 0
+	for _, s := range srcs {
+		p := common.HostPrefix(common.Safe(s.Name))
+		switch {
+		case p == "":
+			continue // a source of another kind ("dcgm"): left as it is
+		case prefix != "" && p != prefix:
+			return ""
+		}
+		prefix, n = p, n+1
+	}
+	if n < 2 {
+		return ""
+	}
+	return prefix
+}
+
+// moreText is what ends a cut sources line: how many are not shown and
+// the key that lists them in full.
+func moreText(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return " +" + strconv.Itoa(n) + " more (e)"
+}
+
+// cutAtWord is s within w cells, cut after a whole word and marked.
+func cutAtWord(s string, w int, ellipsis string) string {
+	if common.Width(s) <= w {
+		return s
+	}
+	cut := ansi.Truncate(s, w-common.Width(ellipsis), "")
+	if i := strings.LastIndex(cut, " "); i > 0 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,:;") + ellipsis
+}
+
+// maxShortCaveat bounds a working source's caveat on a line that cannot
+// hold every source (e shows it whole).
+const maxShortCaveat = 32
+
+// sourceSeg is one source's health; short leaves out an error's full
+// text (its cause stays) for a line that cannot hold every source.
+func sourceSeg(ctx *common.Context, s telemetry.SourceStatus, short bool) seg {
 	r := &ctx.Styles.Normal
 	g := ctx.Glyphs
 	name := common.Safe(s.Name)
@@ -317,11 +420,17 @@ func sourceSeg(ctx *common.Context, s telemetry.SourceStatus) seg {
 	}
 	switch s.State {
 	case telemetry.Error:
-		if s.Kind == "notify" {
+		if s.Kind == notifyKind {
 			// A notifier's Err carries its attempts: "webhook … failing: 405 …".
 			return seg{g.BadMark + " " + name + " failing: " + common.Safe(s.Err), r.Bad}
 		}
 		t := g.BadMark + " " + name + " ERROR"
+		if short {
+			if cause := rootCause(common.Safe(s.Err)); cause != "" {
+				t += " (" + cause + ")"
+			}
+			return seg{t, r.Bad}
+		}
 		if s.Err != "" {
 			err := common.Safe(s.Err)
 			if cause := rootCause(err); cause != "" && len(err)-len(cause) > 16 {
@@ -351,7 +460,11 @@ func sourceSeg(ctx *common.Context, s telemetry.SourceStatus) seg {
 		}
 		if len(s.Warnings) > 0 {
 			// "TLS NOT VERIFIED", "lagging 30s": an ok that needs a caveat.
-			return seg{t + " (" + common.Safe(strings.Join(s.Warnings, ", ")) + ")", r.Warn}
+			caveat := common.Safe(strings.Join(s.Warnings, ", "))
+			if short {
+				caveat = cutAtWord(caveat, maxShortCaveat, g.Ellipsis)
+			}
+			return seg{t + " (" + caveat + ")", r.Warn}
 		}
 		return seg{t, r.OK}
 	}

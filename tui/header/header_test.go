@@ -50,8 +50,46 @@ func TestNotifierFailingSaid(t *testing.T) {
 		Err: "HTTP 405 Method Not Allowed (attempt 2 of 4, retrying in 2s)", Failures: 2}
 	got := ansi.Strip(View(ctx(), Info{Sources: []telemetry.SourceStatus{n}}, 200))
 	if !strings.Contains(got, "webhook http://am:9093/api/v2/alerts failing: HTTP 405 Method Not Allowed (attempt 2 of 4") ||
-		!strings.Contains(got, "1 source FAILING") {
+		!strings.Contains(got, "1 notifier failing") {
 		t.Errorf("header: %q", got)
+	}
+}
+
+// A notifier that gave up is counted in the header beside what fires, and
+// leads the sources line however many probes fail before it; a line too
+// long for every source ends saying how many more e lists.
+func TestNotifierFailingLeadsAndCounts(t *testing.T) {
+	srcs := []telemetry.SourceStatus{{Name: "probe a", State: telemetry.Live, Latency: 300 * time.Millisecond}}
+	for _, n := range []string{"b", "c", "d"} {
+		srcs = append(srcs, telemetry.SourceStatus{Name: "probe 127.0.0.1:40677/" + n, Kind: "probe", State: telemetry.Error, Failures: 7,
+			Err: "Post \"http://127.0.0.1:40677/v1/chat/completions\": dial tcp 127.0.0.1:40677: connect: connection refused"})
+	}
+	srcs = append(srcs, telemetry.SourceStatus{Name: "webhook http://127.0.0.1:9093/api/v2/alerts", Kind: "notify", State: telemetry.Error,
+		Err: "HTTP 405 Method Not Allowed (gave up after 4 attempts; 3 undelivered)"})
+	for _, w := range []int{80, 160, 240} {
+		lines := strings.Split(ansi.Strip(View(ctx(), Info{Sources: srcs, Alerts: alerts.Counts{Firing: 2}}, w)), "\n")
+		if !strings.Contains(lines[0], "2 FIRING") || !strings.Contains(lines[0], "1 notifier failing") {
+			t.Errorf("width %d: header does not count the notifier: %q", w, lines[0])
+		}
+		if !strings.HasPrefix(lines[1], " sources: x webhook http://127.0.0.1:9093/api/v2/alerts failing") && w >= 160 {
+			t.Errorf("width %d: the notifier does not lead the sources line: %q", w, lines[1])
+		}
+		if !strings.HasPrefix(lines[1], " sources: x webhook") {
+			t.Errorf("width %d: the notifier does not lead the sources line: %q", w, lines[1])
+		}
+		if !strings.HasSuffix(lines[1], " more (e)") {
+			t.Errorf("width %d: cut line does not say how many more: %q", w, lines[1])
+		}
+		for i, l := range lines {
+			if cells := ansi.StringWidth(l); cells > w {
+				t.Errorf("width %d: line %d has %d cells", w, i, cells)
+			}
+		}
+	}
+	// Room for all: nothing is left out, so no count.
+	wide := strings.Split(ansi.Strip(View(ctx(), Info{Sources: srcs[:2]}, 400)), "\n")[1]
+	if strings.Contains(wide, "more (e)") || !strings.Contains(wide, "connection refused") {
+		t.Errorf("wide line: %q", wide)
 	}
 }
 
@@ -105,5 +143,21 @@ func TestHeaderCounts(t *testing.T) {
 		if got := ansi.Strip(View(ctx(), c.in, 160)); !strings.Contains(got, c.want) {
 			t.Errorf("%+v: %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// A line too long for every source drops the host:port the endpoints'
+// sources share and shortens a caveat at a word, so more sources show.
+func TestCutSourcesLineDropsSharedHost(t *testing.T) {
+	var srcs []telemetry.SourceStatus
+	for _, m := range []string{"Qwen/Qwen2.5-14B-Instruct", "deepseek-ai/DeepSeek-R1-Distill-Llama-8B", "meta-llama/Llama-3.2-3B-Instruct"} {
+		srcs = append(srcs, telemetry.SourceStatus{Name: "127.0.0.1:43799/" + m, State: telemetry.Live, Latency: time.Second})
+	}
+	srcs[0].Warnings = []string{"53 of 95 event gaps are under 1 ms: buffered path (proxy buffering or batched flushes)?"}
+	srcs = append(srcs, telemetry.SourceStatus{Name: "dcgm", State: telemetry.Live})
+	got := strings.Split(ansi.Strip(View(ctx(), Info{Sources: srcs}, 200)), "\n")[1]
+	if strings.Contains(got, "127.0.0.1:43799/") || !strings.Contains(got, "+ Qwen/Qwen2.5-14B-Instruct ok 1s (53 of 95 event gaps are under.)") ||
+		!strings.Contains(got, "meta-llama/Llama-3.2-3B-Instruct ok") {
+		t.Errorf("cut line: %q", got)
 	}
 }

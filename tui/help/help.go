@@ -4,7 +4,6 @@
 package help
 
 import (
-	"slices"
 	"strings"
 
 	bhelp "charm.land/bubbles/v2/help"
@@ -175,12 +174,22 @@ func (m *Model) keyColumns(w int) []string {
 	if lipgloss.Width(full)+1 <= w {
 		return indent(full)
 	}
-	var out []string
+	// Too narrow for the groups side by side: one list, every key in one
+	// column as wide as the widest, so the descriptions line up.
+	var shown []key.Binding
+	keyW := 0
 	for _, g := range m.keys.FullHelp() {
-		if !slices.ContainsFunc(g, key.Binding.Enabled) {
-			continue // e.g. the replay keys outside a replay
+		for _, b := range g {
+			if b.Enabled() { // not the replay keys outside a replay
+				shown = append(shown, b)
+				keyW = max(keyW, common.Width(b.Help().Key))
+			}
 		}
-		out = append(out, indent(h.FullHelpView([][]key.Binding{g}))...)
+	}
+	lip := m.ctx.Styles.Lip
+	out := make([]string, 0, len(shown))
+	for _, b := range shown {
+		out = append(out, " "+lip.Key.Render(common.Fit(b.Help().Key, keyW, ""))+" "+lip.Desc.Render(b.Help().Desc))
 	}
 	return out
 }

@@ -67,3 +67,25 @@ func TestHelpHeadingsWrapNotCut(t *testing.T) {
 		t.Errorf("heading %q in %d lines, want every word of %q over 2+", got, len(lines), title)
 	}
 }
+
+// Too narrow for the key groups side by side, every key's description
+// starts in the same column.
+func TestHelpKeysAlignedWhenNarrow(t *testing.T) {
+	m := New(&common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: time.Now()}, keys.New(false))
+	lines := m.keyColumns(80)
+	if len(lines) < 10 {
+		t.Fatalf("%d key lines", len(lines))
+	}
+	col := -1
+	for _, l := range lines {
+		l = ansi.Strip(l)
+		fields := strings.Fields(l)
+		at := ansi.StringWidth(l[:strings.Index(l, " "+fields[1])+1]) // where the description starts
+		if col < 0 {
+			col = at
+		}
+		if at != col {
+			t.Errorf("description at %d, not %d: %q", at, col, l)
+		}
+	}
+}
