@@ -84,17 +84,22 @@ type SignalSnapshot struct {
 
 // RateWindow is the span a rate or ratio figure is taken over when that is
 // not the viewed window, and what sets it: "PromQL window" (the source's
-// rate() range) or "between scrapes" (a direct scrape's interval). ok is
-// false when the figure names none.
+// rate() range) or "scrape window" (the span of a direct scrape's recent
+// scrapes). A span of 2 s or more is given to the whole second below, so
+// that a label does not change with every scrape's jitter (10.237s). ok
+// is false when the figure names none.
 func (s SignalSnapshot) RateWindow() (d time.Duration, what string, ok bool) {
 	if s.RateWindowS <= 0 {
 		return 0, "", false
 	}
 	d = time.Duration(math.Round(s.RateWindowS*1000)) * time.Millisecond
+	if d >= 2*time.Second {
+		d = d.Truncate(time.Second)
+	}
 	if SourceKind(s.Source) == "promql" {
 		return d, "PromQL window", true
 	}
-	return d, "between scrapes", true
+	return d, "scrape window", true
 }
 
 // Percentile is the shown p-th percentile (50, 90, 95 or 99) and its

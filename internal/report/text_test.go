@@ -116,7 +116,7 @@ func TestTextDirectScrapeRateWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"window 5m; rates and ratios over 1s (between scrapes), ERR over the window", "149tok/s ", "2.00%"} {
+	for _, want := range []string{"window 5m; rates and ratios over 1s (scrape window), ERR over the window", "149tok/s ", "2.00%"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -86,7 +86,7 @@ func TestEngineSectionRateWindow(t *testing.T) {
 		" engine server figures over 1m; rates and ratios over 5m, PromQL window; + series 2m old: rate reads low",
 		"requests     1.41req/s+ ",
 		"prefix hit   38% ",
-		"preemptions  0.5/s over 1s, between scrapes",
+		"preemptions  0.5/s over 1s, scrape window",
 		"tok/s 288+ (rate over 5m, PromQL window; series 2m old: rate reads low)",
 	} {
 		if !strings.Contains(out, want) {

@@ -148,7 +148,7 @@ func Young(s telemetry.SignalSnapshot) string {
 
 // RateWindow names the span a rate or ratio is taken over when that is
 // not the viewed window: "over 5m, PromQL window" (its rate() range),
-// "over 1s, between scrapes"; "" when the snapshot names none.
+// "over 1s, scrape window"; "" when the snapshot names none.
 func RateWindow(s telemetry.SignalSnapshot) string {
 	d, what, ok := s.RateWindow()
 	if !ok {

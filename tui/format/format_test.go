@@ -91,8 +91,9 @@ func TestRateWindow(t *testing.T) {
 		want string
 	}{
 		{telemetry.SignalSnapshot{Source: "promql:http://prom:9090", RateWindowS: 300}, "over 5m, PromQL window"},
-		{telemetry.SignalSnapshot{Source: "scrape:http://gpu:8000/metrics", RateWindowS: 1}, "over 1s, between scrapes"},
-		{telemetry.SignalSnapshot{Source: "scrape:http://gpu:8000/metrics", RateWindowS: 0.25}, "over 250ms, between scrapes"},
+		{telemetry.SignalSnapshot{Source: "scrape:http://gpu:8000/metrics", RateWindowS: 1}, "over 1s, scrape window"},
+		{telemetry.SignalSnapshot{Source: "scrape:http://gpu:8000/metrics", RateWindowS: 0.25}, "over 250ms, scrape window"},
+		{telemetry.SignalSnapshot{Source: "scrape:http://gpu:8000/metrics", RateWindowS: 10.237}, "over 10s, scrape window"},
 		{telemetry.SignalSnapshot{Source: "probe:http://gpu:8000"}, ""},
 	} {
 		if got := RateWindow(c.s); got != c.want {
