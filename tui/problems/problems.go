@@ -166,6 +166,8 @@ func Hint(msg, target string) string {
 		return "rate limited: probe less often (--interval) or raise the server's limit"
 	case strings.Contains(m, "503"), strings.Contains(m, "unavailable"):
 		return "the server says it is unavailable: overloaded, starting, or in an outage"
+	case strings.Contains(m, "no response headers"):
+		return "the server took the request but sent no response headers: it is hung, stopped, or queueing without answering"
 	case strings.Contains(m, "stall"):
 		return "the stream stopped mid-answer: the engine may be stuck or preempting"
 	case strings.Contains(m, "timeout"), strings.Contains(m, "deadline"):
