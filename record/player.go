@@ -125,6 +125,10 @@ func isDamage(err error) bool {
 // header can say it beside the bounds.
 func (p *Player) Ending() *DamageError { return p.ending }
 
+// Cut reports whether the recording has no proper end (Ending is not
+// nil): the replay's header says so at its last moment.
+func (p *Player) Cut() bool { return p.ending != nil }
+
 // Bounds returns the times of the recording's first and last observation
 // (as of NewPlayer).
 func (p *Player) Bounds() (first, last time.Time) { return p.first, p.last }

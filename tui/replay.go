@@ -125,5 +125,5 @@ func (a *app) replayInfo() *header.Replay {
 	first, last := rc.Bounds()
 	sp := rc.Speed()
 	return &header.Replay{Speed: sp, Max: sp >= min(a.opts.MaxSpeed, 1e9), Paused: rc.Paused(), First: first, Last: last,
-		Ended: !last.IsZero() && !a.ctx.Now.Before(last)}
+		Ended: !last.IsZero() && !a.ctx.Now.Before(last), Cut: rc.Cut()}
 }

@@ -36,6 +36,7 @@ func (f *fakeReplay) SetSpeed(s float64) {
 }
 func (f *fakeReplay) Speed() float64                  { f.mu.Lock(); defer f.mu.Unlock(); return f.speed }
 func (f *fakeReplay) Bounds() (first, last time.Time) { return f.first, f.last }
+func (f *fakeReplay) Cut() bool                       { return false }
 func (f *fakeReplay) Clock() time.Time                { f.mu.Lock(); defer f.mu.Unlock(); return f.clock }
 func (f *fakeReplay) Seek(t time.Time) error {
 	f.mu.Lock()

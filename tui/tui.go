@@ -78,6 +78,8 @@ type ReplayControl interface {
 	Speed() float64
 	// Bounds are the first and last times in the recording.
 	Bounds() (first, last time.Time)
+	// Cut: the recording has no proper end (a killed recorder, damage).
+	Cut() bool
 }
 
 // DefaultMaxSpeed is what the replay's "max" key sets when

@@ -52,6 +52,9 @@ type Replay struct {
 	First, Last time.Time
 	// Ended: playback reached the recording's last moment and holds it.
 	Ended bool
+	// Cut: the recording has no proper end (its recorder was killed or
+	// crashed, or the file is damaged there), said once playback is there.
+	Cut bool
 }
 
 // Height is the number of lines View returns.
@@ -167,6 +170,8 @@ func replayText(ctx *common.Context, rp *Replay) string {
 	}
 	t := "REPLAY " + speed + " " + common.Clock(ctx.Now)
 	switch {
+	case rp.Ended && rp.Cut:
+		t += " (ended: the recording is cut here, its recorder killed or crashed)"
 	case rp.Ended:
 		t += " (ended: the recording's last moment)"
 	case rp.Paused:
@@ -244,6 +249,7 @@ func (c *Cache) View(ctx *common.Context, in Info, width int) string {
 		h.Time(rp.First)
 		h.Time(rp.Last)
 		h.Bool(rp.Ended)
+		h.Bool(rp.Cut)
 	}
 	return c.memo.Get(h, func() string { return View(ctx, in, width) })
 }

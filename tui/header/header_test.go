@@ -108,6 +108,17 @@ func TestReplayEndedSaid(t *testing.T) {
 	}
 }
 
+// A recording cut by a killed recorder says so at its end, not as a
+// recording's proper last moment.
+func TestReplayCutSaid(t *testing.T) {
+	c := ctx()
+	rp := &Replay{Speed: 1, First: c.Now.Add(-time.Minute), Last: c.Now, Ended: true, Cut: true}
+	got := ansi.Strip(View(c, Info{Title: "tokentop", Replay: rp}, 200))
+	if !strings.Contains(got, "(ended: the recording is cut here, its recorder killed or crashed)") || strings.Contains(got, "last moment") {
+		t.Errorf("header %q: want the cut said", got)
+	}
+}
+
 func TestRootCauseFirst(t *testing.T) {
 	for _, c := range []struct{ err, want string }{
 		{`connect: cannot reach 127.0.0.4:18104 to list its models: Get "http://127.0.0.4:18104/v1/models": dial tcp 127.0.0.4:18104: connect: connection refused`, "connection refused"},
