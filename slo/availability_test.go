@@ -227,3 +227,32 @@ func TestOutageNeverPagesAfterRecovery(t *testing.T) {
 		}
 	}
 }
+
+// Every alert names the base unit of its value and threshold, so that a
+// consumer of the JSON (--on-alert, snapshot) can read 0.602 as seconds.
+func TestAlertsNameTheirUnit(t *testing.T) {
+	objs := []Objective{
+		{Kind: Percentile, Signal: telemetry.TTFT, Threshold: 5},
+		{Kind: ErrorRate, Threshold: 0.01},
+		{Kind: Ratio, Signal: telemetry.TTFT, Threshold: 5, Target: 0.99},
+		AvailabilityObjective(),
+	}
+	for i := range objs {
+		objs[i] = objs[i].WithDefaults()
+	}
+	st := telemetry.NewStore(telemetry.StoreConfig{})
+	e := New(objs, st, Options{})
+	probeResult(telemetry.Tee{st, e}, "ep", epoch(), false, 10*time.Second) // every alert active: firing, no data or unknown
+	e.Evaluate(epoch())
+	want := map[Kind]string{Percentile: "s", ErrorRate: "ratio", Ratio: "burn_rate", Availability: "ratio"}
+	seen := map[Kind]bool{}
+	for _, a := range e.Alerts() {
+		seen[a.Kind] = true
+		if a.Unit != want[a.Kind] {
+			t.Errorf("%s alert: unit %q, want %q", a.Kind, a.Unit, want[a.Kind])
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("alerts of kinds %v, want one of each of %v", seen, want)
+	}
+}

@@ -216,7 +216,7 @@ func (e *Engine) ensure(endpoint string, probed bool) []*rule {
 		for k, g := range severityGroups(o) {
 			r := &rule{obj: i, endpoint: endpoint, pairs: g.pairs, events: ev, feeds: k == 0, resolvedFor: e.opts.ResolvedFor, alert: Alert{
 				Objective: o.Name, Endpoint: endpoint, Kind: o.Kind, Signal: o.Signal, State: Inactive,
-				Threshold: o.Threshold, Description: o.String(), Severity: g.severity,
+				Threshold: o.Threshold, Unit: o.valueUnit(), Description: o.String(), Severity: g.severity,
 			}}
 			if len(g.pairs) > 0 {
 				r.alert.Threshold = g.pairs[0].Factor

@@ -149,6 +149,20 @@ func (o Objective) defaultName() string {
 	return string(o.Signal)
 }
 
+// valueUnit is the base unit of o's alert values (Alert.Unit).
+func (o Objective) valueUnit() string {
+	switch o.Kind {
+	case ErrorRate, Availability:
+		return "ratio"
+	case Ratio:
+		return "burn_rate"
+	}
+	if i := o.Signal.Info(); i.Unit != "ms" {
+		return i.Unit
+	}
+	return "s" // stored in seconds, shown in ms
+}
+
 // Validate reports what makes o unusable; call it after WithDefaults.
 func (o Objective) Validate() error {
 	var errs []error

@@ -103,6 +103,10 @@ type Alert struct {
 	Value     float64 `json:"value"`
 	Threshold float64 `json:"threshold"`
 	Peak      float64 `json:"peak,omitempty"`
+	// Unit names the base unit of Value, Threshold and Peak: "s" for
+	// latencies, "ratio" (0–1) for error rates and availability,
+	// "burn_rate" (× the budget's pace) for ratio objectives.
+	Unit string `json:"unit"`
 	// Approx: the value is interpolated inside a histogram bucket.
 	Approx    bool       `json:"approx,omitempty"`
 	BurnRates []BurnRate `json:"burn_rates,omitempty"`
