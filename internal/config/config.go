@@ -78,7 +78,10 @@ type Probe struct {
 	Seed         int64    `yaml:"seed"`
 	// NoUsage sends no stream_options (servers that reject it).
 	NoUsage bool `yaml:"no_usage"`
-	Auth    `yaml:",inline"`
+	// ContinuousUsage asks vLLM for usage on every chunk, the exact
+	// tokens of each event (speculative decoding sends several).
+	ContinuousUsage bool `yaml:"continuous_usage"`
+	Auth            `yaml:",inline"`
 }
 
 // Prometheus is one PromQL source for a fleet.

@@ -110,6 +110,7 @@ func (p *Probe) fill(def Probe) {
 	}
 	p.Insecure = p.Insecure || def.Insecure
 	p.NoUsage = p.NoUsage || def.NoUsage
+	p.ContinuousUsage = p.ContinuousUsage || def.ContinuousUsage
 }
 
 // Prefix is the first part of the endpoint keys this entry yields,

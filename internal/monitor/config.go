@@ -113,7 +113,8 @@ func ProbeOptions(ep config.Endpoint) (probe.Options, error) {
 	o := probe.Options{URL: ep.URL, API: probe.API(ep.API), Model: ep.Model,
 		MaxTokens: pc.MaxTokens, Timeout: pc.Timeout.D(), StallTimeout: pc.StallTimeout.D(),
 		Interval: pc.Interval.D(), Concurrency: pc.Concurrency, NoUsage: pc.NoUsage,
-		Auth: probe.Auth{TokenEnv: pc.BearerTokenEnv, TokenFile: pc.BearerTokenFile, CAFile: pc.CAFile, Insecure: pc.Insecure}}
+		ContinuousUsage: pc.ContinuousUsage,
+		Auth:            probe.Auth{TokenEnv: pc.BearerTokenEnv, TokenFile: pc.BearerTokenFile, CAFile: pc.CAFile, Insecure: pc.Insecure}}
 	if ep.Model != "" {
 		o.Name = ep.Prefix() + "/" + ep.Model
 	}

@@ -25,7 +25,9 @@ func DemoConfig(s *sim.Server) *config.Config {
 			w.GPU = g.DCGMName
 		}
 		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: s.URL(), Model: md.Name,
-			Probe:   &config.Probe{Interval: config.Duration(3 * time.Second), MaxTokens: 96, Prompt: "medium"},
+			// The simulator speaks vLLM: usage on every chunk gives the
+			// exact tokens of each event (several under speculative decoding).
+			Probe:   &config.Probe{Interval: config.Duration(3 * time.Second), MaxTokens: 96, Prompt: "medium", ContinuousUsage: true},
 			GPU:     &config.GPUMap{Pod: sim.PodName(md.Name), Namespace: sim.PodNamespace},
 			Weights: w})
 	}

@@ -26,7 +26,8 @@ type chatMessage struct {
 }
 
 type streamOptions struct {
-	IncludeUsage bool `json:"include_usage"`
+	IncludeUsage         bool `json:"include_usage"`
+	ContinuousUsageStats bool `json:"continuous_usage_stats,omitempty"` // vLLM only
 }
 
 func (openAIChat) BuildRequest(s RequestSpec) ([]byte, error) {
@@ -52,7 +53,7 @@ func (openAIChat) BuildRequest(s RequestSpec) ([]byte, error) {
 	}
 	if s.IncludeUsage {
 		// Without it the count of output tokens is only an estimate.
-		body.StreamOptions = &streamOptions{IncludeUsage: true}
+		body.StreamOptions = &streamOptions{IncludeUsage: true, ContinuousUsageStats: s.ContinuousUsage}
 	}
 	return json.Marshal(body)
 }

@@ -42,7 +42,7 @@ func (openAICompletions) BuildRequest(s RequestSpec) ([]byte, error) {
 		IncludeMetrics: s.IncludeMetrics,
 	}
 	if s.IncludeUsage {
-		body.StreamOptions = &streamOptions{IncludeUsage: true}
+		body.StreamOptions = &streamOptions{IncludeUsage: true, ContinuousUsageStats: s.ContinuousUsage}
 	}
 	return json.Marshal(body)
 }

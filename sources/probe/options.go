@@ -77,6 +77,11 @@ type Options struct {
 	Temperature float64 `json:"temperature"`
 	Seed        *int64  `json:"seed,omitempty"`
 	NoUsage     bool    `json:"no_usage,omitempty"` // do not send stream_options.include_usage (servers that reject it)
+	// ContinuousUsage asks vLLM for cumulative usage on every chunk
+	// (stream_options.continuous_usage_stats): the exact tokens of each
+	// event, where speculative decoding sends several. Off by default:
+	// servers other than vLLM may reject the field.
+	ContinuousUsage bool `json:"continuous_usage,omitempty"`
 	// IncludeMetrics asks vLLM (≥ 0.25, started with
 	// --enable-per-request-metrics) for its per-request timings
 	// (include_metrics: true, OpenAI routes only). Off by default: strict

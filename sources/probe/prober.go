@@ -59,13 +59,14 @@ func New(opts Options) (*Prober, error) {
 
 func (p *Prober) buildBody() error {
 	body, err := p.proto.BuildRequest(RequestSpec{
-		Model:          p.model,
-		Prompt:         p.opts.Prompt,
-		MaxTokens:      p.opts.MaxTokens,
-		Temperature:    p.opts.Temperature,
-		Seed:           p.opts.Seed,
-		IncludeUsage:   !p.opts.NoUsage,
-		IncludeMetrics: p.opts.IncludeMetrics,
+		Model:           p.model,
+		Prompt:          p.opts.Prompt,
+		MaxTokens:       p.opts.MaxTokens,
+		Temperature:     p.opts.Temperature,
+		Seed:            p.opts.Seed,
+		IncludeUsage:    !p.opts.NoUsage,
+		ContinuousUsage: !p.opts.NoUsage && p.opts.ContinuousUsage,
+		IncludeMetrics:  p.opts.IncludeMetrics,
 	})
 	if err != nil {
 		return fmt.Errorf("building the request: %w", err)

@@ -22,6 +22,8 @@ type RequestSpec struct {
 	Temperature  float64
 	Seed         *int64
 	IncludeUsage bool // ask for a final usage chunk where the protocol needs asking
+	// ContinuousUsage asks vLLM for usage on every chunk too.
+	ContinuousUsage bool
 	// IncludeMetrics asks vLLM for its per-request metrics object.
 	IncludeMetrics bool
 }
