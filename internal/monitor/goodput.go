@@ -42,8 +42,10 @@ func (j *goodputJudge) judge(o telemetry.Observation) (telemetry.Observation, bo
 	if b.Good(o.Probe) {
 		v = 1
 	}
+	// The probe's interval, as its other figures have: goodput turns stale
+	// with them, not before (QA: stale beside a live TTFT of one probe).
 	return telemetry.Observation{Kind: telemetry.KindSample, At: o.At, Endpoint: o.Endpoint, Source: o.Source,
-		Signal: telemetry.Goodput, Value: v}, true
+		Signal: telemetry.Goodput, Value: v, Interval: o.Interval}, true
 }
 
 func (j *goodputJudge) boundsOf(endpoint string) slo.Bounds {

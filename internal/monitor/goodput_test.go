@@ -31,15 +31,17 @@ func TestGoodputOnTheDashboard(t *testing.T) {
 			{OK: false, ErrorKind: "http", Status: 503},            // failed: not good
 		} {
 			m.Observe(telemetry.Observation{Kind: telemetry.KindProbe, At: t0.Add(time.Duration(i+1) * time.Second),
-				Endpoint: ep, Source: source, Probe: &p})
+				Endpoint: ep, Source: source, Probe: &p, Interval: 30 * time.Second})
 		}
 	}
-	snap := m.Store.Snapshot(t0.Add(6*time.Second), time.Minute)
+	// 25 s after the last probe of a 30 s interval: goodput is as live as
+	// the probe's own figures.
+	snap := m.Store.Snapshot(t0.Add(30*time.Second), time.Minute)
 	for _, es := range snap.Endpoints {
 		g, ok := es.Signals[telemetry.Goodput]
 		switch es.Name {
 		case "judged":
-			if !ok || g.Value == nil || *g.Value != 40 || g.Count != 5 || g.Unit != "%" {
+			if !ok || g.Value == nil || *g.Value != 40 || g.Count != 5 || g.Unit != "%" || g.State != telemetry.Live {
 				t.Errorf("goodput of the judged endpoint: %+v (want 40%% of 5 probes)", g)
 			}
 		case "free":
