@@ -49,8 +49,7 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	if demo {
-		d := sim.DemoConfig()
-		cfg.Models, cfg.Scenario = d.Models, d.Scenario
+		useDemo(&cfg)
 	}
 	if modelList != "" {
 		models = append(models, strings.Split(modelList, ",")...)
@@ -139,4 +138,13 @@ func durationOrEnd(d time.Duration) string {
 		return slo.FormatDuration(d)
 	}
 	return "the rest of the run"
+}
+
+// useDemo gives cfg the demo's models, scenario and prefix-cache traffic
+// (what `tokentop demo` serves); the flags' listen addresses, load and seed
+// stay.
+func useDemo(cfg *sim.Config) {
+	d := sim.DemoConfig()
+	cfg.Models, cfg.Scenario = d.Models, d.Scenario
+	cfg.PrefixCaching, cfg.SharedPrefixShare = d.PrefixCaching, d.SharedPrefixShare
 }
