@@ -167,6 +167,12 @@ type SourceStatus struct {
 	Description string        `json:"description,omitempty"`
 }
 
+// Troubled reports whether the source fails, is stale or carries a
+// warning: what the problems screen lists.
+func (s SourceStatus) Troubled() bool {
+	return s.State == Error || s.State == Stale || len(s.Warnings) > 0
+}
+
 // MarshalJSON writes the latency in milliseconds, as every other duration
 // tokentop prints.
 func (s SourceStatus) MarshalJSON() ([]byte, error) {

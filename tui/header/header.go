@@ -345,23 +345,23 @@ func sourcesLine(ctx *common.Context, srcs []telemetry.SourceStatus, width int) 
 	segs := []seg{lead}
 	used := common.Width(lead.text)
 	shared := sharedHost(ordered)
+	trouble := slices.ContainsFunc(ordered, telemetry.SourceStatus.Troubled)
 	for i, s := range ordered {
 		if shared != "" {
 			s.Name = strings.TrimPrefix(common.Safe(s.Name), shared)
 		}
 		sg := sourceSeg(ctx, s, true)
-		rest := len(ordered) - i - 1
-		tail := moreText(rest)
+		tail := moreText(len(ordered)-i-1, trouble)
 		if used+1+common.Width(sg.text)+common.Width(tail) <= width {
 			segs = append(segs, sg)
 			used += 1 + common.Width(sg.text)
 			continue
 		}
-		tail = moreText(rest + 1)
+		tail = moreText(len(ordered)-i, trouble)
 		if i == 0 { // the first always shows, cut to leave room for the count
-			sg.text = common.Fit(sg.text, max(width-used-1-common.Width(moreText(rest)), 1), g.Ellipsis)
+			tail = moreText(len(ordered)-i-1, trouble)
+			sg.text = common.Fit(sg.text, max(width-used-1-common.Width(tail), 1), g.Ellipsis)
 			segs = append(segs, sg)
-			tail = moreText(rest)
 		}
 		line, _ := join(segs, " ", r.Text)
 		return common.Cut(line+r.Accent.S(tail), width)
@@ -390,13 +390,19 @@ func sharedHost(srcs []telemetry.SourceStatus) string {
 	return prefix
 }
 
-// moreText is what ends a cut sources line: how many are not shown and
-// the key that lists them in full.
-func moreText(n int) string {
+// moreText is what ends a cut sources line: how many sources it leaves
+// out and, when some source is in trouble, the key that shows it in full
+// (the e screen lists only sources in trouble: healthy ones cut from the
+// line are not there).
+func moreText(n int, trouble bool) string {
 	if n <= 0 {
 		return ""
 	}
-	return " +" + strconv.Itoa(n) + " more (e)"
+	t := " +" + strconv.Itoa(n) + " more"
+	if trouble {
+		t += " (e)"
+	}
+	return t
 }
 
 // cutAtWord is s within w cells, cut after a whole word and marked.

@@ -93,6 +93,25 @@ func TestNotifierFailingLeadsAndCounts(t *testing.T) {
 	}
 }
 
+// A cut line offers e only when some source is in trouble: the e screen
+// lists no healthy source.
+func TestMoreOffersEOnlyForTrouble(t *testing.T) {
+	var srcs []telemetry.SourceStatus
+	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+		srcs = append(srcs, telemetry.SourceStatus{Name: "probe 127.0.0.1:40677/meta-llama/Llama-3.1-8B-Instruct-" + n, Kind: "probe",
+			State: telemetry.Live, Latency: 300 * time.Millisecond})
+	}
+	line := strings.Split(ansi.Strip(View(ctx(), Info{Sources: srcs}, 80)), "\n")[1]
+	if !strings.Contains(line, " more") || strings.Contains(line, "(e)") {
+		t.Errorf("healthy sources cut: %q, want a count without e", line)
+	}
+	srcs[5].State, srcs[5].Err = telemetry.Stale, "no update" // listed last, shown first (trouble leads)
+	line = strings.Split(ansi.Strip(View(ctx(), Info{Sources: srcs}, 80)), "\n")[1]
+	if !strings.Contains(line, "STALE") || !strings.HasSuffix(line, " more (e)") {
+		t.Errorf("a stale source: %q, want e offered", line)
+	}
+}
+
 func TestReadOnlyBadge(t *testing.T) {
 	got := ansi.Strip(View(ctx(), Info{Title: "tokentop", Viewers: 3}, 120))
 	if !strings.Contains(got, "READ-ONLY · 3 viewers") {

@@ -106,7 +106,7 @@ func (m *Model) render() string {
 func sourceProblems(s telemetry.Snapshot) []telemetry.SourceStatus {
 	var out []telemetry.SourceStatus
 	for _, src := range s.Sources {
-		if src.State == telemetry.Error || src.State == telemetry.Stale || len(src.Warnings) > 0 {
+		if src.Troubled() {
 			out = append(out, src)
 		}
 	}
