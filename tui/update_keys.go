@@ -131,20 +131,11 @@ func (a *app) mainKey(k tea.KeyPressMsg) tea.Cmd {
 	if a.focus == paneAlerts && a.alertsKey(k) {
 		return nil
 	}
+	if a.cursorKeys(k, &a.table) {
+		return nil
+	}
 	a.dirty = true
 	switch {
-	case key.Matches(k, km.Up):
-		a.table.Move(-1)
-	case key.Matches(k, km.Down):
-		a.table.Move(1)
-	case key.Matches(k, km.PageUp):
-		a.table.Page(-1)
-	case key.Matches(k, km.PageDown):
-		a.table.Page(1)
-	case key.Matches(k, km.Top):
-		a.table.Home()
-	case key.Matches(k, km.Bottom):
-		a.table.End()
 	case key.Matches(k, km.Tab):
 		a.focusPane(a.nextPane())
 	case key.Matches(k, km.Enter):
@@ -173,21 +164,40 @@ func (a *app) mainKey(k tea.KeyPressMsg) tea.Cmd {
 // focus (the others act as on the table); it reports whether k was one.
 func (a *app) alertsKey(k tea.KeyPressMsg) bool {
 	km := &a.keys
-	switch {
-	case key.Matches(k, km.Back):
+	if key.Matches(k, km.Back) {
 		a.focusPane(paneTable)
+		a.dirty = true
+		return true
+	}
+	return a.cursorKeys(k, &a.alertP)
+}
+
+// cursor is a list whose selection the movement keys move (the table, the
+// alerts pane).
+type cursor interface {
+	Move(int)
+	Page(int)
+	Home()
+	End()
+}
+
+// cursorKeys moves c's selection for the movement keys; it reports
+// whether k was one.
+func (a *app) cursorKeys(k tea.KeyPressMsg, c cursor) bool {
+	km := &a.keys
+	switch {
 	case key.Matches(k, km.Up):
-		a.alertP.Move(-1)
+		c.Move(-1)
 	case key.Matches(k, km.Down):
-		a.alertP.Move(1)
+		c.Move(1)
 	case key.Matches(k, km.PageUp):
-		a.alertP.Page(-1)
+		c.Page(-1)
 	case key.Matches(k, km.PageDown):
-		a.alertP.Page(1)
+		c.Page(1)
 	case key.Matches(k, km.Top):
-		a.alertP.Move(-a.alertP.Len())
+		c.Home()
 	case key.Matches(k, km.Bottom):
-		a.alertP.Move(a.alertP.Len())
+		c.End()
 	default:
 		return false
 	}

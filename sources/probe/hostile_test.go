@@ -279,9 +279,11 @@ func TestStallAndTimeout(t *testing.T) {
 	}
 }
 
-// TestSlowLorisHeaders: headers trickled a byte at a time never complete
-// within the stall timeout: bytes alone do not count as progress.
-func TestSlowLorisHeaders(t *testing.T) {
+// rawServer accepts one connection on loopback, reads the request line
+// and hands the connection to serve; it returns the address. Cleanup
+// closes the listener and waits for serve.
+func rawServer(t *testing.T, serve func(conn net.Conn)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -295,6 +297,15 @@ func TestSlowLorisHeaders(t *testing.T) {
 		}
 		defer func() { _ = conn.Close() }()
 		_, _ = bufio.NewReader(conn).ReadString('\n')
+		serve(conn)
+	})
+	return ln.Addr().String()
+}
+
+// TestSlowLorisHeaders: headers trickled a byte at a time never complete
+// within the stall timeout: bytes alone do not count as progress.
+func TestSlowLorisHeaders(t *testing.T) {
+	addr := rawServer(t, func(conn net.Conn) {
 		for _, b := range []byte("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nX-Slow: " + strings.Repeat("z", 200)) {
 			if _, err := conn.Write([]byte{b}); err != nil {
 				return
@@ -303,7 +314,7 @@ func TestSlowLorisHeaders(t *testing.T) {
 		}
 	})
 	start := time.Now()
-	r := probeOnce(t, Options{URL: "http://" + ln.Addr().String(), StallTimeout: 400 * time.Millisecond})
+	r := probeOnce(t, Options{URL: "http://" + addr, StallTimeout: 400 * time.Millisecond})
 	if r.ErrorKind != ErrStall || !strings.Contains(r.Err, "no response headers within the stall timeout") || time.Since(start) > 3*time.Second {
 		t.Errorf("kind %q err %q after %v", r.ErrorKind, r.Err, time.Since(start))
 	}
@@ -313,23 +324,10 @@ func TestSlowLorisHeaders(t *testing.T) {
 // answers (stopped with kill -STOP) is said as such, not as a stream that
 // stopped mid-answer.
 func TestSilentServer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	release := make(chan struct{})
-	var wg sync.WaitGroup
-	t.Cleanup(func() { close(release); _ = ln.Close(); wg.Wait() })
-	wg.Go(func() {
-		conn, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer func() { _ = conn.Close() }()
-		_, _ = bufio.NewReader(conn).ReadString('\n')
-		<-release
-	})
-	r := probeOnce(t, Options{URL: "http://" + ln.Addr().String(), StallTimeout: 300 * time.Millisecond})
+	addr := rawServer(t, func(net.Conn) { <-release })
+	t.Cleanup(func() { close(release) }) // registered after rawServer's, so it runs first: the handler ends
+	r := probeOnce(t, Options{URL: "http://" + addr, StallTimeout: 300 * time.Millisecond})
 	if r.ErrorKind != ErrStall || !strings.Contains(r.Err, "no response headers within the stall timeout") {
 		t.Errorf("kind %q err %q", r.ErrorKind, r.Err)
 	}

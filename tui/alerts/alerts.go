@@ -150,6 +150,12 @@ func (m *Model) Page(dir int) { m.Move(dir * m.page()) }
 // Move moves the cursor.
 func (m *Model) Move(d int) { m.cursor += d; m.clamp() }
 
+// Home selects the first alert.
+func (m *Model) Home() { m.cursor = 0; m.clamp() }
+
+// End selects the last alert.
+func (m *Model) End() { m.cursor = len(m.list) - 1; m.clamp() }
+
 // Click selects the alert drawn at line y of the pane (0 = title).
 func (m *Model) Click(y int) bool {
 	i := m.offset + y - 1
