@@ -92,26 +92,13 @@ type scroller interface {
 }
 
 func (a *app) scrollKeys(k tea.KeyPressMsg, s scroller) {
-	km := &a.keys
-	switch {
-	case key.Matches(k, km.Up):
-		s.Scroll(-1)
-	case key.Matches(k, km.Down):
-		s.Scroll(1)
-	case key.Matches(k, km.PageUp):
-		s.Page(-1)
-	case key.Matches(k, km.PageDown):
-		s.Page(1)
-	case key.Matches(k, km.Top):
-		s.Home()
-	case key.Matches(k, km.Bottom):
-		s.End()
-	case key.Matches(k, km.Back) && a.screen == screenHelp:
-		a.toggleHelp()
-	default:
+	if a.navKeys(k, s.Scroll, s.Page, s.Home, s.End) {
 		return
 	}
-	a.dirty = true
+	if key.Matches(k, a.keys.Back) && a.screen == screenHelp {
+		a.toggleHelp()
+		a.dirty = true
+	}
 }
 
 func (a *app) mainKey(k tea.KeyPressMsg) tea.Cmd {
@@ -184,20 +171,26 @@ type cursor interface {
 // cursorKeys moves c's selection for the movement keys; it reports
 // whether k was one.
 func (a *app) cursorKeys(k tea.KeyPressMsg, c cursor) bool {
+	return a.navKeys(k, c.Move, c.Page, c.Home, c.End)
+}
+
+// navKeys applies the movement keys: a line up or down, a page, the top or
+// the bottom; it reports whether k was one.
+func (a *app) navKeys(k tea.KeyPressMsg, line, page func(int), top, bottom func()) bool {
 	km := &a.keys
 	switch {
 	case key.Matches(k, km.Up):
-		c.Move(-1)
+		line(-1)
 	case key.Matches(k, km.Down):
-		c.Move(1)
+		line(1)
 	case key.Matches(k, km.PageUp):
-		c.Page(-1)
+		page(-1)
 	case key.Matches(k, km.PageDown):
-		c.Page(1)
+		page(1)
 	case key.Matches(k, km.Top):
-		c.Home()
+		top()
 	case key.Matches(k, km.Bottom):
-		c.End()
+		bottom()
 	default:
 		return false
 	}
