@@ -137,8 +137,8 @@ func (s *Store) Snapshot(now time.Time, window time.Duration) Snapshot {
 	}
 	sort.Slice(snap.Endpoints, func(i, j int) bool { return snap.Endpoints[i].Name < snap.Endpoints[j].Name })
 	snap.Sources = make([]SourceStatus, 0, len(s.sources))
-	for _, st := range s.sources {
-		snap.Sources = append(snap.Sources, st)
+	for _, r := range s.sources {
+		snap.Sources = append(snap.Sources, r.statusAt(now, s.cfg))
 	}
 	sort.Slice(snap.Sources, func(i, j int) bool { return snap.Sources[i].Name < snap.Sources[j].Name })
 	snap.GPUs = s.gpuSnapshot(now)

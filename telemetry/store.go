@@ -43,7 +43,7 @@ type Store struct {
 	cfg       StoreConfig
 	mu        sync.RWMutex
 	endpoints map[string]*endpointState
-	sources   map[string]SourceStatus
+	sources   map[string]sourceReport
 	gpus      map[string]*gpuState // by source|device key
 }
 
@@ -109,7 +109,7 @@ func NewStore(cfg StoreConfig) *Store {
 	if len(cfg.Prefer) == 0 {
 		cfg.Prefer = def.Prefer
 	}
-	return &Store{cfg: cfg, endpoints: map[string]*endpointState{}, sources: map[string]SourceStatus{}, gpus: map[string]*gpuState{}}
+	return &Store{cfg: cfg, endpoints: map[string]*endpointState{}, sources: map[string]sourceReport{}, gpus: map[string]*gpuState{}}
 }
 
 // Config returns the store's effective configuration.
@@ -125,7 +125,7 @@ func (s *Store) Observe(o Observation) {
 			if key == "" {
 				key = o.Source
 			}
-			s.sources[key] = *o.Status
+			s.sources[key] = sourceReport{status: *o.Status, at: o.At, interval: o.Interval}
 		}
 		return
 	}

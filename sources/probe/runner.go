@@ -260,8 +260,11 @@ func (r *Runner) emitStatus(state telemetry.State, msg string, latency time.Dura
 			st.Warnings = append(st.Warnings, w)
 		}
 	}
+	// No interval: a probe reports as each one ends, and a stream may
+	// outlast any multiple of the interval; the probe's figures carry
+	// their own staleness.
 	r.sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: time.Now(), Endpoint: st.Name,
-		Source: r.source, Interval: r.opts.Interval, Status: &st})
+		Source: r.source, Status: &st})
 }
 
 // liveText streams the current answer to the dashboard, throttled.
