@@ -177,10 +177,10 @@ func TestResolvedBecomesInactiveAgain(t *testing.T) {
 // An availability alert never starts once the endpoint answers again: after
 // a short outage the window's share of failures can still rise as healthy
 // probes leave it (3 of 6 → 3 of 5), which paged, 1–2 s at a time, after
-// the endpoint was back. For every outage length and probe phase: no alert
-// starts firing after the first successful probe, at most one episode per
-// outage, and an outage long enough to fail most of a window still fires
-// while it lasts.
+// the endpoint was back, or between probes. For every outage length and
+// probe phase: an alert starts only as a failed probe arrives, never after
+// the first successful probe, at most one episode per outage, and an
+// outage long enough to fail most of a window still fires while it lasts.
 func TestOutageNeverPagesAfterRecovery(t *testing.T) {
 	const interval = 10 * time.Second
 	for outage := 10 * time.Second; outage <= 90*time.Second; outage += 10 * time.Second {
@@ -192,12 +192,13 @@ func TestOutageNeverPagesAfterRecovery(t *testing.T) {
 			// they are 10–11.8 s apart (a streamed answer takes a while):
 			// the window holds five or six of them.
 			next, k := start, 0
-			var back time.Time // the first successful probe after the outage
+			var back, lastProbe time.Time // the first successful probe after the outage; the newest
 			firings, firedDuring := 0, false
 			for now := start; now.Before(down.Add(5 * time.Minute)); now = now.Add(100 * time.Millisecond) {
 				if !now.Before(next) {
 					dead := !now.Before(down) && now.Before(down.Add(outage))
 					probeResult(sink, "ep", now, !dead, interval)
+					lastProbe = now
 					if !dead && back.IsZero() && now.After(down) {
 						back = now
 					}
@@ -212,6 +213,10 @@ func TestOutageNeverPagesAfterRecovery(t *testing.T) {
 						continue
 					}
 					firings++
+					if now.Sub(lastProbe) >= time.Second {
+						t.Errorf("outage %v, phase %v: fired %v after the newest probe, with no probe since the last evaluation: a healthy probe leaving the window started it",
+							outage, phase, now.Sub(lastProbe))
+					}
 					if !back.IsZero() {
 						t.Errorf("outage %v, phase %v: fired %v after the endpoint answered again", outage, phase, now.Sub(back))
 					}

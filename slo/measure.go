@@ -21,7 +21,11 @@ type measurement struct {
 	// keeps an active alert but starts none: after a short outage the
 	// window's share of failures can rise as healthy probes leave it
 	// (3 of 6 → 3 of 5), which is no news of an endpoint now answering.
-	recovered  bool
+	recovered bool
+	// newestAt (availability) is when the newest probe in the window
+	// ended: an alert starts only at the evaluation a failed probe
+	// arrives in, not when a healthy one leaves the window (3 of 6 → 3 of 5).
+	newestAt   time.Time
 	count      float64
 	approx     bool
 	source     string
@@ -102,7 +106,9 @@ func (e *Engine) measureErrorRate(o *Objective, endpoint string, now time.Time) 
 		m.data = telemetry.NoData
 	}
 	m.breach = m.value > o.Threshold
-	m.recovered = o.Kind == Availability && !snap.NewestFailed
+	if o.Kind == Availability {
+		m.recovered, m.newestAt = !snap.NewestFailed, snap.ObservedAt
+	}
 	return m
 }
 

@@ -34,6 +34,9 @@ type rule struct {
 	pairs  []BurnWindow
 	events *events
 	feeds  bool
+	// newestProbe is the newest probe the last measurement saw
+	// (availability): one newer is a probe that arrived since.
+	newestProbe time.Time
 	// resolvedFor is how long a resolved alert stays resolved before it
 	// is inactive again (Options.ResolvedFor).
 	resolvedFor time.Duration
@@ -46,15 +49,20 @@ type rule struct {
 // absent never resolves anything: a pending or firing alert keeps its state
 // "unknown since", other alerts move to the unknown or no-data state. A
 // breach measured on an endpoint that has recovered (measurement.recovered)
-// only keeps a firing alert firing: it starts none, and a pending one drops.
+// only keeps a firing alert firing: it starts none, and a pending one drops;
+// and an availability alert starts only as a failed probe arrives.
 func (r *rule) step(now time.Time, o *Objective, m measurement) (Transition, bool) {
 	a := &r.alert
 	from := a.State
 	r.record(now, m)
+	arrived := m.newestAt.IsZero() || m.newestAt.After(r.newestProbe)
+	if !m.newestAt.IsZero() {
+		r.newestProbe = m.newestAt
+	}
 	switch {
 	case !m.judgeable():
 		r.missing(now, m)
-	case m.breach && (a.State == Firing || !m.recovered):
+	case m.breach && (a.State == Firing || a.State == Pending && !m.recovered || !m.recovered && arrived):
 		r.breaching(now, o, m.value)
 	default:
 		r.clear(now, o)
