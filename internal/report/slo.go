@@ -226,6 +226,7 @@ func AlertJSON(a slo.Alert) (map[string]any, error) {
 		toMS(m, "value", 1000)
 		toMS(m, "threshold", 1000)
 		toMS(m, "peak", 1000)
+		m["unit"] = "ms" // what the *_ms fields hold (slo.Alert's own is "s")
 	}
 	toMS(m, "budget_span", 1e-6)
 	if rates, ok := m["burn_rates"].([]any); ok {

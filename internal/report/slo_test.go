@@ -50,7 +50,7 @@ func TestDocumentCarriesEveryObjective(t *testing.T) {
 	// A latency objective's figures in ms, named so, and no seconds beside.
 	_, seconds := objs[0]["value"]
 	if objs[0]["state"] != "firing" || math.Abs(objs[0]["value_ms"].(float64)-85.312) > 1e-9 || objs[0]["threshold_ms"] != 50.0 ||
-		seconds || objs[0]["data"] != "live" {
+		seconds || objs[0]["data"] != "live" || objs[0]["unit"] != "ms" {
 		t.Errorf("firing objective %v", objs[0])
 	}
 	if v, ok := objs[1]["value_ms"]; !ok || v != nil || objs[1]["state"] != "no_data" {
