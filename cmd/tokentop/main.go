@@ -126,6 +126,10 @@ func exitCode(err error, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.Is(err, syscall.EPIPE):
+		// The reader went away (`tokentop … --json | head`): the end of a
+		// pipeline, not a failure to report.
+		return 0
 	case errors.As(err, &ee):
 		if ee.err != nil {
 			fmt.Fprintf(stderr, "tokentop: %v\n", ee.err)
