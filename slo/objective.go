@@ -266,8 +266,16 @@ func (o Objective) Scaled(factor float64, minWindow time.Duration) Objective {
 	o.For, o.KeepFiringFor = sc(o.For), sc(o.KeepFiringFor)
 	bw := make([]BurnWindow, len(o.BurnWindows))
 	for i, w := range o.BurnWindows {
-		w.Short = atLeast(sc(w.Short))
-		w.Long = max(atLeast(sc(w.Long)), w.Short)
+		// A pair whose short window would fall below minWindow is scaled
+		// less, so that its long window stays that many times longer: a
+		// long window floored to the short one smooths nothing, and the
+		// alert flaps with every burst (QA: 10s/10s pages every 2 min).
+		f := factor
+		if w.Short > 0 && sc(w.Short) < minWindow {
+			f = max(float64(w.Short)/float64(minWindow), 1)
+		}
+		w.Short = atLeast(time.Duration(float64(w.Short) / f))
+		w.Long = max(atLeast(time.Duration(float64(w.Long)/f)), w.Short)
 		w.Long = min(w.Long, o.Period)
 		w.Short = min(w.Short, w.Long)
 		bw[i] = w

@@ -110,7 +110,7 @@ func bindSLOFlags(fs *flag.FlagSet) *sloFlags {
 	fs.Var(&f.keepFiring, "slo-keep-firing-for", "keep a firing alert firing this long after the breach ends, against flapping (the default is the latency objectives'; availability resolves once failures are back within its target unless this is given)")
 	fs.Var(&f.availability, "slo-availability", "objective on every probed endpoint: at least this share of probes succeed over --slo-availability-window; a dead or failing endpoint fires (0 = none)")
 	fs.Var(&f.availabilityWindow, "slo-availability-window", "window of the availability objective")
-	fs.Var(&f.scale, "slo-scale", "divide ratio periods and burn windows by this factor, for demos (4032 turns 28d into 10m)")
+	fs.Var(&f.scale, "slo-scale", "divide ratio periods and burn windows by this factor, for demos (4032 turns 28d into 10m; a burn-window pair whose short window would fall under the minimum is scaled less, keeping its long/short ratio)")
 	return f
 }
 
