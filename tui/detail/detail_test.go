@@ -173,3 +173,29 @@ func TestTitleKeepsSLOState(t *testing.T) {
 		t.Errorf("wide title lost its URL or engine: %q", got)
 	}
 }
+
+// Chart and ITL headings are never cut mid-word (QA at 120 columns: "SLO
+// 5s far above t", "ITL distribution over 1m (14s of data"; here at 100:
+// "no data    TPOT"): the coverage goes first, then the note (unless it
+// is a state), each whole or not at all.
+func TestHeadingsNotCutMidWord(t *testing.T) {
+	for _, w := range []int{80, 100, 120, 160} {
+		in := baseInput()
+		in.w = w
+		for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.ITL} {
+			s := in.ep.Signals[sig]
+			s.State, s.ObservedAt, s.DataSince, s.Unit = telemetry.Live, t0, t0.Add(-14*time.Second), "ms"
+			in.ep.Signals[sig] = s
+		}
+		m := New(ctxFor("mono", t0))
+		for _, l := range strings.Split(ansi.Strip(show(&m, in)), "\n") {
+			if !strings.Contains(l, "mean per") && !strings.Contains(l, "ITL distribution") {
+				continue
+			}
+			if strings.Count(l, "(") != strings.Count(l, ")") || strings.Contains(l, "…") ||
+				strings.Count(l, "no data") != strings.Count(l, "no data in window") {
+				t.Errorf("width %d: heading cut: %q", w, l)
+			}
+		}
+	}
+}

@@ -84,15 +84,26 @@ func (m *Model) probed() bool {
 
 func (m *Model) heading(s string) string { return m.ctx.Styles.Title.S(" " + s) }
 
+// withCoverage is s with the window's coverage ("(14s of data)": history
+// shorter than the window) when there is one and it fits in w cells; a
+// heading cut mid-word says less than one without it.
+func withCoverage(s, cov string, w int) string {
+	if cov == "" {
+		return s
+	}
+	if t := s + " (" + cov + ")"; common.Width(t) <= w {
+		return t
+	}
+	return s
+}
+
 // itl draws the ITL histogram over the window from cumulative buckets.
 func (m *Model) itl(w int) string {
 	r := &m.ctx.Styles.Normal
 	g := m.ctx.Glyphs
 	b := m.data.ITL
-	over := " over " + format.Window(m.ctx.Window)
-	if cov := format.Coverage(m.ep.Signals[telemetry.ITL], m.ctx.Now); cov != "" {
-		over += " (" + cov + ")" // history shorter than the window
-	}
+	over := withCoverage(" over "+format.Window(m.ctx.Window), format.Coverage(m.ep.Signals[telemetry.ITL], m.ctx.Now),
+		w-common.Width(" ITL distribution"))
 	head := m.heading("ITL distribution") + r.Faint.S(over)
 	if len(b) == 0 || b[len(b)-1].Count <= 0 {
 		return head + "\n" + r.NoData.S(" "+format.NoDataText)

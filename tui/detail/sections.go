@@ -251,11 +251,9 @@ func (m *Model) chartHead(sig telemetry.Signal, vals []float64, thr float64, has
 	r := &ctx.Styles.Normal
 	info := sig.Info()
 	bin := ctx.Window / time.Duration(max(len(vals), 1))
-	title := " " + info.Title + " mean per " + format.Window(max(bin, time.Second).Round(100*time.Millisecond)) +
+	base := " " + info.Title + " mean per " + format.Window(max(bin, time.Second).Round(100*time.Millisecond)) +
 		" over " + format.Window(ctx.Window)
-	if cov := format.Coverage(m.ep.Signals[sig], ctx.Now); cov != "" {
-		title += " (" + cov + ")" // history shorter than the window
-	}
+	cov := format.Coverage(m.ep.Signals[sig], ctx.Now)
 	var note string
 	notePaint := r.Faint
 	switch {
@@ -274,7 +272,17 @@ func (m *Model) chartHead(sig telemetry.Signal, vals []float64, thr float64, has
 	if c.ThresholdOffScale() && !allNaN(vals) {
 		note = "SLO " + format.Value(thr, info.Unit) + " far above the data"
 	}
-	head := ctx.Styles.Title.S(title) + notePaint.S("  "+note)
+	// The note says more than the coverage; neither is cut mid-word: the
+	// coverage goes first, then the note unless it is a state (STALE).
+	title := withCoverage(base, cov, w-2-common.Width(note))
+	if common.Width(title)+2+common.Width(note) > w && notePaint != r.Stale && notePaint != r.NoData {
+		note = ""
+		title = withCoverage(base, cov, w)
+	}
+	head := ctx.Styles.Title.S(title)
+	if note != "" {
+		head += notePaint.S("  " + note)
+	}
 	return chartIn{head: common.Cut(head, w), line: c}
 }
 
