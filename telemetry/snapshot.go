@@ -321,6 +321,9 @@ func (s *Store) preferredKind(kind string) bool {
 func (s *Store) signalSnapshot(t *track, now time.Time, window time.Duration) SignalSnapshot {
 	info := t.signal.Info()
 	out := SignalSnapshot{Unit: info.Unit, Source: t.source, State: t.stateAt(now, s.cfg), Err: t.err, Approx: t.approx}
+	if out.State == Live && s.sourceSilent(t.source, now) {
+		out.State = Stale
+	}
 	if t.hasValue {
 		out.ObservedAt = t.lastGoodAt
 	} else {

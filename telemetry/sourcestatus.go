@@ -21,16 +21,29 @@ type sourceReport struct {
 // their interval (a probe's stream) name none.
 func (r sourceReport) statusAt(now time.Time, cfg StoreConfig) SourceStatus {
 	st := r.status
-	if r.interval <= 0 || (st.State != Live && st.State != NoData) {
-		return st
-	}
-	after := max(time.Duration(cfg.StaleIntervals*float64(r.interval)), cfg.MinStaleAfter)
-	if silent := now.Sub(r.at); silent > after {
+	if (st.State == Live || st.State == NoData) && r.silent(now, cfg) {
 		st.State = Stale
-		st.Err = "no report for " + seconds(silent) + " (one expected every " + seconds(r.interval) +
+		st.Err = "no report for " + seconds(now.Sub(r.at)) + " (one expected every " + seconds(r.interval) +
 			"): the source is stuck, or what it reads does not answer"
 	}
 	return st
+}
+
+// silent reports whether the source promised a report every interval and
+// has sent none for StaleIntervals of them (at least MinStaleAfter).
+func (r sourceReport) silent(now time.Time, cfg StoreConfig) bool {
+	if r.interval <= 0 {
+		return false
+	}
+	return now.Sub(r.at) > max(time.Duration(cfg.StaleIntervals*float64(r.interval)), cfg.MinStaleAfter)
+}
+
+// sourceSilent reports whether the source of id has gone silent: its
+// figures are then stale too, however recent their last value (a hung
+// store's last histogram window is not news of now).
+func (s *Store) sourceSilent(id string, now time.Time) bool {
+	r, ok := s.bySource[id]
+	return ok && r.silent(now, s.cfg)
 }
 
 // seconds is d in whole seconds (milliseconds below one).

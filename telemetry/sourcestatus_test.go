@@ -10,7 +10,8 @@ import (
 // that accepts queries and never answers keeps a refresh in flight) is
 // stale after StaleIntervals of them, whatever its last report said; one
 // that names no interval (a probe, whose stream may run long) is left as
-// it reported, and so is a failing one, which says more than "stale".
+// it reported, and so is a failing one, which says more than "stale". The
+// silent source's figures are stale with it, whatever their own cadence.
 func TestSilentSourceIsStale(t *testing.T) {
 	st := NewStore(StoreConfig{})
 	t0 := time.Unix(1_700_000_000, 0)
@@ -27,8 +28,18 @@ func TestSilentSourceIsStale(t *testing.T) {
 		}
 		return out
 	}
-	if got := state(t0.Add(14 * time.Second))["prometheus"]; got.State != Live {
-		t.Errorf("within 3 intervals: %+v, want live", got)
+	// A figure of the source with a long interval (a histogram step):
+	// live by its own cadence, stale once its source is silent.
+	st.Observe(Observation{Kind: KindSample, At: t0, Endpoint: "ep", Signal: OutputTPS, Source: "promql", Value: 5, Interval: time.Minute})
+	figure := func(at time.Time) State {
+		s, _ := st.Signal("ep", OutputTPS, at, time.Minute)
+		return s.State
+	}
+	if got := state(t0.Add(14 * time.Second))["prometheus"]; got.State != Live || figure(t0.Add(14*time.Second)) != Live {
+		t.Errorf("within 3 intervals: %+v, figure %s; want live", got, figure(t0.Add(14*time.Second)))
+	}
+	if f := figure(t0.Add(20 * time.Second)); f != Stale {
+		t.Errorf("figure of a silent source: %s, want stale", f)
 	}
 	got := state(t0.Add(72 * time.Second))
 	if p := got["prometheus"]; p.State != Stale || !strings.Contains(p.Err, "no report for 72s (one expected every 5s)") {

@@ -44,6 +44,9 @@ type Store struct {
 	mu        sync.RWMutex
 	endpoints map[string]*endpointState
 	sources   map[string]sourceReport
+	// bySource is the last report of each source that names its interval,
+	// by source id (Observation.Source): its figures turn stale with it.
+	bySource map[string]sourceReport
 	gpus      map[string]*gpuState // by source|device key
 }
 
@@ -109,7 +112,7 @@ func NewStore(cfg StoreConfig) *Store {
 	if len(cfg.Prefer) == 0 {
 		cfg.Prefer = def.Prefer
 	}
-	return &Store{cfg: cfg, endpoints: map[string]*endpointState{}, sources: map[string]sourceReport{}, gpus: map[string]*gpuState{}}
+	return &Store{cfg: cfg, endpoints: map[string]*endpointState{}, sources: map[string]sourceReport{}, bySource: map[string]sourceReport{}, gpus: map[string]*gpuState{}}
 }
 
 // Config returns the store's effective configuration.
@@ -125,7 +128,11 @@ func (s *Store) Observe(o Observation) {
 			if key == "" {
 				key = o.Source
 			}
-			s.sources[key] = sourceReport{status: *o.Status, at: o.At, interval: o.Interval}
+			r := sourceReport{status: *o.Status, at: o.At, interval: o.Interval}
+			s.sources[key] = r
+			if o.Source != "" && o.Interval > 0 {
+				s.bySource[o.Source] = r
+			}
 		}
 		return
 	}
@@ -135,6 +142,7 @@ func (s *Store) Observe(o Observation) {
 	}
 	if o.Kind == KindRetire && o.Endpoint == "" {
 		delete(s.sources, o.Source)
+		delete(s.bySource, o.Source)
 		return
 	}
 	if o.Endpoint == "" {

@@ -1,6 +1,7 @@
 package failuresuite
 
 import (
+	"syscall"
 	"testing"
 	"time"
 )
@@ -65,6 +66,65 @@ func TestPrometheusDown(t *testing.T) {
 		}
 	}
 	measured(t, "prometheus-down", seen, "ttft_after", "source_error_after")
+}
+
+// TestPrometheusHung: a Prometheus that accepts queries and never answers
+// (SIGSTOP) keeps the source's refresh in flight, so it reports nothing;
+// it read "ok" for as long as it hung. Within 30 s of the stop the source
+// must say stale or error, never ok while it hangs (25 s more), the TTFT
+// must never be shown live, and once Prometheus runs again the source is
+// ok again.
+func TestPrometheusHung(t *testing.T) {
+	t.Parallel()
+	const model = "hung-m"
+	sim := startSim(t, "127.0.0.1:0", "--model", model+":1b", "--load", "2")
+	prom := startPrometheus(t, sim.addr)
+	hl := startHeadless(t, "dashboard", "--prometheus", prom.url)
+	start := time.Now()
+	hl.mustWaitDoc(t, start, 2*time.Minute, "a TTFT figure from Prometheus", func(d snapshotDoc) bool {
+		f, ok := storeTTFT(d, model)
+		return ok && f.liveNumber()
+	})
+	stoppedAt := time.Now()
+	prom.proc.signal(t, syscall.SIGSTOP)
+	resumed := false
+	resume := func() {
+		if !resumed {
+			resumed = true
+			prom.proc.signal(t, syscall.SIGCONT)
+		}
+	}
+	t.Cleanup(resume) // before its stop: a stopped process takes no SIGTERM
+	said, ok := hl.waitDoc(stoppedAt, 30*time.Second, func(d snapshotDoc) bool {
+		s, ok := promSource(d)
+		return ok && (s.State == "stale" || s.State == "error")
+	})
+	if !ok {
+		t.Fatalf("the PromQL source never said stale or error within 30 s of Prometheus hanging; last document:\n%s", hl.lastDocText())
+	}
+	seen := map[string]time.Duration{"source_said_after": said.got.Sub(stoppedAt)}
+	hl.mustWaitDoc(t, said.got.Add(25*time.Second), 45*time.Second, "documents 25 s after", anyDoc)
+	for _, r := range hl.between(said.got, time.Now()) {
+		if s, ok := promSource(r.doc); !ok || s.State == "live" {
+			t.Errorf("%s after the hang: PromQL source %+v (present %v), want it stale or failing", secs(r.got.Sub(stoppedAt)), s, ok)
+			break
+		}
+		if f, ok := storeTTFT(r.doc, model); ok && f.liveNumber() {
+			t.Errorf("%s after the hang: TTFT %+v shown live from a hung store", secs(r.got.Sub(stoppedAt)), f)
+			break
+		}
+	}
+	resumedAt := time.Now()
+	resume()
+	back, ok := hl.waitDoc(resumedAt, 90*time.Second, func(d snapshotDoc) bool {
+		s, ok := promSource(d)
+		return ok && s.State == "live"
+	})
+	if !ok {
+		t.Fatalf("the PromQL source was not ok again within 90 s of Prometheus resuming; last document:\n%s", hl.lastDocText())
+	}
+	seen["ok_again_after"] = back.got.Sub(resumedAt)
+	measured(t, "prometheus-hung", seen, "source_said_after", "ok_again_after")
 }
 
 // TestVictoriaMetricsDefaultLag is Proof 4, second half: VictoriaMetrics at
