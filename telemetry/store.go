@@ -47,7 +47,7 @@ type Store struct {
 	// bySource is the last report of each source that names its interval,
 	// by source id (Observation.Source): its figures turn stale with it.
 	bySource map[string]sourceReport
-	gpus      map[string]*gpuState // by source|device key
+	gpus     map[string]*gpuState // by source|device key
 }
 
 type endpointState struct {
