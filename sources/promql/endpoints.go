@@ -368,6 +368,19 @@ func (r *registry) clearDerived(e *endpointState, sig telemetry.Signal) {
 	r.fresh = append(r.fresh, e)
 }
 
+// setLabel sets e's label key to value, "" taking it off (announced
+// empty, which the store reads as gone); e is announced when it changes.
+func (r *registry) setLabel(e *endpointState, key, value string) {
+	if e.info.Labels[key] == value {
+		return
+	}
+	if e.info.Labels == nil {
+		e.info.Labels = map[string]string{}
+	}
+	e.info.Labels[key] = value
+	r.fresh = append(r.fresh, e)
+}
+
 // retire forgets a replica (a pod replaced in a rollout): it leaves its
 // aggregate, and comes back as a new endpoint if its series do.
 func (r *registry) retire(e *endpointState) {

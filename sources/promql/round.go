@@ -240,6 +240,8 @@ func (rd *round) gauge(a answer) {
 		return
 	}
 	got := map[*endpointState]bool{}
+	replicaValues := map[*endpointState]float64{}
+	rows := map[*endpointState]liveSum{} // model rows summed from their live replicas
 	var joins model.Vector
 	rated := false
 	for _, q := range rd.s.state.queries.value[sig] {
@@ -262,7 +264,19 @@ func (rd *round) gauge(a answer) {
 			if derived != "" {
 				rd.reg.markDerived(e, sig, derived)
 			}
+			if v := float64(smp.Value); e.aggregate != nil && finite(v) {
+				replicaValues[e] = v
+			}
+			if rd.leavesOutStopped(e, sig) {
+				rows[e] = liveSum{eval: eval, approx: approx, rated: rated}
+				continue
+			}
 			rd.value(e, sig, eval, float64(smp.Value), approx, rated)
+		}
+	}
+	for _, e := range rd.reg.all() {
+		if p, ok := rows[e]; ok {
+			rd.sumLive(e, sig, p, replicaValues)
 		}
 	}
 	if len(joins) > 0 {
