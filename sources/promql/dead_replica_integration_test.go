@@ -2,6 +2,7 @@ package promql
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -153,6 +154,20 @@ func checkDeadReplica(t *testing.T, start func(...promtest.Target) (scraper, sto
 	case tps.State != telemetry.Stale || tps.Value == nil || lastTPS == nil:
 		t.Errorf("dead replica's output tok/s %+v: want stale, keeping its last value", tps)
 	}
+	// The model row sums only the live replica (the server's rate over
+	// [W] still counts the dead one's older samples), and says so.
+	row, liveTPS := state("org/a", telemetry.OutputTPS), state(liveName, telemetry.OutputTPS)
+	t.Logf("model row org/a: output tok/s %v, the live replica's %v", deref(row.Value), deref(liveTPS.Value))
+	if row.Value == nil || liveTPS.Value == nil || math.Abs(*row.Value-*liveTPS.Value) > 1e-9*math.Abs(*liveTPS.Value) {
+		t.Errorf("model row's output tok/s %+v, want the live replica's %+v alone", row, liveTPS)
+	}
+	var counted string
+	for _, o := range rec.find(telemetry.KindEndpoint, "org/a", "") {
+		counted = o.Info.Labels[countedLabel]
+	}
+	if !strings.HasPrefix(counted, "1 of 2 replicas") {
+		t.Errorf("model row's %s label %q, want 1 of 2 replicas counted", countedLabel, counted)
+	}
 	if mbu := state(deadName, telemetry.MBU); mbu.State == telemetry.Live {
 		t.Errorf("dead replica's MBU %+v: want no data or stale", mbu)
 	}
@@ -171,4 +186,12 @@ func checkDeadReplica(t *testing.T, start func(...promtest.Target) (scraper, sto
 			}
 		}
 	}
+}
+
+// deref is *v, or NaN for none (for logs).
+func deref(v *float64) float64 {
+	if v == nil {
+		return math.NaN()
+	}
+	return *v
 }
