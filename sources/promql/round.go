@@ -94,18 +94,20 @@ func (rd *round) add(o telemetry.Observation) {
 	rd.obs = append(rd.obs, o)
 }
 
-// flush sends, in order, the endpoints discovered so far, those retired
-// and the live values so far.
+// flush sends, in order, the endpoints retired, those discovered so far
+// and the live values so far: retired first, since a replica retired may
+// be found again under its name in the same refresh (its rates over [W]
+// still answer), and its retirement must not end the new one.
 func (rd *round) flush() {
 	rd.flushed = true
 	s := rd.s
+	for _, o := range rd.retired {
+		s.sink.Observe(o)
+	}
 	for _, e := range rd.reg.takeFresh() {
 		info := e.info
 		info.Labels = maps.Clone(info.Labels) // the registry's own changes later (markDerived, clearDerived)
 		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: rd.began, Endpoint: info.Name, Source: s.id, Info: &info})
-	}
-	for _, o := range rd.retired {
-		s.sink.Observe(o)
 	}
 	for _, o := range rd.obs {
 		s.sink.Observe(o)
