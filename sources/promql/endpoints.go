@@ -118,6 +118,9 @@ type endpointState struct {
 	// newest is the server time of its newest sample in this refresh's
 	// freshness answer; zero when the answer did not include it.
 	newest time.Time
+	// foundAt is the local start of the refresh that first found it: a
+	// replica never in a freshness answer is retired MaxLag after it.
+	foundAt time.Time
 	// wasStopped: the last refresh found it stopped (lag.go).
 	wasStopped bool
 	// aggregate is a replica's aggregate; members an aggregate's replicas.

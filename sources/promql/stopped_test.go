@@ -3,6 +3,7 @@ package promql
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -195,5 +196,53 @@ func TestStoppedEndpointNoDataDatedByNewestSample(t *testing.T) {
 			t.Errorf("stopped endpoint's TTFT no data at %s (interval %s): want dated by its newest sample %s, with a refresh's interval %s",
 				o.At, o.Interval, newest, s.cfg.Refresh)
 		}
+	}
+}
+
+// A replica never in a freshness answer is retired MaxLag after it was
+// found, once its rates over [W] of its older samples have ended; before
+// that it stays, stopped.
+func TestNeverSeenReplicaRetired(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(2_000_000, 0)}
+	var mu sync.Mutex
+	deadAnswers := true
+	pf := newPodFleet(t, clk, []string{"llama-a"}, func(q string, live []string) []fakeSeries {
+		if !strings.Contains(q, "vllm:generation_tokens_total") {
+			return nil
+		}
+		ss := []fakeSeries{podSeries("llama-a", 100)}
+		mu.Lock()
+		defer mu.Unlock()
+		if deadAnswers {
+			ss = append(ss, podSeries("llama-b", 50))
+		}
+		return ss
+	})
+	cfg := testConfig(pf.f.URL())
+	cfg.MaxLag = time.Minute
+	s, rec := newTestSource(t, cfg)
+	s.now = clk.Now
+	refresh := func(after time.Duration) {
+		t.Helper()
+		clk.Add(after)
+		rec.Reset()
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refresh(0)
+	mu.Lock()
+	deadAnswers = false // its rate window has passed
+	mu.Unlock()
+	refresh(30 * time.Second)
+	if got := rec.find(telemetry.KindRetire, "", ""); len(got) != 0 {
+		t.Fatalf("retired before MaxLag: %+v", got)
+	}
+	refresh(time.Minute)
+	if got := rec.find(telemetry.KindRetire, "", ""); len(got) != 1 || got[0].Endpoint != "llama-b/llama" {
+		t.Fatalf("retired %+v, want llama-b/llama", got)
+	}
+	if got := rec.find(telemetry.KindNoData, "llama-b/llama", ""); len(got) != 0 {
+		t.Errorf("retired replica still reported: %+v", got)
 	}
 }
