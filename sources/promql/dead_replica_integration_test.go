@@ -2,6 +2,7 @@ package promql
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -153,6 +154,22 @@ func checkDeadReplica(t *testing.T, start func(...promtest.Target) (scraper, sto
 	case tps.State != telemetry.Stale || tps.Value == nil || lastTPS == nil:
 		t.Errorf("dead replica's output tok/s %+v: want stale, keeping its last value", tps)
 	}
+	// The model row sums only the live replica (the server's rate over
+	// [W] still counts the dead one's older samples), and says so.
+	row, liveTPS := state("org/a", telemetry.OutputTPS), state(liveName, telemetry.OutputTPS)
+	t.Logf("model row org/a: output tok/s %v, the live replica's %v", deref(row.Value), deref(liveTPS.Value))
+	if row.Value == nil || liveTPS.Value == nil || math.Abs(*row.Value-*liveTPS.Value) > 1e-9*math.Abs(*liveTPS.Value) {
+		t.Errorf("model row's output tok/s %+v, want the live replica's %+v alone", row, liveTPS)
+	}
+	var counted string
+	for _, o := range rec.find(telemetry.KindEndpoint, "org/a", "") {
+		counted = o.Info.Labels[countedLabel]
+	}
+	if !strings.HasPrefix(counted, "1 of 2 replicas") {
+		t.Errorf("model row's %s label %q, want 1 of 2 replicas counted", countedLabel, counted)
+	}
+	checkLateSource(ctx, t, Config{URL: store.URL, ScrapeInterval: scrapeInterval, Refresh: time.Second, HistogramStep: 2 * time.Second,
+		Delay: 1500 * time.Millisecond, Window: time.Minute, Backfill: 10 * time.Second}, deadName, liveName)
 	if mbu := state(deadName, telemetry.MBU); mbu.State == telemetry.Live {
 		t.Errorf("dead replica's MBU %+v: want no data or stale", mbu)
 	}
@@ -170,5 +187,46 @@ func checkDeadReplica(t *testing.T, start func(...promtest.Target) (scraper, sto
 				t.Errorf("%s labelled tpot_derived %q: it has a TPOT histogram", name, note)
 			}
 		}
+	}
+}
+
+// deref is *v, or NaN for none (for logs).
+func deref(v *float64) float64 {
+	if v == nil {
+		return math.NaN()
+	}
+	return *v
+}
+
+// checkLateSource starts a source after the dead replica stopped: it never
+// sees it in a freshness answer, yet rates over [W] of its older samples
+// answer. Within 10s of refreshes (every second) its output tok/s must
+// have no live value and the model row's must be the live replica's.
+func checkLateSource(ctx context.Context, t *testing.T, cfg Config, deadName, liveName string) {
+	t.Helper()
+	rec := &recorder{}
+	s, err := New(cfg, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rec.Reset()
+		if err := s.RefreshOnce(ctx); err != nil {
+			t.Fatalf("late source: %v", err)
+		}
+		dead := rec.find(telemetry.KindSample, deadName, telemetry.OutputTPS)
+		row, live := rec.find(telemetry.KindSample, "org/a", telemetry.OutputTPS), rec.find(telemetry.KindSample, liveName, telemetry.OutputTPS)
+		if len(dead) == 0 && len(row) == 1 && len(live) == 1 && row[0].Value == live[0].Value {
+			t.Logf("late source: model row %.1f tok/s, the live replica's %.1f, the dead one no live value", row[0].Value, live[0].Value)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("late source: dead replica's output tok/s %+v, model row's %+v, live replica's %+v: want no live dead value and the row the live one's", dead, row, live)
+			return
+		}
+		<-tick.C
 	}
 }

@@ -118,6 +118,9 @@ type endpointState struct {
 	// newest is the server time of its newest sample in this refresh's
 	// freshness answer; zero when the answer did not include it.
 	newest time.Time
+	// foundAt is the local start of the refresh that first found it: a
+	// replica never in a freshness answer is retired MaxLag after it.
+	foundAt time.Time
 	// wasStopped: the last refresh found it stopped (lag.go).
 	wasStopped bool
 	// aggregate is a replica's aggregate; members an aggregate's replicas.
@@ -365,6 +368,19 @@ func (r *registry) clearDerived(e *endpointState, sig telemetry.Signal) {
 		return
 	}
 	e.info.Labels[key] = ""
+	r.fresh = append(r.fresh, e)
+}
+
+// setLabel sets e's label key to value, "" taking it off (announced
+// empty, which the store reads as gone); e is announced when it changes.
+func (r *registry) setLabel(e *endpointState, key, value string) {
+	if e.info.Labels[key] == value {
+		return
+	}
+	if e.info.Labels == nil {
+		e.info.Labels = map[string]string{}
+	}
+	e.info.Labels[key] = value
 	r.fresh = append(r.fresh, e)
 }
 

@@ -111,6 +111,14 @@ func (rd *round) histogram(a answer) bool {
 			continue
 		}
 		st.judged[key] = judge
+		if rd.stopped(e) {
+			// Dated by its newest sample, as every refresh dates it
+			// (stoppedDistributions): a no data as of each new step
+			// would make its figures fresh again for a step, its
+			// objectives flip between unknown and no data every step.
+			rd.add(rd.noValue(e, sig, rd.s.localEval(judge)))
+			continue
+		}
 		rd.add(telemetry.Observation{Kind: telemetry.KindNoData, At: rd.s.localEval(judge),
 			Endpoint: e.info.Name, Signal: sig, Interval: R + rd.lagAllowance(e)})
 	}

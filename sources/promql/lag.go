@@ -2,6 +2,7 @@ package promql
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -79,8 +80,15 @@ func (rd *round) waitsFor(e *endpointState) bool {
 // endpoint of a store that lags as a whole: its newest samples still
 // advance, however late.
 func (rd *round) stopped(e *endpointState) bool {
-	if !rd.lag.freshAnswered || rd.lag.newest.IsZero() || e.dataAt.IsZero() {
+	if !rd.lag.freshAnswered || rd.lag.newest.IsZero() {
 		return false
+	}
+	if e.dataAt.IsZero() {
+		// Never in a freshness answer, while its model's other replicas
+		// are: a replica that stopped before it was first seen, known only
+		// from rates over [W] of its older samples (QA: a replica killed
+		// before tokentop started read 50 tok/s live for the rate window).
+		return e.aggregate != nil && slices.ContainsFunc(e.aggregate.members, func(m *endpointState) bool { return !m.newest.IsZero() })
 	}
 	if e.newest.IsZero() {
 		return true
@@ -191,8 +199,13 @@ func (rd *round) lagWarnings() []string {
 		if len(stopped) == 1 {
 			what = "1 " + noun + " stopped"
 		}
-		out = append(out, fmt.Sprintf("%s (target down or gone: no new sample while the others have them): the newest sample of %s is %s old; their figures are stale, their histogram steps no data",
-			what, stopped[0].info.Name, roundLag(v.serverNow.Sub(rd.s.state.offset.toServer(stopped[0].dataAt)))))
+		// No brackets: the header shows the first warning in brackets, cut.
+		newest := stopped[0].info.Name + " has had no sample since tokentop started"
+		if at := stopped[0].dataAt; !at.IsZero() {
+			newest = "the newest sample of " + stopped[0].info.Name + " is " + roundLag(v.serverNow.Sub(rd.s.state.offset.toServer(at))) + " old"
+		}
+		out = append(out, fmt.Sprintf("%s, target down or gone: no new sample while the others have them; %s; their figures are stale or no data, their histogram steps no data",
+			what, newest))
 	}
 	if behind > 0 {
 		out = append(out, fmt.Sprintf("%d endpoints behind the others: the newest sample of %s is %s old; their histogram steps wait (up to max_lag %s)",

@@ -131,6 +131,8 @@ func (s *Source) refresh(ctx context.Context) error {
 		}
 	}
 	rd.stoppedDistributions()
+	rd.noteCounted() // once the gauges have found every replica
+	rd.noteFound()
 	rd.mbu() // from this refresh's ITL windows and gauges
 	return rd.emit(len(phase1) + phase2 + jobCount(plans))
 }

@@ -207,3 +207,49 @@ func (pf *podFleet) setLive(pods ...string) {
 	defer pf.mu.Unlock()
 	pf.live = pods
 }
+
+// A replica retired after MaxLag whose rates still answer (a rate over [W]
+// of its older samples) comes back as a new endpoint in the same refresh:
+// its retirement is sent before its new announcement, so that the store
+// and the SLO engine do not retire the endpoint just announced (and keep
+// the retired one's state beside it), and it is a stopped replica: no
+// live value.
+func TestRetiredReplicaReannouncedAfterItsRetirement(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(2_000_000, 0)}
+	pf := newPodFleet(t, clk, []string{"llama-a", "llama-b"}, func(q string, live []string) []fakeSeries {
+		if !strings.Contains(q, "vllm:generation_tokens_total") {
+			return nil
+		}
+		return []fakeSeries{podSeries("llama-a", 100), podSeries("llama-b", 50)} // llama-b's from older samples
+	})
+	cfg := testConfig(pf.f.URL())
+	cfg.MaxLag = time.Minute
+	s, rec := newTestSource(t, cfg)
+	s.now = clk.Now
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	pf.setLive("llama-a")
+	clk.Add(2 * time.Minute)
+	rec.Reset()
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	const name = "llama-b/llama"
+	retiredAt, announcedAt := -1, -1
+	for i, o := range rec.All() {
+		switch {
+		case o.Endpoint != name:
+		case o.Kind == telemetry.KindRetire && retiredAt < 0:
+			retiredAt = i
+		case o.Kind == telemetry.KindEndpoint && announcedAt < 0:
+			announcedAt = i
+		}
+	}
+	if retiredAt < 0 || announcedAt < 0 || announcedAt < retiredAt {
+		t.Errorf("%s retired at observation %d, announced again at %d: want the retirement first", name, retiredAt, announcedAt)
+	}
+	if got := rec.find(telemetry.KindSample, name, telemetry.OutputTPS); len(got) != 0 {
+		t.Errorf("re-added retired replica's output tok/s %+v: want no live value", got)
+	}
+}

@@ -94,18 +94,20 @@ func (rd *round) add(o telemetry.Observation) {
 	rd.obs = append(rd.obs, o)
 }
 
-// flush sends, in order, the endpoints discovered so far, those retired
-// and the live values so far.
+// flush sends, in order, the endpoints retired, those discovered so far
+// and the live values so far: retired first, since a replica retired may
+// be found again under its name in the same refresh (its rates over [W]
+// still answer), and its retirement must not end the new one.
 func (rd *round) flush() {
 	rd.flushed = true
 	s := rd.s
+	for _, o := range rd.retired {
+		s.sink.Observe(o)
+	}
 	for _, e := range rd.reg.takeFresh() {
 		info := e.info
 		info.Labels = maps.Clone(info.Labels) // the registry's own changes later (markDerived, clearDerived)
 		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: rd.began, Endpoint: info.Name, Source: s.id, Info: &info})
-	}
-	for _, o := range rd.retired {
-		s.sink.Observe(o)
 	}
 	for _, o := range rd.obs {
 		s.sink.Observe(o)
@@ -240,6 +242,8 @@ func (rd *round) gauge(a answer) {
 		return
 	}
 	got := map[*endpointState]bool{}
+	replicaValues := map[*endpointState]float64{}
+	rows := map[*endpointState]liveSum{} // model rows summed from their live replicas
 	var joins model.Vector
 	rated := false
 	for _, q := range rd.s.state.queries.value[sig] {
@@ -262,7 +266,19 @@ func (rd *round) gauge(a answer) {
 			if derived != "" {
 				rd.reg.markDerived(e, sig, derived)
 			}
+			if v := float64(smp.Value); e.aggregate != nil && finite(v) {
+				replicaValues[e] = v
+			}
+			if rd.leavesOutStopped(e, sig) {
+				rows[e] = liveSum{eval: eval, approx: approx, rated: rated}
+				continue
+			}
 			rd.value(e, sig, eval, float64(smp.Value), approx, rated)
+		}
+	}
+	for _, e := range rd.reg.all() {
+		if p, ok := rows[e]; ok {
+			rd.sumLive(e, sig, p, replicaValues)
 		}
 	}
 	if len(joins) > 0 {

@@ -126,14 +126,28 @@ func (rd *round) describe(queries int) string {
 	return d
 }
 
+// noteFound dates the endpoints found in this refresh (retireGone).
+func (rd *round) noteFound() {
+	for _, e := range rd.reg.all() {
+		if e.foundAt.IsZero() {
+			e.foundAt = rd.began
+		}
+	}
+}
+
 // retireGone retires the replicas without a sample for MaxLag (a pod
-// replaced, an instance scaled away): their rows would say "no data"
-// forever and inflate their model's replica count. It runs once the
+// replaced, an instance scaled away), or never in a freshness answer
+// for MaxLag since found (stopped before tokentop started): their rows
+// would say "no data" forever and inflate their model's replica count. It runs once the
 // freshness answer is read, before any value is mapped.
 func (rd *round) retireGone() {
 	s, st := rd.s, &rd.s.state
 	for _, e := range rd.reg.all() {
-		if e.aggregate == nil || e.dataAt.IsZero() || rd.began.Sub(e.dataAt) <= s.cfg.MaxLag {
+		last := e.dataAt
+		if last.IsZero() {
+			last = e.foundAt // never in a freshness answer: stopped before first seen
+		}
+		if e.aggregate == nil || last.IsZero() || rd.began.Sub(last) <= s.cfg.MaxLag {
 			continue
 		}
 		rd.reg.retire(e)

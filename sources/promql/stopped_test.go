@@ -3,6 +3,7 @@ package promql
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,7 +55,7 @@ func TestFrozenEndpointHasStopped(t *testing.T) {
 	if nd := rec.find(telemetry.KindNoData, "a", telemetry.TTFT); len(nd) != 0 {
 		t.Errorf("moving endpoint's TTFT: no data %+v, want none", nd)
 	}
-	if w := strings.Join(rec.status(t).Warnings, "\n"); !strings.Contains(w, "1 endpoint stopped (") || !strings.Contains(w, "newest sample of b ") {
+	if w := strings.Join(rec.status(t).Warnings, "\n"); !strings.Contains(w, "1 endpoint stopped, target down") || !strings.Contains(w, "newest sample of b ") {
 		t.Errorf("warnings %q: want the stopped replica said, in the singular", w)
 	}
 }
@@ -95,5 +96,153 @@ func TestRestartedEndpointReadsYoung(t *testing.T) {
 	}
 	if a := rec.find(telemetry.KindSample, "a", telemetry.OutputTPS); len(a) != 1 || a[0].SeriesAge != 0 {
 		t.Errorf("the endpoint that never stopped: %+v, want no series age", a)
+	}
+}
+
+// A replica that stopped before the source first saw it (killed before
+// tokentop started) is in no freshness answer while its model's other
+// replica is, yet its rate over [W] still answers from its older samples:
+// it has stopped all the same, its rates are no data, and its model row
+// sums only the live replica, saying so; once it returns, the row is the
+// server's again and the label is taken off.
+func TestReplicaStoppedBeforeFirstSeen(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(2_000_000, 0)}
+	pf := newPodFleet(t, clk, []string{"llama-a"}, func(q string, live []string) []fakeSeries {
+		if !strings.Contains(q, "vllm:generation_tokens_total") {
+			return nil
+		}
+		// Rates answer for both pods, the dead one's from older samples.
+		return []fakeSeries{podSeries("llama-a", 100), podSeries("llama-b", 50),
+			{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: 150}}
+	})
+	s, rec := newTestSource(t, testConfig(pf.f.URL()))
+	s.now = clk.Now
+	refresh := func() {
+		t.Helper()
+		rec.Reset()
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		clk.Add(5 * time.Second)
+	}
+	counted := func() (string, bool) {
+		var label string
+		found := false
+		for _, o := range rec.find(telemetry.KindEndpoint, "llama", "") {
+			label, found = o.Info.Labels[countedLabel], true
+		}
+		return label, found
+	}
+	refresh()
+	if got := rec.find(telemetry.KindSample, "llama-b/llama", telemetry.OutputTPS); len(got) != 0 {
+		t.Errorf("never-seen replica's output tok/s %+v: want no sample", got)
+	}
+	if nd := rec.find(telemetry.KindNoData, "llama-b/llama", telemetry.OutputTPS); len(nd) != 1 {
+		t.Errorf("never-seen replica's output tok/s: no data %+v, want one", nd)
+	}
+	if got := rec.find(telemetry.KindSample, "llama", telemetry.OutputTPS); len(got) != 1 || got[0].Value != 100 {
+		t.Errorf("model row's output tok/s %+v, want 100: the live replica's, not the server's 150", got)
+	}
+	if label, _ := counted(); label != "1 of 2 replicas: 1 stopped, left out of its summed figures" {
+		t.Errorf("model row's %s label %q", countedLabel, label)
+	}
+	w := strings.Join(rec.status(t).Warnings, "\n")
+	if !strings.Contains(w, "1 replica stopped, target down or gone") || !strings.Contains(w, "llama-b/llama has had no sample since tokentop started") {
+		t.Errorf("warnings %q: want the stopped replica named", w)
+	}
+	if strings.ContainsAny(w, "()") {
+		t.Errorf("warnings %q: brackets, which the header's bracketed, cut sources line leaves unbalanced", w)
+	}
+
+	pf.setLive("llama-a", "llama-b") // it returns
+	refresh()
+	if got := rec.find(telemetry.KindSample, "llama", telemetry.OutputTPS); len(got) != 1 || got[0].Value != 150 {
+		t.Errorf("model row's output tok/s after the replica returned %+v, want the server's 150", got)
+	}
+	if label, found := counted(); !found || label != "" {
+		t.Errorf("model row's %s label after the replica returned: %q (announced %v), want taken off", countedLabel, label, found)
+	}
+}
+
+// A stopped endpoint's distribution signals keep one state: every no data
+// of theirs, each refresh's and each newly ended histogram step's, is
+// dated by its newest sample. One dated by the step would make them fresh
+// again for a step, and its objectives flip between unknown (stale) and
+// no data every histogram step (QA: "unknown since" reset every 15s).
+func TestStoppedEndpointNoDataDatedByNewestSample(t *testing.T) {
+	f := newFakeProm(t, "a", "b")
+	start := time.Unix(1_000_003, 0)
+	s, rec, clk := clockedSource(t, f, start)
+	refresh := func() {
+		t.Helper()
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		clk.Add(5 * time.Second)
+	}
+	refresh()
+	newest := clk.Now().Add(-5*time.Second - 2*time.Second) // b's newest sample: 2s before its last refresh
+	f.set(func(f *fakeProm) { f.models = []string{"a"} })   // b stopped
+	rec.Reset()
+	for range 8 { // 40s: four 10s histogram steps end
+		refresh()
+	}
+	nd := rec.find(telemetry.KindNoData, "b", telemetry.TTFT)
+	if len(nd) < 8 {
+		t.Fatalf("stopped endpoint's TTFT: %d no data, want at least one a refresh", len(nd))
+	}
+	for _, o := range nd {
+		if o.At.After(newest) || o.Interval != s.cfg.Refresh {
+			t.Errorf("stopped endpoint's TTFT no data at %s (interval %s): want dated by its newest sample %s, with a refresh's interval %s",
+				o.At, o.Interval, newest, s.cfg.Refresh)
+		}
+	}
+}
+
+// A replica never in a freshness answer is retired MaxLag after it was
+// found, once its rates over [W] of its older samples have ended; before
+// that it stays, stopped.
+func TestNeverSeenReplicaRetired(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(2_000_000, 0)}
+	var mu sync.Mutex
+	deadAnswers := true
+	pf := newPodFleet(t, clk, []string{"llama-a"}, func(q string, live []string) []fakeSeries {
+		if !strings.Contains(q, "vllm:generation_tokens_total") {
+			return nil
+		}
+		ss := []fakeSeries{podSeries("llama-a", 100)}
+		mu.Lock()
+		defer mu.Unlock()
+		if deadAnswers {
+			ss = append(ss, podSeries("llama-b", 50))
+		}
+		return ss
+	})
+	cfg := testConfig(pf.f.URL())
+	cfg.MaxLag = time.Minute
+	s, rec := newTestSource(t, cfg)
+	s.now = clk.Now
+	refresh := func(after time.Duration) {
+		t.Helper()
+		clk.Add(after)
+		rec.Reset()
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refresh(0)
+	mu.Lock()
+	deadAnswers = false // its rate window has passed
+	mu.Unlock()
+	refresh(30 * time.Second)
+	if got := rec.find(telemetry.KindRetire, "", ""); len(got) != 0 {
+		t.Fatalf("retired before MaxLag: %+v", got)
+	}
+	refresh(time.Minute)
+	if got := rec.find(telemetry.KindRetire, "", ""); len(got) != 1 || got[0].Endpoint != "llama-b/llama" {
+		t.Fatalf("retired %+v, want llama-b/llama", got)
+	}
+	if got := rec.find(telemetry.KindNoData, "llama-b/llama", ""); len(got) != 0 {
+		t.Errorf("retired replica still reported: %+v", got)
 	}
 }
