@@ -1,5 +1,7 @@
 package telemetry
 
+import "fmt"
+
 // Engine names the serving engine behind an endpoint.
 type Engine string
 
@@ -18,6 +20,23 @@ const (
 	EngineOpenAI    Engine = "openai"
 	EngineAnthropic Engine = "anthropic"
 )
+
+// LabelReplicasCounted is a model row's label while some of its replicas
+// have stopped: "N of M replicas: …", how many its summed figures count.
+const LabelReplicasCounted = "replicas_counted"
+
+// ReplicasCounted reads LabelReplicasCounted: the replicas a model row's
+// summed figures count, of how many; ok is false without the label.
+func (e Endpoint) ReplicasCounted() (counted, of int, ok bool) {
+	v := e.Labels[LabelReplicasCounted]
+	if v == "" {
+		return 0, 0, false
+	}
+	if _, err := fmt.Sscanf(v, "%d of %d", &counted, &of); err != nil {
+		return 0, 0, false
+	}
+	return counted, of, true
+}
 
 // Endpoint is one model served at one place. Name is its key everywhere
 // (observations, config, SLOs, JSON). All strings are sanitised by the

@@ -11,7 +11,7 @@ import (
 
 // countedLabel is the model row's label that says, while some of its
 // replicas have stopped, how many its summed figures count.
-const countedLabel = "replicas_counted"
+const countedLabel = telemetry.LabelReplicasCounted
 
 // A model row's value is the server's aggregation over its replicas'
 // series, and a rate over [W] still counts a stopped replica's older

@@ -118,6 +118,11 @@ func (m *Model) replicaLabel(r *Row, name string) string {
 		if m.expanded[r.Name()] {
 			mark = "-"
 		}
+		if counted, of, ok := r.Endpoint.ReplicasCounted(); ok && of > counted {
+			// Some replicas stopped: the row's summed figures count only
+			// the others.
+			return fmt.Sprintf("%s ×%d/%d %s", name, counted, of, mark)
+		}
 		return fmt.Sprintf("%s ×%d %s", name, n, mark)
 	}
 	if g := r.Endpoint.Group; g != "" && m.expanded[g] && r.Endpoint.Replica != "" {

@@ -110,3 +110,27 @@ func TestReplicaCountsFiltered(t *testing.T) {
 		t.Errorf("filtered rows: %d, want the matching replica listed", len(m.rows))
 	}
 }
+
+// A model row some of whose replicas stopped says how many its summed
+// figures count ("×1/2"), as its replicas_counted label says; without the
+// label, the plain count.
+func TestModelRowSaysReplicasCounted(t *testing.T) {
+	ep := func(e telemetry.Endpoint) Row { return Row{Endpoint: telemetry.EndpointSnapshot{Endpoint: e}} }
+	rows := []Row{
+		ep(telemetry.Endpoint{Name: "llama", Model: "llama", Aggregate: true,
+			Labels: map[string]string{telemetry.LabelReplicasCounted: "1 of 2 replicas: 1 stopped, left out of its summed figures"}}),
+		ep(telemetry.Endpoint{Name: "10.0.0.1:8000/llama", Model: "llama", Group: "llama", Replica: "10.0.0.1:8000"}),
+		ep(telemetry.Endpoint{Name: "10.0.0.2:8000/llama", Model: "llama", Group: "llama", Replica: "10.0.0.2:8000"}),
+	}
+	m := New(&common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: time.Now()})
+	m.SetSize(160, 20)
+	m.SetRows(rows)
+	if got := m.displayName(m.rows[0]); got != "llama ×1/2 +" {
+		t.Errorf("model row with a stopped replica: %q, want \"llama ×1/2 +\"", got)
+	}
+	delete(rows[0].Endpoint.Labels, telemetry.LabelReplicasCounted)
+	m.SetRows(rows)
+	if got := m.displayName(m.rows[0]); got != "llama ×2 +" {
+		t.Errorf("model row, all replicas live: %q, want \"llama ×2 +\"", got)
+	}
+}

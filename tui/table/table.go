@@ -181,7 +181,8 @@ func (m *Model) layoutNames() {
 		k.Str(it.server)
 		if it.row >= 0 {
 			k.Str(m.rows[it.row].Name())
-			k.Int(m.replicas[m.rows[it.row].Name()]) // "×N" takes from the name's width
+			k.Int(m.replicas[m.rows[it.row].Name()])                              // "×N" takes from the name's width
+			k.Str(m.rows[it.row].Endpoint.Labels[telemetry.LabelReplicasCounted]) // and "×N/M"
 		}
 	}
 	if k == m.namesKey && m.names != nil {
