@@ -66,7 +66,11 @@ func TestCoarseEngineBatchesUnwatchedSteps(t *testing.T) {
 	if single < calls*9/10 {
 		t.Errorf("watched stream got tokens in batches: %d of %d receives had one token", single, calls)
 	}
-	if p90 > 10*time.Millisecond {
+	// Half the coarse lag: a watched stream batched as an unwatched one is
+	// late by up to the whole lag (p90 near it), while one stepped on time
+	// is late only by the scheduler's wake-up, which on a busy machine
+	// passed a fixed 10 ms (CI: 10.4 ms).
+	if p90 > coarseLag/2 {
 		t.Errorf("watched stream tokens late: p90 %v (coarse lag is %v)", p90, coarseLag)
 	}
 }
