@@ -24,13 +24,11 @@ func storeTTFT(d snapshotDoc, model string) (figureDoc, bool) {
 	return anyFigure(ep, sigTTFT)
 }
 
-// TestPrometheusDown is Proof 4, first half: the dashboard in PromQL mode
-// shows the simulator's TTFT from a real Prometheus; Prometheus is killed
-// → the source says error within 30 s, and from then on never ok, and the
-// TTFT figure is never shown live.
-func TestPrometheusDown(t *testing.T) {
-	t.Parallel()
-	const model = "prom-m"
+// promDashboard starts the simulator serving model, a real Prometheus
+// scraping it and the headless dashboard in PromQL mode, and waits for a
+// live TTFT figure from the store; it returns how long that took.
+func promDashboard(t *testing.T, model string) (*store, *headless, time.Duration) {
+	t.Helper()
 	sim := startSim(t, "127.0.0.1:0", "--model", model+":1b", "--load", "2")
 	prom := startPrometheus(t, sim.addr)
 	hl := startHeadless(t, "dashboard", "--prometheus", prom.url)
@@ -39,7 +37,35 @@ func TestPrometheusDown(t *testing.T) {
 		f, ok := storeTTFT(d, model)
 		return ok && f.liveNumber()
 	})
-	seen := map[string]time.Duration{"ttft_after": first.got.Sub(start)}
+	return prom, hl, first.got.Sub(start)
+}
+
+// neverTrusted checks the documents from from on: the PromQL source is
+// never ok and model's TTFT never shown live, since the store broke at
+// brokeAt (how: "kill", "hang").
+func neverTrusted(t *testing.T, hl *headless, from, brokeAt time.Time, model, how string) {
+	t.Helper()
+	for _, r := range hl.between(from, time.Now()) {
+		if s, ok := promSource(r.doc); !ok || s.State == "live" {
+			t.Errorf("%s after the %s: PromQL source %+v (present %v), want it stale or failing", secs(r.got.Sub(brokeAt)), how, s, ok)
+			return
+		}
+		if f, ok := storeTTFT(r.doc, model); ok && f.liveNumber() {
+			t.Errorf("%s after the %s: TTFT %+v shown live from a broken store", secs(r.got.Sub(brokeAt)), how, f)
+			return
+		}
+	}
+}
+
+// TestPrometheusDown is Proof 4, first half: the dashboard in PromQL mode
+// shows the simulator's TTFT from a real Prometheus; Prometheus is killed
+// → the source says error within 30 s, and from then on never ok, and the
+// TTFT figure is never shown live.
+func TestPrometheusDown(t *testing.T) {
+	t.Parallel()
+	const model = "prom-m"
+	prom, hl, firstAfter := promDashboard(t, model)
+	seen := map[string]time.Duration{"ttft_after": firstAfter}
 
 	killedAt := time.Now()
 	prom.proc.kill(t)
@@ -54,17 +80,7 @@ func TestPrometheusDown(t *testing.T) {
 	seen["source_error_after"] = errSeen.got.Sub(killedAt)
 	// Read 20 s more of documents: the state must not flip back to ok.
 	hl.mustWaitDoc(t, errSeen.got.Add(20*time.Second), 40*time.Second, "documents 20 s after the error", anyDoc)
-	for _, r := range hl.between(errSeen.got, time.Now()) {
-		s, ok := promSource(r.doc)
-		if !ok || s.State == "live" {
-			t.Errorf("%s after the kill: PromQL source %+v (present %v), want it failing", secs(r.got.Sub(killedAt)), s, ok)
-			break
-		}
-		if f, ok := storeTTFT(r.doc, model); ok && f.liveNumber() {
-			t.Errorf("%s after the kill: TTFT %+v shown live from a dead store", secs(r.got.Sub(killedAt)), f)
-			break
-		}
-	}
+	neverTrusted(t, hl, errSeen.got, killedAt, model, "kill")
 	measured(t, "prometheus-down", seen, "ttft_after", "source_error_after")
 }
 
@@ -77,14 +93,7 @@ func TestPrometheusDown(t *testing.T) {
 func TestPrometheusHung(t *testing.T) {
 	t.Parallel()
 	const model = "hung-m"
-	sim := startSim(t, "127.0.0.1:0", "--model", model+":1b", "--load", "2")
-	prom := startPrometheus(t, sim.addr)
-	hl := startHeadless(t, "dashboard", "--prometheus", prom.url)
-	start := time.Now()
-	hl.mustWaitDoc(t, start, 2*time.Minute, "a TTFT figure from Prometheus", func(d snapshotDoc) bool {
-		f, ok := storeTTFT(d, model)
-		return ok && f.liveNumber()
-	})
+	prom, hl, _ := promDashboard(t, model)
 	stoppedAt := time.Now()
 	prom.proc.signal(t, syscall.SIGSTOP)
 	resumed := false
@@ -104,16 +113,7 @@ func TestPrometheusHung(t *testing.T) {
 	}
 	seen := map[string]time.Duration{"source_said_after": said.got.Sub(stoppedAt)}
 	hl.mustWaitDoc(t, said.got.Add(25*time.Second), 45*time.Second, "documents 25 s after", anyDoc)
-	for _, r := range hl.between(said.got, time.Now()) {
-		if s, ok := promSource(r.doc); !ok || s.State == "live" {
-			t.Errorf("%s after the hang: PromQL source %+v (present %v), want it stale or failing", secs(r.got.Sub(stoppedAt)), s, ok)
-			break
-		}
-		if f, ok := storeTTFT(r.doc, model); ok && f.liveNumber() {
-			t.Errorf("%s after the hang: TTFT %+v shown live from a hung store", secs(r.got.Sub(stoppedAt)), f)
-			break
-		}
-	}
+	neverTrusted(t, hl, said.got, stoppedAt, model, "hang")
 	resumedAt := time.Now()
 	resume()
 	back, ok := hl.waitDoc(resumedAt, 90*time.Second, func(d snapshotDoc) bool {
