@@ -127,11 +127,11 @@ func TestIntegrationRealPrometheus(t *testing.T) {
 				}
 				// Output tok/s: rate(generation_tokens_total[10s]) against the
 				// simulator's counters in the scrapes Prometheus ingested, with
-				// rate()'s extrapolation (evaluated when the refresh began).
+				// rate()'s extrapolation.
 				series := fmt.Sprintf("vllm:generation_tokens_total{model_name=%q}", model)
-				// The query was evaluated during the refresh, which ended when
-				// the source reported its status (Latency before, more under
-				// load); rate() is reproduced exactly at some instant of it.
+				// Instant queries are evaluated at Prometheus' "now" while the
+				// refresh runs: after it began (the status is dated by its
+				// start) and before it reported, Latency later.
 				status := rec.find(telemetry.KindSource, "", "")[0]
 				refreshTook := time.Duration(0)
 				if status.Status != nil {
@@ -140,16 +140,17 @@ func TestIntegrationRealPrometheus(t *testing.T) {
 				var want float64
 				var pts []ratePoint
 				matched := false
-				for back := time.Duration(0); back <= refreshTook+500*time.Millisecond && !matched; back += 50 * time.Millisecond {
-					evalAt := status.At.Add(-back)
+				for off := -100 * time.Millisecond; off <= refreshTook+100*time.Millisecond && !matched; off += 25 * time.Millisecond {
+					evalAt := status.At.Add(off)
 					pts = pts[:0]
 					for _, ts := range prom.SampleTimes(t, series, evalAt, cfg.Window) {
 						pts = append(pts, ratePoint{ts, snaps.nearest(t, ts).tokens[model]})
 					}
 					want = promRate(pts, evalAt, cfg.Window)
-					// The evaluation time is known to within a few ms; it matters
-					// only when a missed scrape leaves an edge gap, where
-					// extrapolation depends on it.
+					// Candidates are 25ms apart: the extrapolation to the window's
+					// end moves the rate by at most 0.125% between two of them.
+					// A missed scrape leaves an edge gap, where it depends more on
+					// the evaluation time.
 					tol := 0.005
 					if len(pts) < int(cfg.Window/promtest.ScrapeInterval) {
 						tol = 0.06 // measured up to 3.1% on a loaded 2-core runner
