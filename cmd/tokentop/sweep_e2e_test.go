@@ -19,10 +19,10 @@ import (
 // ≈ 5, 6, 8 and 12 ms at 1, 2, 4 and 8 streams, and a 10 ms TPOT
 // objective puts the knee at 4.
 func sweepModel() sim.ModelSpec {
-	const peak, eff, step = 3.35e12, 0.5, 0.004
+	const peak, eff, step = 3.35e12, 0.5, 0.010
 	return sim.ModelSpec{Name: "fast", Params: step * peak * eff / 2, DtypeBytes: 2, KVBytesPerToken: 1024,
 		GPU: "H100 SXM", Efficiency: eff, PrefillTokensPerSec: 1e6, MaxBatch: 64, MaxQueue: 64,
-		SeqOverhead: time.Millisecond}
+		SeqOverhead: 2500 * time.Microsecond}
 }
 
 // kedaScaledObject is the part of KEDA's ScaledObject CRD the snippet
@@ -79,7 +79,7 @@ func TestSweepEndToEnd(t *testing.T) {
 	url := startSim(t, sweepModel())
 	run := func(extra ...string) (string, string, error) {
 		args := append([]string{"sweep", url, "--max-concurrency", "8", "--max-tokens", "24", "--min-requests", "10",
-			"--tolerance", "0.2", "--max-step-time", "10s", "--max-rpm", "60000", "--slo-tpot", "10ms", "--slo-ttft", "1s"}, extra...)
+			"--tolerance", "0.2", "--max-step-time", "10s", "--max-rpm", "60000", "--slo-tpot", "25ms", "--slo-ttft", "1s"}, extra...)
 		cmd := exec.Command(bin, args...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -128,10 +128,11 @@ func TestSweepEndToEnd(t *testing.T) {
 		t.Errorf("output tok/s %.0f at 4 vs %.0f at 1: batching did not pay", *rep.Steps[2].OutputTPS, *first.OutputTPS)
 	}
 	// The knee is the last step of the run of steps that meet the
-	// objectives. On an idle machine that is 4 (the simulator's TPOT p95
-	// is about 8 ms there, 12 ms at 8); the client shares the CPU with
-	// the simulator, and on a busy one 4 was seen at 10.75 ms, so 2 is
-	// allowed, as long as the knee is the one the steps say.
+	// objectives. The simulator's step is 10 ms plus 2.5 ms per sequence:
+	// TPOT 12.5 ms at 1, 15 at 2, 20 at 4 and 30 at 8, against 25 ms. On
+	// an idle machine the knee is 4; the client shares the CPU with the
+	// simulator, and load only adds to TPOT, so 2 is allowed (10 ms of
+	// margin), as long as the knee is the one the steps say.
 	want := 0
 	for _, s := range rep.Steps {
 		if !s.MeetsObjectives {

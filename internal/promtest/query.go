@@ -70,6 +70,23 @@ func (s *Server) ScrapeTime(t testing.TB, series string, at time.Time) time.Time
 // (at−window, at]: the scrapes Prometheus ingested.
 func (s *Server) SampleTimes(t testing.TB, series string, at time.Time, window time.Duration) []time.Time {
 	t.Helper()
+	var out []time.Time
+	for _, p := range s.Samples(t, series, at, window) {
+		out = append(out, p.At)
+	}
+	return out
+}
+
+// Point is one raw sample.
+type Point struct {
+	At    time.Time
+	Value float64
+}
+
+// Samples returns the raw samples of series in (at−window, at], of every
+// series it selects, in the order the server gives them.
+func (s *Server) Samples(t testing.TB, series string, at time.Time, window time.Duration) []Point {
+	t.Helper()
 	q := url.Values{
 		"query": {fmt.Sprintf("%s[%dms]", series, window.Milliseconds())},
 		"time":  {strconv.FormatFloat(float64(at.UnixNano())/1e9, 'f', -1, 64)},
@@ -85,14 +102,33 @@ func (s *Server) SampleTimes(t testing.TB, series string, at time.Time, window t
 	if err := s.get("/api/v1/query?"+q.Encode(), &body); err != nil {
 		t.Fatalf("promtest: samples of %s: %v (%s)", series, err, body.Error)
 	}
-	var out []time.Time
+	var out []Point
 	for _, r := range body.Data.Result {
 		for _, v := range r.Values {
 			sec, ok := v[0].(float64)
-			if !ok {
-				t.Fatalf("promtest: samples of %s: timestamp %v", series, v[0])
+			str, isStr := v[1].(string)
+			if !ok || !isStr {
+				t.Fatalf("promtest: samples of %s: sample %v", series, v)
 			}
-			out = append(out, time.UnixMilli(int64(sec*1000+0.5)))
+			x, err := strconv.ParseFloat(str, 64)
+			if err != nil {
+				t.Fatalf("promtest: samples of %s: %v", series, err)
+			}
+			out = append(out, Point{At: time.UnixMilli(int64(sec*1000 + 0.5)), Value: x})
+		}
+	}
+	return out
+}
+
+// FailedScrapes returns when the scrapes of job in (at−window, at] failed
+// (up == 0). After one, Prometheus marks the target's series stale until
+// the next scrape that succeeds.
+func (s *Server) FailedScrapes(t testing.TB, job string, at time.Time, window time.Duration) []time.Time {
+	t.Helper()
+	var out []time.Time
+	for _, p := range s.Samples(t, fmt.Sprintf("up{job=%q}", job), at, window) {
+		if p.Value == 0 {
+			out = append(out, p.At)
 		}
 	}
 	return out

@@ -162,20 +162,34 @@ func matchesAt(t *testing.T, prom *promtest.Server, victoria bool, q string, got
 	// up to 3 s either way, nearest first (an exact match at another time
 	// is still the same host's data: the window then held the same
 	// samples).
+	//
+	// A scrape Prometheus had started but not committed when the figure's
+	// query ran is dated before the evaluation yet was not read: a rate
+	// over the 10s window then covers the scrapes that one over 9s, just
+	// before that scrape, covers.
 	_ = victoria
+	queries := []string{q}
+	if short := strings.ReplaceAll(q, "[10s]", "[9s]"); short != q {
+		queries = append(queries, short)
+	}
 	var seen float64
-	for i := 0; i <= 60; i++ {
-		d := time.Duration((i+1)/2) * 100 * time.Millisecond
-		if i%2 == 1 {
-			d = -d
-		}
-		ss := prom.Query(t, q, at.Add(d))
-		if len(ss) == 1 {
-			if i == 0 {
-				seen = ss[0].Value
+	for k, q := range queries {
+		for i := 0; i <= 60; i++ {
+			d := time.Duration((i+1)/2) * 100 * time.Millisecond
+			if i%2 == 1 {
+				d = -d
 			}
-			if math.Abs(got-ss[0].Value) <= tol*math.Max(1, math.Abs(ss[0].Value)) {
-				return true, ss[0].Value
+			ss := prom.Query(t, q, at.Add(d))
+			if len(ss) == 1 {
+				if i == 0 && k == 0 {
+					seen = ss[0].Value
+				}
+				if math.Abs(got-ss[0].Value) <= tol*math.Max(1, math.Abs(ss[0].Value)) {
+					if k > 0 {
+						t.Logf("%s matched over 9s: the figure's query ran during a scrape", q)
+					}
+					return true, ss[0].Value
+				}
 			}
 		}
 	}

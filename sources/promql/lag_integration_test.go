@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -110,7 +111,11 @@ func TestIntegrationLaggingVictoriaMetrics(t *testing.T) {
 	defer tick.Stop()
 	var appeared, until time.Time
 	var checks int
-	gaps := map[string][]string{}
+	type gap struct {
+		at   time.Time
+		what string
+	}
+	gaps := map[string][]gap{}
 	for {
 		for _, r := range readers {
 			if err := r.src.RefreshOnce(ctx); err != nil {
@@ -127,7 +132,7 @@ func TestIntegrationLaggingVictoriaMetrics(t *testing.T) {
 			checks++
 			for _, r := range readers {
 				if m := r.missing(models, now, figureWindow); len(m) > 0 {
-					gaps[r.name] = append(gaps[r.name], fmt.Sprintf("+%s: %s", now.Sub(appeared).Round(time.Second), strings.Join(m, ", ")))
+					gaps[r.name] = append(gaps[r.name], gap{now, fmt.Sprintf("+%s: %s", now.Sub(appeared).Round(time.Second), strings.Join(m, ", "))})
 				}
 			}
 			if now.After(until) {
@@ -141,8 +146,24 @@ func TestIntegrationLaggingVictoriaMetrics(t *testing.T) {
 	}
 	t.Logf("figures checked every second for %s after warm-up: %d checks; missing from VictoriaMetrics in %d, from Prometheus in %d",
 		soak, checks, len(gaps[vmRead.name]), len(gaps[promRead.name]))
-	for name, g := range gaps {
-		t.Errorf("%s: figures missing in %d of %d checks after warm-up, first: %v", name, len(g), checks, g[:min(len(g), 5)])
+	// A scrape that fails under load (its timeout is 1s) makes Prometheus
+	// mark the target's series stale until the next one: those figures are
+	// rightly not live for a refresh, from Prometheus at once and from
+	// VictoriaMetrics (remote-written markers) its lag later.
+	failed := prom.FailedScrapes(t, "vllm", time.Now(), time.Since(started)+time.Minute)
+	explainedBy := map[string]time.Duration{promRead.name: 3 * time.Second, vmRead.name: 50 * time.Second}
+	for name, gs := range gaps {
+		var unexplained []string
+		for _, g := range gs {
+			if slices.ContainsFunc(failed, func(f time.Time) bool { return !f.After(g.at) && g.at.Sub(f) <= explainedBy[name] }) {
+				t.Logf("%s: %s, after a failed scrape (Prometheus up=0 at %v)", name, g.what, failed)
+				continue
+			}
+			unexplained = append(unexplained, g.what)
+		}
+		if len(unexplained) > 0 {
+			t.Errorf("%s: figures missing in %d of %d checks after warm-up, first: %v", name, len(unexplained), checks, unexplained[:min(len(unexplained), 5)])
+		}
 	}
 
 	st := vmRead.status(t)
