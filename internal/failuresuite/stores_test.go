@@ -1,7 +1,10 @@
 package failuresuite
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,8 +40,9 @@ func startPrometheus(t *testing.T, targets ...string) *store {
 	}
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "prometheus.yml", scrapeConfig(targets...))
-	return startStore(t, "prometheus", "/-/ready", func(addr string, attempt int) (string, []string) {
-		return bin, []string{"--config.file=" + cfg, "--storage.tsdb.path=" + filepath.Join(dir, fmt.Sprintf("tsdb%d", attempt)),
+	return startStore(t, "prometheus", "/-/ready", "/api/v1/status/flags", func(addr string, attempt int) (string, string, []string) {
+		data := filepath.Join(dir, fmt.Sprintf("tsdb%d", attempt))
+		return bin, data, []string{"--config.file=" + cfg, "--storage.tsdb.path=" + data,
 			"--storage.tsdb.retention.time=1h", "--web.listen-address=" + addr, "--log.level=warn"}
 	})
 }
@@ -51,29 +55,50 @@ func startVictoriaMetrics(t *testing.T, targets ...string) *store {
 	bin := requireBinary(t, "apt-get install victoria-metrics", "/usr/bin/victoria-metrics", "victoria-metrics")
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "scrape.yml", scrapeConfig(targets...))
-	return startStore(t, "victoria-metrics", "/health", func(addr string, attempt int) (string, []string) {
-		return bin, []string{"-storageDataPath=" + filepath.Join(dir, fmt.Sprintf("data%d", attempt)),
-			"-httpListenAddr=" + addr, "-promscrape.config=" + cfg}
+	return startStore(t, "victoria-metrics", "/health", "/flags", func(addr string, attempt int) (string, string, []string) {
+		data := filepath.Join(dir, fmt.Sprintf("data%d", attempt))
+		return bin, data, []string{"-storageDataPath=" + data, "-httpListenAddr=" + addr, "-promscrape.config=" + cfg}
 	})
 }
 
 // startStore starts a store on a free port, retrying when the port was
-// taken before it bound, and waits until ready answers 200.
-func startStore(t *testing.T, name, ready string, argv func(addr string, attempt int) (string, []string)) *store {
+// taken before it bound, and waits until ready answers 200 and its flags
+// page names its own data directory (not another package's server that
+// took the port first).
+func startStore(t *testing.T, name, ready, flags string, argv func(addr string, attempt int) (bin, data string, args []string)) *store {
 	t.Helper()
 	var last error
 	for attempt := range 3 {
 		addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-		bin, args := argv(addr, attempt)
+		bin, data, args := argv(addr, attempt)
 		p := startProcess(t, name, procOptions{dir: t.TempDir()}, bin, args...)
 		s := &store{url: "http://" + addr, proc: p}
 		if last = waitHTTP(s.url+ready, 60*time.Second); last == nil {
-			return s
+			if last = pageNames(s.url+flags, data); last == nil {
+				return s
+			}
 		}
 		if err := p.stop(5 * time.Second); err != nil {
 			t.Logf("stopping a %s that did not start: %v", name, err)
 		}
 	}
 	t.Fatalf("%s did not start: %v", name, last)
+	return nil
+}
+
+// pageNames fetches url and checks that its body contains want.
+func pageNames(url, want string) error {
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get(url)
+	if err != nil {
+		return err
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err = errors.Join(err, resp.Body.Close()); err != nil {
+		return err
+	}
+	if !strings.Contains(string(body), want) {
+		return fmt.Errorf("%s does not name %s: another server took the port", url, want)
+	}
 	return nil
 }

@@ -44,6 +44,7 @@ type Server struct {
 	// URL is the HTTP API root, http://127.0.0.1:<port>.
 	URL    string
 	name   string // prometheus, victoria-metrics
+	data   string // its data directory, which no other server has
 	cmd    *exec.Cmd
 	log    *syncbuf.Buffer
 	client *http.Client
@@ -132,6 +133,9 @@ func launch(t testing.TB, name, cfg string, command func(addr, data, cfgPath str
 				}
 			})
 			if err = s.waitReady(60 * time.Second); err == nil {
+				err = s.checkOwn()
+			}
+			if err == nil {
 				return s
 			}
 		}
@@ -158,7 +162,7 @@ func start(name, dir, cfgPath string, command func(addr, data, cfgPath string) *
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", cmd.Path, err)
 	}
-	s := &Server{URL: "http://" + addr, name: name, cmd: cmd, log: log,
+	s := &Server{URL: "http://" + addr, name: name, data: data, cmd: cmd, log: log,
 		client: &http.Client{Timeout: 5 * time.Second}, exited: make(chan struct{})}
 	go func() {
 		s.waitErr = cmd.Wait()

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -37,6 +38,28 @@ func (s *Server) waitReady(timeout time.Duration) error {
 		}
 		time.Sleep(pollEvery)
 	}
+}
+
+// checkOwn makes sure the server answering is the one started: a free
+// port taken by another package's server between probing and binding
+// leaves this one exiting while the other answers /-/ready.
+func (s *Server) checkOwn() error {
+	path := "/api/v1/status/flags" // Prometheus: JSON with storage.tsdb.path
+	if s.name == "victoria-metrics" {
+		path = "/flags" // text, -storageDataPath="…"
+	}
+	resp, err := s.client.Get(s.URL + path)
+	if err != nil {
+		return fmt.Errorf("%s flags: %w", s.name, err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err = errors.Join(err, resp.Body.Close()); err != nil {
+		return fmt.Errorf("%s flags: %w", s.name, err)
+	}
+	if !strings.Contains(string(body), s.data) {
+		return fmt.Errorf("another server answers on %s (its flags do not name %s)", s.URL, s.data)
+	}
+	return nil
 }
 
 // WaitTargetsUp waits until every target has been scraped successfully.
