@@ -223,3 +223,23 @@ func benchSnapshot(b *testing.B, gpusPerHost int) {
 		}
 	}
 }
+
+// A server tok/s track that has only had an error (no value, so no chart
+// yet) is no output token count for energy per token: the snapshot, which
+// every view reads, must not fail on it (a dashboard crashed so, reading
+// a newly joined host's endpoint).
+func TestEnergyPerTokenWithoutTokenValues(t *testing.T) {
+	t0 := time.Unix(30_000, 0)
+	for _, o := range []Observation{
+		{Kind: KindFailure, At: t0, Endpoint: "m", Signal: OutputTPS, Source: "promql:y", Err: "query timed out", Interval: time.Second},
+		{Kind: KindNoData, At: t0, Endpoint: "m", Signal: OutputTPS, Source: "promql:y", Interval: time.Second},
+	} {
+		s := NewStore(StoreConfig{})
+		s.Observe(Observation{Kind: KindSample, At: t0, Endpoint: "m", Signal: GPUPower, Source: "dcgm:x", Value: 300, Interval: time.Second})
+		s.Observe(o)
+		e := s.Snapshot(t0.Add(500*time.Millisecond), time.Minute).Endpoints[0].Signals[EnergyPerToken]
+		if e.Value != nil || e.State != NoData {
+			t.Errorf("after %+v: energy per token %+v, want no data", o, e)
+		}
+	}
+}

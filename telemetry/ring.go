@@ -64,10 +64,17 @@ func (r *Ring) advance(slotAt int64) {
 
 // Points returns n evenly spaced points covering [now−span, now], oldest
 // first; each is the mean of the slots it covers, NaN where nothing was
-// observed (missing is never zero).
+// observed (missing is never zero). A nil Ring (a track's chart is made
+// on its first value) has observed nothing.
 func (r *Ring) Points(now time.Time, span time.Duration, n int) []float64 {
 	out := make([]float64, n)
 	if n <= 0 {
+		return out
+	}
+	if r == nil {
+		for i := range out {
+			out[i] = math.NaN()
+		}
 		return out
 	}
 	slots := int(span / r.res)
