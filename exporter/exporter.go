@@ -64,6 +64,11 @@ type Options struct {
 	Alerts AlertSource
 	// Now is the clock for /healthz; nil means time.Now.
 	Now func() time.Time
+	// NoProbes says the exporter runs no probes (only --prometheus or
+	// --dcgm sources, for the SLO metrics): /healthz then judges those
+	// sources' reports instead of waiting for probe results that never
+	// come.
+	NoProbes bool
 }
 
 // Exporter is a telemetry.Sink that keeps probe results as Prometheus
@@ -82,6 +87,7 @@ type Exporter struct {
 	dropped    uint64    // observations dropped by the endpoint cap
 	lastProbe  time.Time // receipt time (Now) of the last probe result
 	interval   time.Duration
+	sources    map[string]*sourceHealth // non-probe sources, for /healthz
 }
 
 // endpointState is what the exporter knows of one endpoint.
@@ -136,6 +142,7 @@ func New(opts Options) *Exporter {
 		e2eB:       E2EBuckets(),
 		endpoints:  map[string]*endpointState{},
 		errorKinds: map[string]struct{}{},
+		sources:    map[string]*sourceHealth{},
 	}
 	// The collectors are fixed and their descriptors distinct, so
 	// registration can only fail on a programming error: MustRegister.
@@ -177,6 +184,8 @@ func (e *Exporter) Observe(o telemetry.Observation) {
 			return
 		}
 		e.observeProbe(o)
+	case telemetry.KindSource:
+		e.observeSource(o)
 	case telemetry.KindSample:
 		if o.Signal == telemetry.Goodput && o.Endpoint != "" && isProbeSource(o.Source) {
 			e.observeGoodput(o)

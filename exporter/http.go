@@ -44,27 +44,6 @@ func (e *Exporter) Handler() http.Handler {
 	return mux
 }
 
-// Health reports whether probe results are arriving: ok while the last
-// one is at most three probe intervals old, or while the exporter is
-// younger than that (starting); otherwise the reason.
-func (e *Exporter) Health() (ok bool, reason string) {
-	last, interval := e.lastProbeInfo()
-	limit := 3 * interval
-	now := e.opts.Now()
-	if last.IsZero() {
-		up := now.Sub(e.started)
-		if up <= limit {
-			return true, fmt.Sprintf("starting: no probe result yet (%s of %s grace)", up.Round(time.Second), limit)
-		}
-		return false, fmt.Sprintf("no probe result since start %s ago (limit %s = 3 × %s probe interval)", up.Round(time.Second), limit, interval)
-	}
-	age := now.Sub(last)
-	if age <= limit {
-		return true, fmt.Sprintf("last probe result %s ago", age.Round(time.Millisecond))
-	}
-	return false, fmt.Sprintf("no probe result for %s (limit %s = 3 × %s probe interval)", age.Round(time.Second), limit, interval)
-}
-
 func (e *Exporter) serveHealth(w http.ResponseWriter, _ *http.Request) {
 	ok, reason := e.Health()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/tokentop/tokentop/exporter"
+	"github.com/tokentop/tokentop/internal/config"
 )
 
 func init() {
@@ -36,10 +37,21 @@ func runExporter(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	exp := exporter.New(exporter.Options{Alerts: m.SLO})
+	exp := exporter.New(exporter.Options{Alerts: m.SLO, NoProbes: !runsProbes(c)})
 	m.AddSink(exp)
 	return runMonitor(ctx, m, c.Notify, stderr, func(ctx context.Context) error {
 		fmt.Fprintf(stderr, "tokentop exporter: serving /metrics and /healthz on %s\n", *listen)
 		return exp.Serve(ctx, *listen)
 	})
+}
+
+// runsProbes reports whether any endpoint of c is probed: without probes
+// the exporter's health follows its other sources.
+func runsProbes(c *config.Config) bool {
+	for _, ep := range c.Endpoints {
+		if ep.Probe == nil || !ep.Probe.Disabled {
+			return true
+		}
+	}
+	return false
 }

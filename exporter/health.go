@@ -1,0 +1,143 @@
+package exporter
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// sourceHealth is what /healthz knows of one non-probe source (PromQL,
+// dcgm-exporter, nvidia-smi) when the exporter runs no probes.
+type sourceHealth struct {
+	interval time.Duration
+	answered time.Time // receipt time (Now) of its last live or no-data report
+	state    telemetry.State
+	err      string
+}
+
+// observeSource keeps a non-probe source's last report for /healthz.
+// Notifiers are not sources of figures: a failing webhook says nothing of
+// what is exported.
+func (e *Exporter) observeSource(o telemetry.Observation) {
+	kind := telemetry.SourceKind(o.Source)
+	if o.Status == nil || o.Source == "" || kind == "probe" || kind == "notify" {
+		return
+	}
+	now := e.opts.Now()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	sh, ok := e.sources[o.Source]
+	if !ok {
+		if len(e.sources) >= maxHealthSources {
+			return
+		}
+		sh = &sourceHealth{}
+		e.sources[o.Source] = sh
+	}
+	if o.Interval > 0 {
+		sh.interval = o.Interval
+	}
+	sh.state, sh.err = o.Status.State, o.Status.Err
+	// Live or no data: the source answered. A lagging store (stale) or
+	// a failed refresh did not bring figures of now.
+	if o.Status.State == telemetry.Live || o.Status.State == telemetry.NoData {
+		sh.answered = now
+	}
+}
+
+// maxHealthSources bounds the sources /healthz tracks; a configuration
+// has a handful.
+const maxHealthSources = 64
+
+// Health reports whether the exporter's figures are arriving. With probes
+// (the default): ok while the last probe result is at most three probe
+// intervals old, or while the exporter is younger than that (starting).
+// With Options.NoProbes: ok while some source (a PromQL store, a
+// dcgm-exporter) answered within its staleness, three of its refresh
+// intervals (at least 5 s). Otherwise the reason.
+func (e *Exporter) Health() (ok bool, reason string) {
+	if e.opts.NoProbes {
+		return e.sourcesHealth()
+	}
+	return e.probeHealth()
+}
+
+func (e *Exporter) probeHealth() (ok bool, reason string) {
+	last, interval := e.lastProbeInfo()
+	limit := 3 * interval
+	now := e.opts.Now()
+	if last.IsZero() {
+		up := now.Sub(e.started)
+		if up <= limit {
+			return true, fmt.Sprintf("starting: no probe result yet (%s of %s grace)", up.Round(time.Second), limit)
+		}
+		return false, fmt.Sprintf("no probe result since start %s ago (limit %s = 3 × %s probe interval)", up.Round(time.Second), limit, interval)
+	}
+	age := now.Sub(last)
+	if age <= limit {
+		return true, fmt.Sprintf("last probe result %s ago", age.Round(time.Millisecond))
+	}
+	return false, fmt.Sprintf("no probe result for %s (limit %s = 3 × %s probe interval)", age.Round(time.Second), limit, interval)
+}
+
+// minSourceStaleness matches telemetry's MinStaleAfter: a source refreshing
+// every second is not stale after three.
+const minSourceStaleness = 5 * time.Second
+
+// sourceLimit is how long a source may go without answering.
+func sourceLimit(interval time.Duration) time.Duration {
+	if interval <= 0 {
+		interval = DefaultProbeInterval
+	}
+	return max(3*interval, minSourceStaleness)
+}
+
+func (e *Exporter) sourcesHealth() (ok bool, reason string) {
+	now := e.opts.Now()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	up := now.Sub(e.started)
+	ids := make([]string, 0, len(e.sources))
+	graceLimit := sourceLimit(0)
+	for id, sh := range e.sources {
+		ids = append(ids, id)
+		graceLimit = max(graceLimit, sourceLimit(sh.interval))
+	}
+	sort.Strings(ids)
+	var troubles []string
+	for _, id := range ids {
+		sh := e.sources[id]
+		limit := sourceLimit(sh.interval)
+		if !sh.answered.IsZero() && now.Sub(sh.answered) <= limit {
+			return true, fmt.Sprintf("%s answered %s ago (limit %s = 3 × %s refresh)", id,
+				now.Sub(sh.answered).Round(time.Millisecond), limit, sh.interval)
+		}
+		troubles = append(troubles, sourceTrouble(id, sh, now, up, limit))
+	}
+	if up <= graceLimit {
+		if len(ids) == 0 {
+			return true, fmt.Sprintf("starting: no source report yet (%s of %s grace)", up.Round(time.Second), graceLimit)
+		}
+		return true, fmt.Sprintf("starting (%s of %s grace): %s", up.Round(time.Second), graceLimit, strings.Join(troubles, "; "))
+	}
+	if len(ids) == 0 {
+		return false, fmt.Sprintf("no source report since start %s ago (limit %s)", up.Round(time.Second), graceLimit)
+	}
+	return false, strings.Join(troubles, "; ")
+}
+
+// sourceTrouble says why a source does not count as answering.
+func sourceTrouble(id string, sh *sourceHealth, now time.Time, up, limit time.Duration) string {
+	since := "since start " + up.Round(time.Second).String() + " ago"
+	if !sh.answered.IsZero() {
+		since = "for " + now.Sub(sh.answered).Round(time.Second).String()
+	}
+	s := fmt.Sprintf("%s: no answer %s (limit %s = 3 × %s refresh), last report %s", id, since, limit, sh.interval, sh.state)
+	if sh.err != "" {
+		s += ": " + sh.err
+	}
+	return s
+}
