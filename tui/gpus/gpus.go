@@ -471,7 +471,7 @@ func ratio(used, total *float64) float64 {
 }
 
 // pct formats a ratio; approx (memory busy time standing in for DRAM
-// activity) is marked "~", as MBU~ is in the table.
+// activity) is marked "~", as an estimated MBU is in the table.
 func pct(v float64, approx bool, unknown string) string {
 	if math.IsNaN(v) {
 		return unknown

@@ -84,10 +84,10 @@ func (m *Model) render() string {
 		{"BREACH", "objective breached long enough: the alert fires"},
 		{"STALE 14s", "no fresh value for 14s: figures are dimmed, with their age"},
 		{"NO DATA", "the source answered with nothing (never shown as 0)"},
-		{"n/d", "no data, in a cell too narrow for the words (KV%, MBU~)"},
+		{"n/d", "no data, in a cell too narrow for the words (KV%, MBU)"},
 		{"ERROR", "probe, scrape or query failed: reason in the status line"},
 		{m.ctx.Glyphs.Unknown, "never observed, or no objective applies"},
-		{"~", "estimate (MBU, histogram interpolation, token counts from events)"},
+		{"~", "estimate (MBU from weights and KV, histogram interpolation, token counts from events)"},
 		{format.YoungMark, "tok/s, req/s… over a series younger than its rate window: reads low (ratios never do)"},
 		{"≤300ms", "a quantile in a histogram's lowest bucket: at most that edge, not a measurement (≥: in the +Inf bucket, at least); the mean is beside it"},
 	} {

@@ -55,9 +55,10 @@ func defs() [numCols]colDef {
 		ColRunWait: {title: "RUN/WAIT", width: 9, prio: 5, right: true, sig: telemetry.Running},
 		ColKV:      {title: "KV%", width: 5, prio: 6, right: true, sig: telemetry.KVCache},
 		ColDRAM:    {title: "DRAM%", width: 6, prio: 9, right: true, sig: telemetry.GPUMemBW},
-		// MBU is an estimate: the "~" in the title and before the figure
-		// says so.
-		ColMBU: {title: "MBU~", width: 5, prio: 8, right: true, sig: telemetry.MBU},
+		// MBU is measured (the engine's bytes counter) or estimated
+		// (weights and KV over the step time): the "~" before an
+		// estimated figure says which, as in the detail and JSON.
+		ColMBU: {title: "MBU", width: 5, prio: 8, right: true, sig: telemetry.MBU},
 		ColSLO: {title: "SLO", width: 7, prio: 0},
 	}
 }
@@ -166,12 +167,6 @@ func figure(c Col, r *Row, unknown string) (telemetry.SignalSnapshot, bool, stri
 			return s, ok, ""
 		}
 		return s, ok, run + "/" + wait
-	case ColMBU:
-		if t := format.Scalar(s); t != "" {
-			s.Approx = true // always an estimate
-			return s, ok, t
-		}
-		return s, ok, ""
 	}
 	return s, ok, format.Scalar(s)
 }

@@ -70,3 +70,31 @@ func TestTTFTSortsByTheMarkedP99(t *testing.T) {
 		t.Errorf("header %q does not mark p99", head)
 	}
 }
+
+// MBU measured from the engine's bytes counter is not called an
+// estimate: neither the column title nor its cell carries "~"; an
+// estimated MBU (weights and KV over the step time) does (QA5 #9).
+func TestMBUMarkedEstimateOnlyWhenEstimated(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	row := func(name string, mbu float64, approx bool) Row {
+		return Row{Endpoint: telemetry.EndpointSnapshot{Endpoint: telemetry.Endpoint{Name: name},
+			Signals: map[telemetry.Signal]telemetry.SignalSnapshot{telemetry.MBU: {State: telemetry.Live, Value: f(mbu), Unit: "%", Approx: approx}}}}
+	}
+	m := New(&common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: time.Now()})
+	m.SetSize(200, 10)
+	m.SetRows([]Row{row("measured", 16, false), row("estimated", 23, true)})
+	if head := ansi.Strip(m.header()); !strings.Contains(head, "MBU") || strings.Contains(head, "MBU~") {
+		t.Errorf("header %q: want MBU without ~", head)
+	}
+	for _, line := range strings.Split(ansi.Strip(m.View()), "\n") {
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(line), "measured") && (!strings.Contains(line, "16%") || strings.Contains(line, "~16%")):
+			t.Errorf("measured MBU row %q: want 16%% without ~", line)
+		case strings.HasPrefix(strings.TrimSpace(line), "estimated") && !strings.Contains(line, "~23%"):
+			t.Errorf("estimated MBU row %q: want ~23%%", line)
+		}
+	}
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "measured") || !strings.Contains(v, "estimated") {
+		t.Fatalf("rows missing:\n%s", v)
+	}
+}

@@ -193,7 +193,7 @@ func (m *Model) row(r *Row, sel bool) string {
 	return b.String()
 }
 
-// NoDataShort is "no data" in a cell too narrow for it (KV%, MBU~); the
+// NoDataShort is "no data" in a cell too narrow for it (KV%, MBU); the
 // help's legend says what it means.
 const NoDataShort = "n/d"
 
