@@ -38,7 +38,8 @@ func Text(w io.Writer, snap telemetry.Snapshot) error {
 	}
 	fmt.Fprintln(tw, head)
 	fmt.Fprintln(tw, "ENDPOINT\tENGINE\tTTFT p50/p99\tTPOT p50/p99\tTOK/S\tRUN/WAIT\tKV\tDRAM\tMBU\tERR")
-	for _, ep := range snap.Endpoints {
+	endpoints := listed(snap.Endpoints)
+	for _, ep := range endpoints {
 		s := ep.Signals
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s/%s\t%s\t%s\t%s\t%s\n",
 			ep.Name, ep.Engine,
@@ -49,8 +50,11 @@ func Text(w io.Writer, snap telemetry.Snapshot) error {
 			Value(s[telemetry.MBU], snap.At), Value(s[telemetry.ErrorRate], snap.At))
 	}
 	// Under the table (a line without cells would split its columns).
-	for _, ep := range snap.Endpoints {
+	for _, ep := range endpoints {
 		if line := engineLine(ep.Signals, snap.At); line != "" {
+			fmt.Fprintln(tw, ep.Name+" "+line)
+		}
+		if line := gpuFigures(ep.Signals, snap.At); line != "" {
 			fmt.Fprintln(tw, ep.Name+" "+line)
 		}
 		if len(windows) > 1 {
@@ -80,6 +84,68 @@ func Text(w io.Writer, snap telemetry.Snapshot) error {
 		fmt.Fprintln(tw, gpuLine(g))
 	}
 	return tw.Flush()
+}
+
+// listed is the endpoints a text table lists: all of them, except the
+// only replica of a model, whose model row says the same (as the
+// dashboard shows it).
+func listed(eps []telemetry.EndpointSnapshot) []telemetry.EndpointSnapshot {
+	replicas := map[string]int{}
+	aggregates := map[string]bool{}
+	for _, ep := range eps {
+		if ep.Aggregate {
+			aggregates[ep.Name] = true
+		}
+		if ep.Group != "" {
+			replicas[ep.Group]++
+		}
+	}
+	out := make([]telemetry.EndpointSnapshot, 0, len(eps))
+	for _, ep := range eps {
+		if ep.Group != "" && aggregates[ep.Group] && replicas[ep.Group] == 1 {
+			continue
+		}
+		out = append(out, ep)
+	}
+	return out
+}
+
+// gpuFigures is an endpoint's GPU power and energy per token, with their
+// sharing ("" when it has neither): "gpu: power 262W · energy 0.65J/tok
+// (host's GPUs, shared by 2 endpoints: …)"; energy per token is labelled
+// "energy", its unit saying per token.
+func gpuFigures(s map[telemetry.Signal]telemetry.SignalSnapshot, now time.Time) string {
+	var parts []string
+	var shared *telemetry.GPUShare
+	for _, f := range []struct {
+		sig   telemetry.Signal
+		label string
+	}{{telemetry.GPUPower, "power"}, {telemetry.EnergyPerToken, "energy"}} {
+		v, ok := s[f.sig]
+		if !ok {
+			continue
+		}
+		parts = append(parts, f.label+" "+Value(v, now))
+		if shared == nil {
+			shared = v.Shared
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	line := "gpu: " + strings.Join(parts, " · ")
+	if shared != nil {
+		what := map[string]string{"host": "host's GPUs", "gpus": "GPUs", "group": "group's GPUs"}[shared.Scope]
+		if what == "" {
+			what = "GPUs"
+		}
+		line += fmt.Sprintf(" (%s, shared by %d endpoints: their power, their energy ÷ all their tokens", what, shared.By)
+		if shared.Partial {
+			line += "; estimate: partly shared"
+		}
+		line += ")"
+	}
+	return line
 }
 
 // gpuLine is one GPU of the snapshot: where it is, what it is, the

@@ -125,3 +125,44 @@ func TestTextDirectScrapeRateWindow(t *testing.T) {
 		t.Errorf("a figure marked young without a young series:\n%s", out)
 	}
 }
+
+// A model on one replica is one row, as on the dashboard; a model on two
+// lists the model and both replicas. GPU power and energy per token are
+// in the text as in the JSON, with their sharing (QA5 #13).
+func TestTextLoneReplicaOnceAndGPUFigures(t *testing.T) {
+	p := func(v float64) *float64 { return &v }
+	live := func(v float64, unit string) telemetry.SignalSnapshot {
+		return telemetry.SignalSnapshot{State: telemetry.Live, Value: p(v), Unit: unit}
+	}
+	ep := func(name, group string, aggregate bool, sigs map[telemetry.Signal]telemetry.SignalSnapshot) telemetry.EndpointSnapshot {
+		return telemetry.EndpointSnapshot{Endpoint: telemetry.Endpoint{Name: name, Group: group, Aggregate: aggregate}, Signals: sigs}
+	}
+	power := live(262, "W")
+	power.Shared = &telemetry.GPUShare{Scope: "host", By: 2, Endpoints: []string{"a", "b"}}
+	snap := telemetry.Snapshot{At: time.Unix(0, 0).UTC(), Endpoints: []telemetry.EndpointSnapshot{
+		ep("h1:8000/llama", "llama", false, map[telemetry.Signal]telemetry.SignalSnapshot{telemetry.GPUPower: power, telemetry.EnergyPerToken: live(0.65, "J/tok")}),
+		ep("h2:8000/llama", "llama", false, nil),
+		ep("h3:8000/qwen", "qwen", false, map[telemetry.Signal]telemetry.SignalSnapshot{telemetry.OutputTPS: live(93, "tok/s")}),
+		ep("llama", "", true, nil),
+		ep("qwen", "", true, map[telemetry.Signal]telemetry.SignalSnapshot{telemetry.OutputTPS: live(93, "tok/s")}),
+	}}
+	var b strings.Builder
+	if err := Text(&b, snap); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	rows := map[string]int{}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			rows[f[0]]++
+		}
+	}
+	for name, want := range map[string]int{"h1:8000/llama": 2, "h2:8000/llama": 1, "llama": 1, "qwen": 1, "h3:8000/qwen": 0} {
+		if rows[name] != want {
+			t.Errorf("%s: %d lines, want %d:\n%s", name, rows[name], want, out)
+		}
+	}
+	if want := "h1:8000/llama gpu: power 262W · energy 0.65J/tok (host's GPUs, shared by 2 endpoints"; !strings.Contains(out, want) {
+		t.Errorf("missing %q in\n%s", want, out)
+	}
+}

@@ -48,7 +48,7 @@ func TestReplicasUnderAggregateAndRetired(t *testing.T) {
 			t.Errorf("replica %s: %+v", name, r)
 		}
 	}
-	if d := rec.status(t).Description; !strings.Contains(d, "3 endpoints (1 model, 2 replicas by pod, instance)") {
+	if d := rec.status(t).Description; !strings.Contains(d, "2 endpoints (1 model, 2 replicas by pod, instance)") {
 		t.Errorf("status %q does not count models and replicas", d)
 	}
 	for ep, want := range map[string]float64{"llama": 3, "llama-a/llama": 1, "llama-b/llama": 2} {

@@ -102,8 +102,11 @@ func (rd *round) emitFailures() {
 // describe summarises the source for the header.
 func (rd *round) describe(queries int) string {
 	s := rd.s
+	replicas, models := rd.replicaSummary()
+	// Serving endpoints, as the dashboard's header counts them: a model's
+	// aggregate row is not one more endpoint.
 	d := fmt.Sprintf("%d endpoints%s; %d queries this refresh; rate window %s, histogram step %s",
-		len(rd.reg.byName), rd.replicaSummary(), queries, promDuration(s.cfg.Window), promDuration(s.cfg.HistogramStep))
+		len(rd.reg.byName)-models, replicas, queries, promDuration(s.cfg.Window), promDuration(s.cfg.HistogramStep))
 	if v := rd.lag; v.lagging {
 		d = fmt.Sprintf("lagging %s behind: data delayed; ", roundLag(v.lag)) + d
 	} else if v.lagKnown {
@@ -175,8 +178,8 @@ func (rd *round) retireGone() {
 // replicaSummary says how many endpoints are models and how many their
 // replicas: " (3 models, 12 replicas by pod, instance)"; "" without
 // replicas.
-func (rd *round) replicaSummary() string {
-	models, replicas := 0, 0
+func (rd *round) replicaSummary() (summary string, models int) {
+	replicas := 0
 	for _, e := range rd.reg.byName {
 		switch {
 		case len(e.members) > 0:
@@ -186,7 +189,7 @@ func (rd *round) replicaSummary() string {
 		}
 	}
 	if replicas == 0 {
-		return ""
+		return "", models
 	}
 	plural := func(n int, one string) string {
 		if n == 1 {
@@ -194,5 +197,5 @@ func (rd *round) replicaSummary() string {
 		}
 		return fmt.Sprintf("%d %ss", n, one)
 	}
-	return " (" + plural(models, "model") + ", " + plural(replicas, "replica") + " by " + strings.Join(rd.reg.parser.replicas, ", ") + ")"
+	return " (" + plural(models, "model") + ", " + plural(replicas, "replica") + " by " + strings.Join(rd.reg.parser.replicas, ", ") + ")", models
 }
