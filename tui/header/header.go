@@ -335,26 +335,30 @@ func sourcesLine(ctx *common.Context, srcs []telemetry.SourceStatus, width int) 
 	lead := seg{" sources:", r.Faint}
 	full := []seg{lead}
 	for _, s := range ordered {
-		full = append(full, sourceSeg(ctx, s, false))
+		full = append(full, sourceSeg(ctx, s, false, 0))
 	}
 	if line, w := join(full, " ", r.Text); w <= width {
 		return line
 	}
 	// Too long: errors without their full text (e shows it), as many
-	// sources as fit, and how many more there are.
+	// sources as fit, and how many more there are; then the room left
+	// goes back to the shown sources' full text or longer caveats.
+	var shown []telemetry.SourceStatus
 	segs := []seg{lead}
 	used := common.Width(lead.text)
 	shared := sharedHost(ordered)
 	trouble := slices.ContainsFunc(ordered, telemetry.SourceStatus.Troubled)
+	tail := ""
 	for i, s := range ordered {
 		if shared != "" {
 			s.Name = strings.TrimPrefix(common.Safe(s.Name), shared)
 		}
-		sg := sourceSeg(ctx, s, true)
-		tail := moreText(len(ordered)-i-1, trouble)
-		if used+1+common.Width(sg.text)+common.Width(tail) <= width {
-			segs = append(segs, sg)
+		sg := sourceSeg(ctx, s, true, maxShortCaveat)
+		rest := moreText(len(ordered)-i-1, trouble)
+		if used+1+common.Width(sg.text)+common.Width(rest) <= width {
+			segs, shown = append(segs, sg), append(shown, s)
 			used += 1 + common.Width(sg.text)
+			tail = rest
 			continue
 		}
 		tail = moreText(len(ordered)-i, trouble)
@@ -362,12 +366,45 @@ func sourcesLine(ctx *common.Context, srcs []telemetry.SourceStatus, width int) 
 			tail = moreText(len(ordered)-i-1, trouble)
 			sg.text = common.Fit(sg.text, max(width-used-1-common.Width(tail), 1), g.Ellipsis)
 			segs = append(segs, sg)
+			shown = nil // nothing to widen
 		}
-		line, _ := join(segs, " ", r.Text)
-		return common.Cut(line+r.Accent.S(tail), width)
+		break
 	}
+	widen(ctx, segs[1:], shown, width-used-common.Width(tail))
 	line, _ := join(segs, " ", r.Text)
-	return common.Cut(line, width)
+	return common.Cut(line+r.Accent.S(tail), width)
+}
+
+// widen gives the room a cut sources line has left to its shown sources,
+// in order: each its full text where that fits, else (a working source's
+// caveat) as much of the caveat as fits, cut after a whole word. segs
+// are the shown sources' short segments, replaced in place.
+func widen(ctx *common.Context, segs []seg, shown []telemetry.SourceStatus, room int) {
+	for i, s := range shown {
+		if room <= 0 {
+			return
+		}
+		short := common.Width(segs[i].text)
+		if full := sourceSeg(ctx, s, false, 0); common.Width(full.text)-short <= room {
+			room -= common.Width(full.text) - short
+			segs[i] = full
+			continue
+		}
+		if s.State == telemetry.Live && len(s.Warnings) > 0 {
+			// The short caveat may be under maxShortCaveat (cut at a
+			// word): shrink the budget by what overshoots until it fits.
+			for budget := maxShortCaveat + room; budget > maxShortCaveat; {
+				longer := sourceSeg(ctx, s, true, budget)
+				over := common.Width(longer.text) - short - room
+				if over <= 0 {
+					room -= common.Width(longer.text) - short
+					segs[i] = longer
+					break
+				}
+				budget -= over
+			}
+		}
+	}
 }
 
 // sharedHost is the "host:port/" every source named after an endpoint
@@ -422,8 +459,9 @@ func cutAtWord(s string, w int, ellipsis string) string {
 const maxShortCaveat = 32
 
 // sourceSeg is one source's health; short leaves out an error's full
-// text (its cause stays) for a line that cannot hold every source.
-func sourceSeg(ctx *common.Context, s telemetry.SourceStatus, short bool) seg {
+// text (its cause stays) and cuts a caveat to caveatWidth cells, for a
+// line that cannot hold every source.
+func sourceSeg(ctx *common.Context, s telemetry.SourceStatus, short bool, caveatWidth int) seg {
 	r := &ctx.Styles.Normal
 	g := ctx.Glyphs
 	name := common.Safe(s.Name)
@@ -474,7 +512,7 @@ func sourceSeg(ctx *common.Context, s telemetry.SourceStatus, short bool) seg {
 			// "TLS NOT VERIFIED", "lagging 30s": an ok that needs a caveat.
 			caveat := common.Safe(strings.Join(s.Warnings, ", "))
 			if short {
-				caveat = cutAtWord(caveat, maxShortCaveat, g.Ellipsis)
+				caveat = cutAtWord(caveat, caveatWidth, g.Ellipsis)
 			}
 			return seg{t + " (" + caveat + ")", r.Warn}
 		}

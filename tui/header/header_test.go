@@ -186,8 +186,34 @@ func TestCutSourcesLineDropsSharedHost(t *testing.T) {
 	srcs[0].Warnings = []string{"53 of 95 event gaps are under 1 ms: buffered path (proxy buffering or batched flushes)?"}
 	srcs = append(srcs, telemetry.SourceStatus{Name: "dcgm", State: telemetry.Live})
 	got := strings.Split(ansi.Strip(View(ctx(), Info{Sources: srcs}, 200)), "\n")[1]
-	if strings.Contains(got, "127.0.0.1:43799/") || !strings.Contains(got, "+ Qwen/Qwen2.5-14B-Instruct ok 1s (53 of 95 event gaps are under.)") ||
-		!strings.Contains(got, "meta-llama/Llama-3.2-3B-Instruct ok") {
+	// The room left after every source is placed goes to the caveat, cut
+	// after a whole word.
+	if strings.Contains(got, "127.0.0.1:43799/") || !strings.Contains(got, "+ Qwen/Qwen2.5-14B-Instruct ok 1s (53 of 95 event gaps are under 1 ms: buffered path.)") ||
+		!strings.Contains(got, "meta-llama/Llama-3.2-3B-Instruct ok") || !strings.Contains(got, "dcgm ok") || ansi.StringWidth(got) > 200 {
 		t.Errorf("cut line: %q", got)
+	}
+}
+
+// A caveat too long for the line uses the room there is, cut after a
+// whole word, not 32 cells of it with 90 free (QA5 #10: "(gpu_mem_bw: no
+// GPU series…)" at 160 columns read as "no GPU series" while DRAM% showed).
+func TestSourcesCaveatUsesTheRoom(t *testing.T) {
+	warn := "gpu_mem_bw: no GPU series shares a pod or host with 127.0.0.3:18003/qwen-32b: no GPU figure there " +
+		"(DCGM series carry Hostname, pod or instance labels matching the engine's; see docs/engines.md)"
+	srcs := []telemetry.SourceStatus{{Name: "prometheus", State: telemetry.Live, Latency: 21 * time.Millisecond, Warnings: []string{warn}}}
+	for _, width := range []int{160, 100} {
+		got := strings.Split(ansi.Strip(View(ctx(), Info{Sources: srcs}, width)), "\n")[1]
+		if w := ansi.StringWidth(got); w > width || w < width-24 {
+			t.Errorf("%d columns: line %d wide: %q", width, w, got)
+		}
+		if !strings.HasPrefix(got, " sources: + prometheus ok 21ms (gpu_mem_bw: no GPU series shares a pod or host with") || !strings.HasSuffix(got, "….)") && !strings.HasSuffix(got, ".)") {
+			t.Errorf("%d columns: %q", width, got)
+		}
+		// Cut after a whole word of the warning.
+		body := strings.TrimSuffix(strings.TrimPrefix(got, " sources: + prometheus ok 21ms ("), ".)")
+		body = strings.TrimSuffix(body, "…)")
+		if !strings.HasPrefix(warn, body) || (len(body) < len(warn) && !strings.ContainsRune(" ,;:", rune(warn[len(body)]))) {
+			t.Errorf("%d columns: caveat %q not cut at a word of %q", width, body, warn)
+		}
 	}
 }
