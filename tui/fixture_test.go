@@ -264,6 +264,11 @@ func fleetAlerts() *fakeAlerts {
 // promSrc is the PromQL source of promFleetStore.
 const promSrc = "promql:http://prom:9090"
 
+// promFleetDescription is what a PromQL source says of itself, backfilled
+// history and live figures included (sources/promql describe).
+const promFleetDescription = "5 endpoints (2 models, 4 replicas by pod, instance); 16 queries this refresh; rate window 5m, histogram step 15s; " +
+	"history backfilled from 11:00:00 every 15s; live every 15s since 11:58:00"
+
 // promGroup is one model row of promFleetStore: its group (namespace,
 // cluster), model and replicas (Prometheus instances).
 type promGroup struct {
@@ -349,6 +354,6 @@ func promFleetStore() *telemetry.Store {
 	}
 	sc.s.Observe(telemetry.Observation{Kind: telemetry.KindSource, Source: promSrc, At: tNow,
 		Status: &telemetry.SourceStatus{Name: "promql", Kind: "promql", URL: "http://prom:9090", State: telemetry.Live,
-			LastOK: tNow, Latency: 12 * time.Millisecond}})
+			LastOK: tNow, Latency: 12 * time.Millisecond, Description: promFleetDescription}})
 	return sc.s
 }

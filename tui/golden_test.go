@@ -261,3 +261,21 @@ func TestGoldenPromFleetDetail(t *testing.T) {
 		})
 	}
 }
+
+// The TUI says what of a PromQL store's figures is backfilled history
+// and what is live, where the sources are shown: the e screen and the
+// detail of an endpoint it feeds (QA5 #11: only "(12m of data)").
+func TestPromFleetSaysBackfilledAndLive(t *testing.T) {
+	for _, keys := range [][]string{{"e"}, {"enter"}} {
+		t.Run(keys[0], func(t *testing.T) {
+			tm := startWith(t, promFleetStore(), nil, testOptions(), 160, 50)
+			waitOut(t, tm, "Qwen")
+			send(tm, keys...)
+			final := finishFrame(t, tm)
+			// Wrapped to the width: compare the words.
+			if words := strings.Join(strings.Fields(final), " "); !strings.Contains(words, "history backfilled from 11:00:00 every 15s; live every 15s since 11:58:00") {
+				t.Errorf("after %v the screen does not say what is backfilled and what live:\n%s", keys, final)
+			}
+		})
+	}
+}

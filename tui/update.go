@@ -102,6 +102,7 @@ func (a *app) detailShown() bool {
 
 // syncDetail gives the detail view the current figures of its endpoint.
 func (a *app) syncDetail() {
+	a.detail.SetSources(a.snap.Sources)
 	if r, ok := a.table.Row(a.detail.Name()); ok {
 		a.detail.SetEndpoint(r.Endpoint, true, r.Badge)
 		return

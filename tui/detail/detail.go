@@ -18,6 +18,9 @@ type Model struct {
 	name  string
 	ep    telemetry.EndpointSnapshot
 	hasEP bool
+	// sources are every source's status: those feeding the endpoint say
+	// what they are (a PromQL store's history backfilled and live since).
+	sources []telemetry.SourceStatus
 	badge slo.Badge
 	data  Data
 	// Scroller gives Scroll, Page, Home and End.
@@ -61,6 +64,18 @@ func (m *Model) Name() string { return m.name }
 // SetEndpoint updates the snapshot figures and SLO badge.
 func (m *Model) SetEndpoint(ep telemetry.EndpointSnapshot, ok bool, badge slo.Badge) {
 	m.ep, m.hasEP, m.badge, m.dirty = ep, ok, badge, true
+}
+
+// SetSources gives the sources' statuses (their descriptions say what
+// is backfilled history and what is live).
+func (m *Model) SetSources(srcs []telemetry.SourceStatus) {
+	if !slices.EqualFunc(srcs, m.sources, sameDescription) {
+		m.sources, m.dirty = slices.Clone(srcs), true
+	}
+}
+
+func sameDescription(a, b telemetry.SourceStatus) bool {
+	return a.Kind == b.Kind && a.URL == b.URL && a.Name == b.Name && a.Description == b.Description
 }
 
 // SetData updates the series, probes and live text (ignored if they are
@@ -115,7 +130,11 @@ func (m *Model) render() []string {
 	w := m.width
 	pw, lw := m.bottomWidths()
 	if m.dirty {
-		parts := []string{m.title(w), m.summary(w), m.objectives(w), "", m.chartsView(w), "", m.panelsView(w), ""}
+		parts := []string{m.title(w), m.summary(w)}
+		if from := m.fedBy(w); from != "" {
+			parts = append(parts, from)
+		}
+		parts = append(parts, m.objectives(w), "", m.chartsView(w), "", m.panelsView(w), "")
 		head := strings.Join(parts, "\n")
 		if head != m.head || m.headLines == nil {
 			m.head, m.headLines = head, common.Lines(head, w)

@@ -307,3 +307,28 @@ func rateNotes(s telemetry.SignalSnapshot) string {
 	}
 	return strings.Join(notes, "; ")
 }
+
+// fedBy says, under the summary, what each source feeding the endpoint is
+// (its description: a PromQL store's endpoints, rate window, and what is
+// history backfilled and what live since when); "" when none describes
+// itself.
+func (m *Model) fedBy(w int) string {
+	ids := map[string]bool{}
+	for _, s := range m.ep.Signals {
+		if s.Source != "" {
+			ids[s.Source] = true
+		}
+	}
+	var lines []string
+	for _, src := range m.sources {
+		if src.Description == "" || !ids[src.Kind+":"+src.URL] {
+			continue
+		}
+		name := common.Safe(src.Name)
+		if name == "" {
+			name = common.Safe(src.Kind)
+		}
+		lines = append(lines, noteLines(m.ctx.Styles.Normal.Faint, "from "+name+": "+common.Safe(src.Description), w)...)
+	}
+	return strings.Join(lines, "\n")
+}

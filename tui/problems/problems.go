@@ -64,11 +64,7 @@ func (m *Model) render() string {
 		out = append(out, r.OK.S("  every source answers"))
 	}
 	for _, s := range srcs {
-		name := common.Safe(s.Name)
-		if name == "" {
-			name = common.Safe(s.Kind + " " + s.URL)
-		}
-		head := "  " + name + " " + strings.ToUpper(s.State.String())
+		head := "  " + sourceName(s) + " " + strings.ToUpper(s.State.String())
 		if s.Failures > 0 {
 			head += " · " + format.Number(float64(s.Failures)) + " failures in a row"
 		}
@@ -84,6 +80,15 @@ func (m *Model) render() string {
 		}
 		if h := Hint(s.Err, s.URL); h != "" {
 			para(r.Accent.S, "hint: "+h)
+		}
+	}
+	// What every source is, troubled or not: a PromQL store says what
+	// of its figures is backfilled history and what is live since when.
+	if described := describedSources(m.snap); len(described) > 0 {
+		out = append(out, "", st.Title.S(" what the sources are"))
+		for _, s := range described {
+			out = append(out, "  "+r.Text.S(sourceName(s)+" "+s.State.String()))
+			para(r.Faint.S, common.Safe(s.Description))
 		}
 	}
 	figs := figureProblems(m.snap)
@@ -111,6 +116,25 @@ func sourceProblems(s telemetry.Snapshot) []telemetry.SourceStatus {
 		}
 	}
 	return out
+}
+
+// describedSources are the sources that say what they are.
+func describedSources(s telemetry.Snapshot) []telemetry.SourceStatus {
+	var out []telemetry.SourceStatus
+	for _, src := range s.Sources {
+		if src.Description != "" {
+			out = append(out, src)
+		}
+	}
+	return out
+}
+
+// sourceName is how the screen names a source: its name, else kind and URL.
+func sourceName(s telemetry.SourceStatus) string {
+	if name := common.Safe(s.Name); name != "" {
+		return name
+	}
+	return common.Safe(s.Kind + " " + s.URL)
 }
 
 type figure struct {
