@@ -21,8 +21,8 @@ type Model struct {
 	// sources are every source's status: those feeding the endpoint say
 	// what they are (a PromQL store's history backfilled and live since).
 	sources []telemetry.SourceStatus
-	badge slo.Badge
-	data  Data
+	badge   slo.Badge
+	data    Data
 	// Scroller gives Scroll, Page, Home and End.
 	common.Scroller
 	width  int
