@@ -89,3 +89,33 @@ func TestObjectiveShortenedAlikeForEachSeverity(t *testing.T) {
 		}
 	}
 }
+
+// At any width an alert line's reason is whole or cut after a whole
+// word, never mid-word (QA5 #14: "unknown sin…" at 80 columns).
+func TestReasonCutAtAWord(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	ctx := &common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: now}
+	const why = "unknown since 11:55:00 (data stale or failing)"
+	words := strings.Fields(why)
+	for w := 60; w <= 140; w++ {
+		m := New(ctx)
+		m.SetSize(w, 3)
+		m.SetAlerts([]slo.Alert{{Objective: "ttft-p99", Endpoint: "127.0.0.3:18003/qwen-32b", Kind: slo.Percentile, Signal: telemetry.TTFT,
+			State: slo.Pending, ActiveAt: now.Add(-time.Minute), UnknownSince: now.Add(-5 * time.Minute), Threshold: 0.05}})
+		line := strings.Split(ansi.Strip(m.View()), "\n")[1]
+		if ansi.StringWidth(line) > w {
+			t.Errorf("%d cols: %q too wide", w, line)
+		}
+		i := strings.Index(line, "· unknown")
+		if i < 0 {
+			continue // no room for the reason at all
+		}
+		shown := strings.Fields(strings.TrimSuffix(strings.TrimSpace(line[i+len("· "):]), "…"))
+		for j, word := range shown {
+			if j >= len(words) || word != words[j] {
+				t.Errorf("%d cols: reason %q cut inside %q", w, strings.Join(shown, " "), why)
+				break
+			}
+		}
+	}
+}

@@ -90,8 +90,9 @@ func (m *Model) line(a slo.Alert, sel bool) string {
 	} else if a.Reason != "" {
 		why = common.Safe(a.Reason)
 	}
-	if why != "" && room > 4 {
-		b.WriteString(roles.Stale.S(common.Fit(" "+g.Dot+" "+why, min(room, 3+common.Width(why)), g.Ellipsis)))
+	// Cut after a whole word: "unknown sin…" reads as nothing.
+	if why = common.CutAtWord(why, room-3, g.Ellipsis); why != "" {
+		b.WriteString(roles.Stale.S(" " + g.Dot + " " + why))
 	}
 	return common.Cut(b.String(), m.width)
 }

@@ -75,6 +75,28 @@ func Fit(s string, w int, ellipsis string) string {
 	return ansi.Truncate(s, w, ellipsis)
 }
 
+// CutAtWord is plain text s within w cells: whole, or cut after its last
+// whole word that fits and marked with ellipsis ("unknown since…", never
+// "unknown sin…"); "" when not even the first word fits.
+func CutAtWord(s string, w int, ellipsis string) string {
+	if Width(s) <= w {
+		return s
+	}
+	cut := ansi.Truncate(s, max(w-Width(ellipsis), 0), "")
+	if rest := s[len(cut):]; !strings.HasPrefix(rest, " ") {
+		i := strings.LastIndex(cut, " ")
+		if i <= 0 {
+			return ""
+		}
+		cut = cut[:i]
+	}
+	cut = strings.TrimRight(cut, " ,:;·(")
+	if cut == "" {
+		return ""
+	}
+	return cut + ellipsis
+}
+
 // FitMiddle fits plain text s in w cells, eliding the middle: names of
 // one server share their head (host:port/org/) and differ at the tail
 // (…-8B-Instruct vs …-70B-Instruct), so the tail is what must survive.

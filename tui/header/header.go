@@ -442,18 +442,6 @@ func moreText(n int, trouble bool) string {
 	return t
 }
 
-// cutAtWord is s within w cells, cut after a whole word and marked.
-func cutAtWord(s string, w int, ellipsis string) string {
-	if common.Width(s) <= w {
-		return s
-	}
-	cut := ansi.Truncate(s, w-common.Width(ellipsis), "")
-	if i := strings.LastIndex(cut, " "); i > 0 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,:;") + ellipsis
-}
-
 // maxShortCaveat bounds a working source's caveat on a line that cannot
 // hold every source (e shows it whole).
 const maxShortCaveat = 32
@@ -512,7 +500,7 @@ func sourceSeg(ctx *common.Context, s telemetry.SourceStatus, short bool, caveat
 			// "TLS NOT VERIFIED", "lagging 30s": an ok that needs a caveat.
 			caveat := common.Safe(strings.Join(s.Warnings, ", "))
 			if short {
-				caveat = cutAtWord(caveat, caveatWidth, g.Ellipsis)
+				caveat = common.CutAtWord(caveat, caveatWidth, g.Ellipsis)
 			}
 			return seg{t + " (" + caveat + ")", r.Warn}
 		}

@@ -113,27 +113,54 @@ func (m *Model) render() string {
 		out = append(out, m.term(s[0], s[1], 29)...)
 	}
 	out = append(append(out, ""), m.heading(" metrics")...)
-	for _, sig := range telemetry.Signals {
+	labels := make([]string, len(telemetry.Signals))
+	for i, sig := range telemetry.Signals {
+		info := sig.Info()
+		labels[i] = info.Title
+		if info.Unit != "" {
+			labels[i] += " (" + info.Unit + ")"
+		}
+	}
+	lw := m.labelWidth(labels)
+	for i, sig := range telemetry.Signals {
 		if sig == telemetry.EngineSignals[0] {
 			out = append(append(out, ""), m.heading(" engine diagnosis (server figures: scrape, PromQL; the detail view's engine section)")...)
 		}
-		info := sig.Info()
-		label := info.Title
-		if info.Unit != "" {
-			label += " (" + info.Unit + ")"
-		}
-		out = append(out, m.term(label, info.Definition, 15)...)
+		out = append(out, m.term(labels[i], sig.Info().Definition, lw)...)
 	}
 	out = append(append(out, ""), m.heading(" GPU panel (u shows or hides it)")...)
-	for _, s := range gpus.Terms() {
-		out = append(out, m.term(s[0], s[1], 15)...)
+	terms := gpus.Terms()
+	labels = labels[:0]
+	for _, s := range terms {
+		labels = append(labels, s[0])
 	}
-	out = append(out, "", r.Faint.S(" sparklines and charts: mean per time bin; p50/p99 over the window shown in the header"))
+	lw = m.labelWidth(labels)
+	for _, s := range terms {
+		out = append(out, m.term(s[0], s[1], lw)...)
+	}
+	out = append(out, "")
+	for _, l := range strings.Split(ansi.Wrap("sparklines and charts: mean per time bin; p50/p99 over the window shown in the header", max(m.width-2, 20), " "), "\n") {
+		out = append(out, r.Faint.S(" "+strings.TrimRight(l, " "))) // wrapped, not cut mid-word at 80 columns
+	}
 	return strings.Join(out, "\n")
 }
 
+// minLabelWidth is the narrowest label column of the metrics sections.
+const minLabelWidth = 15
+
+// labelWidth is a section's label column: its widest label, so no name
+// wraps ("requests" / "(req/s)"), up to a third of the width, where the
+// definitions keep the rest; a longer label wraps.
+func (m *Model) labelWidth(labels []string) int {
+	w := minLabelWidth
+	for _, l := range labels {
+		w = max(w, common.Width(l))
+	}
+	return min(w, max(minLabelWidth, m.width/3))
+}
+
 // term lays out one entry: the label in a column lw wide, its definition
-// beside it; both wrap (a long label, "requests (req/s)", onto its own
+// beside it; both wrap (a label longer than its column onto its own
 // lines) so nothing is cut at any width.
 // heading is a section title, wrapped to the width (never cut).
 func (m *Model) heading(title string) []string {

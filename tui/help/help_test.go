@@ -89,3 +89,33 @@ func TestHelpKeysAlignedWhenNarrow(t *testing.T) {
 		}
 	}
 }
+
+// At 80 and 160 columns no metric's or GPU term's name wraps: the label
+// column is as wide as the section's widest name (QA5 #14: "requests" /
+// "(req/s)" on two lines).
+func TestHelpNamesOnOneLine(t *testing.T) {
+	for _, w := range []int{80, 160} {
+		m := New(&common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: time.Now()}, keys.New(false))
+		m.SetSize(w, 40)
+		lines := strings.Split(ansi.Strip(m.render()), "\n")
+		for _, sig := range telemetry.Signals {
+			info := sig.Info()
+			label := info.Title
+			if info.Unit != "" {
+				label += " (" + info.Unit + ")"
+			}
+			found := false
+			for _, l := range lines {
+				if strings.HasPrefix(l, " "+label+" ") {
+					found = true
+				}
+				if lw := ansi.StringWidth(l); lw > w {
+					t.Errorf("%d cols: %q is %d wide", w, l, lw)
+				}
+			}
+			if !found {
+				t.Errorf("%d cols: %q not on one line", w, label)
+			}
+		}
+	}
+}
