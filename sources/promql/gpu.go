@@ -42,16 +42,21 @@ type gpuGroup struct {
 	host, hostname, pod, namespace string
 	groups                         []string
 	value, n                       float64
-	joined                         bool
+	// age is the seconds since the first sample of its youngest energy
+	// series (power only; NaN when not answered).
+	age    float64
+	joined bool
 	// users are the replicas (and single endpoints) joined to it.
 	users []*endpointState
 }
 
 // gpuValue is one endpoint's GPU figure; share is set when other
-// endpoints use the same GPUs (summed signals only: power).
+// endpoints use the same GPUs (summed signals only: power). age is the
+// youngest age (seconds) of the energy series joined, NaN when unknown.
 type gpuValue struct {
 	value float64
 	share *telemetry.GPUShare
+	age   float64
 }
 
 // gpuMatch is what one endpoint joined, and by which rule ("pod", "host",
@@ -93,7 +98,7 @@ func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointSt
 	}
 	for e, m := range leaves {
 		if v, ok := combine(m.groups); ok {
-			out[e] = gpuValue{value: v}
+			out[e] = gpuValue{value: v, age: youngestAge(m.groups)}
 		}
 	}
 	for _, e := range rd.reg.all() {
@@ -113,7 +118,7 @@ func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointSt
 			rule = cmp.Or(rule, leaves[m].rule)
 		}
 		if v, ok := combine(union); ok {
-			out[e] = gpuValue{value: v}
+			out[e] = gpuValue{value: v, age: youngestAge(union)}
 		}
 		if len(union) > 0 {
 			leaves[e] = gpuMatch{groups: union, rule: rule}
@@ -216,7 +221,7 @@ func gpuGroups(vec model.Vector, groupBy []string) []*gpuGroup {
 	var order []string
 	for _, smp := range vec {
 		get := func(l string) string { return sanitize.Text(string(smp.Metric[model.LabelName(l)])) }
-		g := gpuGroup{hostname: get("Hostname"), host: hostOf(get("instance")), pod: get("exported_pod"), namespace: get("exported_namespace"), n: 1}
+		g := gpuGroup{hostname: get("Hostname"), host: hostOf(get("instance")), pod: get("exported_pod"), namespace: get("exported_namespace"), n: 1, age: math.NaN()}
 		if g.pod == "" {
 			g.pod, g.namespace = get("pod"), get("namespace")
 		}
@@ -232,19 +237,36 @@ func gpuGroups(vec model.Vector, groupBy []string) []*gpuGroup {
 			order = append(order, key)
 		}
 		v := float64(smp.Value)
-		if smp.Metric[partTag] == "series" {
+		switch smp.Metric[partTag] {
+		case "series":
 			if v > 0 {
 				cur.n = v
 			}
-			continue
+		case gpuAgePart:
+			if finite(v) {
+				cur.age = v
+			}
+		default:
+			cur.value = v
 		}
-		cur.value = v
 	}
 	out := make([]*gpuGroup, 0, len(order))
 	for _, k := range order {
 		out = append(out, byKey[k])
 	}
 	return out
+}
+
+// youngestAge is the youngest energy-series age of the groups with a
+// value; NaN when none is known.
+func youngestAge(gs []*gpuGroup) float64 {
+	age := math.NaN()
+	for _, g := range gs {
+		if finite(g.value) && finite(g.age) && (math.IsNaN(age) || g.age < age) {
+			age = g.age
+		}
+	}
+	return age
 }
 
 // weightedMean is the mean over every GPU of the groups.
