@@ -24,13 +24,14 @@ func gpuHook(metric string, fleet, gpus []fakeSeries, query *string) func(w http
 		}
 		var ss []fakeSeries
 		switch {
-		case strings.Contains(q, "timestamp("), strings.Contains(q, "vllm:num_requests_running"):
-			ss = fleet
-		case strings.Contains(q, metric):
+		case strings.Contains(q, metric): // first: the GPU queries take timestamps too (gpuOnce)
 			if query != nil {
 				*query = q
 			}
 			ss = gpus
+		case strings.Contains(q, "DCGM_"): // another GPU metric: none held
+		case strings.Contains(q, "timestamp("), strings.Contains(q, "vllm:num_requests_running"):
+			ss = fleet
 		}
 		writeVector(w, time.Now(), ss, nil, nil)
 		return true

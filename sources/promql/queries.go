@@ -38,14 +38,20 @@ func (g generator) gpuBy() string {
 }
 
 // gpuOnce keeps one series per GPU of metric: the one with the newest
-// sample of those with the same UUID (and MIG instance, GPU_I_ID). A GPU
-// whose series changed labels inside the window (a relabel, a pod
-// renamed, an exporter restarted with new labels) has an old and a new
-// series, both answering rate() over [W]: counted twice without this.
-// Series without a UUID are all kept (nothing says they are the same GPU).
+// sample of those with the same UUID (and MIG instance, GPU_I_ID) on the
+// same host (the instance's, port left out: hostTag while grouping). A
+// GPU whose series changed labels inside the window (a relabel, an
+// exporter restarted with new labels) has an old and a new series, both
+// answering rate() over [W]: counted twice without this. Series without
+// a UUID are all kept (nothing says they are the same GPU).
 func gpuOnce(metric string) string {
-	return "(topk by (UUID, GPU_I_ID) (1, timestamp(" + metric + `{UUID!=""})) or timestamp(` + metric + `{UUID=""}))`
+	byHost := `label_replace(timestamp(` + metric + `{UUID!=""}), "` + hostTag + `", "$1", "instance", "(.*):[^:]*")`
+	newest := "topk by (UUID, GPU_I_ID, " + hostTag + ") (1, " + byHost + ")"
+	return `(label_replace(` + newest + `, "` + hostTag + `", "", "", "") or timestamp(` + metric + `{UUID=""}))`
 }
+
+// hostTag holds a GPU series' host while gpuOnce groups them.
+const hostTag = "tokentop_host"
 
 // gpuExpr is the GPU memory-bandwidth query: the mean DCGM DRAM-active
 // ratio per host or pod, with the number of GPUs averaged

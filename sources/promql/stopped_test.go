@@ -77,7 +77,7 @@ func TestStalledStoreHasNotStopped(t *testing.T) {
 // the gap and reads low; the endpoint that never stopped is not marked.
 func TestRestartedEndpointReadsYoung(t *testing.T) {
 	f := newFakeProm(t, "a", "b")
-	s, rec, clk := clockedSource(t, f, time.Unix(1_000_003, 0))
+	s, rec, clk := clockedSource(t, f, time.Unix(1_000_003, 0).Add(250*time.Millisecond)) // Prometheus: milliseconds (young.go)
 	refresh := func(models ...string) {
 		t.Helper()
 		f.set(func(f *fakeProm) { f.models = models })
