@@ -23,8 +23,12 @@ import (
 //  2. by host: otherwise, the GPU series whose dcgm-exporter Hostname, or
 //     whose instance host, is the replica's instance host (for a replica
 //     with a pod label, only GPU series without one);
-//  3. by Config.GroupBy: otherwise, series whose grouping-label values
-//     are all set and equal the endpoint's.
+//  3. by Config.GroupBy: only where neither the endpoint nor the GPU
+//     series carries a host or pod (both aggregated by the grouping
+//     labels), or where a grouping label names the place (instance,
+//     Hostname, pod), series whose grouping-label values are all set and
+//     equal the endpoint's. A replica whose host or pod is known never takes
+//     another host's GPUs for sharing a namespace with them.
 //
 // An aggregate takes the GPU-weighted mean of what its replicas joined;
 // for GPU power (summed over a host's or pod's GPUs by the query) every
@@ -201,8 +205,16 @@ func (rd *round) gpuMatches(e *endpointState, groups []*gpuGroup) gpuMatch {
 			return gpuMatch{out, "host"}
 		}
 	}
-	if len(rd.reg.parser.groupBy) > 0 {
+	if len(rd.reg.parser.groupBy) > 0 && e.pod == "" && e.host == "" {
+		// Neither side says where it runs (series aggregated by the
+		// grouping labels): equal grouping labels are all there is. A
+		// replica whose host or pod is known takes only GPUs there:
+		// another host's, of the same namespace, are not its own.
+		placed := groupsByPlace(rd.reg.parser.groupBy)
 		pick(func(g *gpuGroup) bool {
+			if !placed && (g.pod != "" || g.host != "" || g.hostname != "") {
+				return false
+			}
 			for i, v := range g.groups {
 				if v == "" || i >= len(e.groups) || e.groups[i] != v {
 					return false
@@ -212,6 +224,19 @@ func (rd *round) gpuMatches(e *endpointState, groups []*gpuGroup) gpuMatch {
 		})
 	}
 	return gpuMatch{out, "group"}
+}
+
+// groupsByPlace reports whether the grouping labels name where a series
+// runs (instance, Hostname, pod): equal grouping labels are then the same
+// host or pod.
+func groupsByPlace(groupBy []string) bool {
+	for _, l := range groupBy {
+		switch l {
+		case "instance", "Hostname", "pod", "exported_pod":
+			return true
+		}
+	}
+	return false
 }
 
 // gpuGroups reads the GPU series (values and, tagged
