@@ -58,7 +58,24 @@ func (s *Store) energyPerToken(ep *endpointState, now time.Time, window time.Dur
 		v := watts / tps
 		out.Value = &v
 	}
+	out.Young, out.SeriesAgeS = s.energyYoung(ep, power, now)
 	return out, true
+}
+
+// energyYoung marks energy per token young when its power is a rate over
+// a series younger than its window (PromQL: the energy counter's) and
+// younger than the output tokens' series: power then reads lower than
+// the tokens do, and so does their ratio. Equally young, both read low
+// alike and the ratio is right.
+func (s *Store) energyYoung(ep *endpointState, power *track, now time.Time) (bool, float64) {
+	age := power.seriesAge
+	if age <= 0 {
+		return false, 0
+	}
+	if t := s.preferred(ep, OutputTPS, Server, now); t != nil && t.seriesAge > 0 && t.seriesAge <= age {
+		return false, 0
+	}
+	return true, age.Seconds()
 }
 
 // outputRate is the endpoint's mean output tokens per second over the

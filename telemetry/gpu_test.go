@@ -243,3 +243,30 @@ func TestEnergyPerTokenWithoutTokenValues(t *testing.T) {
 		}
 	}
 }
+
+// Energy per token from GPU power over a young energy series (PromQL:
+// rate over [W] reads low) is young when its power is younger than its
+// tokens, and so is the power itself; equally young, both read low alike
+// and the ratio is not marked.
+func TestEnergyPerTokenYoungWithItsPower(t *testing.T) {
+	t0 := time.Unix(30_000, 0)
+	energy := func(powerAge, tokensAge time.Duration) (SignalSnapshot, SignalSnapshot) {
+		s := NewStore(StoreConfig{})
+		s.Observe(Observation{Kind: KindSample, At: t0, Endpoint: "m", Signal: GPUPower, Source: "promql:x", Value: 100, Interval: time.Second,
+			RateWindow: time.Minute, SeriesAge: powerAge})
+		s.Observe(Observation{Kind: KindSample, At: t0, Endpoint: "m", Signal: OutputTPS, Source: "promql:x", Value: 50, Interval: time.Second,
+			RateWindow: time.Minute, SeriesAge: tokensAge})
+		sig := s.Snapshot(t0, time.Minute).Endpoints[0].Signals
+		return sig[EnergyPerToken], sig[GPUPower]
+	}
+	e, p := energy(20*time.Second, 0)
+	if !e.Young || e.SeriesAgeS != 20 || !p.Young || p.SeriesAgeS != 20 {
+		t.Errorf("power over a 20s-old series, tokens old: J/token %+v, power %+v; want both young, 20s", e, p)
+	}
+	if e, _ := energy(20*time.Second, 20*time.Second); e.Young {
+		t.Errorf("power and tokens equally young: J/token %+v, want it unmarked", e)
+	}
+	if e, _ := energy(0, 0); e.Young {
+		t.Errorf("old series: J/token %+v, want it unmarked", e)
+	}
+}

@@ -41,10 +41,13 @@ type SignalInfo struct {
 	Scale float64
 	// Distribution signals are summarised by quantiles, others by a value.
 	Distribution bool
-	// CounterRate marks a per-second rate of a counter (tok/s, req/s):
-	// taken over a series younger than its rate window it reads low
-	// (rate() divides by the whole window). Ratios, shares and means of
-	// two counters do not: both counts are short alike.
+	// CounterRate marks a per-second rate of a counter (tok/s, req/s), or
+	// a figure proportional to one (GPU power from the energy counter,
+	// measured MBU from the bytes-read counter): taken over a series
+	// younger than its rate window it reads low (Prometheus' rate()
+	// divides by the whole window). Ratios, shares and means of two
+	// counters do not: both counts are short alike. Only figures whose
+	// observation carries a SeriesAge are marked.
 	CounterRate bool
 	Title       string
 	Definition  string
@@ -87,10 +90,10 @@ var signalInfo = map[Signal]SignalInfo{
 		Definition: "KV-cache blocks in use / KV-cache blocks allocated"},
 	GPUMemBW: {Unit: "%", Scale: 100, Title: "DRAM",
 		Definition: "measured GPU memory-bandwidth utilisation: DCGM DRAM-active ratio (or memory busy time when only MEM_COPY_UTIL exists)"},
-	MBU: {Unit: "%", Scale: 100, Title: "MBU",
+	MBU: {Unit: "%", Scale: 100, CounterRate: true, Title: "MBU",
 		Definition: "model bandwidth utilisation: the engine's own bytes-read counter / peak bandwidth per GPU where it has one (measured); else estimated, marked est. and ~: (weight bytes + live KV bytes) / decode step time / (peak bandwidth × GPUs)"},
-	GPUPower: {Unit: "W", Scale: 1, Title: "power",
-		Definition: "GPU power, summed over the endpoint's GPUs: DCGM energy counter increase ÷ scrape interval where it exists, else DCGM_FI_DEV_POWER_USAGE or nvidia-smi power.draw; a host's whole draw, marked shared, where several endpoints use its GPUs"},
+	GPUPower: {Unit: "W", Scale: 1, CounterRate: true, Title: "power",
+		Definition: "GPU power, summed over the endpoint's GPUs, each GPU once: DCGM energy counter increase ÷ scrape interval (scrapes) or rate over the PromQL window W (PromQL mode) where it exists, else DCGM_FI_DEV_POWER_USAGE or nvidia-smi power.draw; a host's whole draw, marked shared, where several endpoints use its GPUs"},
 	EnergyPerToken: {Unit: "J/tok", Scale: 1, Title: "J/tok",
 		Definition: "GPU energy per output token over the window: mean GPU power ÷ mean output tok/s (server counter; probes' tokens, approx, where only probes exist); GPUs shared by several endpoints (one host's): their energy ÷ all those endpoints' tokens"},
 	ErrorRate: {Unit: "%", Scale: 100, Title: "err",

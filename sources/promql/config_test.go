@@ -98,7 +98,7 @@ func TestQueriesExpand(t *testing.T) {
 	if !strings.Contains(itl, `(sum by (le, model_name, pod, instance, namespace) (vllm:time_per_output_token_seconds_bucket) unless on(model_name, pod, instance, namespace) (group by (model_name, pod, instance, namespace) (vllm:inter_token_latency_seconds_count)))`) {
 		t.Errorf("ITL lacks the old-name fallback: %s", itl)
 	}
-	if got := e.expand(all["value gpu_mem_bw"]); !strings.HasPrefix(got, `label_replace(avg by (Hostname, instance, pod, namespace, exported_pod, exported_namespace) (DCGM_FI_PROF_DRAM_ACTIVE <= 1) or `) {
+	if got := e.expand(all["value gpu_mem_bw"]); !strings.HasPrefix(got, `label_replace(avg by (Hostname, instance, pod, namespace, exported_pod, exported_namespace) (DCGM_FI_PROF_DRAM_ACTIVE <= 1 and (label_replace(topk by (UUID, GPU_I_ID, tokentop_host) (1, `) {
 		t.Errorf("DCGM query %s", got)
 	}
 	if got := newExpander(time.Minute, 30*time.Second, 0.9, nil).expand(`histogram_quantile($Q, sum by (le, model_name$_GROUP) (rate(x[W])))`); got != `histogram_quantile(0.9, sum by (le, model_name) (rate(x[1m])))` {

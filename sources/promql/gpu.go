@@ -23,8 +23,12 @@ import (
 //  2. by host: otherwise, the GPU series whose dcgm-exporter Hostname, or
 //     whose instance host, is the replica's instance host (for a replica
 //     with a pod label, only GPU series without one);
-//  3. by Config.GroupBy: otherwise, series whose grouping-label values
-//     are all set and equal the endpoint's.
+//  3. by Config.GroupBy: only where neither the endpoint nor the GPU
+//     series carries a host or pod (both aggregated by the grouping
+//     labels), or where a grouping label names the place (instance,
+//     Hostname, pod), series whose grouping-label values are all set and
+//     equal the endpoint's. A replica whose host or pod is known never takes
+//     another host's GPUs for sharing a namespace with them.
 //
 // An aggregate takes the GPU-weighted mean of what its replicas joined;
 // for GPU power (summed over a host's or pod's GPUs by the query) every
@@ -42,16 +46,21 @@ type gpuGroup struct {
 	host, hostname, pod, namespace string
 	groups                         []string
 	value, n                       float64
-	joined                         bool
+	// age is the seconds since the first sample of its youngest energy
+	// series (power only; NaN when not answered).
+	age    float64
+	joined bool
 	// users are the replicas (and single endpoints) joined to it.
 	users []*endpointState
 }
 
 // gpuValue is one endpoint's GPU figure; share is set when other
-// endpoints use the same GPUs (summed signals only: power).
+// endpoints use the same GPUs (summed signals only: power). age is the
+// youngest age (seconds) of the energy series joined, NaN when unknown.
 type gpuValue struct {
 	value float64
 	share *telemetry.GPUShare
+	age   float64
 }
 
 // gpuMatch is what one endpoint joined, and by which rule ("pod", "host",
@@ -93,7 +102,7 @@ func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointSt
 	}
 	for e, m := range leaves {
 		if v, ok := combine(m.groups); ok {
-			out[e] = gpuValue{value: v}
+			out[e] = gpuValue{value: v, age: youngestAge(m.groups)}
 		}
 	}
 	for _, e := range rd.reg.all() {
@@ -113,7 +122,7 @@ func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointSt
 			rule = cmp.Or(rule, leaves[m].rule)
 		}
 		if v, ok := combine(union); ok {
-			out[e] = gpuValue{value: v}
+			out[e] = gpuValue{value: v, age: youngestAge(union)}
 		}
 		if len(union) > 0 {
 			leaves[e] = gpuMatch{groups: union, rule: rule}
@@ -196,8 +205,16 @@ func (rd *round) gpuMatches(e *endpointState, groups []*gpuGroup) gpuMatch {
 			return gpuMatch{out, "host"}
 		}
 	}
-	if len(rd.reg.parser.groupBy) > 0 {
+	if len(rd.reg.parser.groupBy) > 0 && e.pod == "" && e.host == "" {
+		// Neither side says where it runs (series aggregated by the
+		// grouping labels): equal grouping labels are all there is. A
+		// replica whose host or pod is known takes only GPUs there:
+		// another host's, of the same namespace, are not its own.
+		placed := groupsByPlace(rd.reg.parser.groupBy)
 		pick(func(g *gpuGroup) bool {
+			if !placed && (g.pod != "" || g.host != "" || g.hostname != "") {
+				return false
+			}
 			for i, v := range g.groups {
 				if v == "" || i >= len(e.groups) || e.groups[i] != v {
 					return false
@@ -209,6 +226,19 @@ func (rd *round) gpuMatches(e *endpointState, groups []*gpuGroup) gpuMatch {
 	return gpuMatch{out, "group"}
 }
 
+// groupsByPlace reports whether the grouping labels name where a series
+// runs (instance, Hostname, pod): equal grouping labels are then the same
+// host or pod.
+func groupsByPlace(groupBy []string) bool {
+	for _, l := range groupBy {
+		switch l {
+		case "instance", "Hostname", "pod", "exported_pod":
+			return true
+		}
+	}
+	return false
+}
+
 // gpuGroups reads the GPU series (values and, tagged
 // tokentop_part="series", GPU counts) by their join labels.
 func gpuGroups(vec model.Vector, groupBy []string) []*gpuGroup {
@@ -216,7 +246,7 @@ func gpuGroups(vec model.Vector, groupBy []string) []*gpuGroup {
 	var order []string
 	for _, smp := range vec {
 		get := func(l string) string { return sanitize.Text(string(smp.Metric[model.LabelName(l)])) }
-		g := gpuGroup{hostname: get("Hostname"), host: hostOf(get("instance")), pod: get("exported_pod"), namespace: get("exported_namespace"), n: 1}
+		g := gpuGroup{hostname: get("Hostname"), host: hostOf(get("instance")), pod: get("exported_pod"), namespace: get("exported_namespace"), n: 1, age: math.NaN()}
 		if g.pod == "" {
 			g.pod, g.namespace = get("pod"), get("namespace")
 		}
@@ -232,19 +262,36 @@ func gpuGroups(vec model.Vector, groupBy []string) []*gpuGroup {
 			order = append(order, key)
 		}
 		v := float64(smp.Value)
-		if smp.Metric[partTag] == "series" {
+		switch smp.Metric[partTag] {
+		case "series":
 			if v > 0 {
 				cur.n = v
 			}
-			continue
+		case gpuAgePart:
+			if finite(v) {
+				cur.age = v
+			}
+		default:
+			cur.value = v
 		}
-		cur.value = v
 	}
 	out := make([]*gpuGroup, 0, len(order))
 	for _, k := range order {
 		out = append(out, byKey[k])
 	}
 	return out
+}
+
+// youngestAge is the youngest energy-series age of the groups with a
+// value; NaN when none is known.
+func youngestAge(gs []*gpuGroup) float64 {
+	age := math.NaN()
+	for _, g := range gs {
+		if finite(g.value) && finite(g.age) && (math.IsNaN(age) || g.age < age) {
+			age = g.age
+		}
+	}
+	return age
 }
 
 // weightedMean is the mean over every GPU of the groups.

@@ -24,13 +24,14 @@ func gpuHook(metric string, fleet, gpus []fakeSeries, query *string) func(w http
 		}
 		var ss []fakeSeries
 		switch {
-		case strings.Contains(q, "timestamp("), strings.Contains(q, "vllm:num_requests_running"):
-			ss = fleet
-		case strings.Contains(q, metric):
+		case strings.Contains(q, metric): // first: the GPU queries take timestamps too (gpuOnce)
 			if query != nil {
 				*query = q
 			}
 			ss = gpus
+		case strings.Contains(q, "DCGM_"): // another GPU metric: none held
+		case strings.Contains(q, "timestamp("), strings.Contains(q, "vllm:num_requests_running"):
+			ss = fleet
 		}
 		writeVector(w, time.Now(), ss, nil, nil)
 		return true
@@ -191,5 +192,71 @@ func TestGPUPowerSharedByHost(t *testing.T) {
 		case want.shared != "" && (sh == nil || sh.Scope != "host" || sh.By != 2 || strings.Join(sh.Endpoints, ",") != want.shared || sh.Partial):
 			t.Errorf("%s: share %+v, want host shared by %s", name, sh, want.shared)
 		}
+	}
+}
+
+// With --group-by namespace (QA round 5, finding 3): a replica whose host
+// has no GPU series gets none, not another host's GPUs of its namespace;
+// the replica on the GPUs' host gets them. Only series that say nothing of
+// where they run (aggregated by the grouping labels, on both sides) join
+// by equal grouping labels.
+func TestGPUGroupByNeverLendsAnotherHostsGPUs(t *testing.T) {
+	rep := func(ip string) fakeSeries {
+		return fakeSeries{labels: map[string]string{"model_name": "llama", "namespace": "prod", "instance": ip + ":8000", "tokentop_engine": "vllm"}, value: 2}
+	}
+	gpu := fakeSeries{labels: map[string]string{"Hostname": "node-1", "instance": "10.0.0.1:9400", "namespace": "prod", "tokentop_engine": "dcgm"}, value: 0.65}
+	f := newFakeProm(t)
+	f.set(func(f *fakeProm) {
+		f.hook = gpuHook("DCGM_FI_PROF_DRAM_ACTIVE", []fakeSeries{rep("10.0.0.1"), rep("10.0.0.3")}, []fakeSeries{gpu, gpuCount(gpu, 1)}, nil)
+	})
+	cfg := testConfig(f.URL())
+	cfg.GroupBy = []string{"namespace"}
+	s, rec := newTestSource(t, cfg)
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var withGPU, without string
+	for _, o := range rec.find(telemetry.KindSample, "", telemetry.GPUMemBW) {
+		switch {
+		case strings.Contains(o.Endpoint, "10.0.0.1:8000"):
+			withGPU = o.Endpoint
+			if o.Value != 0.65 {
+				t.Errorf("%s: DRAM %v, want its host's 0.65", o.Endpoint, o.Value)
+			}
+		case strings.Contains(o.Endpoint, "10.0.0.3:8000"):
+			without = o.Endpoint
+			t.Errorf("%s: DRAM %v from another host's GPUs of its namespace", o.Endpoint, o.Value)
+		}
+	}
+	if withGPU == "" {
+		t.Errorf("the replica on the GPUs' host got no DRAM figure")
+	}
+	warned := false
+	for _, w := range rec.status(t).Warnings {
+		warned = warned || strings.Contains(w, "no GPU series shares a pod or host with") && strings.Contains(w, "10.0.0.3:8000")
+	}
+	if !warned || without != "" {
+		t.Errorf("want a warning naming the replica without GPU series: %v", rec.status(t).Warnings)
+	}
+}
+
+// Where neither side carries a host or pod (both aggregated by the
+// grouping labels), equal grouping labels join them.
+func TestGPUGroupByJoinsSeriesWithoutHosts(t *testing.T) {
+	rep := fakeSeries{labels: map[string]string{"model_name": "llama", "namespace": "prod", "tokentop_engine": "vllm"}, value: 2}
+	gpu := fakeSeries{labels: map[string]string{"namespace": "prod", "tokentop_engine": "dcgm"}, value: 0.4}
+	f := newFakeProm(t)
+	f.set(func(f *fakeProm) {
+		f.hook = gpuHook("DCGM_FI_PROF_DRAM_ACTIVE", []fakeSeries{rep}, []fakeSeries{gpu, gpuCount(gpu, 2)}, nil)
+	})
+	cfg := testConfig(f.URL())
+	cfg.GroupBy = []string{"namespace"}
+	s, rec := newTestSource(t, cfg)
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := rec.find(telemetry.KindSample, "", telemetry.GPUMemBW)
+	if len(got) == 0 || got[0].Value != 0.4 {
+		t.Errorf("grouped replica without a host: DRAM %+v, want the group's 0.4; warnings %v", got, rec.status(t).Warnings)
 	}
 }

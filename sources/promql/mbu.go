@@ -128,6 +128,9 @@ type mbuValue struct {
 	value  float64
 	approx bool
 	at     time.Time
+	// age is the bytes-read rate's SeriesAge (measured MBU over a young
+	// series reads low as that rate does); 0 when not young.
+	age time.Duration
 }
 
 // noteMBUInput keeps o when MBU reads it: an endpoint's newest live ITL
@@ -201,6 +204,9 @@ func (rd *round) mbu() {
 			sum += v.value
 			n++
 			agg.approx = agg.approx || v.approx
+			if v.age > 0 && (agg.age == 0 || v.age < agg.age) {
+				agg.age = v.age // the youngest replica's, as a sum's
+			}
 			if v.at.After(agg.at) {
 				agg.at = v.at
 			}
@@ -234,11 +240,11 @@ func (rd *round) mbuOf(e *endpointState, m bandwidth.Model, x *mbuInputs) (mbuVa
 	if !ok {
 		return mbuValue{}, false
 	}
-	at := x.itl.At
+	out := mbuValue{value: v, approx: approx, at: x.itl.At}
 	if !approx {
-		at = x.read.At
+		out.at, out.age = x.read.At, x.read.SeriesAge
 	}
-	return mbuValue{value: v, approx: approx, at: at}, true
+	return out, true
 }
 
 // liveTokens is the replica's live KV tokens: the engine's gauge, else KV
@@ -256,6 +262,10 @@ func (rd *round) liveTokens(e *endpointState, x *mbuInputs) (float64, bool) {
 
 func (rd *round) addMBU(e *endpointState, v mbuValue) {
 	e.seenValue[telemetry.MBU] = true
-	rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: v.at, Endpoint: e.info.Name, Signal: telemetry.MBU,
-		Value: v.value, Approx: v.approx, Interval: rd.valueInterval(e)})
+	o := telemetry.Observation{Kind: telemetry.KindSample, At: v.at, Endpoint: e.info.Name, Signal: telemetry.MBU,
+		Value: v.value, Approx: v.approx, Interval: rd.valueInterval(e), SeriesAge: v.age}
+	if !v.approx {
+		o.RateWindow = rd.s.cfg.Window // the bytes-read counter's rate over [W]
+	}
+	rd.add(o)
 }

@@ -66,10 +66,14 @@ func (s *Source) refresh(ctx context.Context) error {
 		// short are no failure of the store, and nothing is reported.
 		return ctx.Err()
 	}
+	observed := false
 	for _, a := range ans1 {
 		if t, ok := evalTime(a.value); ok && a.err == nil {
-			st.offset.observe(t, a.sent, a.received)
-			break
+			if !observed {
+				st.offset.observe(t, a.sent, a.received)
+				observed = true
+			}
+			st.rates.observe(t)
 		}
 	}
 

@@ -130,7 +130,7 @@ func TestLabellessModelNames(t *testing.T) {
 // A model row's rate is marked young while one of its replicas is (here
 // restarted after a stop): the sum over [W] spans that replica's gap.
 func TestModelRowYoungWithARestartedReplica(t *testing.T) {
-	clk := &fakeClock{t: time.Unix(2_000_000, 0)}
+	clk := &fakeClock{t: time.Unix(2_000_000, 0).Add(250 * time.Millisecond)} // Prometheus evaluates at milliseconds (young.go)
 	pf := newPodFleet(t, clk, []string{"llama-a", "llama-b"}, func(q string, _ []string) []fakeSeries {
 		if !strings.Contains(q, "vllm:generation_tokens_total") {
 			return nil

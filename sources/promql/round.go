@@ -287,8 +287,13 @@ func (rd *round) gauge(a answer) {
 		for e, v := range rd.joinGPU(sig, joins) {
 			got[e] = true
 			e.seenValue[sig] = true
-			rd.add(telemetry.Observation{Kind: telemetry.KindSample, At: eval, Endpoint: e.info.Name, Signal: sig, Value: v.value,
-				Interval: rd.valueInterval(e), Share: v.share})
+			o := telemetry.Observation{Kind: telemetry.KindSample, At: eval, Endpoint: e.info.Name, Signal: sig, Value: v.value,
+				Interval: rd.valueInterval(e), Share: v.share}
+			if finite(v.age) {
+				// The energy counter's rate over [W] (gpuPowerExpr).
+				o.RateWindow, o.SeriesAge = rd.s.cfg.Window, rd.gpuYoung(v.age)
+			}
+			rd.add(o)
 		}
 	}
 	for _, e := range rd.reg.all() {
@@ -338,6 +343,9 @@ func (rd *round) value(e *endpointState, sig telemetry.Signal, eval time.Time, v
 // (0 otherwise); a model row's is its youngest replica's, since a sum
 // over replicas one of which is new or restarted reads low too.
 func (rd *round) youngest(e *endpointState) time.Duration {
+	if !rd.s.state.rates.dividesByWindow() {
+		return 0 // VictoriaMetrics: the true rate
+	}
 	ages, now, w := rd.s.state.ages, rd.lag.serverNow, rd.s.cfg.Window
 	age, _ := ages.youngFor(e.info.Name, now, w)
 	for _, m := range e.members {
@@ -346,6 +354,18 @@ func (rd *round) youngest(e *endpointState) time.Duration {
 		}
 	}
 	return age
+}
+
+// gpuYoung is the age of an energy series ageS seconds old when its rate
+// over [W] reads low (younger than W, on a store dividing by the whole
+// window); 0 otherwise. The age is known to within a step R, and an old
+// series can read up to R short of W: younger than W − R is young.
+func (rd *round) gpuYoung(ageS float64) time.Duration {
+	age := time.Duration(ageS * float64(time.Second))
+	if !rd.s.state.rates.dividesByWindow() || age >= rd.s.cfg.Window-rd.s.cfg.HistogramStep {
+		return 0
+	}
+	return max(age, time.Millisecond) // set, however young
 }
 
 // valueAt dates an instant value evaluated at eval (local time): by the

@@ -65,6 +65,7 @@ type state struct {
 	histGen   map[telemetry.Signal]int64     // viewGen when history was last asked
 	hist      historyStatus
 	ages      ageBook      // young.go
+	rates     rateKind     // young.go: whether young series read low
 	values    valueHistory // samplehistory.go
 }
 

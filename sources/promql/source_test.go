@@ -154,12 +154,12 @@ func TestGroupByNamesAndDCGMJoin(t *testing.T) {
 			now := time.Now()
 			var ss []fakeSeries
 			switch {
+			case strings.Contains(q, "DCGM_FI_PROF_DRAM_ACTIVE"): // first: it takes timestamps too (gpuOnce)
+				ss = append(ss, fakeSeries{labels: map[string]string{"instance": "gpu-a:8000"}, value: 0.6})
 			case strings.Contains(q, "timestamp("), strings.Contains(q, "vllm:num_requests_running"):
 				for _, inst := range []string{"gpu-a:8000", "gpu-b:8000"} {
 					ss = append(ss, fakeSeries{labels: map[string]string{"model_name": "llama", "instance": inst, "tokentop_engine": "vllm"}, value: 2})
 				}
-			case strings.Contains(q, "DCGM_FI_PROF_DRAM_ACTIVE"):
-				ss = append(ss, fakeSeries{labels: map[string]string{"instance": "gpu-a:8000"}, value: 0.6})
 			}
 			writeVector(w, now, ss, nil, nil)
 			return true

@@ -77,7 +77,7 @@ func TestStalledStoreHasNotStopped(t *testing.T) {
 // the gap and reads low; the endpoint that never stopped is not marked.
 func TestRestartedEndpointReadsYoung(t *testing.T) {
 	f := newFakeProm(t, "a", "b")
-	s, rec, clk := clockedSource(t, f, time.Unix(1_000_003, 0))
+	s, rec, clk := clockedSource(t, f, time.Unix(1_000_003, 0).Add(250*time.Millisecond)) // Prometheus: milliseconds (young.go)
 	refresh := func(models ...string) {
 		t.Helper()
 		f.set(func(f *fakeProm) { f.models = models })
@@ -96,6 +96,44 @@ func TestRestartedEndpointReadsYoung(t *testing.T) {
 	}
 	if a := rec.find(telemetry.KindSample, "a", telemetry.OutputTPS); len(a) != 1 || a[0].SeriesAge != 0 {
 		t.Errorf("the endpoint that never stopped: %+v, want no series age", a)
+	}
+}
+
+// On VictoriaMetrics (instant answers at whole seconds) rate() over a
+// series younger than [W] is its true rate (QA round 5, finding 7): the
+// same restart is not marked young there.
+func TestRestartedEndpointNotYoungOnVictoriaMetrics(t *testing.T) {
+	f := newFakeProm(t, "a", "b")
+	s, rec, clk := clockedSource(t, f, time.Unix(1_000_003, 0)) // whole seconds, as VictoriaMetrics answers
+	for _, models := range [][]string{{"a", "b"}, {"a"}, {"a", "b"}} {
+		f.set(func(f *fakeProm) { f.models = models })
+		rec.Reset()
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		clk.Add(5 * time.Second)
+	}
+	got := rec.find(telemetry.KindSample, "b", telemetry.OutputTPS)
+	if len(got) != 1 || got[0].SeriesAge != 0 {
+		t.Fatalf("restarted endpoint's output tok/s on VictoriaMetrics %+v: want no young mark (its rate is the true one)", got)
+	}
+}
+
+func TestRateKindNeedsEvidence(t *testing.T) {
+	var k rateKind
+	at := time.Unix(1_000_000, 0)
+	for i := range wholeSecondEvidence {
+		if !k.dividesByWindow() {
+			t.Fatalf("VictoriaMetrics after %d whole-second evaluations, want %d", i, wholeSecondEvidence)
+		}
+		k.observe(at.Add(time.Duration(i) * time.Second))
+	}
+	if k.dividesByWindow() {
+		t.Fatal("whole-second evaluations only: want VictoriaMetrics' rate")
+	}
+	k.observe(at.Add(1500 * time.Millisecond))
+	if !k.dividesByWindow() {
+		t.Error("an evaluation with milliseconds: Prometheus' engine, want its rate")
 	}
 }
 

@@ -13,6 +13,37 @@ import (
 // series is older than the rate window, so views mark them rather than
 // show a silently low number.
 
+// On VictoriaMetrics rate() divides by the span the samples cover when no
+// sample precedes the window: a young series' rate is its true rate, and
+// nothing is marked. The store's kind shows in its evaluation times:
+// VictoriaMetrics answers instant queries at whole seconds, Prometheus
+// (and the stores built on its engine: Thanos, Mimir) at milliseconds.
+
+// rateKind tells, from the evaluation times seen, whether the store's
+// rate() divides by the whole window.
+type rateKind struct {
+	wholeSeconds int  // evaluations at a whole second
+	subSecond    bool // an evaluation with milliseconds: Prometheus' engine
+}
+
+// wholeSecondEvidence is how many evaluations, all at whole seconds, make
+// the store VictoriaMetrics: by chance, one in 1000³ for Prometheus.
+const wholeSecondEvidence = 3
+
+func (k *rateKind) observe(eval time.Time) {
+	if eval.UnixMilli()%1000 != 0 {
+		k.subSecond = true
+		return
+	}
+	k.wholeSeconds++
+}
+
+// dividesByWindow reports whether a young series' rate over [W] reads low
+// (Prometheus' engine), the default until the evaluations have said.
+func (k rateKind) dividesByWindow() bool {
+	return k.subSecond || k.wholeSeconds < wholeSecondEvidence
+}
+
 // seriesBirth is what the range answers said about one endpoint's series:
 // its earliest point, and the earliest start of a range asked. When the
 // earliest point comes after that start, the range found nothing before
