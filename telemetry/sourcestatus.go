@@ -53,3 +53,14 @@ func seconds(d time.Duration) string {
 	}
 	return strconv.FormatInt(int64(d.Round(time.Second)/time.Second), 10) + "s"
 }
+
+// trackState is t's state at now, its source's newest report deciding
+// whether an earlier failure is over.
+func (s *Store) trackState(t *track, now time.Time) State {
+	return t.stateAt(now, s.cfg, s.bySource[t.source].at)
+}
+
+// trackErr is t's error text, "" once its failure is over.
+func (s *Store) trackErr(t *track) string {
+	return t.errText(s.bySource[t.source].at)
+}
