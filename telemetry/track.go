@@ -31,7 +31,7 @@ type track struct {
 	dataAt    time.Time
 	errAt     time.Time
 	beforeErr State
-	approx     bool
+	approx    bool
 	// firstAt is where the oldest data held begins (a histogram increment
 	// at its window's start): a window reaching further back is partly
 	// filled.
