@@ -92,8 +92,8 @@ func TestFailureOverOnceSourceReportsLater(t *testing.T) {
 	if s := sig(OutputTPS, t2); s.State != Live || s.Err != "" || !s.ObservedAt.Equal(t0) {
 		t.Errorf("after recovery, last value 15s old of 1m cadence: %s %q at %s, want live as of t0", s.State, s.Err, s.ObservedAt)
 	}
-	if s := sig(OutputTPS, t0.Add(4*time.Minute)); s.State != Stale {
-		t.Errorf("recovered, last value 4m old: %s, want stale", s.State)
+	if s := sig(OutputTPS, t0.Add(3*time.Minute+5*time.Second)); s.State != Stale {
+		t.Errorf("recovered, last value 3m5s old (the failure 2m55s): %s, want stale", s.State)
 	}
 	if s := sig(TPOT, t2); s.State != NoData || s.Err != "" {
 		t.Errorf("recovered, never observed: %s %q, want no data", s.State, s.Err)
