@@ -38,12 +38,13 @@ func (r sourceReport) silent(now time.Time, cfg StoreConfig) bool {
 	return now.Sub(r.at) > max(time.Duration(cfg.StaleIntervals*float64(r.interval)), cfg.MinStaleAfter)
 }
 
-// sourceSilent reports whether the source of id has gone silent: its
+// sourceStale reports whether the source of id has gone silent, or said
+// itself stale (a refresh in flight far longer than refreshes take): its
 // figures are then stale too, however recent their last value (a hung
 // store's last histogram window is not news of now).
-func (s *Store) sourceSilent(id string, now time.Time) bool {
+func (s *Store) sourceStale(id string, now time.Time) bool {
 	r, ok := s.bySource[id]
-	return ok && r.silent(now, s.cfg)
+	return ok && (r.status.State == Stale || r.silent(now, s.cfg))
 }
 
 // seconds is d in whole seconds (milliseconds below one).
