@@ -18,8 +18,9 @@ import (
 // while hang is set it answers nothing until the request's context ends,
 // as a stopped store does.
 type handlerTransport struct {
-	f    *fakeProm
-	hang *atomic.Bool
+	f     *fakeProm
+	hang  *atomic.Bool
+	delay *atomic.Int64 // each answer takes this long (time.Duration)
 }
 
 func (h handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -27,6 +28,7 @@ func (h handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		<-r.Context().Done()
 		return nil, r.Context().Err()
 	}
+	time.Sleep(time.Duration(h.delay.Load()))
 	w := httptest.NewRecorder()
 	h.f.serve(w, r)
 	return w.Result(), nil
@@ -36,21 +38,26 @@ func (h handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // in flight for a refresh interval reads as stale, saying so, with its
 // figures stale too, well before the store finds the source silent (three
 // intervals since its last report); a refresh that ends reports as usual,
-// and no in-flight report follows it.
+// and no in-flight report follows it. A slow store that keeps answering
+// (a refresh of several seconds, each query 2s) is not hung.
 func TestRefreshInFlightReadsStale(t *testing.T) {
 	f := newFakeProm(t, "llama") // outside the bubble: its server's goroutines wait on the network
 	synctest.Test(t, func(t *testing.T) {
 		s, rec := newTestSource(t, testConfig(f.URL()))
-		hang := &atomic.Bool{}
+		hang, delay := &atomic.Bool{}, &atomic.Int64{}
 		// Under the credentials and the body limit, as both API clients share them.
-		s.http.Transport.(*authTransport).next.(*limitTransport).next = handlerTransport{f: f, hang: hang}
+		s.http.Transport.(*authTransport).next.(*limitTransport).next = handlerTransport{f: f, hang: hang, delay: delay}
 		store := telemetry.NewStore(telemetry.StoreConfig{})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error)
 		go func() { done <- s.Run(ctx) }()
+		var stale []telemetry.Observation // stale reports while the store answers slowly
 		settle := func() {
 			synctest.Wait()
 			for _, o := range rec.Take() {
+				if o.Kind == telemetry.KindSource && o.Status.State == telemetry.Stale && delay.Load() > 0 {
+					stale = append(stale, o)
+				}
 				store.Observe(o)
 			}
 		}
@@ -78,12 +85,12 @@ func TestRefreshInFlightReadsStale(t *testing.T) {
 		time.Sleep(1*time.Second + time.Millisecond)
 		settle()
 		st, fig := state()
-		if st.State != telemetry.Stale || !strings.Contains(st.Err, "refresh in flight for 5s") || fig != telemetry.Stale {
+		if st.State != telemetry.Stale || !strings.Contains(st.Err, "no answer for 5s (refresh in flight for 5s") || fig != telemetry.Stale {
 			t.Errorf("refresh in flight %s: source %s %q, running %s; want stale, saying in flight for 5s", time.Since(began), st.State, st.Err, fig)
 		}
 		time.Sleep(5 * time.Second)
 		settle()
-		if st, _ := state(); st.State != telemetry.Stale || !strings.Contains(st.Err, "refresh in flight for 10s") {
+		if st, _ := state(); st.State != telemetry.Stale || !strings.Contains(st.Err, "no answer for 10s (refresh in flight for 10s") {
 			t.Errorf("refresh in flight 10s: source %s %q; want it counting", st.State, st.Err)
 		}
 
@@ -99,6 +106,20 @@ func TestRefreshInFlightReadsStale(t *testing.T) {
 		settle()
 		if st, fig := state(); st.State != telemetry.Live || fig != telemetry.Live {
 			t.Errorf("store answering again: source %s %q, running %s; want live", st.State, st.Err, fig)
+		}
+
+		delay.Store(int64(2 * time.Second))
+		time.Sleep(time.Minute)
+		settle()
+		slowest := time.Duration(0)
+		for _, st := range store.Snapshot(time.Now(), time.Minute).Sources {
+			slowest = max(slowest, st.Latency)
+		}
+		if slowest < 6*time.Second {
+			t.Fatalf("refreshes took %s: not the case tested (a refresh longer than the interval)", slowest)
+		}
+		for _, o := range stale {
+			t.Errorf("a store answering slowly read as hung: %q", o.Status.Err)
 		}
 		cancel()
 		if err := <-done; err != nil {
