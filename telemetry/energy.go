@@ -36,7 +36,7 @@ func (s *Store) energyPerToken(ep *endpointState, now time.Time, window time.Dur
 	if power == nil {
 		return SignalSnapshot{}, false
 	}
-	out := SignalSnapshot{Unit: EnergyPerToken.Info().Unit, State: power.stateAt(now, s.cfg), ObservedAt: power.lastAt, Approx: power.approx}
+	out := SignalSnapshot{Unit: EnergyPerToken.Info().Unit, State: s.trackState(power, now), ObservedAt: power.lastAt, Approx: power.approx}
 	watts := power.chart.Points(now, window, 1)[0]
 	tps, source, approx := s.outputRate(ep, now, window)
 	if sh, ok := sharing.of(ep.info.Name, power); ok {

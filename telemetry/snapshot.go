@@ -281,7 +281,7 @@ func (s *Store) endpointSnapshot(ep *endpointState, now time.Time, window time.D
 func (s *Store) preferred(ep *endpointState, sig Signal, side Side, now time.Time) *track {
 	var fallback *track
 	try := func(t *track) bool {
-		st := t.stateAt(now, s.cfg)
+		st := s.trackState(t, now)
 		if st == Live {
 			return true
 		}
@@ -320,8 +320,8 @@ func (s *Store) preferredKind(kind string) bool {
 
 func (s *Store) signalSnapshot(t *track, now time.Time, window time.Duration) SignalSnapshot {
 	info := t.signal.Info()
-	out := SignalSnapshot{Unit: info.Unit, Source: t.source, State: t.stateAt(now, s.cfg), Err: t.err, Approx: t.approx}
-	if out.State == Live && s.sourceSilent(t.source, now) {
+	out := SignalSnapshot{Unit: info.Unit, Source: t.source, State: s.trackState(t, now), Err: s.trackErr(t), Approx: t.approx}
+	if out.State == Live && s.sourceStale(t.source, now) {
 		out.State = Stale
 	}
 	if t.hasValue {
@@ -431,7 +431,7 @@ func (s *Store) probeErrorRate(ep *endpointState, now time.Time, window time.Dur
 	if !ok || t.samples == nil {
 		return out
 	}
-	out.Source, out.State, out.ObservedAt = t.source, t.stateAt(now, s.cfg), t.lastAt
+	out.Source, out.State, out.ObservedAt = t.source, s.trackState(t, now), t.lastAt
 	if out.State == Error {
 		out.State = Live
 	}

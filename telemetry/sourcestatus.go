@@ -38,12 +38,13 @@ func (r sourceReport) silent(now time.Time, cfg StoreConfig) bool {
 	return now.Sub(r.at) > max(time.Duration(cfg.StaleIntervals*float64(r.interval)), cfg.MinStaleAfter)
 }
 
-// sourceSilent reports whether the source of id has gone silent: its
+// sourceStale reports whether the source of id has gone silent, or said
+// itself stale (a refresh in flight far longer than refreshes take): its
 // figures are then stale too, however recent their last value (a hung
 // store's last histogram window is not news of now).
-func (s *Store) sourceSilent(id string, now time.Time) bool {
+func (s *Store) sourceStale(id string, now time.Time) bool {
 	r, ok := s.bySource[id]
-	return ok && r.silent(now, s.cfg)
+	return ok && (r.status.State == Stale || r.silent(now, s.cfg))
 }
 
 // seconds is d in whole seconds (milliseconds below one).
@@ -52,4 +53,15 @@ func seconds(d time.Duration) string {
 		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
 	}
 	return strconv.FormatInt(int64(d.Round(time.Second)/time.Second), 10) + "s"
+}
+
+// trackState is t's state at now, its source's newest report deciding
+// whether an earlier failure is over.
+func (s *Store) trackState(t *track, now time.Time) State {
+	return t.stateAt(now, s.cfg, s.bySource[t.source].at)
+}
+
+// trackErr is t's error text, "" once its failure is over.
+func (s *Store) trackErr(t *track) string {
+	return t.errText(s.bySource[t.source].at)
 }

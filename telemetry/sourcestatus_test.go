@@ -52,3 +52,69 @@ func TestSilentSourceIsStale(t *testing.T) {
 		t.Errorf("failing source: %+v, want its error kept", p)
 	}
 }
+
+// A failure is the error of one refresh's request: once its source reports
+// a later refresh that did not repeat it, the signal is no longer in error
+// but as old as its last data (a histogram window comes a step and the
+// store's lag after the store recovers). A failure sent with the report
+// (the same refresh) stays, and so does one newer than the source's last
+// report.
+func TestFailureOverOnceSourceReportsLater(t *testing.T) {
+	st := NewStore(StoreConfig{})
+	t0 := time.Unix(1_700_000_000, 0)
+	const src = "promql:http://prom"
+	report := func(at time.Time, state State) {
+		st.Observe(Observation{Kind: KindSource, At: at, Source: src, Interval: 5 * time.Second,
+			Status: &SourceStatus{Name: "prometheus", State: state}})
+	}
+	sig := func(s Signal, at time.Time) SignalSnapshot {
+		out, _ := st.Signal("ep", s, at, time.Minute)
+		return out
+	}
+	st.Observe(Observation{Kind: KindSample, At: t0, Endpoint: "ep", Signal: OutputTPS, Source: src, Value: 5, Interval: time.Minute})
+	st.Observe(Observation{Kind: KindSample, At: t0, Endpoint: "ep", Signal: Running, Source: src, Value: 2, Interval: 5 * time.Second})
+	report(t0, Live)
+
+	// Refresh at t1: every query timed out (endpoint-wide failure).
+	t1 := t0.Add(10 * time.Second)
+	st.Observe(Observation{Kind: KindFailure, At: t1, Endpoint: "ep", Source: src, Err: "query timed out"})
+	// Refresh at t1 also sends a failure of a signal never observed.
+	st.Observe(Observation{Kind: KindFailure, At: t1, Endpoint: "ep", Signal: TPOT, Source: src, Err: "query timed out"})
+	report(t1, Error)
+	if s := sig(OutputTPS, t1); s.State != Error || s.Err != "query timed out" {
+		t.Fatalf("in the failing refresh: %s %q, want error", s.State, s.Err)
+	}
+
+	// Refresh at t2 answers, with no new value of OutputTPS or TPOT yet.
+	t2 := t1.Add(5 * time.Second)
+	st.Observe(Observation{Kind: KindSample, At: t2, Endpoint: "ep", Signal: Running, Source: src, Value: 3, Interval: 5 * time.Second})
+	report(t2, Live)
+	if s := sig(OutputTPS, t2); s.State != Live || s.Err != "" || !s.ObservedAt.Equal(t0) {
+		t.Errorf("after recovery, last value 15s old of 1m cadence: %s %q at %s, want live as of t0", s.State, s.Err, s.ObservedAt)
+	}
+	late := t0.Add(3*time.Minute + 5*time.Second)
+	report(late, Live) // the source still reporting: the figure's own age decides
+	if s := sig(OutputTPS, late); s.State != Stale {
+		t.Errorf("recovered, last value 3m5s old (the failure 2m55s): %s, want stale", s.State)
+	}
+	if s := sig(TPOT, t2); s.State != NoData || s.Err != "" {
+		t.Errorf("recovered, never observed: %s %q, want no data", s.State, s.Err)
+	}
+	if s := sig(Running, t2); s.State != Live {
+		t.Errorf("new value: %s, want live", s.State)
+	}
+
+	// Refresh at t3: only TPOT's query fails; the report comes with it.
+	t3 := late.Add(5 * time.Second)
+	st.Observe(Observation{Kind: KindFailure, At: t3, Endpoint: "ep", Signal: TPOT, Source: src, Err: "TPOT: query timed out"})
+	if s := sig(TPOT, t3); s.State != Error {
+		t.Errorf("failure newer than the last report: %s, want error", s.State)
+	}
+	report(t3, Error)
+	if s := sig(TPOT, t3); s.State != Error || s.Err != "TPOT: query timed out" {
+		t.Errorf("failure of the refresh reported: %s %q, want error", s.State, s.Err)
+	}
+	if s := sig(OutputTPS, t3); s.State != Stale || s.Err != "" {
+		t.Errorf("other signal while TPOT fails: %s %q, want as old as its last value (stale)", s.State, s.Err)
+	}
+}

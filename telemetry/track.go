@@ -25,7 +25,13 @@ type track struct {
 	hasValue   bool
 	state      State // Live, NoData or Error as last reported
 	err        string
-	approx     bool
+	// dataAt is the last observation other than a failure: what staleness
+	// counts from once a failure is over. errAt is when the failure in err
+	// was reported, and beforeErr the state the failure interrupted.
+	dataAt    time.Time
+	errAt     time.Time
+	beforeErr State
+	approx    bool
 	// firstAt is where the oldest data held begins (a histogram increment
 	// at its window's start): a window reaching further back is partly
 	// filled.
@@ -97,6 +103,9 @@ func (t *track) observe(o Observation, cfg StoreConfig) {
 	if o.At.After(t.lastAt) {
 		t.lastAt = o.At
 	}
+	if o.Kind != KindFailure && o.At.After(t.dataAt) {
+		t.dataAt = o.At
+	}
 	switch o.Kind {
 	case KindSample:
 		if math.IsNaN(o.Value) || math.IsInf(o.Value, 0) {
@@ -129,7 +138,10 @@ func (t *track) observe(o Observation, cfg StoreConfig) {
 	case KindNoData:
 		t.state, t.err = NoData, ""
 	case KindFailure:
-		t.state, t.err = Error, o.Err
+		if t.state != Error {
+			t.beforeErr = t.state
+		}
+		t.state, t.err, t.errAt = Error, o.Err, o.At
 	}
 }
 
@@ -230,18 +242,53 @@ func ErrorCounts(failed, total float64) (buckets []Bucket, sum float64) {
 	return []Bucket{{UpperBound: 0, Count: total - failed}, {UpperBound: math.Inf(1), Count: total}}, failed
 }
 
-// stateAt is the state a view must show at now.
-func (t *track) stateAt(now time.Time, cfg StoreConfig) State {
-	if t.state == Error {
+// stateAt is the state a view must show at now; reportAt is the time of
+// the newest report of the track's source (zero if none).
+func (t *track) stateAt(now time.Time, cfg StoreConfig, reportAt time.Time) State {
+	if t.state != Error {
+		return t.freshness(now, cfg, t.lastAt, t.state)
+	}
+	if !t.failureOver(reportAt) {
 		return Error
 	}
-	if t.lastAt.IsZero() {
+	// The failure is over, but no news came since: what the track held
+	// before it, as old as its last data (never observed: no data, as the
+	// source's queries now answer).
+	if t.dataAt.IsZero() {
+		return NoData
+	}
+	return t.freshness(now, cfg, t.dataAt, t.beforeErr)
+}
+
+// failureOver reports whether the track's failure is older than its
+// source's newest report, reportAt. A source that names its interval sends
+// the failures of a refresh at or after that refresh's report's time, so
+// a failure older than the report is one the refresh did not repeat: an
+// earlier request's, not news of now (a histogram window may take a step
+// and the store's lag to come after a store recovers).
+func (t *track) failureOver(reportAt time.Time) bool {
+	return t.state == Error && reportAt.After(t.errAt)
+}
+
+// errText is the track's error as of a report of its source at reportAt:
+// "" once the failure is over.
+func (t *track) errText(reportAt time.Time) string {
+	if t.failureOver(reportAt) {
+		return ""
+	}
+	return t.err
+}
+
+// freshness is state, or Stale when the last observation, at, is older
+// than the track allows (Unknown if never).
+func (t *track) freshness(now time.Time, cfg StoreConfig, at time.Time, state State) State {
+	if at.IsZero() {
 		return Unknown
 	}
-	if now.Sub(t.lastAt) > t.staleAfter(cfg) {
+	if now.Sub(at) > t.staleAfter(cfg) {
 		return Stale
 	}
-	return t.state
+	return state
 }
 
 func (t *track) staleAfter(cfg StoreConfig) time.Duration {

@@ -2,6 +2,7 @@ package promql
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -78,6 +79,9 @@ func (s *Source) do(ctx context.Context, j job) answer {
 		a.names, w, inf, a.err = s.api.LabelValues(qctx, model.MetricNameLabel, []string{j.query}, j.rng.Start, j.rng.End)
 	}
 	a.sent, a.received = t0, s.now()
+	if !errors.Is(a.err, context.DeadlineExceeded) && !errors.Is(a.err, context.Canceled) {
+		s.answered(a.received) // the store answered, if only with an error
+	}
 	for _, x := range w {
 		a.warnings = append(a.warnings, sanitize.Text(x))
 	}

@@ -27,6 +27,8 @@ func (s *Source) refresh(ctx context.Context) error {
 	defer s.mu.Unlock()
 	st := &s.state
 	began := s.now()
+	s.refreshStarted(began)
+	defer s.refreshEnded(nil) // a refresh cut short reports nothing
 
 	rd := newRound(s, began)
 	if s.cfg.HTTP.InsecureSkipVerify {

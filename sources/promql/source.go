@@ -36,6 +36,8 @@ type Source struct {
 
 	mu    sync.Mutex // serialises refreshes; guards the state below
 	state state
+
+	flight inFlight // the refresh in progress, for a store that hangs
 }
 
 // state is what persists between refreshes.

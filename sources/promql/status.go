@@ -55,8 +55,10 @@ func (rd *round) emit(queries int) error {
 	status.LastOK, status.Failures = st.lastOK, st.failures
 	status.Warnings = warnings[:min(len(warnings), maxWarnings)]
 	status.Description = rd.describe(queries)
-	s.sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: rd.began, Source: s.id,
-		Interval: s.cfg.Refresh, Err: status.Err, Status: &status})
+	report := telemetry.Observation{Kind: telemetry.KindSource, At: rd.began, Source: s.id,
+		Interval: s.cfg.Refresh, Err: status.Err, Status: &status}
+	s.refreshEnded(&report) // before the sink has it: no in-flight report after it
+	s.sink.Observe(report)
 	return errorsOf(rd.failed)
 }
 
