@@ -132,6 +132,10 @@ func (s *Store) Observe(o Observation) {
 			s.sources[key] = r
 			if o.Source != "" && o.Interval > 0 {
 				s.bySource[o.Source] = r
+			} else if o.Source != "" {
+				// It promises no cadence now (a probe after its server's
+				// failed model listings): its figures keep their own.
+				delete(s.bySource, o.Source)
 			}
 		}
 		return

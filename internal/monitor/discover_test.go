@@ -85,6 +85,28 @@ func TestDeadAtStartFiresThenRetires(t *testing.T) {
 			t.Errorf("retired endpoint still judged: %+v", a)
 		}
 	}
+
+	// The failed listings reported with an interval, the probes after
+	// them without: the server's probe figures stay live well past three
+	// of those intervals (and the 5 s floor), not stale for good.
+	retired := time.Now()
+	model := s.Models()[0].Name
+	var last telemetry.SignalSnapshot
+	deadline := retired.Add(20 * time.Second)
+	for time.Since(retired) < 7*time.Second || last.State != telemetry.Live {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s's TTFT %s (%s) %v after the server came back", model, last.State, last.Err, time.Since(retired).Round(time.Second))
+		}
+		for _, n := range m.Store.EndpointNames() {
+			if strings.HasSuffix(n, model) {
+				last, _ = m.Store.Signal(n, telemetry.TTFT, time.Now(), time.Minute)
+			}
+		}
+		if time.Since(retired) >= 7*time.Second && last.State != telemetry.Live {
+			t.Fatalf("%s's TTFT %s (%s) 7s after the server came back, probed every 100ms", model, last.State, last.Err)
+		}
+		time.Sleep(100 * time.Millisecond) // polling a wall-clock span: the probes run in real time
+	}
 }
 
 // An availability objective in the config takes a target and a window;
