@@ -430,19 +430,11 @@ DCGM_FI_DEV_POWER_USAGE{gpu="1",UUID="GPU-1",Hostname="node-1"} 99.5
 # TYPE DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION counter
 DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu="0",UUID="GPU-0",Hostname="node-1"} 455497156
 `
-	dsrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// Enough scrapes for a rate of the (unchanged) counter over the window.
+	prom, esrv := promOverEngineAndDCGM(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		_, _ = io.WriteString(w, page)
-	}))
-	defer dsrv.Close()
-	spec, _ := engines.Lookup(telemetry.EngineVLLM)
-	esrv := httptest.NewServer(newGrowingPage(synthPage(spec, "llama")))
-	defer esrv.Close()
-	prom := promtest.Start(t, promtest.Target{Job: "vllm", URL: esrv.URL + "/metrics"}, promtest.Target{Job: "dcgm", URL: dsrv.URL + "/metrics"})
-	prom.WaitTargetsUp(t, 30*time.Second)
-	// Enough scrapes for a rate of the (unchanged) counter over the window.
-	prom.WaitForSeries(t, "count_over_time(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[10s]) >= 3", 1, 60*time.Second)
-	prom.WaitForSeries(t, "vllm:num_requests_running", 1, 30*time.Second)
+	}), "count_over_time(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[10s]) >= 3", 1)
 
 	rec := &recorder{}
 	s, err := New(Config{URL: prom.URL, ScrapeInterval: promtest.ScrapeInterval, HistogramStep: 2 * time.Second,
@@ -466,4 +458,21 @@ DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu="0",UUID="GPU-0",Hostname="node-1"} 455
 			t.Errorf("%s: GPU power %+v, want 40.979 + 99.5 W (the draws); power on %v; warnings %v", ep, p, names, rec.status(t).Warnings)
 		}
 	}
+}
+
+// promOverEngineAndDCGM starts a real Prometheus scraping a growing vLLM
+// page (model "llama") and the dcgm handler, and waits until ready holds
+// for want series and the engine's gauge is in.
+func promOverEngineAndDCGM(t *testing.T, dcgm http.Handler, ready string, want int) (*promtest.Server, *httptest.Server) {
+	t.Helper()
+	dsrv := httptest.NewServer(dcgm)
+	t.Cleanup(dsrv.Close)
+	spec, _ := engines.Lookup(telemetry.EngineVLLM)
+	esrv := httptest.NewServer(newGrowingPage(synthPage(spec, "llama")))
+	t.Cleanup(esrv.Close)
+	prom := promtest.Start(t, promtest.Target{Job: "vllm", URL: esrv.URL + "/metrics"}, promtest.Target{Job: "dcgm", URL: dsrv.URL + "/metrics"})
+	prom.WaitTargetsUp(t, 30*time.Second)
+	prom.WaitForSeries(t, ready, want, 60*time.Second)
+	prom.WaitForSeries(t, "vllm:num_requests_running", 1, 30*time.Second)
+	return prom, esrv
 }

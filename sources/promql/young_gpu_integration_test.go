@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/engines"
 	"github.com/tokentop/tokentop/internal/promtest"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -42,15 +40,7 @@ func TestIntegrationGPUPowerYoungAndOnce(t *testing.T) {
 		t.Skip("prometheus binary not found: " + promtest.InstallHint)
 	}
 	ctx := context.Background()
-	dsrv := httptest.NewServer(youngEnergyPage(time.Now()))
-	defer dsrv.Close()
-	spec, _ := engines.Lookup(telemetry.EngineVLLM)
-	esrv := httptest.NewServer(newGrowingPage(synthPage(spec, "llama")))
-	defer esrv.Close()
-	prom := promtest.Start(t, promtest.Target{Job: "vllm", URL: esrv.URL + "/metrics"}, promtest.Target{Job: "dcgm", URL: dsrv.URL + "/metrics"})
-	prom.WaitTargetsUp(t, 30*time.Second)
-	prom.WaitForSeries(t, "count_over_time(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[1m]) >= 3", 2, 60*time.Second)
-	prom.WaitForSeries(t, "vllm:num_requests_running", 1, 30*time.Second)
+	prom, esrv := promOverEngineAndDCGM(t, youngEnergyPage(time.Now()), "count_over_time(DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION[1m]) >= 3", 2)
 
 	const window = 20 * time.Second
 	rec := &recorder{}
