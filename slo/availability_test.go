@@ -1,7 +1,9 @@
 package slo
 
 import (
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -259,5 +261,83 @@ func TestAlertsNameTheirUnit(t *testing.T) {
 	}
 	if len(seen) != len(want) {
 		t.Errorf("alerts of kinds %v, want one of each of %v", seen, want)
+	}
+}
+
+// An availability alert that resolved and then loses its data (the server
+// stops answering: SIGSTOP, probes time out without results) is unknown
+// from that moment: the row claims no episode "since" the old start and no
+// peak of an episode that ended (QA M3: "UNKNOWN since 03:01:46 … peak
+// 100%" beside the RESOLVED row of the same episode).
+func TestResolvedThenUnknownCarriesNoOldEpisode(t *testing.T) {
+	_, e, sink := availabilityEngine(t)
+	const interval = 2 * time.Second
+	start := epoch()
+	death, back := start.Add(time.Minute), start.Add(3*time.Minute)
+	var resolvedAt time.Time
+	now := start
+	for ; resolvedAt.IsZero() || now.Before(resolvedAt.Add(10*time.Second)); now = now.Add(interval) {
+		if now.After(start.Add(10 * time.Minute)) {
+			t.Fatal("never resolved")
+		}
+		probeResult(sink, "ep", now, now.Before(death) || !now.Before(back), interval)
+		for _, tr := range e.Evaluate(now) {
+			if tr.Alert.Objective == "availability" && tr.To == Resolved {
+				resolvedAt = now
+			}
+		}
+	}
+	// The server freezes: no probe reports at all, so the data goes stale.
+	stoppedAt := now
+	var unknownAt time.Time
+	for ; now.Before(stoppedAt.Add(time.Minute)) && unknownAt.IsZero(); now = now.Add(time.Second) {
+		for _, tr := range e.Evaluate(now) {
+			if tr.Alert.Objective == "availability" && tr.To == UnknownState {
+				if tr.From != Resolved {
+					t.Errorf("unknown from %v, want from resolved", tr.From)
+				}
+				unknownAt = now
+				a := tr.Alert
+				if !a.ActiveAt.IsZero() || !a.FiredAt.IsZero() || !a.ResolvedAt.IsZero() || a.Peak != 0 {
+					t.Errorf("unknown transition carries the ended episode: active %v fired %v resolved %v peak %v",
+						a.ActiveAt, a.FiredAt, a.ResolvedAt, a.Peak)
+				}
+			}
+		}
+	}
+	if unknownAt.IsZero() {
+		t.Fatal("never unknown after the data stopped")
+	}
+	a := find(e.Alerts(), "availability", "ep")
+	if a == nil || a.State != UnknownState {
+		t.Fatalf("alerts list: %+v, want the unknown row first", a)
+	}
+	if !a.UnknownSince.Equal(unknownAt) || !a.ActiveAt.IsZero() || !a.FiredAt.IsZero() || !a.ResolvedAt.IsZero() || a.Peak != 0 {
+		t.Errorf("unknown row: unknown since %v (want %v), active %v, fired %v, resolved %v, peak %v: want only the unknown start",
+			a.UnknownSince, unknownAt, a.ActiveAt, a.FiredAt, a.ResolvedAt, a.Peak)
+	}
+	// Snapshots and recordings write the row as JSON: no stale start there.
+	b, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"active_at"`, `"fired_at"`, `"resolved_at"`, `"peak"`} {
+		if strings.Contains(string(b), key) {
+			t.Errorf("unknown row's JSON has %s of the ended episode: %s", key, b)
+		}
+	}
+	// The ended episode is still told once, as resolved, with its figures.
+	h := e.History()
+	if len(h) != 1 || h[0].State != Resolved || !h[0].ResolvedAt.Equal(resolvedAt) || h[0].Peak != 1 || h[0].ActiveAt.IsZero() {
+		t.Errorf("history %+v, want the episode resolved at %v with peak 100%%", h, resolvedAt)
+	}
+	// Probes come back failing again: a new episode, starting now.
+	again := now.Add(interval)
+	for ; now.Before(again.Add(time.Minute)); now = now.Add(interval) {
+		probeResult(sink, "ep", now, false, interval)
+		e.Evaluate(now)
+	}
+	if a := find(e.Current(), "availability", "ep"); a == nil || a.State != Firing || a.ActiveAt.Before(again) {
+		t.Errorf("after the second outage: %+v, want firing since %v", a, again)
 	}
 }

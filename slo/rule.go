@@ -145,7 +145,11 @@ func (r *rule) missing(now time.Time, m measurement) {
 			st = NoDataState
 		}
 		if a.State != st {
+			// A resolved episode is over and kept in history: the row is
+			// unknown (or without data) from now, with no start, end or
+			// peak of that episode to pass for a trouble running since.
 			a.State, a.UnknownSince = st, now
+			a.ActiveAt, a.FiredAt, a.ResolvedAt, a.Peak = time.Time{}, time.Time{}, time.Time{}, 0
 		}
 	}
 }
