@@ -158,7 +158,7 @@ func fixtureAlerts() *fakeAlerts {
 				State: slo.Pending, ActiveAt: tNow.Add(-20 * time.Second), Value: 0.31, Threshold: 0.3},
 			{Objective: "errors-gemma-9b", Endpoint: "gemma-9b", Kind: slo.ErrorRate, Signal: telemetry.ErrorRate,
 				State: slo.Firing, ActiveAt: tNow.Add(-25 * time.Second), FiredAt: tNow.Add(-15 * time.Second),
-				UnknownSince: tNow.Add(-time.Second), Value: 0.1, Threshold: 0.01},
+				UnknownSince: tNow.Add(-time.Second), Value: 0.1, Threshold: 0.01, Data: telemetry.Error},
 			{Objective: obj("llama-8b"), Endpoint: "llama-8b", Kind: slo.Percentile, Signal: telemetry.TTFT,
 				State: slo.Resolved, ActiveAt: tNow.Add(-4 * time.Minute), ResolvedAt: tNow.Add(-3 * time.Minute),
 				Value: 0.05, Threshold: 0.5},

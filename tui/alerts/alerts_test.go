@@ -95,13 +95,14 @@ func TestObjectiveShortenedAlikeForEachSeverity(t *testing.T) {
 func TestReasonCutAtAWord(t *testing.T) {
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	ctx := &common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: now}
-	const why = "unknown since 11:55:00 (data stale or failing)"
+	const why = "unknown since 11:55:00 (data stale)"
 	words := strings.Fields(why)
 	for w := 60; w <= 140; w++ {
 		m := New(ctx)
 		m.SetSize(w, 3)
 		m.SetAlerts([]slo.Alert{{Objective: "ttft-p99", Endpoint: "127.0.0.3:18003/qwen-32b", Kind: slo.Percentile, Signal: telemetry.TTFT,
-			State: slo.Pending, ActiveAt: now.Add(-time.Minute), UnknownSince: now.Add(-5 * time.Minute), Threshold: 0.05}})
+			State: slo.Pending, ActiveAt: now.Add(-time.Minute), UnknownSince: now.Add(-5 * time.Minute), Threshold: 0.05,
+			Data: telemetry.Stale}})
 		line := strings.Split(ansi.Strip(m.View()), "\n")[1]
 		if ansi.StringWidth(line) > w {
 			t.Errorf("%d cols: %q too wide", w, line)
@@ -117,5 +118,64 @@ func TestReasonCutAtAWord(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// The parenthesis after "unknown since" says what is true of the data:
+// none yet, old, or failing (QA L2: "data stale or failing" on a PromQL
+// source that answered with nothing yet).
+func TestUnknownSinceSaysWhichDataTrouble(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	ctx := &common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: now}
+	for _, c := range []struct {
+		state slo.State
+		data  telemetry.State
+		count float64
+		want  string
+	}{
+		{slo.NoDataState, telemetry.NoData, 0, "(source answered, no data yet)"},
+		{slo.NoDataState, telemetry.NoData, 12, "(source answered with no data)"},
+		{slo.NoDataState, telemetry.Unknown, 0, "(no data yet)"},
+		{slo.UnknownState, telemetry.Stale, 12, "(data stale)"},
+		{slo.Firing, telemetry.Error, 12, "(source failing)"},
+	} {
+		m := New(ctx)
+		m.SetSize(200, 3)
+		a := slo.Alert{Objective: "ttft-p95", Endpoint: "prom/qwen", Kind: slo.Percentile, Signal: telemetry.TTFT,
+			State: c.state, Data: c.data, Count: c.count, UnknownSince: now.Add(-7 * time.Second), Threshold: 5, Value: 0.2}
+		if c.state == slo.Firing {
+			a.ActiveAt, a.Value = now.Add(-time.Minute), 6
+		}
+		m.SetAlerts([]slo.Alert{a})
+		line := strings.Split(ansi.Strip(m.View()), "\n")[1]
+		if !strings.Contains(line, "unknown since 11:59:53 "+c.want) {
+			t.Errorf("%s, data %v, count %v: %q, want %q", c.state, c.data, c.count, line, c.want)
+		}
+	}
+}
+
+// An unknown row after a resolved episode dates from when its data went
+// missing, with no peak: the episode is the RESOLVED row's (QA M3).
+func TestUnknownRowDatesFromUnknownSince(t *testing.T) {
+	now := time.Date(2026, 1, 1, 3, 4, 22, 0, time.UTC)
+	ctx := &common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: now}
+	m := New(ctx)
+	m.SetSize(160, 4)
+	m.SetAlerts([]slo.Alert{
+		{Objective: "availability", Endpoint: "127.0.0.1:18000/qa-8b", Kind: slo.Availability, Signal: telemetry.ErrorRate,
+			State: slo.UnknownState, Data: telemetry.Stale, UnknownSince: now.Add(-7 * time.Second), Value: 0.5, Threshold: 0.5, Count: 30},
+		{Objective: "availability", Endpoint: "127.0.0.1:18000/qa-8b", Kind: slo.Availability, Signal: telemetry.ErrorRate,
+			State: slo.Resolved, ActiveAt: now.Add(-156 * time.Second), ResolvedAt: now.Add(-89 * time.Second), Value: 0.5, Threshold: 0.5, Peak: 1},
+	})
+	lines := strings.Split(ansi.Strip(m.View()), "\n")
+	unknown := lines[1]
+	if !strings.HasPrefix(strings.TrimSpace(unknown), "UNKNOWN") || !strings.Contains(unknown, "since 03:04:15 7s ") {
+		t.Errorf("unknown row %q: want since 03:04:15, 7s", unknown)
+	}
+	if strings.Contains(unknown, "peak") {
+		t.Errorf("unknown row %q shows a peak", unknown)
+	}
+	if !strings.Contains(lines[2], "ended 03:02:53 1m07s") {
+		t.Errorf("resolved row %q", lines[2])
 	}
 }

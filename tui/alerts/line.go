@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/themes"
 	"github.com/tokentop/tokentop/tui/common"
 	"github.com/tokentop/tokentop/tui/format"
@@ -38,7 +39,12 @@ func (m *Model) line(a slo.Alert, sel bool) string {
 	g := ctx.Glyphs
 	roles := ctx.Styles.Row(sel)
 	word, kind := stateWord(a)
-	start, dur := a.ActiveAt, ctx.Now.Sub(a.ActiveAt)
+	start := a.ActiveAt
+	if a.State == slo.UnknownState || a.State == slo.NoDataState {
+		// No episode runs: the row dates from when its data went missing.
+		start = a.UnknownSince
+	}
+	dur := ctx.Now.Sub(start)
 	if a.State == slo.Resolved && !a.ResolvedAt.IsZero() {
 		dur = a.ResolvedAt.Sub(a.ActiveAt)
 	}
@@ -86,7 +92,7 @@ func (m *Model) line(a slo.Alert, sel bool) string {
 	}
 	why := ""
 	if !a.UnknownSince.IsZero() {
-		why = "unknown since " + common.Clock(a.UnknownSince) + " (data stale or failing)"
+		why = "unknown since " + common.Clock(a.UnknownSince) + " (" + missingWords(a) + ")"
 	} else if a.Reason != "" {
 		why = common.Safe(a.Reason)
 	}
@@ -95,6 +101,25 @@ func (m *Model) line(a slo.Alert, sel bool) string {
 		b.WriteString(roles.Stale.S(" " + g.Dot + " " + why))
 	}
 	return common.Cut(b.String(), m.width)
+}
+
+// missingWords says what is true of the data behind an unknown or no-data
+// alert: never observed, answered with nothing, old, or failing.
+func missingWords(a slo.Alert) string {
+	switch a.Data {
+	case telemetry.Stale:
+		return "data stale"
+	case telemetry.Error:
+		return "source failing"
+	case telemetry.NoData:
+		if a.Count == 0 {
+			return "source answered, no data yet"
+		}
+		return "source answered with no data"
+	case telemetry.Unknown:
+		return "no data yet"
+	}
+	return "no data"
 }
 
 // field is one fixed-width cell of an alert line.

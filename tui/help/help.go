@@ -107,7 +107,7 @@ func (m *Model) render() string {
 		{"held by keep-firing-for", "a firing alert whose value is back within the objective: it stays firing for --slo-keep-firing-for, so a flapping value does not page twice"},
 		{"page / ticket", "an alert's severity: page wakes someone, ticket can wait"},
 		{"ok 42ms", "in the sources line: the source answered, and how long its last request took"},
-		{"unknown since", "the data behind a pending or firing alert is stale or failing: the alert keeps its state, never resolves on missing data"},
+		{"unknown since", "the data behind an alert is missing, with why: no data yet, data stale or source failing; a pending or firing alert keeps its state, never resolves on missing data"},
 		{"REC file", "this session is being recorded (--record)"},
 	} {
 		out = append(out, m.term(s[0], s[1], 29)...)
