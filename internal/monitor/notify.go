@@ -154,7 +154,9 @@ func shutdownAll(ctx context.Context, ds []deliverer) error {
 				msg += " (last error: " + s.LastError + ")"
 			}
 			if serr != nil {
-				msg += fmt.Sprintf("; still trying at exit: %v", serr)
+				// What the exit grace cut short: "the 5s exit grace cut
+				// delivery short after attempt 3 of 4".
+				msg += "; " + serr.Error()
 			}
 			errs = append(errs, errors.New(msg))
 		} else if serr != nil {

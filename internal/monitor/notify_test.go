@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tokentop/tokentop/internal/config"
@@ -95,4 +96,32 @@ func TestUndeliveredNotificationsSaidAndReturned(t *testing.T) {
 	if err == nil || err.Error() != "webhook "+ts.URL+": 1 of 1 notification undelivered (last error: HTTP 503 Service Unavailable: no)" {
 		t.Errorf("shutdown: %v", err)
 	}
+}
+
+// QA L4: `check --on-alert /bin/false` said "attempt 1 of 4", then "gave
+// up after 3 attempts", then "still trying at exit: context deadline
+// exceeded". Attempts count N of 4 throughout and the exit names the grace
+// that cut them short. Fake time (synctest): the 1 s, 2 s backoffs pass
+// without waiting.
+func TestExitGraceCutShortSaidInAttempts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := firingMonitor()
+		log := &syncbuf.Buffer{}
+		nt, err := m.AddNotifications(config.Notify{OnAlert: []string{"/bin/false"}}, NotifyOptions{Log: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.EvaluateNow()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = nt.Shutdown(ctx)
+		want := "tokentop: on-alert /bin/false failing: exit status 1 (attempt 1 of 4, retrying in 1s)\n" +
+			"tokentop: on-alert /bin/false failing: exit status 1 (gave up after attempt 3 of 4: the exit grace leaves no time for attempt 4; 1 undelivered)\n"
+		if log.String() != want {
+			t.Errorf("log:\n%s\nwant:\n%s", log.String(), want)
+		}
+		if err == nil || err.Error() != "on-alert /bin/false: 1 of 1 notification undelivered (last error: exit status 1); the 5s exit grace cut delivery short after attempt 3 of 4" {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
 }

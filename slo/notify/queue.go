@@ -52,7 +52,8 @@ func (s Stats) Undelivered() uint64 { return s.Failed + s.Dropped }
 const DefaultQueueSize = 64
 
 // Retry defaults: 4 attempts, waiting 1 s, 2 s, 4 s between them, so a
-// dead receiver costs a notification about 7 s of the worker's time.
+// dead receiver costs a notification about 7 s of the worker's time. At
+// exit a retry that would start after the exit grace is not waited for.
 const (
 	DefaultRetries    = 3
 	DefaultBackoff    = time.Second
@@ -90,6 +91,9 @@ type Health struct {
 	Attempt, MaxAttempts int
 	// RetryIn is the wait before the next attempt (Retrying).
 	RetryIn time.Duration
+	// GraceEnded (GaveUp): the exit grace left no time for the attempts
+	// still due, so Attempt may be below MaxAttempts.
+	GraceEnded bool
 	// ConsecutiveFailures counts failed attempts since the last delivery,
 	// across notifications.
 	ConsecutiveFailures int
@@ -102,13 +106,18 @@ type Health struct {
 func (h Health) Failing() bool { return h.Outcome == Retrying || h.Outcome == GaveUp }
 
 // Detail says a failing attempt in one line: "HTTP 405 Method Not
-// Allowed (attempt 2 of 4, retrying in 2s; 1 undelivered)".
+// Allowed (attempt 2 of 4, retrying in 2s; 1 undelivered)". Attempts are
+// counted "N of M" throughout, so a give-up short of M says why.
 func (h Health) Detail() string {
 	var s string
-	switch h.Outcome {
-	case Retrying:
+	switch {
+	case h.Outcome == Retrying:
 		s = fmt.Sprintf("%s (attempt %d of %d, retrying in %s", h.Err, h.Attempt, h.MaxAttempts, h.RetryIn)
-	case GaveUp:
+	case h.Outcome == GaveUp && h.GraceEnded:
+		s = fmt.Sprintf("%s (gave up after attempt %d of %d: the exit grace leaves no time for attempt %d", h.Err, h.Attempt, h.MaxAttempts, h.Attempt+1)
+	case h.Outcome == GaveUp && h.Attempt < h.MaxAttempts:
+		s = fmt.Sprintf("%s (gave up after attempt %d of %d", h.Err, h.Attempt, h.MaxAttempts)
+	case h.Outcome == GaveUp:
 		s = fmt.Sprintf("%s (gave up after %d %s", h.Err, h.Attempt, plural(h.Attempt, "attempt"))
 	default:
 		return ""
@@ -162,13 +171,24 @@ type queue[T any] struct {
 	ctx    context.Context // cancelled to abort the job in flight
 	cancel context.CancelFunc
 	done   chan struct{}
+	// deadline is the end of the exit grace, once shutdown has one: no
+	// retry is promised that would start after it.
+	deadline atomic.Pointer[time.Time]
 
 	sent, failed, dropped, retried atomic.Uint64
 	lastErr                        atomic.Pointer[string]
 
-	// The worker's own state: touched by the worker goroutine only.
+	// The worker's own state: touched by the worker goroutine only (and
+	// by shutdown once the worker has exited).
 	consecutive int
 	lastOK      time.Time
+	cut         graceCut
+}
+
+// graceCut counts the notifications the exit grace cut short.
+type graceCut struct {
+	jobs                 int
+	attempt, maxAttempts int // of the last one
 }
 
 type queueOptions struct {
@@ -222,22 +242,33 @@ func (q *queue[T]) deliver(job T) {
 		msg := err.Error()
 		q.lastErr.Store(&msg)
 		h := Health{Outcome: GaveUp, At: now, Err: msg, Attempt: attempt, MaxAttempts: attempts}
-		if errors.Is(err, ErrPermanent) || attempt >= attempts || q.ctx.Err() != nil {
+		if errors.Is(err, ErrPermanent) || attempt >= attempts {
 			q.failed.Add(1)
 			q.emit(h)
+			return
+		}
+		if dl := q.deadline.Load(); q.ctx.Err() != nil || dl != nil && now.Add(wait).After(*dl) {
+			q.cutShort(h)
 			return
 		}
 		q.retried.Add(1)
 		h.Outcome, h.RetryIn = Retrying, wait
 		q.emit(h)
 		if !sleep(q.ctx, wait) {
-			q.failed.Add(1)
-			h.Outcome, h.RetryIn, h.At = GaveUp, 0, time.Now()
-			q.emit(h)
+			h.At = time.Now()
+			q.cutShort(h)
 			return
 		}
 		wait = min(2*wait, q.retry.maxBackoff)
 	}
+}
+
+// cutShort gives up on a job whose attempts the exit grace cannot hold.
+func (q *queue[T]) cutShort(h Health) {
+	q.failed.Add(1)
+	q.cut = graceCut{jobs: q.cut.jobs + 1, attempt: h.Attempt, maxAttempts: h.MaxAttempts}
+	h.Outcome, h.GraceEnded = GaveUp, true
+	q.emit(h)
 }
 
 func (q *queue[T]) emit(h Health) {
@@ -278,9 +309,16 @@ func (q *queue[T]) push(job T) bool {
 }
 
 // shutdown stops accepting jobs and lets the worker finish the queued
-// ones (retries included) until ctx ends; then the job in flight is
-// cancelled and the rest dropped. It returns once the worker has exited.
+// ones (retries included) until ctx ends, the exit grace: a retry that
+// would start after its deadline is not waited for, and when ctx ends the
+// job in flight is cancelled and the rest dropped. It returns once the
+// worker has exited, with a *GraceError when the grace cut any short.
 func (q *queue[T]) shutdown(ctx context.Context) error {
+	var grace time.Duration
+	if dl, ok := ctx.Deadline(); ok {
+		grace = time.Until(dl)
+		q.deadline.Store(&dl)
+	}
 	q.mu.Lock()
 	if !q.closed {
 		q.closed = true
@@ -288,14 +326,52 @@ func (q *queue[T]) shutdown(ctx context.Context) error {
 	}
 	q.mu.Unlock()
 	defer q.cancel()
+	var err error
 	select {
 	case <-q.done:
-		return nil
 	case <-ctx.Done():
 		q.cancel()
 		<-q.done
-		return ctx.Err()
+		err = ctx.Err()
 	}
+	if q.cut.jobs == 0 && err == nil {
+		return nil
+	}
+	return &GraceError{Grace: grace, CutShort: q.cut.jobs, Attempt: q.cut.attempt, MaxAttempts: q.cut.maxAttempts, Err: err}
+}
+
+// GraceError says what the exit grace cut short: notifications given up
+// before all their attempts (the last after Attempt of MaxAttempts), and
+// Err, the context's error, when it ended with work still queued.
+type GraceError struct {
+	Grace                time.Duration // 0: not known (no deadline)
+	CutShort             int
+	Attempt, MaxAttempts int
+	Err                  error
+}
+
+func (e *GraceError) Error() string {
+	grace := "the exit grace"
+	if e.Grace > 0 {
+		grace = "the " + slo.FormatDuration(e.Grace.Round(graceRounding(e.Grace))) + " exit grace"
+	}
+	switch {
+	case e.CutShort == 1:
+		return fmt.Sprintf("%s cut delivery short after attempt %d of %d", grace, e.Attempt, e.MaxAttempts)
+	case e.CutShort > 1:
+		return fmt.Sprintf("%s cut %d notifications short, the last after attempt %d of %d", grace, e.CutShort, e.Attempt, e.MaxAttempts)
+	}
+	return fmt.Sprintf("%s ended before every queued notification was tried: %v", grace, e.Err)
+}
+
+func (e *GraceError) Unwrap() error { return e.Err }
+
+// graceRounding: a grace measured as 4.9999s reads as the 5s it was set to.
+func graceRounding(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return 100 * time.Millisecond
+	}
+	return time.Millisecond
 }
 
 func (q *queue[T]) stats() Stats {
