@@ -21,6 +21,9 @@ const (
 	// only used by /healthz when neither Options nor the observations give
 	// one.
 	DefaultProbeInterval = config.DefaultProbeEvery
+	// DefaultProbeTimeout is the probes' default request timeout, for
+	// /healthz when Options give none.
+	DefaultProbeTimeout = config.DefaultTimeout
 	// DefaultMaxEndpoints caps the endpoint label. Each endpoint costs 122
 	// probe series (five histograms) and 6 per SLO alert, so 1000
 	// endpoints with the default objectives are about 135k series, which
@@ -53,6 +56,11 @@ type Options struct {
 	// /healthz. Zero: the largest Interval seen on probe observations, else
 	// DefaultProbeInterval.
 	ProbeInterval time.Duration
+	// ProbeTimeout is the longest a probe may run (the probes' request
+	// timeout, which also bounds their stall timeout), for /healthz: a
+	// probe of a hung target reports its failure only then. Zero:
+	// DefaultProbeTimeout.
+	ProbeTimeout time.Duration
 	// MaxEndpoints caps distinct endpoint label values; observations of
 	// further endpoints are dropped and counted. Zero: DefaultMaxEndpoints.
 	MaxEndpoints int
@@ -132,6 +140,9 @@ func New(opts Options) *Exporter {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.ProbeTimeout <= 0 {
+		opts.ProbeTimeout = DefaultProbeTimeout
 	}
 	e := &Exporter{
 		opts:       opts,

@@ -298,17 +298,29 @@ func TestHealthz(t *testing.T) {
 		}
 	}
 	expect(200, "starting")
-	clk.Add(3 * DefaultProbeInterval) // 3 × the default interval: still starting
+	// The grace: 3 × the default interval, a probe's and a model
+	// listing's request timeouts (a hung target holds both).
+	grace := 3*DefaultProbeInterval + 2*DefaultProbeTimeout
+	clk.Add(grace)
 	expect(200, "starting")
 	clk.Add(time.Second)
-	expect(503, fmt.Sprintf("no probe result since start %s ago", (3*DefaultProbeInterval+time.Second).String()))
-	// A probe result with a 5 s interval: the limit becomes 15 s.
+	expect(503, fmt.Sprintf("no probe result since start %s ago (grace 2m30s = limit 1m30s = 3 × 10s probe interval + 1m0s request timeout, + 1m0s request timeout of a model listing)", (grace+time.Second).String()))
+	// A probe result with a 5 s interval: the limit becomes 15 s plus the
+	// request timeout a probe of a hung target runs into.
 	e.Observe(probeObs("ep", clk.Now(), telemetry.ProbeRecord{OK: false, ErrorKind: "timeout"}))
 	expect(200, "ok") // a failed probe is still a probe result
-	clk.Add(15 * time.Second)
-	expect(200, "ok")
+	clk.Add(15*time.Second + DefaultProbeTimeout)
+	expect(200, "ok: last probe result 1m15s ago (limit 1m15s = 3 × 5s probe interval + 1m0s request timeout)")
 	clk.Add(time.Second)
-	expect(503, "no probe result for 16s (limit 15s = 3 × 5s probe interval)")
+	expect(503, "no probe result for 1m16s (limit 1m15s = 3 × 5s probe interval + 1m0s request timeout)")
+
+	// The probes' own timeout, when given, makes the limit.
+	e3 := New(Options{Now: clk.Now, ProbeTimeout: 2 * time.Second})
+	e3.Observe(probeObs("ep", clk.Now(), telemetry.ProbeRecord{OK: false, ErrorKind: "stall"}))
+	clk.Add(18 * time.Second)
+	if ok, reason := e3.Health(); ok || !strings.Contains(reason, "limit 17s = 3 × 5s probe interval + 2s request timeout") {
+		t.Errorf("health at 18s with a 2s probe timeout = %v %q, want unhealthy past the 17s limit", ok, reason)
+	}
 
 	// An explicit interval wins over the observations'.
 	e2 := New(Options{Now: clk.Now, ProbeInterval: time.Minute})

@@ -53,11 +53,12 @@ func (e *Exporter) observeSource(o telemetry.Observation) {
 const maxHealthSources = 64
 
 // Health reports whether the exporter's figures are arriving. With probes
-// (the default): ok while the last probe result is at most three probe
-// intervals old, or while the exporter is younger than that (starting).
+// (the default): ok while the last probe result is younger than the
+// probe limit, or while the exporter is younger than its grace (starting).
 // With Options.NoProbes: ok while some source (a PromQL store, a
 // dcgm-exporter) answered within its staleness, three of its refresh
-// intervals (at least 5 s). Otherwise the reason.
+// intervals (at least 5 s). Otherwise the reason. A failed probe is a
+// result: a target failing is not the exporter failing.
 func (e *Exporter) Health() (ok bool, reason string) {
 	if e.opts.NoProbes {
 		return e.sourcesHealth()
@@ -65,22 +66,37 @@ func (e *Exporter) Health() (ok bool, reason string) {
 	return e.probeHealth()
 }
 
+// probeLimit is how long the exporter may go without a probe result: three
+// probe intervals (jitter and a late start or two) plus the request
+// timeout, as a probe of a hung target runs until its stall or request
+// timeout before it reports (the request timeout bounds both). The text
+// says how the limit is made.
+func (e *Exporter) probeLimit(interval time.Duration) (time.Duration, string) {
+	limit := 3*interval + e.opts.ProbeTimeout
+	return limit, fmt.Sprintf("limit %s = 3 × %s probe interval + %s request timeout", limit, interval, e.opts.ProbeTimeout)
+}
+
 func (e *Exporter) probeHealth() (ok bool, reason string) {
 	last, interval := e.lastProbeInfo()
-	limit := 3 * interval
+	limit, makeup := e.probeLimit(interval)
 	now := e.opts.Now()
 	if last.IsZero() {
+		// Before its first probe a runner may list the target's models,
+		// which a hung target holds for a request timeout too.
+		grace := limit + e.opts.ProbeTimeout
 		up := now.Sub(e.started)
-		if up <= limit {
-			return true, fmt.Sprintf("starting: no probe result yet (%s of %s grace)", up.Round(time.Second), limit)
+		if up <= grace {
+			return true, fmt.Sprintf("starting: no probe result yet (%s of %s grace = the limit + %s request timeout of a model listing)",
+				up.Round(time.Second), grace, e.opts.ProbeTimeout)
 		}
-		return false, fmt.Sprintf("no probe result since start %s ago (limit %s = 3 × %s probe interval)", up.Round(time.Second), limit, interval)
+		return false, fmt.Sprintf("no probe result since start %s ago (grace %s = %s, + %s request timeout of a model listing)",
+			up.Round(time.Second), grace, makeup, e.opts.ProbeTimeout)
 	}
 	age := now.Sub(last)
 	if age <= limit {
-		return true, fmt.Sprintf("last probe result %s ago", age.Round(time.Millisecond))
+		return true, fmt.Sprintf("last probe result %s ago (%s)", age.Round(time.Millisecond), makeup)
 	}
-	return false, fmt.Sprintf("no probe result for %s (limit %s = 3 × %s probe interval)", age.Round(time.Second), limit, interval)
+	return false, fmt.Sprintf("no probe result for %s (%s)", age.Round(time.Second), makeup)
 }
 
 // minSourceStaleness matches telemetry's MinStaleAfter: a source refreshing

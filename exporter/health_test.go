@@ -70,7 +70,7 @@ func TestHealthzWithoutProbesFollowsSources(t *testing.T) {
 func TestHealthzWithProbesIgnoresSources(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
 	e := New(Options{Now: clk.Now})
-	clk.Add(3*DefaultProbeInterval + time.Second)
+	clk.Add(3*DefaultProbeInterval + 2*DefaultProbeTimeout + time.Second)
 	e.Observe(sourceObs("promql:http://127.0.0.1:9090", clk.Now(), 15*time.Second, telemetry.Live, ""))
 	if ok, reason := e.Health(); ok || !strings.Contains(reason, "no probe result since start") {
 		t.Errorf("health = %v %q, want unhealthy for want of probe results", ok, reason)

@@ -99,7 +99,7 @@ var signalInfo = map[Signal]SignalInfo{
 	ErrorRate: {Unit: "%", Scale: 100, Title: "err",
 		Definition: "failed requests / all requests in the window"},
 	ProbeSuccess: {Unit: "", Scale: 1, Title: "up",
-		Definition: "1 when the last probe succeeded, 0 when it failed"},
+		Definition: "1 when the last probe succeeded, 0 when it failed (the window's share of failed probes is err)"},
 	Goodput: {Unit: "%", Scale: 100, Title: "goodput",
 		Definition: "probes in the window meeting every latency objective of the endpoint (TTFT, TTFA, TPOT, E2E thresholds) / all probes; failed probes are not good"},
 }

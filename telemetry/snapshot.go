@@ -374,6 +374,12 @@ func (s *Store) signalSnapshot(t *track, now time.Time, window time.Duration) Si
 		} else if out.State == Live {
 			out.State, out.Err = NoData, "no requests in "+window.String()
 		}
+	case t.signal == ProbeSuccess:
+		// The last probe's 0 or 1, as defined and as the exporter's gauge
+		// says: the window's share of failures is the error rate already.
+		if t.hasValue {
+			out.Value = scale(t.last)
+		}
 	case t.samples != nil:
 		vals := t.samples.since(from, now)
 		if len(vals) > 0 {

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -264,4 +265,47 @@ func TestSnapshotMarksQuantileBounds(t *testing.T) {
 	if ttft := snap.Signals[TTFT]; ttft.P50 == nil || ttft.P50Bound != NotBound || ttft.P99Bound != NotBound || ttft.Mean != nil {
 		t.Errorf("probe samples marked as bounds: %+v", ttft)
 	}
+}
+
+// QA: probe_success read 0.974 … 0.745 in --json during a total outage
+// (state error) and 0.527 after the recovery (live): the window's mean.
+// Its definition and the exporter's gauge are the last probe's 0 or 1;
+// the window's share of failures is the error rate.
+func TestProbeSuccessIsTheLastProbe(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	at := t0
+	probeResult := func(ok bool) {
+		at = at.Add(time.Second)
+		if ok {
+			s.Observe(sample("a", ProbeSuccess, 1, at))
+			return
+		}
+		s.Observe(sample("a", ProbeSuccess, 0, at))
+		s.Observe(Observation{Kind: KindFailure, Endpoint: "a", At: at, Source: "probe:http://x", Err: "connect: refused", Interval: time.Second})
+	}
+	expect := func(what string, value float64, state State, errorRate float64) {
+		t.Helper()
+		snap := s.Snapshot(at, time.Minute).Endpoints[0]
+		b, err := json.Marshal(snap.Signals[ProbeSuccess])
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := snap.Signals[ProbeSuccess]
+		if ps.Value == nil || *ps.Value != value || ps.State != state || !strings.Contains(string(b), fmt.Sprintf(`"value":%g`, value)) {
+			t.Errorf("%s: probe_success %s, want value %g state %s", what, b, value, state)
+		}
+		if er := snap.Signals[ErrorRate]; er.Value == nil || math.Abs(*er.Value-errorRate) > 1e-9 {
+			t.Errorf("%s: error rate %+v, want %g %%", what, er, errorRate)
+		}
+	}
+	for range 30 {
+		probeResult(true)
+	}
+	expect("all up", 1, Live, 0)
+	for range 10 {
+		probeResult(false)
+	}
+	expect("outage", 0, Error, 100*10.0/40)
+	probeResult(true)
+	expect("recovered", 1, Live, 100*10.0/41)
 }

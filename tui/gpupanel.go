@@ -1,5 +1,7 @@
 package tui
 
+import "github.com/tokentop/tokentop/telemetry"
+
 // The GPU panel's place on the main screen, kept here so layout.go and
 // view.go need one line each: it sits between the table and the alerts,
 // shown by default when there are GPUs and room, hidden or shown with u.
@@ -44,8 +46,29 @@ func (a *app) toggleGPUs() {
 	case a.gpusHidden:
 		a.flash(gpuHiddenNote)
 	case a.gpuP.Len() == 0:
-		a.flash("no GPU data: give --dcgm or --nvidia-smi")
+		a.flash(noGPUPanelNote(a.snap))
 	case a.layoutGPUH == 0:
 		a.flash("no room for the GPU panel at this height")
 	}
+}
+
+// noGPUPanelNote says why there is no GPU panel. The panel lists devices,
+// which only --dcgm or --nvidia-smi report; PromQL mode joins DCGM series
+// to each replica instead, so its GPU figures are in the table's rows.
+func noGPUPanelNote(snap telemetry.Snapshot) string {
+	promql := false
+	for _, s := range snap.Sources {
+		promql = promql || s.Kind == "promql"
+	}
+	if !promql {
+		return "no GPU data: give --dcgm or --nvidia-smi"
+	}
+	for _, ep := range snap.Endpoints {
+		for _, sig := range []telemetry.Signal{telemetry.GPUMemBW, telemetry.GPUPower} {
+			if ep.Server[sig].Value != nil || ep.Signals[sig].Value != nil {
+				return "PromQL: GPU figures are per replica, joined from DCGM series (DRAM, power in the rows); a device panel needs --dcgm or --nvidia-smi"
+			}
+		}
+	}
+	return "PromQL: no DCGM series joined to a replica; a device panel needs --dcgm or --nvidia-smi"
 }

@@ -216,3 +216,31 @@ func TestGPUPanelKeysReachEveryGPU(t *testing.T) {
 		t.Fatalf("esc did not give the keys back to the table (focus %v)", m.a.focus)
 	}
 }
+
+// QA: in PromQL mode u said "no GPU data: give --dcgm or --nvidia-smi"
+// while the table showed DCGM DRAM% read through PromQL. The note fits
+// the mode: PromQL's GPU figures are per replica, joined from DCGM series.
+func TestNoGPUPanelNoteFitsTheMode(t *testing.T) {
+	noteAfterU := func(store *telemetry.Store) string {
+		m := New(store, nil, testOptions())
+		m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+		refresh(m)
+		press(m, "u", "u") // hidden, then shown again: no devices to show
+		return m.a.note
+	}
+	if got := noteAfterU(fixtureStore()); got != "no GPU data: give --dcgm or --nvidia-smi" {
+		t.Errorf("direct sources: note %q", got)
+	}
+	if got := noteAfterU(promFleetStore()); !strings.HasPrefix(got, "PromQL: no DCGM series joined to a replica") {
+		t.Errorf("PromQL without DCGM series: note %q", got)
+	}
+	withDCGM := promFleetStore()
+	replica := "prod/a/10.0.0.1:8000/meta-llama/Llama-3.1-8B-Instruct"
+	withDCGM.Observe(telemetry.Observation{Kind: telemetry.KindSample, Endpoint: replica, Signal: telemetry.GPUMemBW,
+		Value: 0.42, At: tNow, Source: promSrc, Interval: 15 * time.Second})
+	got := noteAfterU(withDCGM)
+	if !strings.HasPrefix(got, "PromQL: GPU figures are per replica, joined from DCGM series") {
+		t.Errorf("PromQL with DCGM DRAM: note %q", got)
+	}
+	t.Log(got)
+}

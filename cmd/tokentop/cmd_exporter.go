@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/tokentop/tokentop/exporter"
 	"github.com/tokentop/tokentop/internal/config"
@@ -37,7 +38,7 @@ func runExporter(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	exp := exporter.New(exporter.Options{Alerts: m.SLO, NoProbes: !runsProbes(c)})
+	exp := exporter.New(exporter.Options{Alerts: m.SLO, NoProbes: !runsProbes(c), ProbeTimeout: longestProbeTimeout(c)})
 	m.AddSink(exp)
 	return runMonitor(ctx, m, c.Notify, stderr, func(ctx context.Context) error {
 		fmt.Fprintf(stderr, "tokentop exporter: serving /metrics and /healthz on %s\n", *listen)
@@ -54,4 +55,21 @@ func runsProbes(c *config.Config) bool {
 		}
 	}
 	return false
+}
+
+// longestProbeTimeout is the largest request timeout of c's probes: the
+// longest a probe of a hung target runs before it reports, which /healthz
+// must wait out. Zero (no probes): the exporter's default.
+func longestProbeTimeout(c *config.Config) time.Duration {
+	var longest time.Duration
+	for _, ep := range c.Endpoints {
+		p := c.Probe
+		if ep.Probe != nil {
+			p = *ep.Probe
+		}
+		if !p.Disabled {
+			longest = max(longest, p.Timeout.D())
+		}
+	}
+	return longest
 }

@@ -95,7 +95,10 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if vf.json {
 		return replayJSON(path, *at, first, last, damage, vf.window, judging, stdout, stderr)
 	}
-	if damage != nil {
+	dashboard := isTerminal(stdout)
+	if damage != nil && !dashboard {
+		// Said before the figures stream, where it stays in view; a
+		// dashboard's screen would hide it, so that is told after.
 		fmt.Fprintf(stderr, "tokentop replay: %v\n", damage)
 	}
 	r, err := monitor.NewReplay(path, sp, judging)
@@ -107,7 +110,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()
-	if isTerminal(stdout) {
+	if dashboard {
 		opts := tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
 			Clock: r.Clock, Replay: r.Player(), MaxSpeed: record.Fastest, // the header says REPLAY
 			Thresholds: objectiveThresholds(judging.Objectives)}
@@ -118,16 +121,35 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		err = report.Loop(ctx, stdout, clockedReader{r}, vf.refresh, vf.window, false)
 	}
 	cancel()
-	if rerr := <-done; isDamage(rerr) {
-		fmt.Fprintf(stderr, "tokentop replay: %v\n", rerr)
-	} else if err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
+	rerr := <-done
+	for _, d := range damageToSayAfter(damage, rerr, dashboard) {
+		fmt.Fprintf(stderr, "tokentop replay: %v\n", d)
+	}
+	if !isDamage(rerr) && err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
 		err = rerr
 	}
-	if damage != nil {
-		// Said again: the dashboard covered the first notice.
-		fmt.Fprintf(stderr, "tokentop replay: %v\n", damage)
-	}
 	return err
+}
+
+// damageToSayAfter is what a replay says of damage once it ends, each
+// notice once: the recording's damage after a dashboard (said before the
+// figures otherwise), and the playback's own damage only where it is news;
+// reaching the damaged line it names the damage already said.
+func damageToSayAfter(damage, playback error, dashboard bool) []error {
+	var say []error
+	if damage != nil && dashboard {
+		say = append(say, damage)
+	}
+	if isDamage(playback) && (damage == nil || !sameDamage(damage, playback)) {
+		say = append(say, playback)
+	}
+	return say
+}
+
+// sameDamage: two reads of one recording stopped at the same line.
+func sameDamage(a, b error) bool {
+	var da, db *record.DamageError
+	return errors.As(a, &da) && errors.As(b, &db) && da.Line == db.Line
 }
 
 // replayJudging decides how the replay judges the recording, and what to
