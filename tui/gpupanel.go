@@ -66,9 +66,9 @@ func noGPUPanelNote(snap telemetry.Snapshot) string {
 	for _, ep := range snap.Endpoints {
 		for _, sig := range []telemetry.Signal{telemetry.GPUMemBW, telemetry.GPUPower} {
 			if ep.Server[sig].Value != nil || ep.Signals[sig].Value != nil {
-				return "PromQL: GPU figures are per replica, joined from DCGM series (DRAM, power in the rows); a device panel needs --dcgm or --nvidia-smi"
+				return "GPU figures per replica are in the rows (DCGM via PromQL); device panel: --dcgm"
 			}
 		}
 	}
-	return "PromQL: no DCGM series joined to a replica; a device panel needs --dcgm or --nvidia-smi"
+	return "PromQL: no DCGM series joined to a replica; device panel: --dcgm"
 }

@@ -239,7 +239,7 @@ func TestNoGPUPanelNoteFitsTheMode(t *testing.T) {
 	withDCGM.Observe(telemetry.Observation{Kind: telemetry.KindSample, Endpoint: replica, Signal: telemetry.GPUMemBW,
 		Value: 0.42, At: tNow, Source: promSrc, Interval: 15 * time.Second})
 	got := noteAfterU(withDCGM)
-	if !strings.HasPrefix(got, "PromQL: GPU figures are per replica, joined from DCGM series") {
+	if !strings.HasPrefix(got, "GPU figures per replica are in the rows") {
 		t.Errorf("PromQL with DCGM DRAM: note %q", got)
 	}
 	t.Log(got)
