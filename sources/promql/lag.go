@@ -121,10 +121,12 @@ func (rd *round) noteRestarts() {
 // histogram steps only say so once a step has ended (up to a histogram
 // step later), and meanwhile the window's quantiles would pass for live
 // next to rates already stale. Dated, like its values, by its newest
-// sample, so they turn stale from there.
+// sample, so they turn stale from there. A model row whose replicas have
+// all stopped too (QA: a lone replica's, the only row shown for it, read
+// TTFT live for 21s after the replica row said no data).
 func (rd *round) stoppedDistributions() {
 	for _, e := range rd.reg.all() {
-		if len(e.members) > 0 || !rd.stopped(e) {
+		if !rd.stopped(e) {
 			continue
 		}
 		for _, sig := range signalsOf(rd.s.state.queries.hist) {

@@ -284,3 +284,64 @@ func TestNeverSeenReplicaRetired(t *testing.T) {
 		t.Errorf("retired replica still reported: %+v", got)
 	}
 }
+
+// A model row whose replicas have all stopped takes their state for its
+// distributions too, from the first refresh that finds them stopped: its
+// histogram windows end with theirs, and the windows it already has must
+// not read live while the replica's row says no data (QA: a lone
+// replica's model row, the only row shown for it, read TTFT live for 21s
+// after the replica was killed). The model row of a live replica stays
+// live.
+func TestModelRowOfStoppedReplicasNotLive(t *testing.T) {
+	// Stopped at each phase of the 15s histogram step: the row's windows
+	// end up to a step before its no data otherwise would.
+	for _, phase := range []time.Duration{0, 5 * time.Second, 10 * time.Second} {
+		t.Run(phase.String(), func(t *testing.T) { checkModelRowOfStoppedReplicas(t, phase) })
+	}
+}
+
+func checkModelRowOfStoppedReplicas(t *testing.T, phase time.Duration) {
+	f := newFakeProm(t, "a", "b")
+	f.set(func(f *fakeProm) { f.instances = map[string]string{"a": "host-a:8000", "b": "host-b:8000"} })
+	clk := &fakeClock{t: time.Unix(1_000_003, 0).Add(phase)}
+	f.set(func(f *fakeProm) { f.clock = clk.Now })
+	figures := telemetry.NewStore(telemetry.DefaultStoreConfig())
+	cfg := testConfig(f.URL())
+	cfg.HistogramStep, cfg.Delay, cfg.Refresh = 15*time.Second, 5*time.Second, 5*time.Second // the defaults QA ran
+	s, err := New(cfg, telemetry.SinkFunc(figures.Observe))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.now = clk.Now
+	refresh := func() {
+		t.Helper()
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	state := func(name string, sig telemetry.Signal) telemetry.State {
+		snap, _ := figures.Signal(name, sig, clk.Now(), time.Minute)
+		return snap.State
+	}
+	for range 12 { // 60s: histogram windows for both models
+		refresh()
+		clk.Add(5 * time.Second)
+	}
+	for _, name := range []string{"a", "b"} {
+		if st := state(name, telemetry.TTFT); st != telemetry.Live {
+			t.Fatalf("model row %s's TTFT %s before the stop, want live", name, st)
+		}
+	}
+	f.set(func(f *fakeProm) { f.models = []string{"a"} }) // b's only replica stopped
+	for i := range 4 {
+		refresh()
+		row, replica := state("b", telemetry.TTFT), state("host-b:8000/b", telemetry.TTFT)
+		if row == telemetry.Live || replica == telemetry.Live || row != replica {
+			t.Errorf("refresh %d after the stop: model row b's TTFT %s, its replica's %s: want the replica's state, no data or stale", i+1, row, replica)
+		}
+		if st := state("a", telemetry.TTFT); st != telemetry.Live {
+			t.Errorf("refresh %d after the stop: the live model row a's TTFT %s, want live", i+1, st)
+		}
+		clk.Add(5 * time.Second)
+	}
+}
