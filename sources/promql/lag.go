@@ -78,10 +78,15 @@ func (rd *round) waitsFor(e *endpointState) bool {
 // samples for up to W, and must not pass for a live figure. An endpoint
 // that lags but moves on (a lagging shard) has not stopped, nor has any
 // endpoint of a store that lags as a whole: its newest samples still
-// advance, however late.
+// advance, however late. A model row has stopped once all its replicas
+// have: its own newest sample, theirs newest, stands still behind a
+// stopped replica's while another replica that lags moves on.
 func (rd *round) stopped(e *endpointState) bool {
 	if !rd.lag.freshAnswered || rd.lag.newest.IsZero() {
 		return false
+	}
+	if len(e.members) > 0 {
+		return !slices.ContainsFunc(e.members, func(m *endpointState) bool { return !rd.stopped(m) })
 	}
 	if e.dataAt.IsZero() {
 		// Never in a freshness answer, while its model's other replicas
