@@ -2,6 +2,7 @@ package promql
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -28,7 +29,10 @@ const deadReplicaBound = 15 * time.Second
 // deadReplicaBound its output tok/s is stale (its last value kept), its
 // TPOT, TTFT and MBU are not live, no TPOT derived from its ITL histogram ever
 // stands in for its TPOT histogram (nor is it labelled derived), and the
-// live replica's figures are live and measured after it.
+// live replica's figures are live and measured after it. The stopped
+// simulator also serves a model of its own, whose model row (the only row
+// the table shows for a lone replica) is never live once its replica is
+// not.
 func TestIntegrationDeadReplica(t *testing.T) {
 	t.Parallel() // each starts its own servers; most of their time is waiting for scrapes
 	if promtest.Binary() == "" {
@@ -73,7 +77,7 @@ func checkDeadReplica(t *testing.T, start func(...promtest.Target) (scraper, sto
 	defer cancel()
 	models := twoModels()[:1] // one model: org/a
 	live := simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: 41, Models: models})
-	dead := simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: 42, Models: models})
+	dead := simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Load: 4, Seed: 42, Models: twoModels()}) // org/b its own
 	prom, store := start(promtest.Target{Job: "vllm-live", URL: live.URL() + "/metrics"}, promtest.Target{Job: "vllm-dead", URL: dead.URL() + "/metrics"})
 	prom.WaitTargetsUp(t, 30*time.Second)
 	prom.WaitForSeries(t, "count_over_time(vllm:generation_tokens_total[15s]) >= 14", 2, 90*time.Second)
@@ -90,6 +94,7 @@ func checkDeadReplica(t *testing.T, start func(...promtest.Target) (scraper, sto
 	}
 	liveName := strings.TrimPrefix(live.URL(), "http://") + "/org/a"
 	deadName := strings.TrimPrefix(dead.URL(), "http://") + "/org/a"
+	loneName := strings.TrimPrefix(dead.URL(), "http://") + "/org/b" // org/b's only replica
 	state := func(name string, sig telemetry.Signal) telemetry.SignalSnapshot {
 		snap, _ := figures.Signal(name, sig, time.Now(), time.Minute)
 		return snap
@@ -115,9 +120,12 @@ func checkDeadReplica(t *testing.T, start func(...promtest.Target) (scraper, sto
 			<-tick.C
 		}
 	}
-	if !refreshEach(time.Now().Add(40*time.Second+lag), func() bool { return measured(liveName) && measured(deadName) }) {
-		t.Fatalf("before the stop: %s tok/s %+v, TPOT %+v; %s tok/s %+v, TPOT %+v", liveName, state(liveName, telemetry.OutputTPS),
-			state(liveName, telemetry.TPOT), deadName, state(deadName, telemetry.OutputTPS), state(deadName, telemetry.TPOT))
+	loneLive := func() bool {
+		return state("org/b", telemetry.TTFT).State == telemetry.Live && state(loneName, telemetry.TTFT).State == telemetry.Live
+	}
+	if !refreshEach(time.Now().Add(40*time.Second+lag), func() bool { return measured(liveName) && measured(deadName) && loneLive() }) {
+		t.Fatalf("before the stop: %s tok/s %+v, TPOT %+v; %s tok/s %+v, TPOT %+v; org/b TTFT %+v", liveName, state(liveName, telemetry.OutputTPS),
+			state(liveName, telemetry.TPOT), deadName, state(deadName, telemetry.OutputTPS), state(deadName, telemetry.TPOT), state("org/b", telemetry.TTFT))
 	}
 	lastTPS := state(deadName, telemetry.OutputTPS).Value
 
@@ -128,6 +136,7 @@ func checkDeadReplica(t *testing.T, start func(...promtest.Target) (scraper, sto
 	rec.Reset()
 	var staleAfter time.Duration
 	refreshes, liveMissed := 0, 0
+	var loneRowLive []string // refreshes where org/b's row read live while its replica did not
 	bound := deadReplicaBound + lag
 	refreshEach(stopped.Add(bound+5*time.Second), func() bool {
 		refreshes++
@@ -138,6 +147,11 @@ func checkDeadReplica(t *testing.T, start func(...promtest.Target) (scraper, sto
 			t.Logf("%.1fs after the stop, the live replica: tok/s %s, TPOT %s", time.Since(stopped).Seconds(),
 				state(liveName, telemetry.OutputTPS).State, state(liveName, telemetry.TPOT).State)
 		}
+		for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.TPOT} {
+			if row, replica := state("org/b", sig).State, state(loneName, sig).State; row == telemetry.Live && replica != telemetry.Live {
+				loneRowLive = append(loneRowLive, fmt.Sprintf("%.1fs: %s %s, its replica's %s", time.Since(stopped).Seconds(), sig, row, replica))
+			}
+		}
 		if staleAfter == 0 && state(deadName, telemetry.OutputTPS).State == telemetry.Stale {
 			staleAfter = time.Since(stopped)
 		}
@@ -145,6 +159,14 @@ func checkDeadReplica(t *testing.T, start func(...promtest.Target) (scraper, sto
 	})
 	t.Logf("%s: output tok/s stale %.1fs after its simulator stopped; the live replica measured in %d of %d refreshes",
 		deadName, staleAfter.Seconds(), refreshes-liveMissed, refreshes)
+	if len(loneRowLive) > 0 {
+		t.Errorf("org/b's model row read live after its only replica stopped, while the replica did not: %s", strings.Join(loneRowLive, "; "))
+	}
+	for _, sig := range []telemetry.Signal{telemetry.TTFT, telemetry.TPOT} {
+		if snap := state("org/b", sig); snap.State == telemetry.Live {
+			t.Errorf("org/b's model row %s %+v %s after its only replica stopped: want no data or stale", sig, snap, time.Since(stopped).Round(time.Second))
+		}
+	}
 	if !refreshEach(time.Now().Add(10*time.Second), func() bool { return measured(liveName) }) {
 		t.Errorf("the live replica after the stop: tok/s %+v, TPOT %+v", state(liveName, telemetry.OutputTPS), state(liveName, telemetry.TPOT))
 	}

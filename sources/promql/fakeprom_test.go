@@ -2,6 +2,7 @@ package promql
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -67,6 +68,9 @@ type fakeProm struct {
 	fillLagged bool
 	// born gives a model's series no range points before that time.
 	born map[string]time.Time
+	// instances puts a model's series on a replica: an instance label,
+	// so that the model is a model row over that one replica.
+	instances map[string]string
 }
 
 func newFakeProm(t *testing.T, models ...string) *fakeProm {
@@ -124,6 +128,20 @@ func (f *fakeProm) serve(w http.ResponseWriter, r *http.Request) {
 	for k, v := range f.values {
 		values[k] = v
 	}
+	onInstances := func(ss []fakeSeries) []fakeSeries { return ss }
+	if len(f.instances) > 0 {
+		instances := maps.Clone(f.instances)
+		onInstances = func(ss []fakeSeries) []fakeSeries {
+			for i, s := range ss {
+				if inst, ok := instances[s.labels["model_name"]]; ok {
+					s.labels = maps.Clone(s.labels)
+					s.labels["instance"] = inst
+					ss[i] = s
+				}
+			}
+			return ss
+		}
+	}
 	f.mu.Unlock()
 
 	if hook != nil && hook(w, r, q) {
@@ -131,12 +149,12 @@ func (f *fakeProm) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	switch {
 	case strings.HasSuffix(r.URL.Path, "/api/v1/query"):
-		writeVector(w, now, instantAnswer(q, models, now, values, lagOf), warnings, infos)
+		writeVector(w, now, onInstances(instantAnswer(q, models, now, values, lagOf)), warnings, infos)
 	case strings.HasSuffix(r.URL.Path, "/api/v1/query_range"):
 		start, end, step := parseRange(r)
 		cutoff := func(m map[string]string) time.Time { return now.Add(-lagOf(m["model_name"])) }
 		f.mu.Lock()
-		ss := rangeAnswer(q, models, f.born)
+		ss := onInstances(rangeAnswer(q, models, f.born))
 		f.mu.Unlock()
 		writeLaggedMatrix(w, ss, start, end, step, cutoff, fill, warnings, infos)
 	case strings.Contains(r.URL.Path, "/api/v1/label/"):

@@ -78,10 +78,15 @@ func (rd *round) waitsFor(e *endpointState) bool {
 // samples for up to W, and must not pass for a live figure. An endpoint
 // that lags but moves on (a lagging shard) has not stopped, nor has any
 // endpoint of a store that lags as a whole: its newest samples still
-// advance, however late.
+// advance, however late. A model row has stopped once all its replicas
+// have: its own newest sample, theirs newest, stands still behind a
+// stopped replica's while another replica that lags moves on.
 func (rd *round) stopped(e *endpointState) bool {
 	if !rd.lag.freshAnswered || rd.lag.newest.IsZero() {
 		return false
+	}
+	if len(e.members) > 0 {
+		return !slices.ContainsFunc(e.members, func(m *endpointState) bool { return !rd.stopped(m) })
 	}
 	if e.dataAt.IsZero() {
 		// Never in a freshness answer, while its model's other replicas
@@ -121,10 +126,12 @@ func (rd *round) noteRestarts() {
 // histogram steps only say so once a step has ended (up to a histogram
 // step later), and meanwhile the window's quantiles would pass for live
 // next to rates already stale. Dated, like its values, by its newest
-// sample, so they turn stale from there.
+// sample, so they turn stale from there. A model row whose replicas have
+// all stopped too (QA: a lone replica's, the only row shown for it, read
+// TTFT live for 21s after the replica row said no data).
 func (rd *round) stoppedDistributions() {
 	for _, e := range rd.reg.all() {
-		if len(e.members) > 0 || !rd.stopped(e) {
+		if !rd.stopped(e) {
 			continue
 		}
 		for _, sig := range signalsOf(rd.s.state.queries.hist) {

@@ -2,6 +2,7 @@ package promql
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -282,5 +283,137 @@ func TestNeverSeenReplicaRetired(t *testing.T) {
 	}
 	if got := rec.find(telemetry.KindNoData, "llama-b/llama", ""); len(got) != 0 {
 		t.Errorf("retired replica still reported: %+v", got)
+	}
+}
+
+// A model row whose replicas have all stopped takes their state for its
+// distributions too, from the first refresh that finds them stopped: its
+// histogram windows end with theirs, and the windows it already has must
+// not read live while the replica's row says no data (QA: a lone
+// replica's model row, the only row shown for it, read TTFT live for 21s
+// after the replica was killed). The model row of a live replica stays
+// live.
+func TestModelRowOfStoppedReplicasNotLive(t *testing.T) {
+	// Stopped at each phase of the 15s histogram step: the row's windows
+	// end up to a step before its no data otherwise would.
+	for _, phase := range []time.Duration{0, 5 * time.Second, 10 * time.Second} {
+		t.Run(phase.String(), func(t *testing.T) { checkModelRowOfStoppedReplicas(t, phase) })
+	}
+}
+
+func checkModelRowOfStoppedReplicas(t *testing.T, phase time.Duration) {
+	f := newFakeProm(t, "a", "b")
+	f.set(func(f *fakeProm) { f.instances = map[string]string{"a": "host-a:8000", "b": "host-b:8000"} })
+	clk := &fakeClock{t: time.Unix(1_000_003, 0).Add(phase)}
+	f.set(func(f *fakeProm) { f.clock = clk.Now })
+	figures := telemetry.NewStore(telemetry.DefaultStoreConfig())
+	cfg := testConfig(f.URL())
+	cfg.HistogramStep, cfg.Delay, cfg.Refresh = 15*time.Second, 5*time.Second, 5*time.Second // the defaults QA ran
+	s, err := New(cfg, telemetry.SinkFunc(figures.Observe))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.now = clk.Now
+	refresh := func() {
+		t.Helper()
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	state := func(name string, sig telemetry.Signal) telemetry.State {
+		snap, _ := figures.Signal(name, sig, clk.Now(), time.Minute)
+		return snap.State
+	}
+	for range 12 { // 60s: histogram windows for both models
+		refresh()
+		clk.Add(5 * time.Second)
+	}
+	for _, name := range []string{"a", "b"} {
+		if st := state(name, telemetry.TTFT); st != telemetry.Live {
+			t.Fatalf("model row %s's TTFT %s before the stop, want live", name, st)
+		}
+	}
+	f.set(func(f *fakeProm) { f.models = []string{"a"} }) // b's only replica stopped
+	for i := range 4 {
+		refresh()
+		row, replica := state("b", telemetry.TTFT), state("host-b:8000/b", telemetry.TTFT)
+		if row == telemetry.Live || replica == telemetry.Live || row != replica {
+			t.Errorf("refresh %d after the stop: model row b's TTFT %s, its replica's %s: want the replica's state, no data or stale", i+1, row, replica)
+		}
+		if st := state("a", telemetry.TTFT); st != telemetry.Live {
+			t.Errorf("refresh %d after the stop: the live model row a's TTFT %s, want live", i+1, st)
+		}
+		clk.Add(5 * time.Second)
+	}
+}
+
+// A model row has stopped only once all its replicas have: one replica
+// that stopped while the other lags (its newest samples 20s old, yet
+// moving on) leaves the row's newest sample standing still behind the
+// stopped one's for 20s, which must not pass for a frozen row: its
+// figures are the lagging replica's, never no data (nor, then, its
+// distributions: stoppedDistributions).
+func TestModelRowWithALaggingReplicaNotStopped(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(2_000_000, 0)}
+	var mu sync.Mutex
+	live := map[string]bool{"llama-a": true, "llama-b": true}
+	f := newFakeProm(t)
+	series := func(pod, model string, v float64) fakeSeries {
+		return fakeSeries{labels: map[string]string{"model_name": model, "pod": pod, "instance": pod + ":8000", "tokentop_engine": "vllm"}, value: v}
+	}
+	f.set(func(f *fakeProm) {
+		f.clock = clk.Now
+		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
+			if !strings.HasSuffix(r.URL.Path, "/query") {
+				return false
+			}
+			mu.Lock()
+			a, b := live["llama-a"], live["llama-b"]
+			mu.Unlock()
+			now := clk.Now()
+			ts := func(age time.Duration) float64 { return float64(now.Add(-age).UnixMilli()) / 1000 }
+			var ss []fakeSeries
+			switch {
+			case strings.Contains(q, "timestamp("):
+				ss = append(ss, series("other-x", "other", ts(2*time.Second)))
+				if a {
+					ss = append(ss, series("llama-a", "llama", ts(22*time.Second))) // lags 20s behind the others
+				}
+				if b {
+					ss = append(ss, series("llama-b", "llama", ts(2*time.Second)))
+				}
+			case strings.Contains(q, "vllm:num_requests_running"):
+				ss = append(ss, series("other-x", "other", 5), series("llama-a", "llama", 1),
+					fakeSeries{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: 1})
+			}
+			writeVector(w, now, ss, nil, nil)
+			return true
+		}
+	})
+	s, rec := newTestSource(t, testConfig(f.URL()))
+	s.now = clk.Now
+	refresh := func() {
+		t.Helper()
+		rec.Reset()
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		clk.Add(5 * time.Second)
+	}
+	for range 3 {
+		refresh()
+	}
+	mu.Lock()
+	live["llama-b"] = false
+	mu.Unlock()
+	for i := range 6 { // 30s: the lagging replica's newest passes the stopped one's after 20s
+		refresh()
+		if got := rec.find(telemetry.KindSample, "llama", telemetry.Running); len(got) != 1 || got[0].Value != 1 {
+			t.Errorf("refresh %d after llama-b stopped: model row's running %+v, no data %+v; want the lagging live replica's 1",
+				i+1, got, rec.find(telemetry.KindNoData, "llama", telemetry.Running))
+		}
+		if nd := rec.find(telemetry.KindNoData, "llama-a/llama", telemetry.Running); len(nd) != 0 {
+			t.Errorf("refresh %d: the lagging replica's running no data %+v: it has not stopped", i+1, nd)
+		}
 	}
 }
