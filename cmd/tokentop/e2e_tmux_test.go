@@ -66,10 +66,7 @@ func tmuxWithBinary(t *testing.T) (bin, dir string, tm func(...string) (string, 
 		t.Skip("tmux not installed (apt-get install tmux)")
 	}
 	dir = t.TempDir()
-	bin = filepath.Join(dir, "tokentop")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin = buildTokentop(t)
 	sock := filepath.Join(dir, "tmux.sock")
 	tm = func(args ...string) (string, error) {
 		out, err := exec.Command(tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()

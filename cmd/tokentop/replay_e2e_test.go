@@ -41,11 +41,7 @@ func TestRecordingSurvivesTheSessionEnding(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs it for several seconds")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "tokentop")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildTokentop(t)
 	replay := func(t *testing.T, args ...string) (int, replayOut, string) {
 		t.Helper()
 		var out, errb bytes.Buffer

@@ -26,10 +26,7 @@ func TestReplayDashboardSaysDamageOnce(t *testing.T) {
 		t.Skip("builds the binary and runs its dashboard on a pty")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "tokentop")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildTokentop(t)
 	// A version-1 recording (no closing record) cut inside its last line.
 	path := filepath.Join(dir, "cut.jsonl")
 	at := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)

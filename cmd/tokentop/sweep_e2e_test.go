@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,10 +71,7 @@ func TestSweepEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and sweeps for several seconds")
 	}
-	bin := filepath.Join(t.TempDir(), "tokentop")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildTokentop(t)
 	url := startSim(t, sweepModel())
 	run := func(extra ...string) (string, string, error) {
 		args := append([]string{"sweep", url, "--max-concurrency", "8", "--max-tokens", "24", "--min-requests", "10",

@@ -156,14 +156,7 @@ func TestReplicaStoppedBeforeFirstSeen(t *testing.T) {
 	})
 	s, rec := newTestSource(t, testConfig(pf.f.URL()))
 	s.now = clk.Now
-	refresh := func() {
-		t.Helper()
-		rec.Reset()
-		if err := s.RefreshOnce(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		clk.Add(5 * time.Second)
-	}
+	refresh := refreshThenStep(t, s, rec, clk)
 	counted := func() (string, bool) {
 		var label string
 		found := false
@@ -392,14 +385,7 @@ func TestModelRowWithALaggingReplicaNotStopped(t *testing.T) {
 	})
 	s, rec := newTestSource(t, testConfig(f.URL()))
 	s.now = clk.Now
-	refresh := func() {
-		t.Helper()
-		rec.Reset()
-		if err := s.RefreshOnce(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		clk.Add(5 * time.Second)
-	}
+	refresh := refreshThenStep(t, s, rec, clk)
 	for range 3 {
 		refresh()
 	}
@@ -415,5 +401,19 @@ func TestModelRowWithALaggingReplicaNotStopped(t *testing.T) {
 		if nd := rec.find(telemetry.KindNoData, "llama-a/llama", telemetry.Running); len(nd) != 0 {
 			t.Errorf("refresh %d: the lagging replica's running no data %+v: it has not stopped", i+1, nd)
 		}
+	}
+}
+
+// refreshThenStep returns a refresh that forgets what was recorded, runs
+// one refresh (failing the test on its error) and moves the clock on by
+// the default 5s refresh interval.
+func refreshThenStep(t *testing.T, s *Source, rec *recorder, clk *fakeClock) func() {
+	return func() {
+		t.Helper()
+		rec.Reset()
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		clk.Add(5 * time.Second)
 	}
 }
