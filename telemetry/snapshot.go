@@ -321,9 +321,6 @@ func (s *Store) preferredKind(kind string) bool {
 func (s *Store) signalSnapshot(t *track, now time.Time, window time.Duration) SignalSnapshot {
 	info := t.signal.Info()
 	out := SignalSnapshot{Unit: info.Unit, Source: t.source, State: s.trackState(t, now), Err: s.trackErr(t), Approx: t.approx}
-	if out.State == Live && s.sourceStale(t.source, now) {
-		out.State = Stale
-	}
 	if t.hasValue {
 		out.ObservedAt = t.lastGoodAt
 	} else {

@@ -56,9 +56,15 @@ func seconds(d time.Duration) string {
 }
 
 // trackState is t's state at now, its source's newest report deciding
-// whether an earlier failure is over.
+// whether an earlier failure is over. A live track of a stale or silent
+// source is stale: everything built on the track (the preferred source of
+// a signal, energy per token) must see it so, not only its own figure.
 func (s *Store) trackState(t *track, now time.Time) State {
-	return t.stateAt(now, s.cfg, s.bySource[t.source].at)
+	st := t.stateAt(now, s.cfg, s.bySource[t.source].at)
+	if st == Live && s.sourceStale(t.source, now) {
+		return Stale
+	}
+	return st
 }
 
 // trackErr is t's error text, "" once its failure is over.

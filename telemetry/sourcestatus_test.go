@@ -118,3 +118,46 @@ func TestFailureOverOnceSourceReportsLater(t *testing.T) {
 		t.Errorf("other signal while TPOT fails: %s %q, want as old as its last value (stale)", s.State, s.Err)
 	}
 }
+
+// A figure built on a track of a silent source is no fresher than the
+// track: energy per token whose GPU power comes from a PromQL source that
+// stopped reporting is stale with that power, not live; and where a live
+// scrape feeds the same power, the signal falls back to it.
+func TestSilentSourceTrackIsStaleForDerivedAndPreferred(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	const prom = "promql:http://prom"
+	feed := func(st *Store, withScrapePower bool) {
+		st.Observe(Observation{Kind: KindSource, At: t0, Source: prom, Interval: 5 * time.Second,
+			Status: &SourceStatus{Name: "prometheus", State: Live, LastOK: t0}})
+		// A minute's cadence: live by the track's own age for a minute.
+		st.Observe(Observation{Kind: KindSample, At: t0, Endpoint: "ep", Signal: GPUPower, Source: prom, Value: 400, Interval: time.Minute})
+		for i := range 21 {
+			at := t0.Add(time.Duration(i) * time.Second)
+			st.Observe(Observation{Kind: KindSample, At: at, Endpoint: "ep", Signal: OutputTPS, Source: "scrape:http://ep", Value: 200, Interval: time.Second})
+			if withScrapePower {
+				st.Observe(Observation{Kind: KindSample, At: at, Endpoint: "ep", Signal: GPUPower, Source: "scrape:http://ep", Value: 300, Interval: time.Second})
+			}
+		}
+	}
+	silent := t0.Add(20 * time.Second) // 4 intervals of 5 s without a report
+
+	only := NewStore(StoreConfig{Prefer: []string{"promql", "scrape"}})
+	feed(only, false)
+	ep := only.Snapshot(silent, time.Minute).Endpoints[0]
+	if p := ep.Signals[GPUPower]; p.State != Stale {
+		t.Fatalf("power of a silent source: %s, want stale", p.State)
+	}
+	if e := ep.Signals[EnergyPerToken]; e.State != Stale {
+		t.Errorf("J/token from the power of a silent source: %s %+v, want stale like its power", e.State, e)
+	}
+
+	both := NewStore(StoreConfig{Prefer: []string{"promql", "scrape"}})
+	feed(both, true)
+	ep = both.Snapshot(silent, time.Minute).Endpoints[0]
+	if p := ep.Signals[GPUPower]; p.State != Live || p.Source != "scrape:http://ep" {
+		t.Errorf("power with PromQL silent and a live scrape: %s from %s, want live from the scrape", p.State, p.Source)
+	}
+	if e := ep.Signals[EnergyPerToken]; e.State != Live || !strings.Contains(e.Source, "scrape:http://ep ÷") {
+		t.Errorf("J/token with PromQL silent and a live scrape: %s from %s, want live from the scrape", e.State, e.Source)
+	}
+}
