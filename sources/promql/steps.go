@@ -78,7 +78,7 @@ const skewDeadband = 500 * time.Millisecond
 
 func (c *clockOffset) observe(server, sent, received time.Time) {
 	var res time.Duration
-	if server.UnixMilli()%1000 == 0 {
+	if wholeSecond(server) {
 		res = time.Second
 	}
 	lo, hi := server.Add(-res).Sub(received), server.Add(res).Sub(sent)

@@ -138,6 +138,25 @@ func TestRateKindNeedsEvidence(t *testing.T) {
 	}
 }
 
+// One refresh's answers are evaluated concurrently, often in the same
+// millisecond: equal whole-second times are one chance of Prometheus
+// landing on a whole second, not evidence of VictoriaMetrics.
+func TestRateKindCountsDistinctWholeSeconds(t *testing.T) {
+	var k rateKind
+	at := time.Unix(1_000_000, 0)
+	for range wholeSecondEvidence + 2 {
+		k.observe(at)
+	}
+	if !k.dividesByWindow() {
+		t.Fatal("one whole-second evaluation time, seen many times: want Prometheus' rate still")
+	}
+	k.observe(at.Add(time.Second))
+	k.observe(at.Add(2 * time.Second))
+	if k.dividesByWindow() {
+		t.Error("three distinct whole-second evaluation times: want VictoriaMetrics' rate")
+	}
+}
+
 // A replica that stopped before the source first saw it (killed before
 // tokentop started) is in no freshness answer while its model's other
 // replica is, yet its rate over [W] still answers from its older samples:

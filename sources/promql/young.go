@@ -22,21 +22,33 @@ import (
 // rateKind tells, from the evaluation times seen, whether the store's
 // rate() divides by the whole window.
 type rateKind struct {
-	wholeSeconds int  // evaluations at a whole second
-	subSecond    bool // an evaluation with milliseconds: Prometheus' engine
+	wholeSeconds int       // distinct evaluation times at a whole second
+	last         time.Time // the last evaluation time seen
+	subSecond    bool      // an evaluation with milliseconds: Prometheus' engine
 }
 
-// wholeSecondEvidence is how many evaluations, all at whole seconds, make
-// the store VictoriaMetrics: by chance, one in 1000³ for Prometheus.
+// wholeSecondEvidence is how many distinct evaluation times, all at whole
+// seconds, make the store VictoriaMetrics: by chance, one in 1000³ for
+// Prometheus. Only distinct times count: one refresh's answers are
+// evaluated concurrently, often in the same millisecond, and equal times
+// are one chance of 1000, not three.
 const wholeSecondEvidence = 3
 
 func (k *rateKind) observe(eval time.Time) {
-	if eval.UnixMilli()%1000 != 0 {
+	if !wholeSecond(eval) {
 		k.subSecond = true
 		return
 	}
+	if eval.Equal(k.last) {
+		return
+	}
+	k.last = eval
 	k.wholeSeconds++
 }
+
+// wholeSecond reports whether t has no milliseconds: VictoriaMetrics'
+// evaluation times always, Prometheus' one in 1000.
+func wholeSecond(t time.Time) bool { return t.UnixMilli()%1000 == 0 }
 
 // dividesByWindow reports whether a young series' rate over [W] reads low
 // (Prometheus' engine), the default until the evaluations have said.
