@@ -23,11 +23,12 @@ import (
 //  2. by host: otherwise, the GPU series whose dcgm-exporter Hostname, or
 //     whose instance host, is the replica's instance host (for a replica
 //     with a pod label, only GPU series without one);
-//  3. by Config.GroupBy: only where neither the endpoint nor the GPU
-//     series carries a host or pod (both aggregated by the grouping
-//     labels), or where a grouping label names the place (instance,
-//     Hostname, pod), series whose grouping-label values are all set and
-//     equal the endpoint's. A replica whose host or pod is known never takes
+//  3. by Config.GroupBy: only for an endpoint without a host or pod
+//     (aggregated by the grouping labels), the GPU series whose
+//     grouping-label values are all set and equal the endpoint's; those
+//     series must carry no host or pod either, unless a grouping label
+//     names the place (instance, Hostname, pod, exported_pod). A replica
+//     whose host or pod is known never joins by group, so never takes
 //     another host's GPUs for sharing a namespace with them.
 //
 // An aggregate takes the GPU-weighted mean of what its replicas joined;
