@@ -85,3 +85,25 @@ func TestStartVictoriaMetricsScrapesAndKill(t *testing.T) {
 		t.Errorf("victoria-metrics still answers after Kill (close: %v)", resp.Body.Close())
 	}
 }
+
+// A test's temporary directory keeps & from the test's name, which
+// Prometheus' JSON flags escape as \u0026: the path must be decoded to be
+// recognised, and a path that only starts like ours is another server's.
+func TestFlagsNameData(t *testing.T) {
+	const data = "/tmp/TestA&B123/001/data-7"
+	prom := []byte(`{"status":"success","data":{"storage.tsdb.path":"/tmp/TestA\u0026B123/001/data-7","web.listen-address":"127.0.0.1:9"}}`)
+	if own, err := flagsNameData("prometheus", prom, data); err != nil || !own {
+		t.Errorf("Prometheus naming our directory, & escaped: %v %v, want ours", own, err)
+	}
+	other := []byte(`{"status":"success","data":{"storage.tsdb.path":"/tmp/TestA\u0026B123/001/data-71"}}`)
+	if own, err := flagsNameData("prometheus", other, data); err != nil || own {
+		t.Errorf("Prometheus with another directory: %v %v, want not ours", own, err)
+	}
+	if _, err := flagsNameData("prometheus", []byte("not json"), data); err == nil {
+		t.Error("unreadable Prometheus flags accepted")
+	}
+	vm := []byte("-httpListenAddr=\"127.0.0.1:9\"\n-storageDataPath=\"/tmp/TestA&B123/001/data-7\"\n")
+	if own, err := flagsNameData("victoria-metrics", vm, data); err != nil || !own {
+		t.Errorf("VictoriaMetrics naming our directory: %v %v, want ours", own, err)
+	}
+}

@@ -56,10 +56,31 @@ func (s *Server) checkOwn() error {
 	if err = errors.Join(err, resp.Body.Close()); err != nil {
 		return fmt.Errorf("%s flags: %w", s.name, err)
 	}
-	if !strings.Contains(string(body), s.data) {
+	own, err := flagsNameData(s.name, body, s.data)
+	if err != nil {
+		return fmt.Errorf("%s flags: %w", s.name, err)
+	}
+	if !own {
 		return fmt.Errorf("another server answers on %s (its flags do not name %s)", s.URL, s.data)
 	}
 	return nil
+}
+
+// flagsNameData reports whether a server's flags page names data as its
+// data directory. Prometheus' is JSON, which escapes characters a test's
+// temporary directory may hold (& as \u0026), so its path is decoded and
+// compared whole; VictoriaMetrics' is plain text, -storageDataPath="…".
+func flagsNameData(name string, body []byte, data string) (bool, error) {
+	if name == "victoria-metrics" {
+		return strings.Contains(string(body), data), nil
+	}
+	var flags struct {
+		Data map[string]string `json:"data"`
+	}
+	if err := json.Unmarshal(body, &flags); err != nil {
+		return false, err
+	}
+	return flags.Data["storage.tsdb.path"] == data, nil
 }
 
 // WaitTargetsUp waits until every target has been scraped successfully.
