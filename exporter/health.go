@@ -103,12 +103,19 @@ func (e *Exporter) probeHealth() (ok bool, reason string) {
 // every second is not stale after three.
 const minSourceStaleness = 5 * time.Second
 
-// sourceLimit is how long a source may go without answering.
-func sourceLimit(interval time.Duration) time.Duration {
+// sourceLimit is how long a source may go without answering, and the text
+// saying how it is made from the refresh interval it used (the default for
+// a source that named none).
+func sourceLimit(interval time.Duration) (time.Duration, string) {
 	if interval <= 0 {
 		interval = DefaultProbeInterval
 	}
-	return max(3*interval, minSourceStaleness)
+	limit := max(3*interval, minSourceStaleness)
+	makeup := fmt.Sprintf("limit %s = 3 × %s refresh", limit, interval)
+	if limit > 3*interval {
+		makeup += fmt.Sprintf(" (at least %s)", minSourceStaleness)
+	}
+	return limit, makeup
 }
 
 func (e *Exporter) sourcesHealth() (ok bool, reason string) {
@@ -117,21 +124,21 @@ func (e *Exporter) sourcesHealth() (ok bool, reason string) {
 	defer e.mu.Unlock()
 	up := now.Sub(e.started)
 	ids := make([]string, 0, len(e.sources))
-	graceLimit := sourceLimit(0)
+	graceLimit, _ := sourceLimit(0)
 	for id, sh := range e.sources {
 		ids = append(ids, id)
-		graceLimit = max(graceLimit, sourceLimit(sh.interval))
+		limit, _ := sourceLimit(sh.interval)
+		graceLimit = max(graceLimit, limit)
 	}
 	sort.Strings(ids)
 	var troubles []string
 	for _, id := range ids {
 		sh := e.sources[id]
-		limit := sourceLimit(sh.interval)
+		limit, makeup := sourceLimit(sh.interval)
 		if !sh.answered.IsZero() && now.Sub(sh.answered) <= limit {
-			return true, fmt.Sprintf("%s answered %s ago (limit %s = 3 × %s refresh)", id,
-				now.Sub(sh.answered).Round(time.Millisecond), limit, sh.interval)
+			return true, fmt.Sprintf("%s answered %s ago (%s)", id, now.Sub(sh.answered).Round(time.Millisecond), makeup)
 		}
-		troubles = append(troubles, sourceTrouble(id, sh, now, up, limit))
+		troubles = append(troubles, sourceTrouble(id, sh, now, up, makeup))
 	}
 	if up <= graceLimit {
 		if len(ids) == 0 {
@@ -146,12 +153,12 @@ func (e *Exporter) sourcesHealth() (ok bool, reason string) {
 }
 
 // sourceTrouble says why a source does not count as answering.
-func sourceTrouble(id string, sh *sourceHealth, now time.Time, up, limit time.Duration) string {
+func sourceTrouble(id string, sh *sourceHealth, now time.Time, up time.Duration, makeup string) string {
 	since := "since start " + up.Round(time.Second).String() + " ago"
 	if !sh.answered.IsZero() {
 		since = "for " + now.Sub(sh.answered).Round(time.Second).String()
 	}
-	s := fmt.Sprintf("%s: no answer %s (limit %s = 3 × %s refresh), last report %s", id, since, limit, sh.interval, sh.state)
+	s := fmt.Sprintf("%s: no answer %s (%s), last report %s", id, since, makeup, sh.state)
 	if sh.err != "" {
 		s += ": " + sh.err
 	}
