@@ -99,21 +99,20 @@ func (e *Exporter) probeHealth() (ok bool, reason string) {
 	return false, fmt.Sprintf("no probe result for %s (%s)", age.Round(time.Second), makeup)
 }
 
-// minSourceStaleness matches telemetry's MinStaleAfter: a source refreshing
-// every second is not stale after three.
-const minSourceStaleness = 5 * time.Second
-
-// sourceLimit is how long a source may go without answering, and the text
-// saying how it is made from the refresh interval it used (the default for
-// a source that named none).
+// sourceLimit is how long a source may go without answering: telemetry's
+// staleness, so /healthz and the store agree on when a source went silent.
+// The text says how the limit is made from the refresh interval it used
+// (the default for a source that named none).
 func sourceLimit(interval time.Duration) (time.Duration, string) {
 	if interval <= 0 {
 		interval = DefaultProbeInterval
 	}
-	limit := max(3*interval, minSourceStaleness)
-	makeup := fmt.Sprintf("limit %s = 3 × %s refresh", limit, interval)
-	if limit > 3*interval {
-		makeup += fmt.Sprintf(" (at least %s)", minSourceStaleness)
+	cfg := telemetry.DefaultStoreConfig()
+	limit := cfg.SilentAfter(interval)
+	missed := time.Duration(cfg.StaleIntervals * float64(interval))
+	makeup := fmt.Sprintf("limit %s = %g × %s refresh", limit, cfg.StaleIntervals, interval)
+	if limit > missed {
+		makeup += fmt.Sprintf(" (at least %s)", cfg.MinStaleAfter)
 	}
 	return limit, makeup
 }
