@@ -99,16 +99,22 @@ func (e *Exporter) probeHealth() (ok bool, reason string) {
 	return false, fmt.Sprintf("no probe result for %s (%s)", age.Round(time.Second), makeup)
 }
 
-// minSourceStaleness matches telemetry's MinStaleAfter: a source refreshing
-// every second is not stale after three.
-const minSourceStaleness = 5 * time.Second
-
-// sourceLimit is how long a source may go without answering.
-func sourceLimit(interval time.Duration) time.Duration {
+// sourceLimit is how long a source may go without answering: telemetry's
+// staleness, so /healthz and the store agree on when a source went silent.
+// The text says how the limit is made from the refresh interval it used
+// (the default for a source that named none).
+func sourceLimit(interval time.Duration) (time.Duration, string) {
 	if interval <= 0 {
 		interval = DefaultProbeInterval
 	}
-	return max(3*interval, minSourceStaleness)
+	cfg := telemetry.DefaultStoreConfig()
+	limit := cfg.SilentAfter(interval)
+	missed := time.Duration(cfg.StaleIntervals * float64(interval))
+	makeup := fmt.Sprintf("limit %s = %g × %s refresh", limit, cfg.StaleIntervals, interval)
+	if limit > missed {
+		makeup += fmt.Sprintf(" (at least %s)", cfg.MinStaleAfter)
+	}
+	return limit, makeup
 }
 
 func (e *Exporter) sourcesHealth() (ok bool, reason string) {
@@ -117,21 +123,21 @@ func (e *Exporter) sourcesHealth() (ok bool, reason string) {
 	defer e.mu.Unlock()
 	up := now.Sub(e.started)
 	ids := make([]string, 0, len(e.sources))
-	graceLimit := sourceLimit(0)
+	graceLimit, _ := sourceLimit(0)
 	for id, sh := range e.sources {
 		ids = append(ids, id)
-		graceLimit = max(graceLimit, sourceLimit(sh.interval))
+		limit, _ := sourceLimit(sh.interval)
+		graceLimit = max(graceLimit, limit)
 	}
 	sort.Strings(ids)
 	var troubles []string
 	for _, id := range ids {
 		sh := e.sources[id]
-		limit := sourceLimit(sh.interval)
+		limit, makeup := sourceLimit(sh.interval)
 		if !sh.answered.IsZero() && now.Sub(sh.answered) <= limit {
-			return true, fmt.Sprintf("%s answered %s ago (limit %s = 3 × %s refresh)", id,
-				now.Sub(sh.answered).Round(time.Millisecond), limit, sh.interval)
+			return true, fmt.Sprintf("%s answered %s ago (%s)", id, now.Sub(sh.answered).Round(time.Millisecond), makeup)
 		}
-		troubles = append(troubles, sourceTrouble(id, sh, now, up, limit))
+		troubles = append(troubles, sourceTrouble(id, sh, now, up, makeup))
 	}
 	if up <= graceLimit {
 		if len(ids) == 0 {
@@ -146,12 +152,12 @@ func (e *Exporter) sourcesHealth() (ok bool, reason string) {
 }
 
 // sourceTrouble says why a source does not count as answering.
-func sourceTrouble(id string, sh *sourceHealth, now time.Time, up, limit time.Duration) string {
+func sourceTrouble(id string, sh *sourceHealth, now time.Time, up time.Duration, makeup string) string {
 	since := "since start " + up.Round(time.Second).String() + " ago"
 	if !sh.answered.IsZero() {
 		since = "for " + now.Sub(sh.answered).Round(time.Second).String()
 	}
-	s := fmt.Sprintf("%s: no answer %s (limit %s = 3 × %s refresh), last report %s", id, since, limit, sh.interval, sh.state)
+	s := fmt.Sprintf("%s: no answer %s (%s), last report %s", id, since, makeup, sh.state)
 	if sh.err != "" {
 		s += ": " + sh.err
 	}

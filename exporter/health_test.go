@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"strings"
@@ -62,7 +63,32 @@ func TestHealthzWithoutProbesFollowsSources(t *testing.T) {
 	e.Observe(sourceObs("notify:webhook", clk.Now(), time.Second, telemetry.Live, ""))
 	expect(503, "no answer for 1m0s")
 	e.Observe(sourceObs("dcgm:http://127.0.0.1:9400/metrics", clk.Now(), time.Second, telemetry.Live, ""))
-	expect(200, "ok: dcgm:http://127.0.0.1:9400/metrics answered 0s ago (limit 5s = 3 × 1s refresh)")
+	expect(200, "ok: dcgm:http://127.0.0.1:9400/metrics answered 0s ago (limit 5s = 3 × 1s refresh (at least 5s))")
+}
+
+// Review: the limit's text named the source's own interval, not the one
+// the limit was made of: "limit 30s = 3 × 0s refresh" for a source that
+// named none, "limit 5s = 3 × 1s refresh" under the 5 s floor.
+func TestHealthzSaysTheIntervalTheLimitIsMadeOf(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	e := New(Options{Now: clk.Now, NoProbes: true})
+	const smi = "nvidia-smi:local"
+	e.Observe(sourceObs(smi, clk.Now(), 0, telemetry.Live, ""))
+	want := fmt.Sprintf("%s answered 0s ago (limit %s = 3 × %s refresh)", smi, 3*DefaultProbeInterval, DefaultProbeInterval)
+	if ok, reason := e.Health(); !ok || reason != want {
+		t.Errorf("health = %v %q, want ok %q", ok, reason, want)
+	}
+	clk.Add(time.Hour)
+	e.Observe(sourceObs(smi, clk.Now(), 0, telemetry.Error, "exit status 9"))
+	want = fmt.Sprintf("%s: no answer for 1h0m0s (limit %s = 3 × %s refresh), last report error: exit status 9", smi, 3*DefaultProbeInterval, DefaultProbeInterval)
+	if ok, reason := e.Health(); ok || reason != want {
+		t.Errorf("health = %v %q, want unhealthy %q", ok, reason, want)
+	}
+	e.Observe(sourceObs(smi, clk.Now(), time.Second, telemetry.Error, "exit status 9"))
+	want = smi + ": no answer for 1h0m0s (limit 5s = 3 × 1s refresh (at least 5s)), last report error: exit status 9"
+	if ok, reason := e.Health(); ok || reason != want {
+		t.Errorf("health = %v %q, want unhealthy %q", ok, reason, want)
+	}
 }
 
 // With probes the sources do not decide: a live PromQL store does not

@@ -154,16 +154,24 @@ func (r *rule) missing(now time.Time, m measurement) {
 	}
 }
 
-func missingReason(m measurement) string {
-	what := "no data"
-	switch m.data {
+// MissingDataWords says why there is no figure, from the state of the
+// data behind it: "data stale", "source failing", "no data yet" (never
+// observed), else "no data". An alert's reason and the TUI's alert line
+// both start from it.
+func MissingDataWords(data telemetry.State) string {
+	switch data {
 	case telemetry.Stale:
-		what = "data stale"
+		return "data stale"
 	case telemetry.Error:
-		what = "source failing"
+		return "source failing"
 	case telemetry.Unknown:
-		what = "no data yet"
+		return "no data yet"
 	}
+	return "no data"
+}
+
+func missingReason(m measurement) string {
+	what := MissingDataWords(m.data)
 	if m.reason != "" {
 		return what + ": " + m.reason
 	}

@@ -37,6 +37,13 @@ func DefaultStoreConfig() StoreConfig {
 	}
 }
 
+// SilentAfter is how long a source promising a report every interval may
+// go without one before it counts as stale: StaleIntervals of them, at
+// least MinStaleAfter.
+func (c StoreConfig) SilentAfter(interval time.Duration) time.Duration {
+	return max(time.Duration(c.StaleIntervals*float64(interval)), c.MinStaleAfter)
+}
+
 // Store turns observations into per-endpoint windows and snapshots. It is
 // a Sink; it is safe for concurrent use.
 type Store struct {

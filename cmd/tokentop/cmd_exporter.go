@@ -38,7 +38,8 @@ func runExporter(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	exp := exporter.New(exporter.Options{Alerts: m.SLO, NoProbes: !runsProbes(c), ProbeTimeout: longestProbeTimeout(c)})
+	probed, probeTimeout := probesOf(c)
+	exp := exporter.New(exporter.Options{Alerts: m.SLO, NoProbes: !probed, ProbeTimeout: probeTimeout})
 	m.AddSink(exp)
 	return runMonitor(ctx, m, c.Notify, stderr, func(ctx context.Context) error {
 		fmt.Fprintf(stderr, "tokentop exporter: serving /metrics and /healthz on %s\n", *listen)
@@ -46,30 +47,17 @@ func runExporter(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	})
 }
 
-// runsProbes reports whether any endpoint of c is probed: without probes
-// the exporter's health follows its other sources.
-func runsProbes(c *config.Config) bool {
+// probesOf reports whether any endpoint of c is probed (without probes
+// the exporter's health follows its other sources) and the largest request
+// timeout of those probes: the longest a probe of a hung target runs
+// before it reports, which /healthz must wait out (zero, no probes: the
+// exporter's default). Every endpoint has its Probe once c is completed.
+func probesOf(c *config.Config) (probed bool, longestTimeout time.Duration) {
 	for _, ep := range c.Endpoints {
-		if ep.Probe == nil || !ep.Probe.Disabled {
-			return true
+		if !ep.Probe.Disabled {
+			probed = true
+			longestTimeout = max(longestTimeout, ep.Probe.Timeout.D())
 		}
 	}
-	return false
-}
-
-// longestProbeTimeout is the largest request timeout of c's probes: the
-// longest a probe of a hung target runs before it reports, which /healthz
-// must wait out. Zero (no probes): the exporter's default.
-func longestProbeTimeout(c *config.Config) time.Duration {
-	var longest time.Duration
-	for _, ep := range c.Endpoints {
-		p := c.Probe
-		if ep.Probe != nil {
-			p = *ep.Probe
-		}
-		if !p.Disabled {
-			longest = max(longest, p.Timeout.D())
-		}
-	}
-	return longest
+	return probed, longestTimeout
 }

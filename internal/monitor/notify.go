@@ -144,9 +144,19 @@ func (m *Monitor) resendTicker(ns notify.Notifiers, every time.Duration) (stop f
 // shutdownAll drains every notifier until ctx ends and says which left
 // notifications undelivered.
 func shutdownAll(ctx context.Context, ds []deliverer) error {
+	// The notifiers shut down one after another under one deadline; each
+	// measures the grace at its own start, so a later one would name what
+	// was left of it rather than the grace that was given.
+	var grace time.Duration
+	if dl, ok := ctx.Deadline(); ok {
+		grace = time.Until(dl)
+	}
 	var errs []error
 	for _, d := range ds {
 		serr := d.Shutdown(ctx)
+		if ge, ok := errors.AsType[*notify.GraceError](serr); ok && grace > 0 {
+			ge.Grace = grace
+		}
 		s := d.Stats()
 		if n := s.Undelivered(); n > 0 {
 			msg := fmt.Sprintf("%s: %d of %d %s undelivered", d.Name(), n, n+s.Sent, plural(n+s.Sent, "notification"))

@@ -13,6 +13,7 @@ import (
 	"github.com/tokentop/tokentop/internal/config"
 	"github.com/tokentop/tokentop/internal/syncbuf"
 	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/slo/notify"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
@@ -122,6 +123,34 @@ func TestExitGraceCutShortSaidInAttempts(t *testing.T) {
 		}
 		if err == nil || err.Error() != "on-alert /bin/false: 1 of 1 notification undelivered (last error: exit status 1); the 5s exit grace cut delivery short after attempt 3 of 4" {
 			t.Errorf("shutdown: %v", err)
+		}
+	})
+}
+
+// Review: the notifiers shut down one after another under one deadline,
+// and the second named what the first had left of the grace: "the 2s
+// exit grace cut delivery short" when the grace was 5 s.
+func TestExitGraceNamedAsGivenForEveryNotifier(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var ds []deliverer
+		for _, argv := range [][]string{{"/bin/false"}, {"false"}} {
+			x, err := notify.NewExec(argv, notify.ExecOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x.Notify(time.Now(), []slo.Transition{{From: slo.Pending, To: slo.Firing, At: time.Now(),
+				Alert: slo.Alert{Objective: "tpot", Endpoint: "ep", State: slo.Firing}}})
+			ds = append(ds, x)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		// The first takes 3 s (attempts at 0, 1, 3 s), leaving 2 s.
+		err := shutdownAll(ctx, ds)
+		for _, name := range []string{"on-alert /bin/false", "on-alert false"} {
+			want := name + ": 1 of 1 notification undelivered (last error: exit status 1); the 5s exit grace cut delivery short after attempt 3 of 4"
+			if err == nil || !strings.Contains(err.Error()+"\n", want+"\n") {
+				t.Errorf("shutdown:\n%v\nwant a line:\n%s", err, want)
+			}
 		}
 	})
 }

@@ -106,20 +106,14 @@ func (m *Model) line(a slo.Alert, sel bool) string {
 // missingWords says what is true of the data behind an unknown or no-data
 // alert: never observed, answered with nothing, old, or failing.
 func missingWords(a slo.Alert) string {
-	switch a.Data {
-	case telemetry.Stale:
-		return "data stale"
-	case telemetry.Error:
-		return "source failing"
-	case telemetry.NoData:
+	if a.Data == telemetry.NoData {
+		// The source did answer: not the same as never observed.
 		if a.Count == 0 {
 			return "source answered, no data yet"
 		}
 		return "source answered with no data"
-	case telemetry.Unknown:
-		return "no data yet"
 	}
-	return "no data"
+	return slo.MissingDataWords(a.Data)
 }
 
 // field is one fixed-width cell of an alert line.

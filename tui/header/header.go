@@ -502,6 +502,11 @@ func sourceSeg(ctx *common.Context, s telemetry.SourceStatus, short bool, caveat
 			if short {
 				caveat = common.CutAtWord(caveat, caveatWidth, g.Ellipsis)
 			}
+			if caveat == "" {
+				// Not even its first word fits: the warn style still says
+				// there is one, and e shows it; "()" would say nothing.
+				return seg{t, r.Warn}
+			}
 			return seg{t + " (" + caveat + ")", r.Warn}
 		}
 		return seg{t, r.OK}

@@ -217,3 +217,17 @@ func TestSourcesCaveatUsesTheRoom(t *testing.T) {
 		}
 	}
 }
+
+// Review: a caveat whose first word does not fit its room was cut to ""
+// and still shown in parentheses: "prom ok ()".
+func TestCaveatCutToNothingLeavesNoParentheses(t *testing.T) {
+	c := ctx()
+	s := telemetry.SourceStatus{Name: "prom", State: telemetry.Live, Warnings: []string{"lagging-behind-the-store 30s"}}
+	got := sourceSeg(c, s, true, 8)
+	if want := c.Glyphs.OKMark + " prom ok"; got.text != want {
+		t.Errorf("short segment %q, want %q", got.text, want)
+	}
+	if got := sourceSeg(c, s, true, 40); !strings.HasSuffix(got.text, "prom ok (lagging-behind-the-store 30s)") {
+		t.Errorf("caveat with room: %q", got.text)
+	}
+}
