@@ -98,8 +98,7 @@ func (s *Store) gpuSnapshot(now time.Time) []GPUDevice {
 		d := g.dev
 		d.Endpoints = slices.Clone(d.Endpoints)
 		d.State = Live
-		stale := time.Duration(s.cfg.StaleIntervals * float64(g.interval))
-		if age > max(stale, s.cfg.MinStaleAfter) {
+		if age > s.cfg.SilentAfter(g.interval) {
 			d.State = Stale
 		}
 		out = append(out, d)

@@ -35,7 +35,7 @@ func (r sourceReport) silent(now time.Time, cfg StoreConfig) bool {
 	if r.interval <= 0 {
 		return false
 	}
-	return now.Sub(r.at) > max(time.Duration(cfg.StaleIntervals*float64(r.interval)), cfg.MinStaleAfter)
+	return now.Sub(r.at) > cfg.SilentAfter(r.interval)
 }
 
 // sourceStale reports whether the source of id has gone silent, or said

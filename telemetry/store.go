@@ -37,7 +37,7 @@ func DefaultStoreConfig() StoreConfig {
 	}
 }
 
-// SilentAfter is how long a source promising a report every interval may
+// SilentAfter is how long a source, track or GPU reporting every interval may
 // go without one before it counts as stale: StaleIntervals of them, at
 // least MinStaleAfter.
 func (c StoreConfig) SilentAfter(interval time.Duration) time.Duration {

@@ -292,9 +292,5 @@ func (t *track) freshness(now time.Time, cfg StoreConfig, at time.Time, state St
 }
 
 func (t *track) staleAfter(cfg StoreConfig) time.Duration {
-	d := time.Duration(cfg.StaleIntervals * float64(t.interval))
-	if d < cfg.MinStaleAfter {
-		d = cfg.MinStaleAfter
-	}
-	return d
+	return cfg.SilentAfter(t.interval)
 }
