@@ -32,6 +32,10 @@ step, meets every --slo-* objective. Prints a KEDA ScaledObject whose
 prometheus trigger fires on the engine's TPOT p95 at the knee's TPOT.
 All figures are the client's (probe) measurements; see docs/sweep.md.`
 
+var sweepMaxRPMUsage = fmt.Sprintf("ceiling on requests started per minute (default: %d per stream of --max-concurrency, at least %d, at most %d: "+
+	"a request every 100 ms per stream, which a closed loop against an LLM never reaches; a step it holds back below 90 %% in flight ends the sweep)",
+	sweep.StartsPerStreamPerMinute, probe.DefaultLimits().MaxPerMinute, probe.AbsoluteMaxPerMinute)
+
 // sweepConfig is what the flags say.
 type sweepConfig struct {
 	sweep      sweep.Config
@@ -89,13 +93,11 @@ func printSweep(w io.Writer, rep *sweep.Report, cfg sweepConfig, snippet string,
 	if err := sweep.Table(&b, rep.Steps, nil, sweep.LinesOf(cfg.sweep.Objectives)); err != nil {
 		return err
 	}
-	for _, s := range rep.Steps {
-		if s.Throttled() {
-			fmt.Fprintf(&b, "note: the requests-per-minute ceiling throttled concurrency %d (%.1f in flight on average, !); raise --max-rpm to load it fully\n",
-				s.Concurrency, *s.AchievedConcurrency)
-		}
-	}
 	fmt.Fprintf(&b, "stopped: %s\n", rep.Stop)
+	if h := rep.HeldBack; h != nil {
+		fmt.Fprintf(&b, "held back: concurrency %d ran with %.1f in flight (!), so it and the steps above it are no knee; %s\n",
+			h.Concurrency, h.InFlight, heldBackHint(h.By))
+	}
 	if k := rep.Knee; k != nil {
 		fmt.Fprintf(&b, "knee: concurrency %d (TTFT p95 %s, TPOT p95 %s, %s output tok/s), the highest meeting every objective\n",
 			k.Concurrency, fmtMS(k.TTFTp95ms), fmtMS(k.TPOTp95ms), fmtNum(k.OutputTPS))
@@ -109,6 +111,17 @@ func printSweep(w io.Writer, rep *sweep.Report, cfg sweepConfig, snippet string,
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// heldBackHint says how to let the sweep reach its target.
+func heldBackHint(h sweep.Holder) string {
+	switch h {
+	case sweep.HeldByRateCeiling:
+		return "raise --max-rpm to load it fully"
+	case sweep.HeldByServer:
+		return "the server refused the load (429): its own limit is the capacity"
+	}
+	return "rerun on a less loaded machine"
 }
 
 func fmtMS(v *float64) string {
@@ -193,7 +206,7 @@ func parseSweepArgs(args []string, stderr io.Writer) (sweepConfig, error) {
 	var maxRPM int
 	req.bind(fs)
 	fs.IntVar(&s.MaxConcurrency, "max-concurrency", probe.DefaultLimits().MaxConcurrency, maxConcurrencyUsage)
-	fs.IntVar(&maxRPM, "max-rpm", probe.DefaultLimits().MaxPerMinute, maxRPMUsage)
+	fs.IntVar(&maxRPM, "max-rpm", 0, sweepMaxRPMUsage)
 	fs.IntVar(&s.MinRequests, "min-requests", sweep.DefaultMinRequests, "judged requests per step before it may count as stable")
 	durationVar(fs, &s.MaxStepTime, "max-step-time", sweep.DefaultMaxStepTime, "end a step that has not settled after this long")
 	fs.Float64Var(&s.Tolerance, "tolerance", sweep.DefaultTolerance, "a step is stable when its p95s moved less than this share between checks")

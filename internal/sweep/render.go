@@ -75,7 +75,7 @@ func Table(w io.Writer, steps []Step, cur *Step, lines Lines) error {
 }
 
 // Throttled reports that the step kept fewer requests in flight than its
-// concurrency (under 90 %): the rate ceiling held starts back.
+// concurrency (under 90 %): a ceiling held starts back (HeldBackBy).
 func (s Step) Throttled() bool {
 	return s.AchievedConcurrency != nil && *s.AchievedConcurrency < 0.9*float64(s.Concurrency)
 }

@@ -29,9 +29,10 @@ type Step struct {
 	// null without bounds. GoodOutputTPS is their output tokens/s.
 	Goodput       *float64 `json:"goodput"`
 	GoodOutputTPS *float64 `json:"good_output_tps"`
-	// Throttled: fewer than 90 % of Concurrency in flight on average (the
-	// requests-per-minute ceiling held starts back).
+	// Throttled: fewer than 90 % of Concurrency in flight on average;
+	// HeldBackBy says what held the starts back.
 	ThrottledByRate bool        `json:"throttled"`
+	HeldBackBy      Holder      `json:"held_back_by,omitempty"`
 	Stable          bool        `json:"stable"`
 	End             string      `json:"end"` // why the step ended: stable, max step time, saturating, interrupted
 	Objectives      []Judgement `json:"objectives"`
@@ -162,6 +163,9 @@ func (m *stepRun) step(end string) Step {
 		inflight := busyWithin(m.all, w0, w1) / span.Seconds()
 		st.AchievedConcurrency = &inflight
 		st.ThrottledByRate = st.Throttled()
+		if st.ThrottledByRate {
+			st.HeldBackBy = m.heldBackBy(w0, w1)
+		}
 		if g := probe.GoodputOf(records(m.judged), m.bounds, span); g != nil {
 			st.Goodput, st.GoodOutputTPS = &g.Share, &g.GoodOutputThroughput
 		}

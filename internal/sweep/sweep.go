@@ -19,11 +19,30 @@ const (
 	DefaultStopFactor  = 2.0
 )
 
+// StartsPerStreamPerMinute is the sweep's own start-rate ceiling per
+// request in flight: one start every 100 ms per slot. A closed loop of c
+// streams starts a request only when one ends, so against an LLM (whose
+// answers take longer than 100 ms) the rate ceiling never binds and c
+// alone bounds the load; it binds only against a server that answers
+// faster, e.g. one failing fast, which it then holds to 10 c requests/s.
+const StartsPerStreamPerMinute = 600
+
+// DefaultMaxPerMinute is the start-rate ceiling of a sweep to maxConc when
+// none is given: 600 starts a minute per stream (a request every 100 ms),
+// at least the probe's default and at most probe.AbsoluteMaxPerMinute.
+// The probe's own default (600 a minute) would hold a closed loop of 8
+// streams of 0.5 s requests to 5 in flight.
+func DefaultMaxPerMinute(maxConc int) int {
+	return min(probe.AbsoluteMaxPerMinute, max(probe.DefaultLimits().MaxPerMinute, maxConc*StartsPerStreamPerMinute))
+}
+
 // Config says what to sweep and how.
 type Config struct {
 	// Probe is the request every step sends (URL, model, prompt, auth,
 	// ceilings). Its Concurrency is set per step; its Limits are the
-	// safety ceilings and must allow MaxConcurrency.
+	// safety ceilings and must allow MaxConcurrency. Zero limits are the
+	// sweep's defaults: MaxConcurrency in flight, DefaultMaxPerMinute
+	// starts a minute.
 	Probe probe.Options
 	// MaxConcurrency is the last step: 1, 2, 4, … up to it (itself
 	// included when it is not a power of two).
@@ -56,9 +75,22 @@ type Report struct {
 	Engine   telemetry.Engine `json:"engine,omitempty"`
 	Endpoint string           `json:"endpoint"`
 	Source   string           `json:"source"` // whose figures these are
-	Steps    []Step           `json:"steps"`
-	Knee     *Knee            `json:"knee"` // null when concurrency 1 already misses an objective
-	Stop     string           `json:"stop"` // why the sweep ended
+	// Limits are the safety ceilings the sweep ran under.
+	Limits probe.Limits `json:"limits"`
+	Steps  []Step       `json:"steps"`
+	Knee   *Knee        `json:"knee"` // null when concurrency 1 already misses an objective
+	Stop   string       `json:"stop"` // why the sweep ended
+	// HeldBack is the step a ceiling kept below 90 % of its concurrency,
+	// which ended the sweep short of MaxConcurrency; null when none did.
+	HeldBack *HeldBack `json:"held_back"`
+}
+
+// HeldBack says which step could not keep its concurrency in flight, and
+// what held it back.
+type HeldBack struct {
+	Concurrency int     `json:"concurrency"`
+	InFlight    float64 `json:"in_flight"`
+	By          Holder  `json:"by"`
 }
 
 // Knee is the highest concurrency meeting every objective.
@@ -82,6 +114,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.StopFactor == 0 {
 		c.StopFactor = DefaultStopFactor
+	}
+	if c.Probe.Limits.MaxConcurrency == 0 {
+		c.Probe.Limits.MaxConcurrency = c.MaxConcurrency
+	}
+	if c.Probe.Limits.MaxPerMinute == 0 {
+		c.Probe.Limits.MaxPerMinute = DefaultMaxPerMinute(c.MaxConcurrency)
 	}
 	return c
 }
@@ -140,7 +178,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	ep := p.Endpoint()
 	opts.Model = p.Model()
 	rep := &Report{URL: p.URL(), Model: p.Model(), Engine: ep.Engine, Endpoint: ep.Name,
-		Source: "client (tokentop probe requests)"}
+		Source: "client (tokentop probe requests)", Limits: p.Options().Limits}
 	bounds := slo.BoundsFor(cfg.Objectives, ep.Name)
 	var objs []slo.Objective
 	for _, o := range cfg.Objectives {
@@ -167,6 +205,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			rep.Stop = "interrupted"
 			break
 		}
+		// A ceiling holds every higher step back as well: stop here.
+		if st.Throttled() {
+			rep.HeldBack = &HeldBack{Concurrency: c, InFlight: *st.AchievedConcurrency, By: st.HeldBackBy}
+			rep.Stop = fmt.Sprintf("concurrency %d held back to %.1f in flight by %s, short of the maximum concurrency %d",
+				c, *st.AchievedConcurrency, st.HeldBackBy.describe(rep.Limits), cfg.MaxConcurrency)
+			break
+		}
 		if reason := stopReason(rep.Steps, cfg.StopFactor); reason != "" {
 			rep.Stop = reason
 			break
@@ -179,12 +224,13 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-// kneeOf is the last step of the leading run of steps meeting every
-// objective.
+// kneeOf is the last step of the leading run of steps that ran at their
+// concurrency (at least 90 % of it in flight) and met every objective: a
+// step a ceiling held back did not carry the load it is named after.
 func kneeOf(steps []Step) *Knee {
 	var k *Knee
 	for _, s := range steps {
-		if !s.MeetsObjectives {
+		if !s.MeetsObjectives || s.Throttled() {
 			break
 		}
 		k = &Knee{Concurrency: s.Concurrency, TTFTp95ms: s.TTFTp95ms, TPOTp95ms: s.TPOTp95ms,

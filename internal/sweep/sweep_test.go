@@ -95,6 +95,54 @@ func TestKnee(t *testing.T) {
 	if k := kneeOf(steps[2:]); k != nil {
 		t.Errorf("knee %+v, want none", k)
 	}
+	// A step held below 90 % of its concurrency carried less load than
+	// its name: it meets its objectives, yet is no knee.
+	held := []Step{{Concurrency: 1, MeetsObjectives: true, AchievedConcurrency: f(1)},
+		{Concurrency: 2, MeetsObjectives: true, AchievedConcurrency: f(1.7)}}
+	if k := kneeOf(held); k == nil || k.Concurrency != 1 {
+		t.Errorf("knee %+v, want 1: concurrency 2 ran with 1.7 in flight", k)
+	}
+}
+
+// The sweep's own start-rate ceiling grows with the concurrency, so a
+// closed loop of ordinary requests reaches it; the probe's 600 a minute
+// stays the floor and the absolute ceiling the cap.
+func TestDefaultMaxPerMinute(t *testing.T) {
+	for c, want := range map[int]int{1: 600, 16: 9600, 128: probe.AbsoluteMaxPerMinute} {
+		if got := DefaultMaxPerMinute(c); got != want {
+			t.Errorf("DefaultMaxPerMinute(%d) = %d, want %d", c, got, want)
+		}
+	}
+}
+
+// A rate ceiling that cannot start requests as fast as the closed loop
+// finishes them holds the step back: the sweep stops there, says so, and
+// the knee is a step below it, though every step met its objectives.
+func TestSweepHeldBackByRateCeiling(t *testing.T) {
+	url := startSim(t, simModel(64))
+	objs := []slo.Objective{{Name: "errors", Kind: slo.ErrorRate, Threshold: 0.5}}
+	cfg := quickConfig(url, 16, objs)
+	// ~100 ms requests: 1 stream starts 600 a minute, 4 would need 2,400.
+	cfg.Probe.MaxTokens = 32
+	cfg.Probe.Limits.MaxPerMinute = 1200
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := rep.HeldBack
+	if h == nil || h.Concurrency > 4 || h.Concurrency < 2 || h.By != HeldByRateCeiling || h.InFlight >= 0.9*float64(h.Concurrency) ||
+		!strings.Contains(rep.Stop, "held back") || !strings.Contains(rep.Stop, "requests-per-minute ceiling (1200 a minute)") {
+		t.Fatalf("held back %+v, stop %q, steps %+v", h, rep.Stop, rep.Steps)
+	}
+	if last := rep.Steps[len(rep.Steps)-1]; last.Concurrency != h.Concurrency || !last.MeetsObjectives {
+		t.Errorf("the sweep went on past the held-back step, or it missed: %+v", rep.Steps)
+	}
+	if rep.Knee == nil || rep.Knee.Concurrency >= h.Concurrency {
+		t.Errorf("knee %+v at or above the held-back concurrency %d", rep.Knee, h.Concurrency)
+	}
+	if rep.Limits.MaxPerMinute != 1200 {
+		t.Errorf("limits %+v", rep.Limits)
+	}
 }
 
 func TestStopReason(t *testing.T) {

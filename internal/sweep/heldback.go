@@ -1,0 +1,55 @@
+package sweep
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tokentop/tokentop/sources/probe"
+)
+
+// Holder names what kept a step below its concurrency.
+type Holder string
+
+const (
+	// HeldByRateCeiling: starts ran at the requests-per-minute ceiling.
+	HeldByRateCeiling Holder = "rate ceiling"
+	// HeldByServer: the server answered 429 and the probe waited as told.
+	HeldByServer Holder = "server rate limiting"
+	// HeldByClient: neither; the client started requests late (an
+	// overloaded machine).
+	HeldByClient Holder = "client"
+)
+
+// describe says the holder in words, with the ceiling's value.
+func (h Holder) describe(l probe.Limits) string {
+	switch h {
+	case HeldByRateCeiling:
+		return fmt.Sprintf("the requests-per-minute ceiling (%d a minute)", l.MaxPerMinute)
+	case HeldByServer:
+		return "the server's rate limiting (429 answers)"
+	case HeldByClient:
+		return "the client (requests started late, not at a ceiling: an overloaded machine?)"
+	}
+	return string(h)
+}
+
+// heldBackBy says what held a throttled step back (mu held): the rate
+// ceiling when starts ran at 90 % of it or more, else the server when it
+// answered 429, else the client.
+func (m *stepRun) heldBackBy(w0, w1 time.Time) Holder {
+	starts, limited := 0, false
+	for _, r := range m.all {
+		if !r.Start.Before(w0) && !r.Start.After(w1) {
+			starts++
+		}
+		limited = limited || r.ErrorKind == probe.ErrRateLimited
+	}
+	perMinute := float64(starts) / w1.Sub(w0).Minutes()
+	switch {
+	case perMinute >= 0.9*float64(m.cfg.Probe.Limits.MaxPerMinute):
+		return HeldByRateCeiling
+	case limited:
+		return HeldByServer
+	}
+	return HeldByClient
+}
