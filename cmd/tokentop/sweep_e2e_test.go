@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,13 +72,8 @@ func TestSweepEndToEnd(t *testing.T) {
 	bin := buildTokentop(t)
 	url := startSim(t, sweepModel())
 	run := func(extra ...string) (string, string, error) {
-		args := append([]string{"sweep", url, "--max-concurrency", "8", "--max-tokens", "24", "--min-requests", "10",
-			"--tolerance", "0.2", "--max-step-time", "10s", "--max-rpm", "60000", "--slo-tpot", "25ms", "--slo-ttft", "1s"}, extra...)
-		cmd := exec.Command(bin, args...)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		return stdout.String(), stderr.String(), err
+		return runSweepBin(bin, url, append([]string{"--max-concurrency", "8", "--max-tokens", "24", "--min-requests", "10",
+			"--tolerance", "0.2", "--max-step-time", "10s", "--max-rpm", "60000", "--slo-tpot", "25ms", "--slo-ttft", "1s"}, extra...)...)
 	}
 
 	out, errs, err := run("--json")
