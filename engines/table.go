@@ -54,6 +54,18 @@ func share(hits, misses, note string) Alias {
 // Use vllm:prefix_cache_queries"), vllm:gpu_prefix_cache_hit_rate and
 // vllm:spec_decode_draft_acceptance_rate (V0 gauges of
 // vllm/engine/metrics.py), read from vLLM's source only.
+// vllmTPOTBuckets are vLLM's request_time_per_output_token_seconds
+// bounds, as in the capture vllm-v0.27-xpu-specdecode-mfu-metrics.txt
+// (internal/fixtures/testdata/metrics): nothing resolves below 10 ms.
+func vllmTPOTBuckets() []float64 {
+	return []float64{0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0}
+}
+
+func withBuckets(a Alias, bounds []float64) Alias {
+	a.Buckets = bounds
+	return a
+}
+
 func vllm() Spec {
 	const itlNote = "one observation per engine step per request (step time)"
 	return Spec{
@@ -68,7 +80,8 @@ func vllm() Spec {
 				histNote("vllm:inter_token_latency_seconds", itlNote),
 				histNote("vllm:time_per_output_token_seconds", itlNote+"; pre-0.10.2 name of ITL"),
 			},
-			telemetry.TPOT:      {histNote("vllm:request_time_per_output_token_seconds", "(e2e − TTFT)/(tokens − 1), one per request")},
+			telemetry.TPOT: {withBuckets(histNote("vllm:request_time_per_output_token_seconds", "(e2e − TTFT)/(tokens − 1), one per request"),
+				vllmTPOTBuckets())},
 			telemetry.E2E:       {hist("vllm:e2e_request_latency_seconds")},
 			Queue:               {hist("vllm:request_queue_time_seconds")},
 			telemetry.Running:   {gauge("vllm:num_requests_running")},
