@@ -45,15 +45,6 @@ func share(hits, misses, note string) Alias {
 	return Alias{Name: hits, Type: CounterShare, Per: misses, Note: note}
 }
 
-// vLLM V0 (≤0.7) and V1 (0.8+; adds the engine label and *_created gauges).
-//
-// Source: the captures vllm-v0.4-metrics.txt, vllm-v0.10-metrics.txt and
-// vllm-v0.27-xpu-specdecode-mfu-metrics.txt hold every name below except
-// three: vllm:gpu_prefix_cache_{hits,queries}_total (V1 before 0.10, hidden
-// from 0.10 and removed in 0.12: vLLM's v1/metrics/loggers.py, "DEPRECATED:
-// Use vllm:prefix_cache_queries"), vllm:gpu_prefix_cache_hit_rate and
-// vllm:spec_decode_draft_acceptance_rate (V0 gauges of
-// vllm/engine/metrics.py), read from vLLM's source only.
 // vllmTPOTBuckets are vLLM's request_time_per_output_token_seconds
 // bounds, as in the capture vllm-v0.27-xpu-specdecode-mfu-metrics.txt
 // (internal/fixtures/testdata/metrics): nothing resolves below 10 ms.
@@ -66,6 +57,15 @@ func withBuckets(a Alias, bounds []float64) Alias {
 	return a
 }
 
+// vLLM V0 (≤0.7) and V1 (0.8+; adds the engine label and *_created gauges).
+//
+// Source: the captures vllm-v0.4-metrics.txt, vllm-v0.10-metrics.txt and
+// vllm-v0.27-xpu-specdecode-mfu-metrics.txt hold every name below except
+// three: vllm:gpu_prefix_cache_{hits,queries}_total (V1 before 0.10, hidden
+// from 0.10 and removed in 0.12: vLLM's v1/metrics/loggers.py, "DEPRECATED:
+// Use vllm:prefix_cache_queries"), vllm:gpu_prefix_cache_hit_rate and
+// vllm:spec_decode_draft_acceptance_rate (V0 gauges of
+// vllm/engine/metrics.py), read from vLLM's source only.
 func vllm() Spec {
 	const itlNote = "one observation per engine step per request (step time)"
 	return Spec{
