@@ -56,6 +56,7 @@ type measurer func(ctx context.Context, sink telemetry.Sink) error
 type checkTarget struct {
 	label   string // for messages: the URL
 	measure measurer
+	err     error // why it could not be measured at all
 }
 
 // checkReport is the check's verdict; `check --json` prints it as
@@ -228,9 +229,11 @@ func check(ctx context.Context, targets []checkTarget, objs []slo.Objective, opt
 	sink := telemetry.Tee{store, rec, goodput}
 	var rep checkReport
 	start := time.Now()
+	var unreached []checkTarget
 	for _, t := range targets {
 		if err := t.measure(ctx, sink); err != nil {
 			rep.Errors = append(rep.Errors, fmt.Sprintf("%s: %v", t.label, err))
+			unreached = append(unreached, checkTarget{label: t.label, err: err})
 		}
 	}
 	now := time.Now()
@@ -248,6 +251,9 @@ func check(ctx context.Context, targets []checkTarget, objs []slo.Objective, opt
 	}
 	rep.Warnings = eng.Warnings()
 	rep.Results = eng.Check(now)
+	for _, t := range unreached {
+		rep.Results = append(rep.Results, notMeasured(t, eng.Objectives())...)
+	}
 	rep.Goodput = goodput.Results()
 	failed, unmeasured := 0, 0
 	for i, r := range rep.Results {
@@ -267,6 +273,26 @@ func check(ctx context.Context, targets []checkTarget, objs []slo.Objective, opt
 	}
 	rep.Pass = rep.ExitCode == 0
 	return rep
+}
+
+// notMeasured is one N/A row per objective that applies to a target that
+// could not be measured at all: its endpoints were never named, so the
+// engine judged nothing there, and the summary must still count what was
+// left unjudged (never "0 not measured" beside "could not measure").
+func notMeasured(t checkTarget, objs []slo.Objective) []slo.Result {
+	var out []slo.Result
+	for _, o := range objs {
+		if o.Endpoint != "" && o.Endpoint != "*" && !o.Matches(t.label) {
+			continue // names one endpoint: not this target's, as far as can be known
+		}
+		r := slo.Result{Objective: o.Name, Description: o.String(), Endpoint: t.label, Kind: o.Kind,
+			Signal: o.Signal, Threshold: o.Threshold, Data: telemetry.Unknown, Reason: t.err.Error()}
+		if o.Kind == slo.Ratio {
+			r.Threshold = o.Target
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // whyUnmeasured names the cause of missing latencies: when every request
