@@ -2,32 +2,17 @@ package main
 
 import (
 	"errors"
-	"net"
 	"os/exec"
 	"strings"
 	"testing"
 )
-
-// closedAddr is a loopback address nothing listens on.
-func closedAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
-}
 
 // An endpoint that cannot be reached leaves every objective unjudged: the
 // built binary's summary counts them (3 not measured, one N/A row each),
 // never "0 not measured" beside "could not measure" on stderr.
 func TestCheckUnreachableCountsWhatItCouldNotMeasure(t *testing.T) {
 	bin := buildTokentop(t)
-	url := "http://" + closedAddr(t)
+	url := closedPortURL(t)
 	cmd := exec.Command(bin, "check", url, "-n", "3", "--timeout", "5s")
 	cmd.Env = append(cmd.Environ(), "XDG_CONFIG_HOME="+t.TempDir())
 	var stderr strings.Builder
