@@ -69,12 +69,21 @@ func TestProbeCtrlCIsNotAFailure(t *testing.T) {
 // probeInterrupted runs probe -n 20 against a simulator, sends SIGINT while
 // the second request streams, and returns stdout.
 func probeInterrupted(t *testing.T, bin, format string) string {
-	srv := simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Seed: 1, Models: []sim.ModelSpec{model(sim.DemoHealthy)}})
-	args := []string{"probe", srv.URL(), "--model", sim.DemoHealthy, "-n", "20", "--max-tokens", "400"}
+	args := []string{"probe", "--model", sim.DemoHealthy, "-n", "20", "--max-tokens", "400"}
 	if format != "table" {
 		args = append(args, "--"+format)
 	}
-	p := startTokentop(t, bin, args...)
+	p := interruptSecondRequest(t, bin, args...)
+	p.wait(t, 20*time.Second)
+	return p.stdout.String()
+}
+
+// interruptSecondRequest runs `tokentop ARGS SIM-URL` against a simulator
+// and sends SIGINT while the second request streams.
+func interruptSecondRequest(t *testing.T, bin string, args ...string) *proc {
+	t.Helper()
+	srv := simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", Seed: 1, Models: []sim.ModelSpec{model(sim.DemoHealthy)}})
+	p := startTokentop(t, bin, append(args, srv.URL())...)
 	// The simulator counts a request's latency as it ends; with no other
 	// load, any engine step after that is the second request's.
 	var before int64
@@ -86,8 +95,25 @@ func probeInterrupted(t *testing.T, bin, format string) string {
 	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	p.wait(t, 20*time.Second)
-	return p.stdout.String()
+	return p
+}
+
+// Ctrl-C during `check` judges what was measured before it — the request
+// in flight counts nowhere — and says the check was interrupted: no N/A
+// rows for objectives that were judged, and exit 2 (not a pass).
+func TestCheckCtrlCJudgesWhatWasMeasured(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildTokentop(t)
+	p := interruptSecondRequest(t, bin, "check", "--model", sim.DemoHealthy, "-n", "20", "--max-tokens", "400")
+	code := p.wait(t, 20*time.Second)
+	out, errOut := p.stdout.String(), p.stderr.String()
+	if code != 2 || !hasRow(out, "PASS", "ttft-p95") || !strings.Contains(out, "(1 samples)") || !strings.Contains(out, "0% (1 requests)") ||
+		strings.Contains(out, "N/A") || !strings.Contains(out, "3 passed, 0 failed, 0 not measured (interrupted") ||
+		!strings.Contains(errOut, "interrupted") || strings.Contains(errOut, "could not measure") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
 }
 
 // simRequestsEnded reads the simulator's count of ended requests from its
