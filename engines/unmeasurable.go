@@ -48,15 +48,15 @@ func (s Spec) gives(sig telemetry.Signal) bool {
 // tableSignals are the signals any engine of the table gives, in display
 // order.
 func tableSignals() []telemetry.Signal {
-	any := map[telemetry.Signal]bool{}
+	given := map[telemetry.Signal]bool{}
 	for _, s := range All() {
 		for sig := range s.Signals {
-			any[sig] = true
+			given[sig] = true
 		}
 	}
 	var out []telemetry.Signal
 	for _, sig := range telemetry.Signals {
-		if any[sig] {
+		if given[sig] {
 			out = append(out, sig)
 		}
 	}

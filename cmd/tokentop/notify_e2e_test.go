@@ -199,6 +199,7 @@ func testAlertmanager(t *testing.T, bin string) {
 	if !breach.MatchString(active.Annotations["summary"]) {
 		t.Errorf("summary in Alertmanager %q, want %s", active.Annotations["summary"], breach)
 	}
+	t.Logf("summary in Alertmanager: %s", active.Annotations["summary"])
 	flaky.slow.Store(false)
 	var resolved amNotification
 	waitUntil(t, 60*time.Second, "Alertmanager's resolved notification", func() bool {
@@ -219,6 +220,7 @@ func testAlertmanager(t *testing.T, bin string) {
 	if !within.MatchString(a.Annotations["summary"]) {
 		t.Errorf("resolved summary %q, want %s", a.Annotations["summary"], within)
 	}
+	t.Logf("resolved summary: %s", a.Annotations["summary"])
 	if still, ok := findAMAlert(t, am, "tpot-p95", endpoint); ok && still.Status.State == "active" && still.EndsAt.After(healed) {
 		t.Errorf("Alertmanager still lists %+v as active", still)
 	}
