@@ -15,7 +15,7 @@ import (
 // query like `tokentop_slo_alert_state{state="firing"} == 1` never hits a
 // missing series mistaken for "not firing".
 func alertStates() []slo.State {
-	return []slo.State{slo.Inactive, slo.Pending, slo.Firing, slo.Resolved, slo.NoDataState, slo.UnknownState}
+	return []slo.State{slo.Inactive, slo.Pending, slo.Firing, slo.Resolved, slo.NoDataState, slo.UnknownState, slo.Unmeasurable}
 }
 
 // sloCollector reads the alerts at scrape time, so the values served are
@@ -35,7 +35,7 @@ func newSLOCollector(src AlertSource) *sloCollector {
 			"Error-budget burn rate of a ratio objective on an endpoint over a window (1 = spending the budget exactly over the SLO period); absent while the window holds no events.",
 			[]string{"objective", "endpoint", "window"}, nil),
 		state: prometheus.NewDesc("tokentop_slo_alert_state",
-			"1 for the alert's current state (inactive, pending, firing, resolved, no_data, unknown), 0 for the others; a ratio objective has one alert per severity (page, ticket).",
+			"1 for the alert's current state (inactive, pending, firing, resolved, no_data, unknown, unmeasurable), 0 for the others; a ratio objective has one alert per severity (page, ticket).",
 			[]string{"objective", "endpoint", "severity", "state"}, nil),
 		budget: prometheus.NewDesc("tokentop_slo_error_budget_remaining_ratio",
 			"Fraction of a ratio objective's error budget left over its period (1 = untouched, 0 or less = spent); absent until the events cover the objective's longest burn window.",

@@ -20,23 +20,25 @@ func stateRank(s State) int {
 		return 2
 	case NoDataState:
 		return 3
-	case Resolved:
+	case Unmeasurable:
 		return 4
+	case Resolved:
+		return 5
 	}
-	return 5
+	return 6
 }
 
-// Alerts returns the active alerts (firing, pending, unknown, no data) and
+// Alerts returns the open alerts (firing, pending, unknown, no data,
+// unmeasurable) and
 // the alerts resolved within Options.ResolvedFor of the last evaluation,
-// sorted firing, pending, unknown, no data, resolved; within a state the
+// sorted firing, pending, unknown, no data, unmeasurable, resolved; within a state the
 // oldest trouble first, resolved ones newest first.
 func (e *Engine) Alerts() []Alert {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var out []Alert
 	for _, r := range e.rules {
-		switch r.alert.State {
-		case Firing, Pending, UnknownState, NoDataState:
+		if Open(r.alert.State) {
 			out = append(out, r.alert)
 		}
 	}
@@ -145,10 +147,15 @@ func (e *Engine) Badge(endpoint string, now time.Time) Badge {
 
 // BadgeOf is the badge of one endpoint's alerts: BREACH when one fires,
 // PENDING, then ERROR, STALE and NO DATA from the data behind them, else
-// OK.
+// OK; unmeasurable objectives count for nothing, and an endpoint with
+// only those has none (BadgeNone).
 func BadgeOf(rows []Alert) Badge {
-	badge, rank := BadgeOK, 0
+	badge, rank, judged := BadgeOK, 0, false
 	for _, a := range rows {
+		if a.State == Unmeasurable {
+			continue // never judged: neither OK nor failing
+		}
+		judged = true
 		b := BadgeOK
 		switch {
 		case a.State == Firing:
@@ -167,6 +174,9 @@ func BadgeOf(rows []Alert) Badge {
 		if k := badgeRank(b); k > rank {
 			badge, rank = b, k
 		}
+	}
+	if !judged && len(rows) > 0 {
+		return BadgeNone // every objective there is unmeasurable
 	}
 	return badge
 }

@@ -35,6 +35,9 @@ type measurement struct {
 	// goodRatio is the share of good events over the period (Ratio), for
 	// `tokentop check`; NaN when there were none.
 	goodRatio float64
+	// never: the endpoint's sources can never give the signal (reason
+	// says why): unmeasurable, not "no data yet".
+	never bool
 }
 
 // judgeable is true when the state machine may act on breach: fresh data
@@ -45,6 +48,12 @@ func (m measurement) judgeable() bool {
 
 func (e *Engine) measure(r *rule, now time.Time) measurement {
 	o := &e.objs[r.obj]
+	if o.Kind != Availability && e.store != nil {
+		if why, never := e.store.Unmeasurable(r.endpoint, o.Signal); never {
+			return measurement{data: telemetry.Unknown, reason: why, never: true, value: math.NaN(),
+				threshold: o.Threshold, goodRatio: math.NaN()}
+		}
+	}
 	switch o.Kind {
 	case Percentile:
 		return e.measurePercentile(o, r.endpoint, now)

@@ -306,6 +306,23 @@ func (o Objective) String() string {
 	return o.Name
 }
 
+// Claim says a threshold objective's figure against its promise, in the
+// promise's own words: description is what String wrote ("TTFT p95 ≤ 5s
+// over 5m"), value the figure as the views print it; "TTFT p95 7.2s > 5s
+// over 5m" when breach, else "… ≤ …". A description not of that form
+// (a ratio objective's) is returned after the value: "value: description".
+func Claim(description, value string, breach bool) string {
+	head, rest, ok := strings.Cut(description, " ≤ ")
+	if !ok {
+		return value + ": " + description
+	}
+	rel := " ≤ "
+	if breach {
+		rel = " > "
+	}
+	return head + " " + value + rel + rest
+}
+
 // budgetOf is the error budget 1 − target, rounded so that 1 − 0.999 is
 // 0.001 and not 0.0009999999999999432, so burn rates at a threshold
 // compare exactly.

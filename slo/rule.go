@@ -60,6 +60,8 @@ func (r *rule) step(now time.Time, o *Objective, m measurement) (Transition, boo
 		r.newestProbe = m.newestAt
 	}
 	switch {
+	case m.never && a.State != Pending && a.State != Firing:
+		r.unmeasurable(now, m)
 	case !m.judgeable():
 		r.missing(now, m)
 	case m.breach && (a.State == Firing || a.State == Pending && !m.recovered || !m.recovered && arrived):
@@ -170,7 +172,20 @@ func MissingDataWords(data telemetry.State) string {
 	return "no data"
 }
 
+// unmeasurable marks an alert whose signal can never come: no episode,
+// the reason from the start.
+func (r *rule) unmeasurable(now time.Time, m measurement) {
+	a := &r.alert
+	if a.State != Unmeasurable {
+		a.State, a.UnknownSince, a.ActiveAt, a.FiredAt, a.ResolvedAt, a.Peak = Unmeasurable, time.Time{}, time.Time{}, time.Time{}, time.Time{}, 0
+	}
+	a.Reason = missingReason(m)
+}
+
 func missingReason(m measurement) string {
+	if m.never {
+		return "unmeasurable: " + m.reason
+	}
 	what := MissingDataWords(m.data)
 	if m.reason != "" {
 		return what + ": " + m.reason

@@ -80,7 +80,23 @@ const (
 	// keeps firing and is marked unknown since then; it never resolves on
 	// missing data.
 	UnknownState State = "unknown"
+	// Unmeasurable: the endpoint's sources can never give the objective's
+	// signal (its engine has no such metric, and no probe measures it):
+	// said from the start, with why in Reason, instead of waiting for data
+	// that will not come. It never fires and never counts as failing.
+	Unmeasurable State = "unmeasurable"
 )
+
+// Open reports whether an alert in state s is listed among the open ones
+// (Engine.Alerts, the alerts pane): firing, pending, unknown, no data and
+// unmeasurable; inactive and resolved are not.
+func Open(s State) bool {
+	switch s {
+	case Firing, Pending, UnknownState, NoDataState, Unmeasurable:
+		return true
+	}
+	return false
+}
 
 // Alert is the evaluation of one objective on one endpoint, with history.
 type Alert struct {

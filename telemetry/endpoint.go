@@ -57,4 +57,10 @@ type Endpoint struct {
 	// (summed histograms and counts; gauges as the engine table aggregates
 	// them); its replicas name it in Group.
 	Aggregate bool `json:"aggregate,omitempty"`
+	// Unmeasurable names the signals the endpoint's engine metrics can
+	// never give, with why ("TGI exposes no TTFT histogram"), as the
+	// source that reads them says (engines.Unmeasurable): an objective on
+	// one of them cannot be judged from the server's side, however long
+	// one waits. A probe may still measure it (client signals).
+	Unmeasurable map[Signal]string `json:"unmeasurable,omitempty"`
 }

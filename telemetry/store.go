@@ -257,6 +257,9 @@ func mergeEndpoint(dst *Endpoint, src Endpoint) {
 		dst.Group, dst.Replica = src.Group, src.Replica
 	}
 	dst.Aggregate = dst.Aggregate || src.Aggregate
+	if src.Unmeasurable != nil { // each announcement says all of them
+		dst.Unmeasurable = src.Unmeasurable
+	}
 	for k, v := range src.Labels {
 		if v == "" { // as in Prometheus, an empty label is no label: a source takes one back so
 			delete(dst.Labels, k)

@@ -56,6 +56,7 @@ type measurer func(ctx context.Context, sink telemetry.Sink) error
 type checkTarget struct {
 	label   string // for messages: the URL
 	measure measurer
+	err     error // why it could not be measured at all
 }
 
 // checkReport is the check's verdict; `check --json` prints it as
@@ -66,6 +67,9 @@ type checkReport struct {
 	Results  []slo.Result `json:"results"`
 	Errors   []string     `json:"errors,omitempty"`
 	Warnings []string     `json:"warnings,omitempty"`
+	// Interrupted: the user stopped the check; it judged what was
+	// measured until then.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// Goodput per probed endpoint: the share of requests meeting every
 	// latency objective, and good tokens/s.
 	Goodput []probe.Goodput `json:"goodput,omitempty"`
@@ -74,12 +78,13 @@ type checkReport struct {
 // checkReportJSON is what `check --json` prints: the report with every
 // duration in milliseconds, named *_ms.
 type checkReportJSON struct {
-	Pass     bool              `json:"pass"`
-	ExitCode int               `json:"exit_code"`
-	Results  []checkResultJSON `json:"results"`
-	Errors   []string          `json:"errors,omitempty"`
-	Warnings []string          `json:"warnings,omitempty"`
-	Goodput  []probe.Goodput   `json:"goodput,omitempty"`
+	Pass        bool              `json:"pass"`
+	ExitCode    int               `json:"exit_code"`
+	Results     []checkResultJSON `json:"results"`
+	Errors      []string          `json:"errors,omitempty"`
+	Warnings    []string          `json:"warnings,omitempty"`
+	Interrupted bool              `json:"interrupted,omitempty"`
+	Goodput     []probe.Goodput   `json:"goodput,omitempty"`
 }
 
 // checkResultJSON is one objective on one endpoint. A latency objective's
@@ -107,7 +112,7 @@ type checkResultJSON struct {
 
 func (rep checkReport) json() checkReportJSON {
 	out := checkReportJSON{Pass: rep.Pass, ExitCode: rep.ExitCode, Errors: rep.Errors, Warnings: rep.Warnings,
-		Goodput: rep.Goodput, Results: make([]checkResultJSON, len(rep.Results))}
+		Interrupted: rep.Interrupted, Goodput: rep.Goodput, Results: make([]checkResultJSON, len(rep.Results))}
 	for i, r := range rep.Results {
 		j := checkResultJSON{Objective: r.Objective, Description: r.Description, Endpoint: r.Endpoint, Kind: r.Kind,
 			Signal: r.Signal, Measured: r.Measured, Pass: r.Pass, Count: r.Count, Approx: r.Approx, Data: r.Data,
@@ -215,6 +220,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case 1:
 		return exitError{code: 1}
 	}
+	if rep.Interrupted {
+		return exitError{code: 2, err: errors.New("check: interrupted before every request was sent")}
+	}
 	return exitError{code: 2, err: errors.New("check: some objectives could not be measured")}
 }
 
@@ -228,11 +236,16 @@ func check(ctx context.Context, targets []checkTarget, objs []slo.Objective, opt
 	sink := telemetry.Tee{store, rec, goodput}
 	var rep checkReport
 	start := time.Now()
+	var unreached []checkTarget
 	for _, t := range targets {
-		if err := t.measure(ctx, sink); err != nil {
+		if err := t.measure(ctx, sink); err != nil && ctx.Err() == nil {
 			rep.Errors = append(rep.Errors, fmt.Sprintf("%s: %v", t.label, err))
+			unreached = append(unreached, checkTarget{label: t.label, err: err})
 		}
 	}
+	// Stopped by the user (Ctrl-C, SIGTERM): what was measured before is
+	// judged, the request in flight counts nowhere, and the summary says so.
+	rep.Interrupted = ctx.Err() != nil
 	now := time.Now()
 	span := now.Sub(start) + time.Second
 	widened := make([]slo.Objective, len(objs))
@@ -248,6 +261,9 @@ func check(ctx context.Context, targets []checkTarget, objs []slo.Objective, opt
 	}
 	rep.Warnings = eng.Warnings()
 	rep.Results = eng.Check(now)
+	for _, t := range unreached {
+		rep.Results = append(rep.Results, notMeasured(t, eng.Objectives())...)
+	}
 	rep.Goodput = goodput.Results()
 	failed, unmeasured := 0, 0
 	for i, r := range rep.Results {
@@ -262,11 +278,31 @@ func check(ctx context.Context, targets []checkTarget, objs []slo.Objective, opt
 	switch {
 	case failed > 0:
 		rep.ExitCode = 1
-	case unmeasured > 0 || len(rep.Results) == 0 || len(rep.Errors) > 0:
+	case unmeasured > 0 || len(rep.Results) == 0 || len(rep.Errors) > 0 || rep.Interrupted:
 		rep.ExitCode = 2
 	}
 	rep.Pass = rep.ExitCode == 0
 	return rep
+}
+
+// notMeasured is one N/A row per objective that applies to a target that
+// could not be measured at all: its endpoints were never named, so the
+// engine judged nothing there, and the summary must still count what was
+// left unjudged (never "0 not measured" beside "could not measure").
+func notMeasured(t checkTarget, objs []slo.Objective) []slo.Result {
+	var out []slo.Result
+	for _, o := range objs {
+		if o.Endpoint != "" && o.Endpoint != "*" && !o.Matches(t.label) {
+			continue // names one endpoint: not this target's, as far as can be known
+		}
+		r := slo.Result{Objective: o.Name, Description: o.String(), Endpoint: t.label, Kind: o.Kind,
+			Signal: o.Signal, Threshold: o.Threshold, Data: telemetry.Unknown, Reason: t.err.Error()}
+		if o.Kind == slo.Ratio {
+			r.Threshold = o.Target
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // whyUnmeasured names the cause of missing latencies: when every request
@@ -337,7 +373,11 @@ func printCheck(stdout, stderr io.Writer, rep checkReport) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(stdout, "%d passed, %d failed, %d not measured\n", counts["PASS"], counts["FAIL"], counts["N/A"]); err != nil {
+	interrupted := ""
+	if rep.Interrupted {
+		interrupted = " (interrupted: judged on what was measured until then)"
+	}
+	if _, err := fmt.Fprintf(stdout, "%d passed, %d failed, %d not measured%s\n", counts["PASS"], counts["FAIL"], counts["N/A"], interrupted); err != nil {
 		return err
 	}
 	for _, g := range rep.Goodput {

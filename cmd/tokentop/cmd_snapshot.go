@@ -29,7 +29,8 @@ mbu, error_rate; absent when not known), each with unit, p50/p90/p95/p99
 or value, source, state and observed_at; a histogram quantile that is only
 a bucket's edge has p50_bound… ("upper": at most, "lower": at least) and
 the window's mean; rates carry rate_window_s. Each objective (one per objective
-and endpoint) has its state (inactive, pending, firing, no_data, unknown),
+and endpoint) has its state (inactive, pending, firing, no_data, unknown,
+unmeasurable: the endpoint's engine never exposes the signal, reason says why),
 value (value_ms for a latency; null until measured), threshold
 (threshold_ms) and data state; alerts are the episodes that fired.
 

@@ -191,9 +191,15 @@ func testAlertmanager(t *testing.T, bin string) {
 		return ok && a.Status.State == "active"
 	})
 	fired := time.Now()
-	if !active.EndsAt.After(fired.Add(time.Minute)) || active.Annotations["summary"] == "" {
+	if !active.EndsAt.After(fired.Add(time.Minute)) {
 		t.Errorf("active alert %+v: want endsAt minutes ahead (re-sent while firing)", active)
 	}
+	// The summary reads as a breach, rounded as on screen.
+	breach := regexp.MustCompile(`^TPOT p95 ~?[0-9]+(\.[0-9]{1,2})?ms > 50ms over 4s on ` + regexp.QuoteMeta(endpoint) + ` \(warning\)$`)
+	if !breach.MatchString(active.Annotations["summary"]) {
+		t.Errorf("summary in Alertmanager %q, want %s", active.Annotations["summary"], breach)
+	}
+	t.Logf("summary in Alertmanager: %s", active.Annotations["summary"])
 	flaky.slow.Store(false)
 	var resolved amNotification
 	waitUntil(t, 60*time.Second, "Alertmanager's resolved notification", func() bool {
@@ -210,6 +216,11 @@ func testAlertmanager(t *testing.T, bin string) {
 	if a.EndsAt.IsZero() || a.EndsAt.After(healed) || a.Labels["endpoint"] != endpoint {
 		t.Errorf("resolved alert %+v: want endsAt set, in the past", a)
 	}
+	within := regexp.MustCompile(`^resolved: TPOT p95 ~?[0-9]+(\.[0-9]{1,2})?ms ≤ 50ms over 4s on `)
+	if !within.MatchString(a.Annotations["summary"]) {
+		t.Errorf("resolved summary %q, want %s", a.Annotations["summary"], within)
+	}
+	t.Logf("resolved summary: %s", a.Annotations["summary"])
 	if still, ok := findAMAlert(t, am, "tpot-p95", endpoint); ok && still.Status.State == "active" && still.EndsAt.After(healed) {
 		t.Errorf("Alertmanager still lists %+v as active", still)
 	}
@@ -467,10 +478,11 @@ func (r *receiver) waitPosts(t *testing.T, n int, limit time.Duration) time.Time
 type amNotification struct {
 	Status string `json:"status"`
 	Alerts []struct {
-		Status   string            `json:"status"`
-		Labels   map[string]string `json:"labels"`
-		StartsAt time.Time         `json:"startsAt"`
-		EndsAt   time.Time         `json:"endsAt"`
+		Status      string            `json:"status"`
+		Labels      map[string]string `json:"labels"`
+		Annotations map[string]string `json:"annotations"`
+		StartsAt    time.Time         `json:"startsAt"`
+		EndsAt      time.Time         `json:"endsAt"`
 	} `json:"alerts"`
 }
 

@@ -20,29 +20,32 @@ import (
 // probeRequestJSON is one request in --json/--jsonl, with vLLM `bench serve`
 // field names. Latencies are absent on failed requests and where undefined.
 type probeRequestJSON struct {
-	Request        int               `json:"request"`
-	OK             bool              `json:"ok"`
-	TTFTms         *float64          `json:"ttft_ms,omitempty"`
-	TPOTms         *float64          `json:"tpot_ms,omitempty"`
-	ITLms          []float64         `json:"itl_ms,omitempty"`
-	E2Ems          *float64          `json:"e2e_ms,omitempty"`
-	DecodeTPS      *float64          `json:"decode_tps,omitempty"`
-	OutputTokens   int               `json:"output_tokens"`
-	TokensSource   string            `json:"output_tokens_source"`
-	PromptTokens   int               `json:"prompt_tokens"`
-	Events         int               `json:"events"`
-	TokensPerEvent []int             `json:"tokens_per_event,omitempty"`
-	DNSms          float64           `json:"dns_ms,omitempty"`
-	ConnectMS      float64           `json:"connect_ms"`
-	TLSms          float64           `json:"tls_ms,omitempty"`
-	TTFBms         float64           `json:"ttfb_ms"`
-	Reused         bool              `json:"reused"`
-	Status         int               `json:"status,omitempty"`
-	Model          string            `json:"model,omitempty"`
-	Error          string            `json:"error,omitempty"`
-	ErrorKind      string            `json:"error_kind,omitempty"`
-	Warnings       []string          `json:"warnings,omitempty"`
-	Server         *probeServerTimes `json:"server_timings,omitempty"`
+	Request        int       `json:"request"`
+	OK             bool      `json:"ok"`
+	TTFTms         *float64  `json:"ttft_ms,omitempty"`
+	TPOTms         *float64  `json:"tpot_ms,omitempty"`
+	ITLms          []float64 `json:"itl_ms,omitempty"`
+	E2Ems          *float64  `json:"e2e_ms,omitempty"`
+	DecodeTPS      *float64  `json:"decode_tps,omitempty"`
+	OutputTokens   int       `json:"output_tokens"`
+	TokensSource   string    `json:"output_tokens_source"`
+	PromptTokens   int       `json:"prompt_tokens"`
+	Events         int       `json:"events"`
+	TokensPerEvent []int     `json:"tokens_per_event,omitempty"`
+	DNSms          float64   `json:"dns_ms,omitempty"`
+	ConnectMS      float64   `json:"connect_ms"`
+	TLSms          float64   `json:"tls_ms,omitempty"`
+	TTFBms         float64   `json:"ttfb_ms"`
+	Reused         bool      `json:"reused"`
+	Status         int       `json:"status,omitempty"`
+	Model          string    `json:"model,omitempty"`
+	Error          string    `json:"error,omitempty"`
+	ErrorKind      string    `json:"error_kind,omitempty"`
+	// Cancelled: the user stopped the run (Ctrl-C) while this request was
+	// in flight; it did not fail and counts in no failure or goodput.
+	Cancelled bool              `json:"cancelled,omitempty"`
+	Warnings  []string          `json:"warnings,omitempty"`
+	Server    *probeServerTimes `json:"server_timings,omitempty"`
 	// Phases of a stream that reasons first (see Phases).
 	TTFAms            *float64 `json:"ttfa_ms,omitempty"`
 	FirstToolCallms   *float64 `json:"first_tool_call_ms,omitempty"`
@@ -75,6 +78,7 @@ func probeRequestOf(r *probe.Result) probeRequestJSON {
 		PromptTokens: r.PromptTokens, Events: r.Events, TokensPerEvent: r.TokensPerEvent,
 		DNSms: ms(r.DNS), ConnectMS: ms(r.Connect), TLSms: ms(r.TLS), TTFBms: ms(r.TTFB), Reused: r.Reused,
 		Status: r.Status, Model: r.Model, Error: r.Err, ErrorKind: string(r.ErrorKind), Warnings: r.Warnings,
+		Cancelled: cancelled(r),
 	}
 	if r.OK {
 		j.TTFTms, j.E2Ems = ptr(ms(r.TTFT)), ptr(ms(r.E2E))
@@ -134,15 +138,22 @@ func (j *probeRequestJSON) hasPhases() bool {
 
 func ptr(v float64) *float64 { return &v }
 
+// cancelled reports whether the user stopped the run while r was in
+// flight: not a failed request (the endpoint did nothing wrong), so it is
+// said apart and kept out of failures, error kinds and goodput.
+func cancelled(r *probe.Result) bool { return r.ErrorKind == probe.ErrCanceled }
+
 // probeSummaryJSON is the run summary (vLLM's names: mean_/median_/p90_/
 // p95_/p99_; E2E is e2e_ms, as everywhere in tokentop, where vLLM says e2el).
 type probeSummaryJSON struct {
-	Summary           bool           `json:"summary,omitempty"`
-	URL               string         `json:"url"`
-	API               string         `json:"api"`
-	Model             string         `json:"model"`
-	Completed         int            `json:"completed"`
-	Failed            int            `json:"failed"`
+	Summary   bool   `json:"summary,omitempty"`
+	URL       string `json:"url"`
+	API       string `json:"api"`
+	Model     string `json:"model"`
+	Completed int    `json:"completed"`
+	Failed    int    `json:"failed"`
+	// Cancelled requests were in flight when the user stopped the run.
+	Cancelled         int            `json:"cancelled"`
 	ErrorKinds        map[string]int `json:"error_kinds,omitempty"`
 	EstimatedCounts   int            `json:"estimated_token_counts"`
 	DurationMS        float64        `json:"duration_ms"`
@@ -221,7 +232,7 @@ func probeCSVHeader() []string {
 		"ttfb_ms", "reused", "status", "error_kind", "error",
 		// Appended, so scripts reading the columns above by position keep working.
 		"ttfa_ms", "first_tool_call_ms", "reasoning_tokens", "answer_tokens", "phase_tokens_source",
-		"reasoning_tpot_ms", "answer_tpot_ms", "good"}
+		"reasoning_tpot_ms", "answer_tpot_ms", "good", "cancelled"}
 }
 
 // add records a finished request; JSONL and CSV print it at once.
@@ -270,12 +281,12 @@ func (rp *probeReport) csvRow(r *probe.Result) []string {
 		strconv.Itoa(j.Events), strings.Join(tpe, " "), strings.Join(itl, " "), f(ptr(j.ConnectMS)), f(ptr(j.TLSms)),
 		f(ptr(j.TTFBms)), strconv.FormatBool(j.Reused), strconv.Itoa(j.Status), j.ErrorKind, j.Error,
 		f(j.TTFAms), f(j.FirstToolCallms), optInt(j.ReasoningTokens), optInt(j.AnswerTokens), j.PhaseTokensSource,
-		f(j.ReasoningTPOTms), f(j.AnswerTPOTms), rp.good(r)}
+		f(j.ReasoningTPOTms), f(j.AnswerTPOTms), rp.good(r), strconv.FormatBool(j.Cancelled)}
 }
 
 // good is the goodput verdict of one request: "" without bounds.
 func (rp *probeReport) good(r *probe.Result) string {
-	if len(rp.cfg.bounds) == 0 {
+	if len(rp.cfg.bounds) == 0 || cancelled(r) {
 		return ""
 	}
 	rec := r.Record()
@@ -295,6 +306,10 @@ func (rp *probeReport) summary() probeSummaryJSON {
 	s := probeSummaryJSON{URL: rp.p.URL(), API: string(rp.p.API()), Model: rp.p.Model(), DurationMS: ms(rp.duration)}
 	var ttft, ttfa, tpot, itl, e2e []float64
 	for _, r := range rp.results {
+		if cancelled(r) {
+			s.Cancelled++
+			continue
+		}
 		if !r.OK {
 			s.Failed++
 			if s.ErrorKinds == nil {
@@ -332,9 +347,11 @@ func (rp *probeReport) summary() probeSummaryJSON {
 		// over the wall time of the run.
 		s.OutputThroughput = float64(s.TotalOutputTokens) / rp.duration.Seconds()
 	}
-	records := make([]telemetry.ProbeRecord, len(rp.results))
-	for i, r := range rp.results {
-		records[i] = r.Record()
+	records := make([]telemetry.ProbeRecord, 0, len(rp.results))
+	for _, r := range rp.results {
+		if !cancelled(r) {
+			records = append(records, r.Record())
+		}
 	}
 	s.Goodput = probe.GoodputOf(records, rp.cfg.bounds, rp.duration)
 	t := statsOf(ttft)
@@ -406,7 +423,10 @@ func (rp *probeReport) table(s probeSummaryJSON) error {
 	for i, r := range rp.results {
 		j := rows[i]
 		result := "ok"
-		if !r.OK {
+		switch {
+		case cancelled(r):
+			result = "cancelled"
+		case !r.OK:
 			result = string(r.ErrorKind)
 		}
 		tokens := strconv.Itoa(r.OutputTokens)
@@ -439,7 +459,7 @@ func (rp *probeReport) table(s probeSummaryJSON) error {
 	}
 	var failures []string
 	for _, r := range rp.results {
-		if !r.OK {
+		if !r.OK && !cancelled(r) {
 			failures = append(failures, fmt.Sprintf("  #%d %s: %s", r.Seq, r.ErrorKind, r.Err))
 		}
 	}
@@ -485,8 +505,11 @@ func (rp *probeReport) table(s probeSummaryJSON) error {
 			fmt.Fprintf(b, "  %s (requests %v)\n", w, warnings[w])
 		}
 	}
-	fmt.Fprintf(b, "\ncompleted %d  failed %d  duration %.2f s  output_throughput %.1f tok/s", s.Completed, s.Failed,
-		s.DurationMS/1000, s.OutputThroughput)
+	fmt.Fprintf(b, "\ncompleted %d  failed %d", s.Completed, s.Failed)
+	if s.Cancelled > 0 {
+		fmt.Fprintf(b, "  cancelled %d (stopped by the user in flight: not failed, not in goodput)", s.Cancelled)
+	}
+	fmt.Fprintf(b, "  duration %.2f s  output_throughput %.1f tok/s", s.DurationMS/1000, s.OutputThroughput)
 	if s.EstimatedCounts > 0 {
 		fmt.Fprintf(b, "  (%d token counts estimated from events, marked ~)", s.EstimatedCounts)
 	}

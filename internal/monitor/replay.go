@@ -313,8 +313,7 @@ func (s *replaySink) alerts(now time.Time) []slo.Alert {
 	}
 	var out []slo.Alert
 	for _, a := range s.rows() {
-		switch a.State {
-		case slo.Firing, slo.Pending, slo.UnknownState, slo.NoDataState:
+		if slo.Open(a.State) {
 			out = append(out, a)
 		}
 	}

@@ -207,7 +207,7 @@ func TestWebhookRetriesThenSucceeds(t *testing.T) {
 	if !a.StartsAt.Equal(tr.Alert.ActiveAt) || !a.EndsAt.Equal(tr.At.Add(4*time.Minute)) || a.GeneratorURL != "http://tokentop.local/" {
 		t.Errorf("times %v–%v, generator %q", a.StartsAt, a.EndsAt, a.GeneratorURL)
 	}
-	if !strings.Contains(a.Annotations["summary"], "7.25s on llama-prod") {
+	if !strings.Contains(a.Annotations["summary"], "TTFT p95 7.25s > 5s over 5m on llama-prod") {
 		t.Errorf("summary %q", a.Annotations["summary"])
 	}
 	for _, key := range []string{`"labels"`, `"annotations"`, `"startsAt"`, `"endsAt"`, `"generatorURL"`} {

@@ -1,11 +1,11 @@
 package notify
 
 import (
-	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/tui/format"
 )
 
 // Event is the JSON a command receives on stdin: one transition.
@@ -33,30 +33,43 @@ func status(a slo.Alert) string {
 	return "firing"
 }
 
-// Summary says an alert in one line: "TTFT p95 ≤ 5s over 5m: 7.2s on
-// llama-prod (page)".
+// Summary says an alert in one line, as a breach reads: "TTFT p95 7.2s >
+// 5s over 5m on llama-prod (page)", "probe failures 53% > 50% over 1m on
+// …"; resolved: "resolved: TTFT p95 3.1s ≤ 5s over 5m on …". Figures are
+// rounded as the dashboard rounds them (tui/format); the exact ones are
+// the alert's value and threshold.
 func Summary(a slo.Alert) string {
-	s := fmt.Sprintf("%s: %s on %s", a.Description, value(a), a.Endpoint)
+	s := claim(a) + " on " + a.Endpoint
 	if a.Severity != "" {
 		s += " (" + a.Severity + ")"
 	}
 	if a.State == slo.Resolved {
 		s = "resolved: " + s
+		if a.Reason != "" {
+			s += ": " + a.Reason
+		}
 	}
 	return s
 }
 
-// value prints the alert's figure: a burn rate for ratio objectives, the
-// measured latency or ratio otherwise.
-func value(a slo.Alert) string {
+// claim is the alert's figure against its objective: a burn rate against
+// its factor for ratio objectives, the measured latency or ratio against
+// the threshold otherwise.
+func claim(a slo.Alert) string {
+	breach := a.Value > a.Threshold
 	if a.Kind == slo.Ratio {
-		return fmt.Sprintf("burn rate %.3g× (threshold %g×)", a.Value, a.Threshold)
+		rel := " ≤ "
+		if breach {
+			rel = " > "
+		}
+		return "burn rate " + format.Number(a.Value) + "×" + rel + format.Number(a.Threshold) + "× against " + a.Description
 	}
-	sig := a.Signal
-	if a.Kind == slo.ErrorRate {
-		return "error rate " + slo.FormatRatio(a.Value)
+	info := a.Signal.Info()
+	v := format.Value(a.Value*info.Scale, info.Unit)
+	if a.Approx {
+		v = "~" + v
 	}
-	return slo.FormatValue(sig, a.Value)
+	return slo.Claim(a.Description, v, breach)
 }
 
 // AMAlert is one alert of Alertmanager's push API (POST /api/v2/alerts).

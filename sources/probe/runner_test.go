@@ -237,3 +237,29 @@ func TestLiveTextThrottled(t *testing.T) {
 		t.Errorf("last live %+v", last)
 	}
 }
+
+// A probe cut short by shutdown (the exporter or dashboard stopping) is
+// not the endpoint's failure: nothing of it is emitted — no failure, no
+// probe_success 0, no probe record — so the last figures before a stop
+// never count a failed request that did not happen.
+func TestRunnerShutdownIsNotAFailure(t *testing.T) {
+	srv := server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte(sseData(roleChunk, chatChunk("first"))))
+		flush(w)
+		<-r.Context().Done() // streams on until the client goes
+	}))
+	// Stop as the first token shows: the probe is in flight.
+	obs := runUntil(t, Options{URL: srv.URL, Interval: time.Minute}, 20*time.Second, func(o telemetry.Observation) bool {
+		return o.Kind == telemetry.KindLiveText
+	})
+	for _, o := range obs {
+		if o.Kind == telemetry.KindFailure || o.Kind == telemetry.KindProbe ||
+			o.Kind == telemetry.KindSample && o.Signal == telemetry.ProbeSuccess {
+			t.Errorf("emitted for a probe cut by shutdown: %+v", o)
+		}
+		if o.Kind == telemetry.KindSource && o.Status.State == telemetry.Error {
+			t.Errorf("source failing after shutdown: %+v", o.Status)
+		}
+	}
+}

@@ -207,7 +207,8 @@ func (r *registry) aggregate(id seriesID) *endpointState {
 		labels = nil
 	}
 	e := &endpointState{
-		info:   telemetry.Endpoint{Name: name, Model: id.model, Engine: engine, Labels: labels},
+		info: telemetry.Endpoint{Name: name, Model: id.model, Engine: engine, Labels: labels,
+			Unmeasurable: engines.Unmeasurable(engine)},
 		family: id.family, groups: id.groups,
 		seenHist: map[telemetry.Signal]bool{}, seenValue: map[telemetry.Signal]bool{},
 	}
@@ -242,7 +243,7 @@ func (r *registry) replica(agg *endpointState, id seriesID) *endpointState {
 	}
 	e := &endpointState{
 		info: telemetry.Endpoint{Name: name, Model: agg.info.Model, Engine: agg.info.Engine, Labels: labels,
-			Group: agg.info.Name, Replica: id.replica},
+			Group: agg.info.Name, Replica: id.replica, Unmeasurable: agg.info.Unmeasurable},
 		family: id.family, groups: id.groups, aggregate: agg,
 		seenHist: map[telemetry.Signal]bool{}, seenValue: map[telemetry.Signal]bool{},
 	}

@@ -3,6 +3,7 @@ package promql
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"net/http/httptest"
 	"sort"
@@ -181,6 +182,12 @@ func TestIntegrationEveryEngine(t *testing.T) {
 			for _, r := range reps {
 				if r.info.Engine != tgt.engine {
 					t.Errorf("%s: engine %s, want %s", r.info.Name, r.info.Engine, tgt.engine)
+				}
+				// What the engine can never give is said as a direct
+				// scrape says it: TGI has no TTFT histogram.
+				if got := r.info.Unmeasurable; !maps.Equal(got, engines.Unmeasurable(tgt.engine)) ||
+					tgt.engine == telemetry.EngineTGI && got[telemetry.TTFT] != "TGI exposes no TTFT histogram" {
+					t.Errorf("%s: unmeasurable %v", r.info.Name, got)
 				}
 				checkAgainstDirect(ctx, t, prom, rec, tgt, r, step)
 				// The hit rates over a sum: synthPage's 30 hits and 100

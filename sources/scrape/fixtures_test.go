@@ -156,6 +156,14 @@ func TestFixtureTGI(t *testing.T) {
 	zeroHistogram(t, second, ep, telemetry.TPOT, 36) // 35 geometric bounds + Inf
 	zeroHistogram(t, second, ep, telemetry.E2E, 36)
 	checkErrorCounts(t, second, ep, 0, 0)
+	// The announcement says what TGI can never give: TTFT, not TPOT.
+	info := one(t, first, telemetry.KindEndpoint, ep, "").Info
+	if why := info.Unmeasurable[telemetry.TTFT]; why != "TGI exposes no TTFT histogram" {
+		t.Errorf("unmeasurable %v", info.Unmeasurable)
+	}
+	if why, ok := info.Unmeasurable[telemetry.TPOT]; ok {
+		t.Errorf("TPOT claimed unmeasurable: %q", why)
+	}
 }
 
 func TestFixtureTriton(t *testing.T) {

@@ -25,6 +25,10 @@ type state struct {
 	lastOK       time.Time
 	engine       telemetry.Engine
 	info         modelInfo
+	// never is what the engine of neverOf can never give (each endpoint's
+	// announcement says it), kept while the engine stays the same.
+	never   map[telemetry.Signal]string
+	neverOf telemetry.Engine
 	// the last detection and the hash of the names it was made from
 	det      engines.Detection
 	detSum   uint64

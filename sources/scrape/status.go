@@ -37,12 +37,20 @@ func (s *Scraper) succeed(sc *scrape, latency time.Duration) {
 	}
 	sort.Strings(names)
 	clear(st.endpoints)
+	var never map[telemetry.Signal]string
+	if sc.hasSpec {
+		if st.never == nil || st.neverOf != sc.spec.Engine {
+			st.never, st.neverOf = sc.spec.Unmeasurable(), sc.spec.Engine
+		}
+		never = st.never
+	}
 	for _, name := range names {
 		st.endpoints[name] = true
 		mv := byName[name]
 		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: sc.at, Endpoint: name,
 			Source: s.source, Interval: s.cfg.Interval,
-			Info: &telemetry.Endpoint{Name: name, BaseURL: s.baseURL, Model: mv.model, Engine: sc.det.Engine}})
+			Info: &telemetry.Endpoint{Name: name, BaseURL: s.baseURL, Model: mv.model, Engine: sc.det.Engine,
+				Unmeasurable: never}})
 	}
 	for _, o := range sc.obs {
 		s.sink.Observe(o)

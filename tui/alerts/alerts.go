@@ -60,21 +60,20 @@ func rank(a slo.Alert) int {
 		return 2
 	case slo.NoDataState:
 		return 3
-	case slo.Resolved:
+	case slo.Unmeasurable:
 		return 4
+	case slo.Resolved:
+		return 5
 	}
-	return 5
+	return 6
 }
 
 // Shown reports whether an alert is listed at now.
 func Shown(a slo.Alert, now time.Time) bool {
-	switch a.State {
-	case slo.Firing, slo.Pending, slo.UnknownState, slo.NoDataState:
+	if slo.Open(a.State) {
 		return true
-	case slo.Resolved:
-		return !a.ResolvedAt.IsZero() && now.Sub(a.ResolvedAt) <= RecentResolved
 	}
-	return false
+	return a.State == slo.Resolved && !a.ResolvedAt.IsZero() && now.Sub(a.ResolvedAt) <= RecentResolved
 }
 
 // SetAlerts replaces the list.

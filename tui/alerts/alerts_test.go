@@ -179,3 +179,31 @@ func TestUnknownRowDatesFromUnknownSince(t *testing.T) {
 		t.Errorf("resolved row %q", lines[2])
 	}
 }
+
+// An objective whose signal the endpoint can never give reads N/A with the
+// reason from the start — not "no data yet", nothing to wait for — listed
+// after the rows that need a look and counted as no trouble.
+func TestUnmeasurableSaysWhyFromTheStart(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	ctx := &common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: now}
+	m := New(ctx)
+	m.SetSize(160, 4)
+	m.SetAlerts([]slo.Alert{
+		{Objective: "ttft-p95", Endpoint: "tgi:8080/bloom", Kind: slo.Percentile, Signal: telemetry.TTFT, State: slo.Unmeasurable,
+			Data: telemetry.Unknown, Threshold: 5, EvaluatedAt: now, Reason: "unmeasurable: TGI exposes no TTFT histogram"},
+		{Objective: "tpot-p95", Endpoint: "tgi:8080/bloom", Kind: slo.Percentile, Signal: telemetry.TPOT, State: slo.NoDataState,
+			Data: telemetry.NoData, Threshold: 0.05, EvaluatedAt: now, UnknownSince: now.Add(-time.Second)},
+	})
+	if m.Len() != 2 || m.Counts() != (Counts{NoData: 1}) {
+		t.Fatalf("len %d counts %+v: the unmeasurable row is listed, not counted", m.Len(), m.Counts())
+	}
+	lines := strings.Split(ansi.Strip(m.View()), "\n")
+	row := lines[2]
+	if !strings.HasPrefix(strings.TrimSpace(row), "N/A") || !strings.Contains(row, "TTFT — vs 5s") ||
+		!strings.Contains(row, "unmeasurable: TGI exposes no TTFT histogram") || strings.Contains(row, "no data") {
+		t.Errorf("unmeasurable row %q (rows:\n%s)", row, strings.Join(lines, "\n"))
+	}
+	if !strings.Contains(lines[1], "tpot-p95") {
+		t.Errorf("no-data row first: %q", lines[1])
+	}
+}

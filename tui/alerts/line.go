@@ -23,6 +23,9 @@ func stateWord(a slo.Alert) (string, format.Kind) {
 		return "UNKNOWN", format.Stale
 	case slo.NoDataState:
 		return "NO DATA", format.NoData
+	case slo.Unmeasurable:
+		// Never measurable here: nothing to wait for (the reason says why).
+		return "N/A", format.NoData
 	case slo.Resolved:
 		return "RESOLVED", format.OK
 	}
@@ -279,6 +282,9 @@ func valueParts(a slo.Alert, g themes.Glyphs, room int) (string, []string) {
 	}
 	if a.State == slo.NoDataState {
 		return "no data vs " + format.Value(a.Threshold*info.Scale, info.Unit), nil
+	}
+	if a.State == slo.Unmeasurable {
+		return info.Title + " " + g.Unknown + " vs " + format.Value(a.Threshold*info.Scale, info.Unit), nil
 	}
 	if a.State == slo.UnknownState && a.Count == 0 {
 		// Nothing measured behind it: missing is never zero.
