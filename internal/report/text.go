@@ -65,6 +65,9 @@ func Text(w io.Writer, snap telemetry.Snapshot) error {
 		if line := youngLine(ep.Signals); line != "" {
 			fmt.Fprintln(tw, ep.Name+" "+line)
 		}
+		if at, how, ok := ep.Restarted(); ok {
+			fmt.Fprintln(tw, ep.Name+" RESTARTED "+Age(snap.At.Sub(at))+" ago ("+how+"): rates started afresh")
+		}
 	}
 	for _, src := range snap.Sources {
 		where := src.URL
