@@ -130,3 +130,34 @@ func TestNoResetNoRestart(t *testing.T) {
 		}
 	}
 }
+
+// A replica restarted less than W before tokentop started: its rate over
+// [W] still answers from its life before, so the value history's first
+// point is the range's start; its histogram's raw series begin at the
+// restart. The raw answer dates it, whichever comes first: it is young.
+func TestRawSeriesDateARestartBeforeStart(t *testing.T) {
+	t0 := time.Unix(1_000_000, 0)
+	const w = 5 * time.Minute
+	start, restart, now := t0, t0.Add(3*time.Minute), t0.Add(5*time.Minute)
+	for _, order := range []string{"rated first", "raw first"} {
+		b := ageBook{}
+		rated := func() { b.note("r", start, start, false) } // answered from the life before
+		raw := func() { b.note("r", start, restart, true) }
+		if order == "rated first" {
+			rated()
+			raw()
+		} else {
+			raw()
+			rated()
+		}
+		if age, ok := b.youngFor("r", now, w, true); !ok || age != 2*time.Minute {
+			t.Errorf("%s: young %v, age %s; want young, 2m old (since the restart)", order, ok, age)
+		}
+	}
+	// An engine with counters only (no histogram) is dated by its rates.
+	b := ageBook{}
+	b.note("c", start, restart, false)
+	if age, ok := b.youngFor("c", now, w, true); !ok || age != 2*time.Minute {
+		t.Errorf("counters only: young %v, age %s; want 2m", ok, age)
+	}
+}

@@ -66,6 +66,10 @@ type seriesBirth struct {
 	before       time.Time // a restart's: the newest sample before it
 	// gone: the endpoint was retired; its next range answer is a new life.
 	gone bool
+	// raw: dated by raw series (histogram buckets), not by a rate over
+	// [W], which answers for W after a life's last sample and so dates
+	// a series restarted less than W ago by its life before.
+	raw bool
 }
 
 func (x seriesBirth) born() bool { return x.since.After(x.asked) }
@@ -74,11 +78,16 @@ func (x seriesBirth) born() bool { return x.since.After(x.asked) }
 type ageBook map[string]seriesBirth
 
 // note records a range answer that started at start and whose earliest
-// point for the endpoint is at first.
-func (b ageBook) note(endpoint string, start, first time.Time) {
+// point for the endpoint is at first; raw says the answer is of raw
+// series (histogram buckets), else of a rate over [W]. Raw answers, where
+// there are any, date the series alone.
+func (b ageBook) note(endpoint string, start, first time.Time, raw bool) {
 	x, ok := b[endpoint]
-	if !ok || x.gone {
-		b[endpoint] = seriesBirth{since: first, asked: start}
+	if x.raw && !raw {
+		return
+	}
+	if !ok || x.gone || raw && !x.raw && x.before.IsZero() {
+		b[endpoint] = seriesBirth{since: first, asked: start, raw: raw}
 		return
 	}
 	if first.Before(x.since) && x.before.IsZero() { // a restart dates its own life
@@ -95,7 +104,7 @@ func (b ageBook) note(endpoint string, start, first time.Time) {
 // counter reset or a return after a stop. Its rates start afresh there
 // (afreshRate) and read low until W has passed, as a new series' do.
 func (b ageBook) restarted(endpoint string, at, before time.Time) {
-	b[endpoint] = seriesBirth{since: at, asked: at.Add(-time.Nanosecond), before: before}
+	b[endpoint] = seriesBirth{since: at, asked: at.Add(-time.Nanosecond), before: before, raw: b[endpoint].raw}
 }
 
 // retired records that the endpoint was forgotten (retireGone), its newest
