@@ -78,6 +78,9 @@ func Text(w io.Writer, snap telemetry.Snapshot) error {
 		if src.Err != "" {
 			line += " — " + src.Err
 		}
+		if src.State == telemetry.NoData && src.Description != "" {
+			line += " — " + src.Description // "no engine metrics at …": why there is nothing
+		}
 		if len(src.Warnings) > 0 { // "data delayed: lagging 30s behind", "TLS NOT VERIFIED"
 			line += " (" + strings.Join(src.Warnings, "; ") + ")"
 		}
