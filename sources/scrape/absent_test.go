@@ -2,56 +2,29 @@ package scrape
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tokentop/tokentop/telemetry"
 )
 
-// pageServer answers /metrics as its mode says: "404", "html" (a
-// gateway's catch-all page) or "page" (an exposition), counting requests.
-type pageServer struct {
-	*httptest.Server
-	mu       sync.Mutex
-	mode     string
-	page     string
-	requests int
+// pageTarget serves /metrics as mode says: "404", "html" (a gateway's
+// catch-all page) or "page" (an exposition).
+func pageTarget(t *testing.T, mode string) *target {
+	tg := newTarget(t, "")
+	setPage(t, tg, mode)
+	return tg
 }
 
-func newPageServer(t *testing.T, mode string) *pageServer {
-	p := &pageServer{mode: mode, page: readFixture(t, "vllm-v0.10-metrics.txt") + "\n"}
-	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		p.requests++
-		switch p.mode {
-		case "404":
-			http.NotFound(w, r)
-		case "html":
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			_, _ = w.Write([]byte("<html><body>gateway</body></html>"))
-		default:
-			w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-			_, _ = w.Write([]byte(p.page))
-		}
-	}))
-	t.Cleanup(p.Close)
-	return p
-}
-
-func (p *pageServer) set(mode string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.mode = mode
-}
-
-func (p *pageServer) count() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.requests
+func setPage(t *testing.T, tg *target, mode string) {
+	switch mode {
+	case "404":
+		tg.serve("", "", true)
+	case "html":
+		tg.serve("<html><body>gateway</body></html>", "text/html; charset=utf-8", false)
+	default:
+		tg.serve(readFixture(t, "vllm-v0.10-metrics.txt")+"\n", "text/plain; version=0.0.4", false)
+	}
 }
 
 // An implied scrape (quick mode) of a URL without a metrics page, a 404
@@ -61,7 +34,7 @@ func (p *pageServer) count() int {
 func TestImpliedScrapeWithoutPageIsInformation(t *testing.T) {
 	for _, mode := range []string{"404", "html"} {
 		t.Run(mode, func(t *testing.T) {
-			srv := newPageServer(t, mode)
+			srv := pageTarget(t, mode)
 			sink := &collector{}
 			s := New(Config{URL: srv.URL, Implied: "--no-scrape to silence"}, sink)
 			for range 3 {
@@ -91,7 +64,7 @@ func TestImpliedScrapeWithoutPageIsInformation(t *testing.T) {
 // config endpoint's metrics:), and when an implied scrape worked before.
 func TestMissingPageFailsWhenAskedForOrSeenBefore(t *testing.T) {
 	t.Run("asked for", func(t *testing.T) {
-		srv := newPageServer(t, "404")
+		srv := pageTarget(t, "404")
 		sink := &collector{}
 		s := New(Config{URL: srv.URL}, sink)
 		if err := s.ScrapeOnce(context.Background()); err == nil {
@@ -102,13 +75,13 @@ func TestMissingPageFailsWhenAskedForOrSeenBefore(t *testing.T) {
 		}
 	})
 	t.Run("worked before", func(t *testing.T) {
-		srv := newPageServer(t, "page")
+		srv := pageTarget(t, "page")
 		sink := &collector{}
 		s := New(Config{URL: srv.URL, Implied: "--no-scrape to silence"}, sink)
 		if err := s.ScrapeOnce(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		srv.set("404")
+		setPage(t, srv, "404")
 		sink.Reset()
 		if err := s.ScrapeOnce(context.Background()); err == nil {
 			t.Fatal("a page that worked and now answers 404: no error")
