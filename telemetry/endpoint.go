@@ -1,6 +1,10 @@
 package telemetry
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // Engine names the serving engine behind an endpoint.
 type Engine string
@@ -36,6 +40,34 @@ func (e Endpoint) ReplicasCounted() (counted, of int, ok bool) {
 		return 0, 0, false
 	}
 	return counted, of, true
+}
+
+// LabelRestarted is an endpoint's label for a while after its source saw
+// it restart (its counters went back, or its samples came back after a
+// stop): "<RFC 3339 time> <how>". Its rates started afresh then; views
+// mark it RESTARTED. Sources take it off RestartedFor after the restart
+// (PromQL: after its rate window, when longer).
+const LabelRestarted = "restarted"
+
+// RestartedFor is how long an endpoint stays marked restarted.
+const RestartedFor = 5 * time.Minute
+
+// RestartedLabel is LabelRestarted's value for a restart at at, seen as how
+// ("counter reset").
+func RestartedLabel(at time.Time, how string) string {
+	return at.UTC().Format(time.RFC3339) + " " + how
+}
+
+// Restarted reads LabelRestarted: when the endpoint restarted and how it
+// was seen; ok is false without the label.
+func (e Endpoint) Restarted() (at time.Time, how string, ok bool) {
+	v := e.Labels[LabelRestarted]
+	stamp, how, _ := strings.Cut(v, " ")
+	at, err := time.Parse(time.RFC3339, stamp)
+	if v == "" || err != nil {
+		return time.Time{}, "", false
+	}
+	return at, how, true
 }
 
 // Endpoint is one model served at one place. Name is its key everywhere

@@ -99,6 +99,7 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 		if f.noScrape {
 			ep.Metrics = "off"
 		}
+		ep.MetricsImplied = "--no-scrape to silence" // its /metrics was not asked for: most gateways have none
 		c.Endpoints = append(c.Endpoints, ep)
 	}
 	for _, u := range f.scrape {

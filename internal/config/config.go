@@ -42,6 +42,10 @@ type Endpoint struct {
 	API   string `yaml:"api"`   // empty: detected from the URL
 	// Metrics is the /metrics path or URL; "off" disables scraping.
 	Metrics string `yaml:"metrics"`
+	// MetricsImplied, set by the command line (quick mode), says the
+	// scrape was not asked for and how to turn it off: a page missing
+	// from the start is information, not a failure (scrape.Config.Implied).
+	MetricsImplied string `yaml:"-"`
 	// Labels are refused: nothing attaches them to the endpoint yet, and
 	// a key that is silently ignored misleads.
 	Labels  map[string]string `yaml:"labels"`

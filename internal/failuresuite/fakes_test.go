@@ -26,6 +26,9 @@ const (
 	// slowTokens streams every token tokenGap apart: a complete answer,
 	// far slower than any TPOT objective.
 	slowTokens
+	// prompt streams its tokens at once: a healthy gateway, which like
+	// every fake here has no /metrics (404).
+	prompt
 )
 
 // tokenGap is the slow server's time per output token.
@@ -141,9 +144,9 @@ func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request, b misbehaviou
 				return
 			}
 		}
-	case slowTokens:
+	case slowTokens, prompt:
 		for i := range n {
-			if !wait(r, done, tokenGap) {
+			if b == slowTokens && !wait(r, done, tokenGap) {
 				return
 			}
 			finish := ""

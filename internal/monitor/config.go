@@ -160,6 +160,9 @@ func ScrapeConfig(ep config.Endpoint) (scrape.Config, bool) {
 		return scrape.Config{}, false
 	}
 	sc := scrape.Config{URL: u.Scheme + "://" + u.Host, Path: "/metrics", Name: ep.Name, Model: ep.Model}
+	if ep.Metrics == "" {
+		sc.Implied = ep.MetricsImplied
+	}
 	if pc := ep.Probe; pc != nil {
 		sc.HTTP = HTTPConfig(pc.Auth)
 	}

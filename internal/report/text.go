@@ -65,6 +65,9 @@ func Text(w io.Writer, snap telemetry.Snapshot) error {
 		if line := youngLine(ep.Signals); line != "" {
 			fmt.Fprintln(tw, ep.Name+" "+line)
 		}
+		if at, how, ok := ep.Restarted(); ok {
+			fmt.Fprintln(tw, ep.Name+" RESTARTED "+Age(snap.At.Sub(at))+" ago ("+how+"): rates started afresh")
+		}
 	}
 	for _, src := range snap.Sources {
 		where := src.URL
@@ -74,6 +77,9 @@ func Text(w io.Writer, snap telemetry.Snapshot) error {
 		line := fmt.Sprintf("source %s %s: %s", src.Kind, where, src.State)
 		if src.Err != "" {
 			line += " — " + src.Err
+		}
+		if src.State == telemetry.NoData && src.Description != "" {
+			line += " — " + src.Description // "no engine metrics at …": why there is nothing
 		}
 		if len(src.Warnings) > 0 { // "data delayed: lagging 30s behind", "TLS NOT VERIFIED"
 			line += " (" + strings.Join(src.Warnings, "; ") + ")"

@@ -255,7 +255,7 @@ func (rd *round) historyDone(p historyPlan) {
 	// What history found, or did not, dates the series' births.
 	for key, o := range st.oldest {
 		if key.signal == sig {
-			st.ages.note(key.endpoint, p.start, o.t)
+			st.ages.note(key.endpoint, p.start, o.t, true)
 		}
 	}
 	// Endpoints that come later get their history at most once a
@@ -418,7 +418,7 @@ func (rd *round) noteChain(a answer) {
 			if len(p.buckets) > 0 {
 				sortBuckets(p)
 				st.oldest[key] = *p
-				st.ages.note(e.info.Name, a.rng.Start, p.t)
+				st.ages.note(e.info.Name, a.rng.Start, p.t, true)
 				if st.hist.liveFrom.IsZero() || p.t.Before(st.hist.liveFrom) {
 					st.hist.liveFrom = p.t
 				}

@@ -75,6 +75,16 @@
 //   - A series with no model or endpoint label is joined by pod, host or
 //     GroupBy values (gpu.go); one that joins nothing is a warning.
 //
+// # Restarts
+//
+// A restarted engine counts from zero again. Counter rates are generated
+// by afreshRate: while a reset lies in [W], the counter's new count over
+// W, never rate()'s average of the old life, the gap and the new one. A
+// restart is seen as a reset in the histogram chain, as samples back
+// after a stop, or as a replica found again after it was retired; its
+// rates are then marked young until W has passed, and it is labelled
+// restarted (restarts.go, young.go).
+//
 // # Data honesty
 //
 // NaN, ±Inf and absent series are KindNoData, never 0. A failed query is a

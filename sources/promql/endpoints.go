@@ -121,8 +121,10 @@ type endpointState struct {
 	// foundAt is the local start of the refresh that first found it: a
 	// replica never in a freshness answer is retired MaxLag after it.
 	foundAt time.Time
-	// wasStopped: the last refresh found it stopped (lag.go).
-	wasStopped bool
+	// wasStopped: the last refresh found it stopped (lag.go);
+	// stoppedAfter the server time of its newest sample then.
+	wasStopped   bool
+	stoppedAfter time.Time
 	// aggregate is a replica's aggregate; members an aggregate's replicas.
 	aggregate *endpointState
 	members   []*endpointState

@@ -281,14 +281,14 @@ func (g generator) valueExprs(f *family, sig telemetry.Signal) string {
 // marks it; the hit and acceptance ratios and shares are exact counts.
 func valueExpr(f *family, a engines.Alias, by string, mean bool) string {
 	rate := func(name string, match map[string]string) string {
-		return "sum by (" + by + ") (" + f.claimed(name, "rate("+selector(name, match, "")+"[W])") + ")"
+		return "sum by (" + by + ") (" + f.claimed(name, afreshRate(selector(name, match, ""))) + ")"
 	}
 	var e string
 	switch a.Type {
 	case engines.Gauge:
 		e = promAgg(a.Agg) + " by (" + by + ") (" + f.claimed(a.Name, selector(a.Name, a.Match, "")) + ")"
 	case engines.Counter:
-		e = promAgg(a.Agg) + " by (" + by + ") (" + f.claimed(a.Name, "rate("+selector(a.Name, a.Match, "")+"[W])") + ")"
+		e = promAgg(a.Agg) + " by (" + by + ") (" + f.claimed(a.Name, afreshRate(selector(a.Name, a.Match, ""))) + ")"
 	case engines.HistogramSum:
 		e = rate(a.Sum(), a.Match)
 	case engines.CounterRatio:
@@ -310,6 +310,18 @@ func valueExpr(f *family, a engines.Alias, by string, mean bool) string {
 		e = "(" + e + " + " + strconv.FormatFloat(a.Offset, 'g', -1, 64) + ")"
 	}
 	return e
+}
+
+// afreshRate is rate(sel[W]) started afresh at a counter reset (an engine
+// restarted, restarts.go): while a reset lies in [W], the counter's value,
+// which counts from zero at the restart, over W. Prometheus' rate() would
+// add the count before the reset and divide by W, averaging the old life,
+// the gap and the new one. Like a new series' rate on Prometheus it reads
+// low until the reset leaves the window (marked young, young.go); a ratio
+// of two such rates is the new life's. Per series, before any sum.
+func afreshRate(sel string) string {
+	reset := "resets(" + sel + "[W]) > 0"
+	return "((rate(" + sel + "[W]) unless " + reset + ") or (" + sel + " / $W_SECONDS and " + reset + "))"
 }
 
 // promAgg is PromQL's aggregation for an alias's Agg.
@@ -335,7 +347,7 @@ func (g generator) derivedExprs(f *family, d engines.Derivation) string {
 		var parts []string
 		for i, a := range from {
 			rate := func(n string) string {
-				return "sum by (" + by + ") (" + f.claimed(n, "rate("+selector(n, a.Match, "")+"[W])") + ")"
+				return "sum by (" + by + ") (" + f.claimed(n, afreshRate(selector(n, a.Match, ""))) + ")"
 			}
 			e := "(" + rate(a.Sum()) + " / " + rate(a.Count()) + ")"
 			if a.Factor() != 1 {
@@ -363,7 +375,7 @@ func (g generator) errorExpr(f *family, by string) string {
 	ecs := f.spec.Errors
 	for i, ec := range ecs {
 		rate := func(name, extra string) string {
-			return "sum by (" + by + ") (" + f.claimed(name, "rate("+selector(name, nil, extra)+"[W])") + ")"
+			return "sum by (" + by + ") (" + f.claimed(name, afreshRate(selector(name, nil, extra))) + ")"
 		}
 		failed := rate(ec.Failed, failedMatcher(ec))
 		var e string

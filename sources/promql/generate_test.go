@@ -46,9 +46,9 @@ func TestNewTableEntriesAreQueried(t *testing.T) {
 		}
 	}
 	for sig, want := range map[telemetry.Signal]string{
-		preempt: `sum by (model_name, pod, instance) (rate(vllm:num_preemptions_total[W])) or sum by (model_name) (rate(vllm:num_preemptions_total[W]))`,
-		hit:     `(sum by (model_name, pod, instance) (rate(vllm:prefix_cache_hits_total[W])) / sum by (model_name, pod, instance) (rate(vllm:prefix_cache_queries_total[W])))`,
-		accept:  `/ sum by (model_name, pod, instance) (rate(vllm:spec_decode_num_drafts_total[W]))) + 1)`,
+		preempt: afresh(`sum by (model_name, pod, instance) (rate(vllm:num_preemptions_total[W])) or sum by (model_name) (rate(vllm:num_preemptions_total[W]))`),
+		hit:     afresh(`(sum by (model_name, pod, instance) (rate(vllm:prefix_cache_hits_total[W])) / sum by (model_name, pod, instance) (rate(vllm:prefix_cache_queries_total[W])))`),
+		accept:  afresh(`/ sum by (model_name, pod, instance) (rate(vllm:spec_decode_num_drafts_total[W]))) + 1)`),
 	} {
 		if q := strings.Join(qs.value[sig], " or "); !strings.Contains(q, want) {
 			t.Errorf("%s value query lacks %q: %s", sig, want, q)
@@ -111,8 +111,8 @@ func TestPerGPUCounterAveraged(t *testing.T) {
 	qs := newGenerator(nil, []string{"pod", "instance"}).generate([]*family{f})
 	q := strings.Join(qs.value[telemetry.EngineReadBytes], " or ")
 	for _, want := range []string{
-		`avg by (model_name, pod, instance) (rate(vllm:estimated_read_bytes_per_gpu_total[W]))`,
-		`avg by (model_name) (rate(vllm:estimated_read_bytes_per_gpu_total[W]))`,
+		afresh(`avg by (model_name, pod, instance) (rate(vllm:estimated_read_bytes_per_gpu_total[W]))`),
+		afresh(`avg by (model_name) (rate(vllm:estimated_read_bytes_per_gpu_total[W]))`),
 	} {
 		if !strings.Contains(q, want) {
 			t.Errorf("read-bytes query lacks %q: %s", want, q)
@@ -136,7 +136,7 @@ func TestCounterShareQuery(t *testing.T) {
 		g := newGenerator(nil, []string{"pod", "instance"})
 		q := strings.Join(g.generate([]*family{f}).value[telemetry.PrefixCacheHit], " or ")
 		by := g.by(f, true)
-		rate := func(n string) string { return "sum by (" + by + ") (" + f.claimed(n, "rate("+n+"[W])") + ")" }
+		rate := func(n string) string { return "sum by (" + by + ") (" + f.claimed(n, afreshRate(n)) + ")" }
 		if want := "(" + rate(tc.hits) + " / (" + rate(tc.hits) + " + " + rate(tc.miss) + "))"; !strings.Contains(q, want) {
 			t.Errorf("%s: prefix hit query lacks\n%s\nin\n%s", tc.e, want, q)
 		}
@@ -235,3 +235,13 @@ func TestFailureMatcherOnBothStores(t *testing.T) {
 		})
 	}
 }
+
+// afresh writes a query as the generator does, each rate(x[W]) started
+// afresh at a counter reset (afreshRate).
+func afresh(q string) string {
+	return rateOverW.ReplaceAllStringFunc(q, func(m string) string {
+		return afreshRate(rateOverW.FindStringSubmatch(m)[1])
+	})
+}
+
+var rateOverW = regexp.MustCompile(`rate\(([^\[()]+)\[W\]\)`)

@@ -154,6 +154,9 @@ func (rd *round) step(e *endpointState, sig telemetry.Signal, p *cumPoint) {
 		return // a baseline: the first point, or one after a gap
 	}
 	buckets, sum, why := diff(prev, *p)
+	if why == counterReset {
+		rd.restart(e, p.t, prev.t, counterReset) // restarts.go
+	}
 	if why != "" {
 		rd.warn(fmt.Sprintf("%s: %s for %s; one window skipped", sig, why, e.info.Name))
 		return
@@ -169,6 +172,10 @@ func (rd *round) ownHistogram(e *endpointState, sig telemetry.Signal) {
 	e.seenHist[sig] = true
 	rd.reg.clearDerived(e, sig)
 }
+
+// counterReset is diff's reason when a bucket count went down: the engine
+// restarted between the two steps.
+const counterReset = "counter reset"
 
 // diff returns the observations between two cumulative points, or why it
 // cannot: a counter reset (a bucket went down) or a change in the set of
@@ -187,7 +194,7 @@ func diff(prev, cur cumPoint) ([]telemetry.Bucket, float64, string) {
 		}
 		d := c.Count - prev.buckets[i].Count
 		if d < 0 {
-			return nil, 0, "counter reset"
+			return nil, 0, counterReset
 		}
 		out[i] = telemetry.Bucket{UpperBound: c.UpperBound, Count: d}
 	}

@@ -106,19 +106,27 @@ func (rd *round) stopped(e *endpointState) bool {
 
 // noteRestarts dates a new birth for every endpoint that was stopped and
 // moves on again (a restarted engine): its rates are then marked young,
-// not shown silently low for a rate window. Run once the freshness answer
-// is read, before any value is mapped.
+// not shown silently low for a rate window (restarts.go). Run once the
+// freshness answer is read, before any value is mapped.
 func (rd *round) noteRestarts() {
 	for _, e := range rd.reg.all() {
 		if len(e.members) > 0 {
 			continue
 		}
 		stopped := rd.stopped(e)
-		if e.wasStopped && !stopped && !e.newest.IsZero() {
-			rd.s.state.ages.restarted(e.info.Name, e.newest)
+		if stopped {
+			e.stoppedAfter = e.newestSeen
+		}
+		switch last, gone := rd.s.state.ages.goneBefore(e.info.Name); {
+		case e.newest.IsZero() || stopped:
+		case e.wasStopped:
+			rd.restart(e, e.newest, e.stoppedAfter, "back after a stop")
+		case gone:
+			rd.restart(e, e.newest, last, "back after it was gone")
 		}
 		e.wasStopped = stopped
 	}
+	rd.expireRestarts()
 }
 
 // stoppedDistributions says, every refresh, that a stopped endpoint's

@@ -75,7 +75,7 @@ func TestMBUMeasuredYoungWithItsBytesRead(t *testing.T) {
 	}
 	const young = "10.0.0.2:8000/llama"
 	s.mu.Lock()
-	s.state.ages.restarted(young, time.Now().Add(-10*time.Second)) // its series began 10s ago
+	s.state.ages.restarted(young, time.Now().Add(-10*time.Second), time.Now().Add(-15*time.Second)) // its series began 10s ago
 	s.mu.Unlock()
 	rec.Reset()
 	if err := s.RefreshOnce(context.Background()); err != nil {

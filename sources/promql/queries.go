@@ -102,6 +102,7 @@ const gpuTag = "dcgm"
 //	[W]      [<Window>], the rate() range, e.g. [5m]
 //	[R]      [<HistogramStep>], the histogram step, e.g. [15s]
 //	[W:R]    [<Window>:<HistogramStep>], a subquery over W at steps R
+//	$W_SECONDS  the window in seconds, e.g. 300
 //	$Q       the configured quantile, e.g. 0.99
 //	$GROUP   the grouping labels, "namespace, cluster" ("" when none)
 //	$_GROUP  the same with a leading comma, ", namespace, cluster"
@@ -117,6 +118,7 @@ func newExpander(window, step time.Duration, q float64, group []string) expander
 		"[W]", "["+promDuration(window)+"]",
 		"[R]", "["+promDuration(step)+"]",
 		"[W:R]", "["+promDuration(window)+":"+promDuration(step)+"]",
+		"$W_SECONDS", strconv.FormatFloat(window.Seconds(), 'g', -1, 64),
 		"$Q", strconv.FormatFloat(q, 'g', -1, 64),
 		"$_GROUP", g2,
 		"$GROUP", g,

@@ -339,17 +339,16 @@ func (rd *round) value(e *endpointState, sig telemetry.Signal, eval time.Time, v
 	rd.add(o)
 }
 
-// youngest is the age of e's series when younger than the rate window
-// (0 otherwise); a model row's is its youngest replica's, since a sum
-// over replicas one of which is new or restarted reads low too.
+// youngest is the age of e's series when its rates over the window read
+// low (0 otherwise: older, or VictoriaMetrics' true rate of a young
+// series); a model row's is its youngest replica's, since a sum over
+// replicas one of which is new or restarted reads low too.
 func (rd *round) youngest(e *endpointState) time.Duration {
-	if !rd.s.state.rates.dividesByWindow() {
-		return 0 // VictoriaMetrics: the true rate
-	}
 	ages, now, w := rd.s.state.ages, rd.lag.serverNow, rd.s.cfg.Window
-	age, _ := ages.youngFor(e.info.Name, now, w)
+	divides := rd.s.state.rates.dividesByWindow()
+	age, _ := ages.youngFor(e.info.Name, now, w, divides)
 	for _, m := range e.members {
-		if a, ok := ages.youngFor(m.info.Name, now, w); ok && (age == 0 || a < age) {
+		if a, ok := ages.youngFor(m.info.Name, now, w, divides); ok && (age == 0 || a < age) {
 			age = a
 		}
 	}

@@ -114,7 +114,7 @@ func (rd *round) valueHistoryDone(p historyPlan) {
 			continue
 		}
 		if t, ok := p.first[key.endpoint]; ok {
-			st.ages.note(key.endpoint, p.start, t)
+			st.ages.note(key.endpoint, p.start, t, false)
 		}
 	}
 	if st.hist.from.IsZero() || p.start.Before(st.hist.from) {

@@ -156,6 +156,7 @@ func (rd *round) retireGone() {
 			continue
 		}
 		rd.reg.retire(e)
+		st.ages.retired(e.info.Name, e.newestSeen) // back later, it is a new life (young.go)
 		for k := range st.cum {
 			if k.endpoint == e.info.Name {
 				delete(st.cum, k)

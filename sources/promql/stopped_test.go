@@ -101,22 +101,52 @@ func TestRestartedEndpointReadsYoung(t *testing.T) {
 }
 
 // On VictoriaMetrics (instant answers at whole seconds) rate() over a
-// series younger than [W] is its true rate (QA round 5, finding 7): the
-// same restart is not marked young there.
-func TestRestartedEndpointNotYoungOnVictoriaMetrics(t *testing.T) {
-	f := newFakeProm(t, "a", "b")
-	s, rec, clk := clockedSource(t, f, time.Unix(1_000_003, 0)) // whole seconds, as VictoriaMetrics answers
-	for _, models := range [][]string{{"a", "b"}, {"a"}, {"a", "b"}} {
-		f.set(func(f *fakeProm) { f.models = models })
-		rec.Reset()
-		if err := s.RefreshOnce(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		clk.Add(5 * time.Second)
-	}
-	got := rec.find(telemetry.KindSample, "b", telemetry.OutputTPS)
-	if len(got) != 1 || got[0].SeriesAge != 0 {
-		t.Fatalf("restarted endpoint's output tok/s on VictoriaMetrics %+v: want no young mark (its rate is the true one)", got)
+// series younger than [W] is its true rate (QA round 5, finding 7), but a
+// restarted one's is afreshRate's: the counter's new count over the whole
+// W while a sample of its life before is in [W]. So the same restart is
+// young there too at first, and no longer once the life before has left
+// [W], while on Prometheus it stays young until the restart is W old.
+func TestRestartedEndpointYoungOnVictoriaMetricsWhileTheLifeBeforeIsInW(t *testing.T) {
+	for _, tc := range []struct {
+		store string
+		start time.Time
+		late  bool // still young once the life before has left [W]
+	}{
+		{"VictoriaMetrics", time.Unix(1_000_003, 0), false}, // whole seconds
+		{"Prometheus", time.Unix(1_000_003, 0).Add(250 * time.Millisecond), true},
+	} {
+		t.Run(tc.store, func(t *testing.T) {
+			f := newFakeProm(t, "a", "b")
+			s, rec, clk := clockedSource(t, f, tc.start)
+			refresh := func(models ...string) time.Duration {
+				t.Helper()
+				f.set(func(f *fakeProm) { f.models = models })
+				rec.Reset()
+				if err := s.RefreshOnce(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				clk.Add(5 * time.Second)
+				got := rec.find(telemetry.KindSample, "b", telemetry.OutputTPS)
+				if len(models) == 2 && len(got) != 1 {
+					t.Fatalf("b's output tok/s %+v, want one sample", got)
+				}
+				if len(got) == 0 {
+					return 0
+				}
+				return got[0].SeriesAge
+			}
+			refresh("a", "b") // b's newest sample: start − 2s
+			refresh("a")      // b stopped
+			if age := refresh("a", "b"); age <= 0 {
+				t.Errorf("%s: restarted endpoint's output tok/s not young (series age %s): its afresh rate divides by W", tc.store, age)
+			}
+			// 52s after the return: the life before (start − 2s) has left
+			// the 1m window, the restart (start + 8s) has not.
+			clk.Add(45 * time.Second)
+			if age := refresh("a", "b"); (age > 0) != tc.late {
+				t.Errorf("%s: once the life before left [W], series age %s; want young %v", tc.store, age, tc.late)
+			}
+		})
 	}
 }
 

@@ -54,6 +54,13 @@ type Config struct {
 	// MBU configures the MBU estimate per model name ("*" for any model).
 	// Without an entry no MBU is emitted.
 	MBU map[string]bandwidth.Model `json:"mbu,omitempty" yaml:"mbu,omitempty"`
+	// Implied, when set, says the scrape was not asked for (quick mode
+	// scrapes every probed URL's /metrics) and how to turn it off
+	// ("--no-scrape to silence"): a page that is missing (404, 410) or not
+	// a Prometheus exposition from the first scrape on is said once, as
+	// information (source state no data), and not fetched again. Once a
+	// scrape has worked, failures are failures.
+	Implied string `json:"-" yaml:"-"`
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time `json:"-" yaml:"-"`
 }

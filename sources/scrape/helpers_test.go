@@ -85,13 +85,16 @@ func (c *clock) Advance(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// target is an httptest server whose /metrics body can be swapped.
+// target is an httptest server whose /metrics body can be swapped (or
+// taken away: missing answers 404); it counts the requests for it.
 type target struct {
 	*httptest.Server
 	mu          sync.Mutex
 	body        string
 	contentType string
 	extra       map[string]string // path → JSON body
+	missing     bool
+	requests    int
 }
 
 func newTarget(t *testing.T, body string) *target {
@@ -108,6 +111,11 @@ func newTarget(t *testing.T, body string) *target {
 			http.NotFound(w, r)
 			return
 		}
+		tg.requests++
+		if tg.missing {
+			http.NotFound(w, r)
+			return
+		}
 		if tg.contentType != "" {
 			w.Header().Set("Content-Type", tg.contentType)
 		}
@@ -121,6 +129,20 @@ func (tg *target) set(body string) {
 	tg.mu.Lock()
 	defer tg.mu.Unlock()
 	tg.body = body
+}
+
+// serve sets what /metrics answers: a page of contentType, or (missing) 404.
+func (tg *target) serve(body, contentType string, missing bool) {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	tg.body, tg.contentType, tg.missing = body, contentType, missing
+}
+
+// count is how many requests /metrics had.
+func (tg *target) count() int {
+	tg.mu.Lock()
+	defer tg.mu.Unlock()
+	return tg.requests
 }
 
 func (tg *target) host() string { return strings.TrimPrefix(tg.URL, "http://") }

@@ -49,16 +49,20 @@ func TestCounterRateOverWindow(t *testing.T) {
 			{time.Second, 1150, 0, 14, 10 * time.Second},              // base moves to the 1010 scrape
 			{11 * time.Second, 1260, 0, 110.0 / 11, 11 * time.Second}, // a gap: the last scrape before it is the base
 		}},
-		{"reset counts the new value from zero", []scrapeRow{
+		// A restart starts the window afresh: no rate ever averages the
+		// old life, the gap and the new one.
+		{"reset starts the window afresh", []scrapeRow{
 			{0, 1000, 0, math.NaN(), 0},
 			{2 * time.Second, 1100, 0, 50, 2 * time.Second},
-			{2 * time.Second, 10, 0, 27.5, 4 * time.Second}, // 100 + 10 since the restart
-			{2 * time.Second, 50, 0, 25, 6 * time.Second},
+			{2 * time.Second, 10, 0, math.NaN(), 0}, // the restart: a new first reading
+			{2 * time.Second, 50, 0, 20, 2 * time.Second},
+			{2 * time.Second, 130, 0, 30, 4 * time.Second},
 		}},
 		{"_created change is a reset though the value grew", []scrapeRow{
 			{0, 1000, 100, math.NaN(), 0},
 			{2 * time.Second, 1100, 100, 50, 2 * time.Second},
-			{2 * time.Second, 1300, 200, 1400.0 / 4, 4 * time.Second}, // 100 + all 1300 of the new process
+			{2 * time.Second, 1300, 200, math.NaN(), 0}, // a new process, whatever it served
+			{2 * time.Second, 1340, 200, 20, 2 * time.Second},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -88,6 +88,9 @@ func (s *Scraper) ScrapeOnce(ctx context.Context) error {
 		s.fail(at, 0, s.initErr)
 		return s.initErr
 	}
+	if s.st.noPage {
+		return nil // no metrics page, and none asked for: said once (absent.go)
+	}
 	accept := expo.AcceptText
 	if s.cfg.OpenMetrics {
 		accept = expo.AcceptOpenMetrics
@@ -96,12 +99,18 @@ func (s *Scraper) ScrapeOnce(ctx context.Context) error {
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err() // shutting down: a scrape cut short is no failure of the target
 	}
+	if err != nil && s.absent(at, time.Since(start), err) {
+		return nil
+	}
 	if err != nil {
 		err = withHint(err)
 		s.fail(at, time.Since(start), err)
 		return err
 	}
 	if err := s.process(ctx, resp.Body, resp.Header, at, start); err != nil {
+		if s.absent(at, time.Since(start), err) {
+			return nil
+		}
 		s.fail(at, time.Since(start), err)
 		return err
 	}
@@ -112,7 +121,7 @@ func (s *Scraper) ScrapeOnce(ctx context.Context) error {
 func (s *Scraper) process(ctx context.Context, body string, h http.Header, at, start time.Time) error {
 	om, warning, err := expo.FormatOf(h)
 	if err != nil {
-		return err
+		return notExposition{err}
 	}
 	page, err := expo.Parse(body, expo.Options{
 		Want:        s.table.Wants,
@@ -121,7 +130,7 @@ func (s *Scraper) process(ctx context.Context, body string, h http.Header, at, s
 		SizeHint:    s.st.families,
 	})
 	if err != nil {
-		return err
+		return err // a page with a bad line is an exposition all the same: a failure
 	}
 	s.st.families = len(page.Names)
 	sc := s.newScrape(ctx, page, at)

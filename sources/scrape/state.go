@@ -23,8 +23,14 @@ type state struct {
 	endpoints    map[string]bool
 	failures     int
 	lastOK       time.Time
-	engine       telemetry.Engine
-	info         modelInfo
+	// noPage: an implied scrape found no metrics page from the start
+	// (absent.go); said once, not fetched again.
+	noPage bool
+	// restartedAt is when a counter last went back (the engine
+	// restarted): its endpoints are labelled restarted for a while.
+	restartedAt time.Time
+	engine      telemetry.Engine
+	info        modelInfo
 	// never is what the engine of neverOf can never give (each endpoint's
 	// announcement says it), kept while the engine stays the same.
 	never   map[telemetry.Signal]string
@@ -152,8 +158,12 @@ func (st *state) counter(fam string, ser *expo.Series, v float64) *prevSeries {
 		p.status, p.valid = deltaNew, true
 		p.points, p.lost = p.points[:0], 0
 	case v < p.value || restarted(p.created, ser.Created):
+		// The engine restarted: the rate window starts afresh from this
+		// reading, so that rates never average the old life, the gap and
+		// the new one (the first rate comes with the next scrape).
 		p.status = deltaReset
-		p.lost += p.value
+		p.points, p.lost = p.points[:0], 0
+		st.restartedAt = st.now
 	default:
 		p.status, p.delta = deltaOK, v-p.value
 	}
@@ -206,6 +216,9 @@ func (st *state) histDelta(fam string, ser *expo.Series, scale float64, acc *his
 		p.status, p.valid = deltaNew, true
 	case !sameBounds(p.buckets, cur) || restarted(p.created, ser.Created) || decreased(p.buckets, cur):
 		p.status = deltaReset
+		if sameBounds(p.buckets, cur) {
+			st.restartedAt = st.now
+		}
 	default:
 		p.status = deltaOK
 		acc.add(p.buckets, cur, ser.Sum-p.sum, scale)

@@ -50,7 +50,7 @@ func (s *Scraper) succeed(sc *scrape, latency time.Duration) {
 		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: sc.at, Endpoint: name,
 			Source: s.source, Interval: s.cfg.Interval,
 			Info: &telemetry.Endpoint{Name: name, BaseURL: s.baseURL, Model: mv.model, Engine: sc.det.Engine,
-				Unmeasurable: never}})
+				Unmeasurable: never, Labels: s.restartLabel(sc.at)}})
 	}
 	for _, o := range sc.obs {
 		s.sink.Observe(o)
@@ -95,4 +95,18 @@ func (s *Scraper) baseStatus(latency time.Duration) telemetry.SourceStatus {
 		st.Warnings = append(st.Warnings, "TLS NOT VERIFIED")
 	}
 	return st
+}
+
+// restartLabel is the endpoints' restarted label: set for
+// telemetry.RestartedFor after a counter went back, then taken off ("").
+func (s *Scraper) restartLabel(now time.Time) map[string]string {
+	at := s.st.restartedAt
+	if at.IsZero() {
+		return nil
+	}
+	v := ""
+	if now.Sub(at) < telemetry.RestartedFor {
+		v = telemetry.RestartedLabel(at, "counter reset")
+	}
+	return map[string]string{telemetry.LabelRestarted: v}
 }

@@ -81,8 +81,8 @@ func TestWindowQuantileFromBucketDeltas(t *testing.T) {
 }
 
 // A restart skips the histogram's interval (bucket increments would go
-// negative); the counter's rate over the window counts the restarted
-// value from zero, as Prometheus' rate() does (TestCounterRateOverWindow).
+// negative); the counter's rate window starts afresh
+// (TestCounterRateOverWindow) and the endpoint is labelled restarted.
 func TestRestartSkipsHistogramInterval(t *testing.T) {
 	page := func(tokens float64, created float64, counts []float64) string {
 		return fmt.Sprintf("# TYPE vllm:generation_tokens_total counter\nvllm:generation_tokens_total{model_name=\"m\"} %g\n"+
@@ -114,12 +114,24 @@ func TestRestartSkipsHistogramInterval(t *testing.T) {
 	if n := len(find(obs, telemetry.KindHistogram, ep, telemetry.E2E)); n != 0 {
 		t.Fatalf("restart interval emitted:\n%s", dump(obs))
 	}
-	checkGauge(t, obs, ep, telemetry.OutputTPS, 27.5) // (100 + 10 since the restart) / 4 s
+	// The rate window starts afresh: no rate across the restart, and
+	// the endpoint is labelled restarted.
+	if got := find(obs, telemetry.KindSample, ep, telemetry.OutputTPS); len(got) != 0 {
+		t.Fatalf("a rate across the restart: %+v", got)
+	}
+	var label string
+	for _, o := range find(obs, telemetry.KindEndpoint, ep, "") {
+		label = o.Info.Labels[telemetry.LabelRestarted]
+	}
+	if at, how, ok := (telemetry.Endpoint{Labels: map[string]string{telemetry.LabelRestarted: label}}).Restarted(); !ok || !at.Equal(clk.Now()) || how != "counter reset" {
+		t.Errorf("restarted label %q, want the restart at %s by counter reset", label, clk.Now())
+	}
 	// Next interval counts from the new baseline.
 	obs = step(page(50, 200, []float64{1, 2, 3, 3}))
 	if o := one(t, obs, telemetry.KindHistogram, ep, telemetry.E2E); o.Buckets[3].Count != 2 {
 		t.Fatalf("after restart %+v", o.Buckets)
 	}
+	checkGauge(t, obs, ep, telemetry.OutputTPS, 20) // the new life's 40 tokens / 2 s
 	// Restart that already served more than before: only _created tells.
 	obs = step(page(5000, 300, []float64{5, 6, 7, 8}))
 	if n := len(find(obs, telemetry.KindHistogram, ep, telemetry.E2E)); n != 0 {

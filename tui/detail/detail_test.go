@@ -174,6 +174,28 @@ func TestTitleKeepsSLOState(t *testing.T) {
 	}
 }
 
+// A restarted endpoint's title says so, whole where there is room, as
+// RESTARTED where there is less, never at the cost of the SLO state.
+func TestTitleSaysRestarted(t *testing.T) {
+	ctx := ctxFor("mono", t0)
+	m := New(ctx)
+	name := "10.0.0.1:8000/meta-llama/Llama-3.1-8B-Instruct"
+	m.Open(name)
+	m.SetEndpoint(telemetry.EndpointSnapshot{Endpoint: telemetry.Endpoint{Name: name, Model: "meta-llama/Llama-3.1-8B-Instruct",
+		Labels: map[string]string{telemetry.LabelRestarted: telemetry.RestartedLabel(t0.Add(-90*time.Second), "counter reset")}}}, true, slo.BadgeOK)
+	if got := ansi.Strip(m.title(160)); !strings.Contains(got, "RESTARTED 1m ago (counter reset): rates started afresh") {
+		t.Errorf("wide title %q: want the restart said whole", got)
+	}
+	if got := ansi.Strip(m.title(60)); !strings.Contains(got, "RESTARTED  SLO") {
+		t.Errorf("60-cell title %q: want the RESTARTED mark", got)
+	}
+	for _, w := range []int{30, 60, 100, 160} {
+		if got := ansi.Strip(m.title(w)); !strings.HasSuffix(got, "SLO "+string(slo.BadgeOK)) || ansi.StringWidth(got) > w {
+			t.Errorf("width %d: %q: want the SLO state kept, within the width", w, got)
+		}
+	}
+}
+
 // Chart and ITL headings are never cut mid-word (QA at 120 columns: "SLO
 // 5s far above t", "ITL distribution over 1m (14s of data"; here at 100:
 // "no data    TPOT"): the coverage goes first, then the note (unless it

@@ -55,7 +55,19 @@ func (m *Model) title(w int) string {
 		badge = g.Unknown + " (no SLO)"
 	}
 	slo := "  SLO " + badge
-	room := w - common.Width(slo)
+	restarted := format.Restarted(m.ep.Endpoint, m.ctx.Now)
+	if restarted != "" {
+		restarted = "  " + restarted
+	}
+	// The restart said whole, else as its mark, else not: the name and
+	// the SLO state come first.
+	if restarted != "" && w-common.Width(slo)-common.Width(restarted) < minNameCells {
+		restarted = "  " + format.RestartedMark
+	}
+	if w-common.Width(slo)-common.Width(restarted) < minNameCells {
+		restarted = ""
+	}
+	room := w - common.Width(slo) - common.Width(restarted)
 	extras = fitExtras(extras, room-common.Width(name), g.Ellipsis)
 	var b strings.Builder
 	if nameRoom := max(room-common.Width(strings.Join(extras, "")), 0); common.Width(name) > nameRoom {
@@ -65,9 +77,14 @@ func (m *Model) title(w int) string {
 	for _, e := range extras {
 		b.WriteString(st.Normal.Faint.S(e))
 	}
+	b.WriteString(st.Normal.Stale.S(restarted))
 	b.WriteString(m.ctx.Paint(&st.Normal, format.BadgeKind(m.badge)).S(slo))
 	return common.Cut(b.String(), w)
 }
+
+// minNameCells is the least of a cut name the title keeps before saying
+// a restart.
+const minNameCells = 16
 
 // minURLCells is the least of a shortened URL worth showing.
 const minURLCells = 14

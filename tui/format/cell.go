@@ -215,3 +215,17 @@ func StateWord(s telemetry.State) string {
 	}
 	return "unknown"
 }
+
+// RestartedMark follows the name of an endpoint its source saw restart a
+// short while ago (telemetry.LabelRestarted): its rates started afresh.
+const RestartedMark = "RESTARTED"
+
+// Restarted says when and how the endpoint restarted ("RESTARTED 2m ago
+// (counter reset): rates started afresh"); "" when it is not marked.
+func Restarted(ep telemetry.Endpoint, now time.Time) string {
+	at, how, ok := ep.Restarted()
+	if !ok {
+		return ""
+	}
+	return RestartedMark + " " + Age(now.Sub(at)) + " ago (" + how + "): rates started afresh"
+}

@@ -89,6 +89,7 @@ func (m *Model) render() string {
 		{m.ctx.Glyphs.Unknown, "never observed, or no objective applies"},
 		{"~", "estimate (MBU from weights and KV, histogram interpolation, token counts from events)"},
 		{format.YoungMark, "tok/s, req/s… over a series younger than its rate window: reads low (ratios never do)"},
+		{format.RestartedMark, "after a name: the engine restarted a short while ago (its counters went back, or it came back after a stop); its rates started afresh, + until their window fills"},
 		{"≤300ms", "a quantile in a histogram's lowest bucket: at most that edge, not a measurement (≥: in the +Inf bucket, at least); the mean is beside it"},
 	} {
 		out = append(out, m.term(s[0], s[1], 11)...)

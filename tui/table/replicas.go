@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/tokentop/tokentop/tui/format"
 )
 
 // Replicas. A model served by several instances (PromQL mode) arrives as
@@ -110,9 +112,20 @@ func (m *Model) ToggleExpand() bool {
 	return true
 }
 
-// replicaLabel is what the ENDPOINT column shows of a grouped row: an
-// aggregate's count, or a replica's identity under its model.
+// replicaLabel is what the ENDPOINT column shows of a row: its name, or
+// of a grouped row an aggregate's count or a replica's identity under its
+// model; RESTARTED after it while its source marks it restarted.
 func (m *Model) replicaLabel(r *Row, name string) string {
+	label := m.groupedLabel(r, name)
+	if _, _, ok := r.Endpoint.Restarted(); ok {
+		// Its rates started afresh: said in words, after the name.
+		label += " " + format.RestartedMark
+	}
+	return label
+}
+
+// groupedLabel is a grouped row's count or identity; name for others.
+func (m *Model) groupedLabel(r *Row, name string) string {
 	if n := m.replicas[r.Name()]; n > 1 && r.Endpoint.Aggregate {
 		mark := "+"
 		if m.expanded[r.Name()] {

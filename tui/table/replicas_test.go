@@ -134,3 +134,31 @@ func TestModelRowSaysReplicasCounted(t *testing.T) {
 		t.Errorf("model row, all replicas live: %q, want \"llama ×2 +\"", got)
 	}
 }
+
+// A row whose source marks it restarted says RESTARTED after its name: a
+// model row after its count, a replica after its identity; the others
+// say nothing.
+func TestRestartedRowsSaySo(t *testing.T) {
+	restarted := map[string]string{telemetry.LabelRestarted: telemetry.RestartedLabel(time.Now().Add(-time.Minute), "counter reset")}
+	ep := func(e telemetry.Endpoint) Row { return Row{Endpoint: telemetry.EndpointSnapshot{Endpoint: e}} }
+	rows := []Row{
+		ep(telemetry.Endpoint{Name: "llama", Model: "llama", Aggregate: true, Labels: restarted}),
+		ep(telemetry.Endpoint{Name: "10.0.0.1:8000/llama", Model: "llama", Group: "llama", Replica: "10.0.0.1:8000", Labels: restarted}),
+		ep(telemetry.Endpoint{Name: "10.0.0.2:8000/llama", Model: "llama", Group: "llama", Replica: "10.0.0.2:8000"}),
+		ep(telemetry.Endpoint{Name: "qwen", Model: "qwen", Labels: restarted}),
+	}
+	m := New(&common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: time.Now()})
+	m.SetSize(160, 20)
+	m.SetRows(rows)
+	m.Move(0)
+	if !m.ToggleExpand() {
+		t.Fatal("llama did not expand")
+	}
+	var out []string
+	for _, r := range m.rows {
+		out = append(out, m.displayName(r))
+	}
+	if got, want := fmt.Sprintf("%q", out), `["llama ×2 - RESTARTED" "  10.0.0.1:8000 RESTARTED" "  10.0.0.2:8000" "qwen RESTARTED"]`; got != want {
+		t.Errorf("rows %s, want %s", got, want)
+	}
+}
