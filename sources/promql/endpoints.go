@@ -123,6 +123,10 @@ type endpointState struct {
 	foundAt time.Time
 	// wasStopped: the last refresh found it stopped (lag.go).
 	wasStopped bool
+	// target is a replica's identity as up names it (its replica key),
+	// health what up said of it (targets.go).
+	target string
+	health targetHealth
 	// aggregate is a replica's aggregate; members an aggregate's replicas.
 	aggregate *endpointState
 	members   []*endpointState
@@ -243,7 +247,7 @@ func (r *registry) replica(agg *endpointState, id seriesID) *endpointState {
 	e := &endpointState{
 		info: telemetry.Endpoint{Name: name, Model: agg.info.Model, Engine: agg.info.Engine, Labels: labels,
 			Group: agg.info.Name, Replica: id.replica},
-		family: id.family, groups: id.groups, aggregate: agg,
+		family: id.family, groups: id.groups, aggregate: agg, target: id.replicaKey,
 		seenHist: map[telemetry.Signal]bool{}, seenValue: map[telemetry.Signal]bool{},
 	}
 	if id.family != tokentopTag { // a probe's host is not the model's: no GPU join

@@ -23,6 +23,7 @@ type state struct {
 	endpoints    map[string]bool
 	failures     int
 	lastOK       time.Time
+	downSince    time.Time // first failed scrape after one that worked (target.go)
 	engine       telemetry.Engine
 	info         modelInfo
 	// the last detection and the hash of the names it was made from

@@ -17,6 +17,7 @@ func (s *Scraper) succeed(sc *scrape, latency time.Duration) {
 	st.lastOK = sc.at
 	st.failures = 0
 	st.engine = sc.det.Engine
+	st.downSince = time.Time{}
 
 	names := make([]string, 0, len(sc.models))
 	byName := map[string]*modelVals{}
@@ -42,7 +43,9 @@ func (s *Scraper) succeed(sc *scrape, latency time.Duration) {
 		mv := byName[name]
 		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: sc.at, Endpoint: name,
 			Source: s.source, Interval: s.cfg.Interval,
-			Info: &telemetry.Endpoint{Name: name, BaseURL: s.baseURL, Model: mv.model, Engine: sc.det.Engine}})
+			Info: &telemetry.Endpoint{Name: name, BaseURL: s.baseURL, Model: mv.model, Engine: sc.det.Engine,
+				Labels: map[string]string{telemetry.LabelTarget: ""}}}) // up: no longer down
+		s.sink.Observe(targetUp(s.source, name, sc.at, s.cfg.Interval, 1))
 	}
 	for _, o := range sc.obs {
 		s.sink.Observe(o)
