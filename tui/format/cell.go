@@ -215,3 +215,12 @@ func StateWord(s telemetry.State) string {
 	}
 	return "unknown"
 }
+
+// TargetKind is how a down or gone target's word is painted: down as an
+// error, gone as stale (the store forgot it; it leaves after the window).
+func TargetKind(state string) Kind {
+	if state == telemetry.TargetGone {
+		return Stale
+	}
+	return Error
+}
