@@ -49,6 +49,7 @@ const targetsRetry = 30 * time.Second
 type targetsBook struct {
 	askedAt time.Time
 	errs    map[string]string // replica key → the store's last scrape error
+	failed  string            // why the last ask gave no answer ("" when it did)
 }
 
 // upQuery is the up query: one series per replica identity.
@@ -171,12 +172,13 @@ func (rd *round) downReasons(ctx context.Context, newlyDown bool) {
 	if newlyDown || rd.began.Sub(book.askedAt) >= targetsRetry {
 		book.askedAt = rd.began
 		errs, err := rd.s.fetchTargetErrors(ctx, rd.reg.parser)
+		book.errs, book.failed = errs, ""
 		if err != nil {
-			book.errs = nil
-			rd.warn("target health: the store's targets API gave no reasons (" + err.Error() + "): down targets read from up alone")
-		} else {
-			book.errs = errs
+			book.failed = err.Error()
 		}
+	}
+	if book.failed != "" {
+		rd.warn("target health: the store's targets API gave no reasons (" + book.failed + "): down targets read from up alone")
 	}
 	for _, e := range down {
 		reason := "up = 0: the store's scrapes of the target fail"
