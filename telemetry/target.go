@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"fmt"
 	"strings"
 	"time"
 )
@@ -59,13 +58,4 @@ func (e Endpoint) Target() (h TargetHealth, ok bool) {
 
 // ReplicasDown reads LabelReplicasDown: how many of a model row's
 // replicas are down or gone, of how many; ok is false without the label.
-func (e Endpoint) ReplicasDown() (down, of int, ok bool) {
-	v := e.Labels[LabelReplicasDown]
-	if v == "" {
-		return 0, 0, false
-	}
-	if _, err := fmt.Sscanf(v, "%d of %d", &down, &of); err != nil {
-		return 0, 0, false
-	}
-	return down, of, true
-}
+func (e Endpoint) ReplicasDown() (down, of int, ok bool) { return e.nOfM(LabelReplicasDown) }
