@@ -325,7 +325,7 @@ func (o Objective) String() string {
 	case Availability:
 		return fmt.Sprintf("probe failures ≤ %s over %s", FormatRatio(budgetOf(o.Target)), FormatDuration(o.Window))
 	case TargetUp:
-		return fmt.Sprintf("target up (a model: all replicas up) for %s", FormatDuration(o.For))
+		return "target up (a model row: every replica)"
 	}
 	return o.Name
 }

@@ -91,7 +91,8 @@ func checkReplicaKilled(t *testing.T, kind string, start func(*testing.T, string
 	cfg := writeFile(t, dir, "tokentop.yaml", fmt.Sprintf("prometheus:\n  - url: %s\n    interval: %s\n    max_lag: %s\n",
 		fs.url, replicaRefresh, replicaMaxLag))
 	view := []string{"--config", cfg, "--refresh", replicaView.String()}
-	hl := startHeadless(t, "dashboard", append(view, "--webhook", am.webhookURL())...)
+	recording := filepath.Join(dir, "fleet.jsonl.gz")
+	hl := startHeadless(t, "dashboard", append(view, "--webhook", am.webhookURL(), "--record", recording)...)
 	term := startTerminal(t, append([]string{tokentopBinary(t)}, view...)...)
 	repA, repB := a.addr+"/"+model, b.addr+"/"+model
 
@@ -152,6 +153,9 @@ func checkReplicaKilled(t *testing.T, kind string, start func(*testing.T, string
 		checkListed(t, hl, from, time.Now(), repB, "gone")
 		gone["gone_listed_for"] = time.Since(from)
 	}
+	if d, ok := seen["json_firing_after"]; ok {
+		checkReplayedDown(t, hl, recording, killedAt.Add(d), repB)
+	}
 	for k, v := range back {
 		seen[k] = v
 	}
@@ -159,6 +163,32 @@ func checkReplicaKilled(t *testing.T, kind string, start func(*testing.T, string
 		seen[k] = v
 	}
 	measured(t, "replica-killed "+kind, seen, append(keys, "json_resolved_after", "am_ended_after", "json_gone_after", "gone_listed_for")...)
+}
+
+// checkReplayedDown stops the recording dashboard and replays its
+// recording just after firedAt: the replica reads down and its
+// target-up alert fires in the replay, as live.
+func checkReplayedDown(t *testing.T, hl *headless, path string, firedAt time.Time, endpoint string) {
+	t.Helper()
+	hl.signal(t, syscall.SIGHUP) // a finished recording, as an SSH session's end leaves it
+	if _, ok := hl.waitExit(10 * time.Second); !ok {
+		t.Fatalf("the recording dashboard still runs 10 s after SIGHUP")
+	}
+	r, err := readRecording(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := r.span()
+	// The first whole second after JSON showed it firing: before the
+	// restart (after Alertmanager had it too) brought the target back.
+	at := (firedAt.Sub(first) + time.Second - 1).Truncate(time.Second)
+	out := replayAt(t, path, at.String())
+	if got := targetState(out.doc, endpoint); got != "down" {
+		t.Errorf("replayed at %s: %s's target %q, want down", at, endpoint, got)
+	}
+	if !hasAlert(currentAlerts(out.doc), endpoint, isTargetUpPage, "firing") {
+		t.Errorf("replayed at %s: %s's target-up alert is not firing:\n%.3000s", at, endpoint, out.stdout)
+	}
 }
 
 // checkListed: every document read in [from, to] lists the endpoint with
