@@ -69,6 +69,10 @@ type Engine struct {
 	dropped    int // endpoints without rules because MaxRules was reached
 	refused    map[string]bool
 	probed     map[string]bool // endpoints fed by a probe
+	// up: endpoints whose target health is known (telemetry.TargetUp);
+	// aggregates: model rows (Endpoint.Aggregate).
+	up         map[string]bool
+	aggregates map[string]bool
 	// replicas: a replica's model row (Endpoint.Group), and each model
 	// row's replicas. A model's only replica is not judged: its model row
 	// says the same, and one pod must not raise every alert twice.
@@ -86,7 +90,7 @@ type Engine struct {
 func New(objs []Objective, store *telemetry.Store, opts Options) *Engine {
 	opts = opts.withDefaults()
 	e := &Engine{store: store, opts: opts, byEndpoint: map[string][]*rule{},
-		refused: map[string]bool{}, probed: map[string]bool{},
+		refused: map[string]bool{}, probed: map[string]bool{}, up: map[string]bool{}, aggregates: map[string]bool{},
 		replicaOf: map[string]string{}, replicas: map[string]map[string]bool{}}
 	e.storeCfg = telemetry.DefaultStoreConfig()
 	if store != nil {
@@ -156,30 +160,40 @@ func (e *Engine) Observe(o telemetry.Observation) {
 	if o.Kind == telemetry.KindEndpoint && o.Info != nil && o.Info.Group != "" {
 		e.joinGroup(o.Endpoint, o.Info.Group)
 	}
+	if o.Kind == telemetry.KindEndpoint && o.Info != nil && o.Info.Aggregate && len(e.aggregates) < 2*e.opts.MaxRules {
+		e.aggregates[o.Endpoint] = true
+	}
 	probed := telemetry.SideOf(telemetry.SourceKind(o.Source)) == telemetry.Client
-	for _, r := range e.ensure(o.Endpoint, probed) {
+	up := o.Signal == telemetry.TargetUp
+	for _, r := range e.ensure(o.Endpoint, feeds{probed: probed, up: up}) {
 		if r.events != nil && r.feeds {
 			r.events.observe(o, e.objs[r.obj])
 		}
 	}
 }
 
+// feeds says what an observation tells of its endpoint: probed (a
+// probe's), up (its target health).
+type feeds struct{ probed, up bool }
+
 // applies reports whether objective i has a rule on the endpoint: it
-// matches the name, and probe-only objectives need a probed endpoint.
-func (e *Engine) applies(i int, endpoint string, probed bool) bool {
+// matches the name, probe-only objectives need a probed endpoint and
+// target_up ones an endpoint whose target health is known.
+func (e *Engine) applies(i int, endpoint string, f feeds) bool {
 	o := &e.objs[i]
-	return o.Matches(endpoint) && (o.Kind != Availability || probed)
+	return o.Matches(endpoint) && (o.Kind != Availability || f.probed) && (o.Kind != TargetUp || f.up)
 }
 
 // ensure returns the endpoint's rules, creating those that apply on first
-// sight (and a probe-only objective's once the endpoint is probed). Past
-// MaxRules an endpoint gets no new ones (remembered, and counted once).
-func (e *Engine) ensure(endpoint string, probed bool) []*rule {
+// sight (and a probe-only or target_up objective's once the endpoint is
+// probed or its target health known). Past MaxRules an endpoint gets no
+// new ones (remembered, and counted once).
+func (e *Engine) ensure(endpoint string, f feeds) []*rule {
 	if g, ok := e.replicaOf[endpoint]; ok && len(e.replicas[g]) < 2 {
 		return nil // a model's only replica: its model row is judged
 	}
 	rs, known := e.byEndpoint[endpoint]
-	if known && (!probed || e.probed[endpoint]) {
+	if known && (!f.probed || e.probed[endpoint]) && (!f.up || e.up[endpoint]) {
 		return rs
 	}
 	if !known && len(e.byEndpoint) >= 2*e.opts.MaxRules {
@@ -188,15 +202,19 @@ func (e *Engine) ensure(endpoint string, probed bool) []*rule {
 	if known && rs == nil && e.refused[endpoint] {
 		return nil
 	}
-	if probed {
+	if f.probed {
 		e.probed[endpoint] = true
 	}
+	if f.up {
+		e.up[endpoint] = true
+	}
+	all := feeds{probed: e.probed[endpoint], up: e.up[endpoint]}
 	var matching []int
 	n := 0
 	for i := range e.objs {
-		if e.applies(i, endpoint, probed || e.probed[endpoint]) && !slices.ContainsFunc(rs, func(r *rule) bool { return r.obj == i }) {
+		if e.applies(i, endpoint, all) && !slices.ContainsFunc(rs, func(r *rule) bool { return r.obj == i }) {
 			matching = append(matching, i)
-			n += len(severityGroups(&e.objs[i]))
+			n += len(e.severityGroups(&e.objs[i], endpoint))
 		}
 	}
 	if len(e.rules)+n > e.opts.MaxRules {
@@ -213,11 +231,15 @@ func (e *Engine) ensure(endpoint string, probed bool) []*rule {
 		if o.Kind == Ratio {
 			ev = newEvents(*o) // shared by the objective's severities
 		}
-		for k, g := range severityGroups(o) {
-			r := &rule{obj: i, endpoint: endpoint, pairs: g.pairs, events: ev, feeds: k == 0, resolvedFor: e.opts.ResolvedFor, alert: Alert{
-				Objective: o.Name, Endpoint: endpoint, Kind: o.Kind, Signal: o.Signal, State: Inactive,
-				Threshold: o.Threshold, Unit: o.valueUnit(), Description: o.String(), Severity: g.severity,
-			}}
+		for k, g := range e.severityGroups(o, endpoint) {
+			r := &rule{obj: i, endpoint: endpoint, pairs: g.pairs, events: ev, feeds: k == 0, noneUp: g.noneUp,
+				resolvedFor: e.opts.ResolvedFor, alert: Alert{
+					Objective: o.Name, Endpoint: endpoint, Kind: o.Kind, Signal: o.Signal, State: Inactive,
+					Threshold: o.Threshold, Unit: o.valueUnit(), Description: o.String(), Severity: g.severity,
+				}}
+			if o.Kind == TargetUp {
+				r.alert.Threshold, r.alert.Description = g.upThreshold, g.description
+			}
 			if len(g.pairs) > 0 {
 				r.alert.Threshold = g.pairs[0].Factor
 			}
@@ -268,6 +290,8 @@ func (e *Engine) retire(endpoint string, at time.Time, reason string) {
 	rs := e.byEndpoint[endpoint]
 	delete(e.byEndpoint, endpoint)
 	delete(e.probed, endpoint)
+	delete(e.up, endpoint)
+	delete(e.aggregates, endpoint)
 	if len(rs) == 0 {
 		return
 	}
@@ -294,13 +318,35 @@ func (e *Engine) retire(endpoint string, at time.Time, reason string) {
 type severityGroup struct {
 	severity string
 	pairs    []BurnWindow
+	// target_up: noneUp breaches only when no target is up (else: when
+	// any is not); its threshold and description.
+	noneUp      bool
+	upThreshold float64
+	description string
 }
 
 // severityGroups splits a Ratio objective's burn windows by severity: each
 // severity is its own alert (as Sloth generates page and ticket alerts),
 // so a ticket firing first and a page firing later are two notifications
-// with stable Alertmanager labels. Other kinds have one group.
-func severityGroups(o *Objective) []severityGroup {
+// with stable Alertmanager labels. A target_up objective on a model row
+// has two: a warning while some replicas are down, its own severity
+// (page) once none is up; on a replica or scraped endpoint, its own
+// severity once the target is down. Other kinds have one group.
+func (e *Engine) severityGroups(o *Objective, endpoint string) []severityGroup {
+	if o.Kind == TargetUp {
+		down := severityGroup{severity: o.Severity, noneUp: true, upThreshold: 1,
+			description: "target up for " + FormatDuration(o.For)}
+		if !e.aggregates[endpoint] {
+			return []severityGroup{down}
+		}
+		down.upThreshold = 0
+		down.description = "some replica up for " + FormatDuration(o.For)
+		some := severityGroup{severity: "warning", upThreshold: 1, description: "all replicas up for " + FormatDuration(o.For)}
+		if o.Severity == some.severity {
+			return []severityGroup{some}
+		}
+		return []severityGroup{some, down}
+	}
 	if o.Kind != Ratio {
 		return []severityGroup{{severity: o.Severity}}
 	}
@@ -349,7 +395,7 @@ func (e *Engine) discover() {
 		return
 	}
 	for _, name := range e.store.EndpointNames() {
-		e.ensure(name, e.store.Probed(name))
+		e.ensure(name, feeds{probed: e.store.Probed(name), up: e.store.Has(name, telemetry.TargetUp)})
 	}
 }
 

@@ -61,6 +61,8 @@ func (e *Engine) measure(r *rule, now time.Time) measurement {
 		return e.measureErrorRate(o, r.endpoint, now)
 	case Ratio:
 		return e.measureRatio(o, r.pairs, r.events, now)
+	case TargetUp:
+		return e.measureTargetUp(o, r, now)
 	}
 	return measurement{data: telemetry.Unknown, value: math.NaN(), goodRatio: math.NaN()}
 }
@@ -180,5 +182,27 @@ func (e *Engine) measureRatio(o *Objective, pairs []BurnWindow, ev *events, now 
 		m.data, m.reason = telemetry.NoData, "no events in the burn windows"
 	}
 	m.approx = !c.approxAt.IsZero() && now.Sub(c.approxAt) < o.Period
+	return m
+}
+
+// measureTargetUp reads the share of the endpoint's targets up (a replica
+// or scraped endpoint: 1 or 0): the rule breaches below all of them, or,
+// noneUp, when none is.
+func (e *Engine) measureTargetUp(o *Objective, r *rule, now time.Time) measurement {
+	m, snap, ok := e.signalMeasurement(o, r.endpoint, now)
+	if !ok {
+		return m
+	}
+	m.threshold = r.alert.Threshold
+	if snap.Value != nil {
+		m.value, m.count = *snap.Value/o.Signal.Info().Scale, 1
+	} else if m.data == telemetry.Live {
+		m.data = telemetry.NoData
+	}
+	if r.noneUp {
+		m.breach = m.value <= 0
+	} else {
+		m.breach = m.value < 1
+	}
 	return m
 }

@@ -26,6 +26,10 @@ const (
 	DefaultAvailabilityWindow = time.Minute
 )
 
+// DefaultTargetUpFor is how long a target must be down before its
+// target_up alert fires: the usual `up == 0` rule's `for: 1m`.
+const DefaultTargetUpFor = time.Minute
+
 // workbookPeriod is the period the SRE workbook's burn windows were chosen
 // for (Table 5-8: 30 days); other periods scale them proportionally.
 const workbookPeriod = 30 * 24 * time.Hour
@@ -72,6 +76,15 @@ func AvailabilityObjective() Objective {
 		Window: DefaultAvailabilityWindow, Severity: "page"}
 }
 
+// TargetUpObjective is the objective every endpoint whose target health
+// is known (scraped, or a replica in the store) gets unless the user
+// configures their own or turns availability off: a target down for a
+// minute pages; a model row with some replicas down warns, with none up
+// pages.
+func TargetUpObjective() Objective {
+	return Objective{Name: "target-up", Kind: TargetUp, For: DefaultTargetUpFor, Severity: "page"}
+}
+
 // WithDefaults returns o with its optional fields filled: percentile,
 // window, period, burn windows (scaled to the period), severity and a name
 // derived from what it promises.
@@ -100,6 +113,12 @@ func (o Objective) WithDefaults() Objective {
 		}
 		// Judged as the probes' error rate against the failures allowed.
 		o.Signal, o.Threshold = telemetry.ErrorRate, budgetOf(o.Target)
+	case TargetUp:
+		// Judged on the share of up targets: below all of them breaches.
+		o.Signal, o.Threshold = telemetry.TargetUp, 1
+		if o.Severity == "" {
+			o.Severity = "page"
+		}
 	case Ratio:
 		if o.Period == 0 {
 			o.Period = DefaultPeriod
@@ -145,6 +164,8 @@ func (o Objective) defaultName() string {
 		return "error-rate"
 	case Availability:
 		return "availability"
+	case TargetUp:
+		return "target-up"
 	}
 	return string(o.Signal)
 }
@@ -152,7 +173,7 @@ func (o Objective) defaultName() string {
 // valueUnit is the base unit of o's alert values (Alert.Unit).
 func (o Objective) valueUnit() string {
 	switch o.Kind {
-	case ErrorRate, Availability:
+	case ErrorRate, Availability, TargetUp:
 		return "ratio"
 	case Ratio:
 		return "burn_rate"
@@ -203,6 +224,7 @@ func (o Objective) Validate() error {
 		if o.Window <= 0 {
 			bad("window must be positive")
 		}
+	case TargetUp:
 	case Ratio:
 		if !(o.Target > 0 && o.Target < 1) {
 			bad("target %v must be within (0, 1): 0.99 is 99%%", o.Target)
@@ -216,7 +238,7 @@ func (o Objective) Validate() error {
 			}
 		}
 	default:
-		bad("kind %q is not percentile, ratio, error_rate or availability", o.Kind)
+		bad("kind %q is not percentile, ratio, error_rate, availability or target_up", o.Kind)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("objective %s: %w", o.Name, err)
@@ -302,6 +324,8 @@ func (o Objective) String() string {
 		return fmt.Sprintf("error rate ≤ %s over %s", FormatRatio(o.Threshold), FormatDuration(o.Window))
 	case Availability:
 		return fmt.Sprintf("probe failures ≤ %s over %s", FormatRatio(budgetOf(o.Target)), FormatDuration(o.Window))
+	case TargetUp:
+		return "target up (a model row: every replica)"
 	}
 	return o.Name
 }

@@ -34,6 +34,8 @@ type rule struct {
 	pairs  []BurnWindow
 	events *events
 	feeds  bool
+	// noneUp (target_up): the rule breaches only when no target is up.
+	noneUp bool
 	// newestProbe is the newest probe the last measurement saw
 	// (availability): one newer is a probe that arrived since.
 	newestProbe time.Time

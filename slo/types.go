@@ -28,6 +28,12 @@ const (
 	// have it: it judges tokentop's own requests, the one figure that
 	// still exists when the server is dead.
 	Availability Kind = "availability"
+	// TargetUp: the endpoint's scrape target is up (telemetry.TargetUp,
+	// the store's up or tokentop's own scrape), as the usual `up == 0`
+	// rule: a replica or scraped endpoint down for For pages; a model row
+	// pages when none of its replicas is up and warns when some are not.
+	// Only endpoints whose target health is known have it.
+	TargetUp Kind = "target_up"
 )
 
 // Objective is one promise about one or more endpoints.

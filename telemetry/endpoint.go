@@ -31,15 +31,18 @@ const LabelReplicasCounted = "replicas_counted"
 
 // ReplicasCounted reads LabelReplicasCounted: the replicas a model row's
 // summed figures count, of how many; ok is false without the label.
-func (e Endpoint) ReplicasCounted() (counted, of int, ok bool) {
-	v := e.Labels[LabelReplicasCounted]
+func (e Endpoint) ReplicasCounted() (counted, of int, ok bool) { return e.nOfM(LabelReplicasCounted) }
+
+// nOfM reads a label "N of M …"; ok is false without it.
+func (e Endpoint) nOfM(label string) (n, m int, ok bool) {
+	v := e.Labels[label]
 	if v == "" {
 		return 0, 0, false
 	}
-	if _, err := fmt.Sscanf(v, "%d of %d", &counted, &of); err != nil {
+	if _, err := fmt.Sscanf(v, "%d of %d", &n, &m); err != nil {
 		return 0, 0, false
 	}
-	return counted, of, true
+	return n, m, true
 }
 
 // LabelRestarted is an endpoint's label for a while after its source saw

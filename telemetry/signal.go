@@ -29,7 +29,7 @@ const (
 
 // Signals lists every signal in display order: the request-level and
 // capacity figures, then the engine diagnosis signals (EngineSignals).
-var Signals = append([]Signal{TTFT, TTFA, TPOT, ITL, E2E, OutputTPS, Running, Waiting, KVCache, GPUMemBW, MBU, GPUPower, EnergyPerToken, ErrorRate, ProbeSuccess, Goodput},
+var Signals = append([]Signal{TTFT, TTFA, TPOT, ITL, E2E, OutputTPS, Running, Waiting, KVCache, GPUMemBW, MBU, GPUPower, EnergyPerToken, ErrorRate, ProbeSuccess, Goodput, TargetUp},
 	EngineSignals...)
 
 // SignalInfo says what a signal is, so every figure shown can name its
@@ -100,6 +100,8 @@ var signalInfo = map[Signal]SignalInfo{
 		Definition: "failed requests / all requests in the window"},
 	ProbeSuccess: {Unit: "", Scale: 1, Title: "up",
 		Definition: "1 when the last probe succeeded, 0 when it failed (the window's share of failed probes is err)"},
+	TargetUp: {Unit: "%", Scale: 100, Title: "up",
+		Definition: "100% (1) while the target's scrapes succeed, 0 while they fail: the store's up (PromQL mode) or tokentop's own scrape (direct scrape, once one has worked); a model row's is the share of its replicas up (replicas the store no longer knows left out)"},
 	Goodput: {Unit: "%", Scale: 100, Title: "goodput",
 		Definition: "probes in the window meeting every latency objective of the endpoint (TTFT, TTFA, TPOT, E2E thresholds) / all probes; failed probes are not good"},
 }

@@ -183,6 +183,22 @@ func (s *Store) ClientSignal(endpoint string, sig Signal, now time.Time, window 
 	return s.clientSnapshot(ep, sig, now, window), true
 }
 
+// Has reports whether the endpoint has a figure of sig from any source.
+func (s *Store) Has(endpoint string, sig Signal) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ep, ok := s.endpoints[endpoint]
+	if !ok {
+		return false
+	}
+	for k := range ep.tracks {
+		if k.signal == sig {
+			return true
+		}
+	}
+	return false
+}
+
 // Probed reports whether tokentop's own probes feed the endpoint.
 func (s *Store) Probed(endpoint string) bool {
 	s.mu.RLock()

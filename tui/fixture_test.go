@@ -357,3 +357,20 @@ func promFleetStore() *telemetry.Store {
 			LastOK: tNow, Latency: 12 * time.Millisecond, Description: promFleetDescription}})
 	return sc.s
 }
+
+// promFleetDownStore is promFleetStore with replica 10.0.0.2:8000 of
+// prod/a's 8B model down since a minute before tNow, as the PromQL source
+// says it: the replica's target label and up 0, the model row's replicas
+// down label and share up.
+func promFleetDownStore() *telemetry.Store {
+	s := promFleetStore()
+	agg := "prod/a/meta-llama/Llama-3.1-8B-Instruct"
+	rep := "prod/a/10.0.0.2:8000/meta-llama/Llama-3.1-8B-Instruct"
+	down := telemetry.FormatTarget(telemetry.TargetHealth{State: telemetry.TargetDown, Since: tNow.Add(-time.Minute),
+		Reason: `scrape failed: Get "http://10.0.0.2:8000/metrics": dial tcp 10.0.0.2:8000: connect: connection refused`})
+	s.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, Endpoint: rep, At: tNow, Source: promSrc,
+		Info: &telemetry.Endpoint{Name: rep, Labels: map[string]string{telemetry.LabelTarget: down}}})
+	s.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, Endpoint: agg, At: tNow, Source: promSrc,
+		Info: &telemetry.Endpoint{Name: agg, Labels: map[string]string{telemetry.LabelReplicasDown: "1 of 2 replicas down"}}})
+	return s
+}

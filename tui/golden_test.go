@@ -242,6 +242,42 @@ func TestGoldenPromFleet(t *testing.T) {
 	}
 }
 
+// TestGoldenPromFleetDown: one of a model's two replicas is down: the
+// header counts it, the model row says "×2 ▼1", the replica listed (x)
+// reads DOWN, and the line under the table says since when and why.
+func TestGoldenPromFleetDown(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 50}} {
+		t.Run(sizeName(sz), func(t *testing.T) {
+			tm := startWith(t, promFleetDownStore(), nil, testOptions(), sz[0], sz[1])
+			waitOut(t, tm, "Qwen")
+			send(tm, "j", "x", "j", "j")
+			waitOut(t, tm, "DOWN since")
+			final := finishFrame(t, tm)
+			for _, want := range []string{"1 DOWN", "×2 ▼1 -", "DOWN since 12:04:00"} {
+				if !strings.Contains(final, want) {
+					t.Errorf("%q not on screen", want)
+				}
+			}
+			golden.RequireEqual(t, []byte(final))
+		})
+	}
+}
+
+// TestPromFleetDownInProblems: the e screen lists the down target with
+// since when and the store's reason, and its hint.
+func TestPromFleetDownInProblems(t *testing.T) {
+	tm := startWith(t, promFleetDownStore(), nil, testOptions(), 160, 50)
+	waitOut(t, tm, "Qwen")
+	send(tm, "e")
+	final := finishFrame(t, tm)
+	words := strings.Join(strings.Fields(final), " ")
+	for _, want := range []string{"targets down or gone", "prod/a/10.0.0.2:8000/meta-llama/Llama-3.1-8B-Instruct DOWN since 12:04:00 (1m", "connect: connection refused", "nothing listens there"} {
+		if !strings.Contains(words, want) {
+			t.Errorf("%q not on the e screen:\n%s", want, final)
+		}
+	}
+}
+
 // TestGoldenPromFleetDetail: the detail of a PromQL model row (no probe)
 // leaves out the panels only probes fill, and says why.
 func TestGoldenPromFleetDetail(t *testing.T) {

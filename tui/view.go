@@ -45,7 +45,7 @@ func (a *app) render() string {
 	top := a.hdr.View(&a.ctx, header.Info{
 		Title: a.opts.Title, Sources: a.snap.Sources, Alerts: a.alertP.Counts(),
 		Frozen: a.frozen, Shown: c.Endpoints, Total: c.AllEndpoints, ModelsShown: c.Models, Models: c.AllModels,
-		Note: a.note, NoSLO: a.alerts == nil,
+		Down: c.Down, Gone: c.Gone, Note: a.note, NoSLO: a.alerts == nil,
 		Replay: a.replayInfo(), Recording: a.opts.Recording, Viewers: a.viewers(),
 	}, a.width)
 	var body string

@@ -118,6 +118,20 @@ func (f *fleet) instant(q string, now time.Time) []byte {
 		value = func(int) float64 { return newest }
 	}
 	b := []byte(`{"status":"success","data":{"resultType":"vector","result":[`)
+	if strings.Contains(q, "(up)") {
+		// Target health: one up series per target, by instance (the
+		// stand-in's endpoints are models without replicas: nothing
+		// joins, the answer is read and costs what it costs).
+		for i := range f.n {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = fmt.Appendf(b, `{"metric":{"instance":"10.%d.%d.%d:8000"},"value":[`, i>>16&255, i>>8&255, i&255)
+			b = strconv.AppendFloat(b, ts, 'f', 3, 64)
+			b = append(b, `,"1"]}`...)
+		}
+		return append(b, `]}}`...)
+	}
 	if value != nil {
 		for i := range f.n {
 			if i > 0 {

@@ -174,6 +174,7 @@ func (f *sloFlags) Apply(base []slo.Objective) ([]slo.Objective, error) {
 	// The availability objective first, so that --slo-for and
 	// --slo-keep-firing-for, when given, apply to it as to the others.
 	objs = f.applyAvailability(objs)
+	objs = f.applyTargetUp(objs)
 	for i := range objs {
 		f.override(&objs[i])
 	}
@@ -208,6 +209,19 @@ func (f *sloFlags) applyAvailability(objs []slo.Objective) []slo.Objective {
 	}
 	if f.availabilityWindow.set {
 		objs[i].Window = f.availabilityWindow.v
+	}
+	return objs
+}
+
+// applyTargetUp adds the target_up objective (scraped targets and
+// replicas in the store) unless one is configured; availability off
+// (--slo-availability 0) turns it off too.
+func (f *sloFlags) applyTargetUp(objs []slo.Objective) []slo.Objective {
+	if f.availability.v == 0 {
+		return slices.DeleteFunc(objs, func(o slo.Objective) bool { return o.Kind == slo.TargetUp })
+	}
+	if !slices.ContainsFunc(objs, func(o slo.Objective) bool { return o.Kind == slo.TargetUp }) {
+		objs = append(objs, slo.TargetUpObjective())
 	}
 	return objs
 }

@@ -36,15 +36,15 @@ func TestFlagObjectives(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "ttft-p95=TTFT p95 ≤ 5s over 5m for 1m; tpot-p95=TPOT p95 ≤ 50ms over 5m for 1m; availability=probe failures ≤ 50% over 1m"},
+		{nil, "ttft-p95=TTFT p95 ≤ 5s over 5m for 1m; tpot-p95=TPOT p95 ≤ 50ms over 5m for 1m; availability=probe failures ≤ 50% over 1m; target-up=target up (a model row: every replica) for 1m"},
 		{[]string{"--slo-availability", "90%", "--slo-availability-window", "2m", "--slo-tpot", "0"},
-			"ttft-p95=TTFT p95 ≤ 5s over 5m for 1m; availability=probe failures ≤ 10% over 2m"},
+			"ttft-p95=TTFT p95 ≤ 5s over 5m for 1m; availability=probe failures ≤ 10% over 2m; target-up=target up (a model row: every replica) for 1m"},
 		{[]string{"--slo-availability", "0", "--slo-tpot", "0"}, "ttft-p95=TTFT p95 ≤ 5s over 5m for 1m"},
 		{[]string{"--slo-ttft", "2s", "--slo-tpot", "0", "--slo-e2e", "30s", "--slo-error-rate", "1%",
 			"--slo-percentile", "99", "--slo-window", "1m", "--slo-for", "0s"},
-			"ttft-p99=TTFT p99 ≤ 2s over 1m; e2e-p99=E2E p99 ≤ 30s over 1m; error-rate=error rate ≤ 1% over 1m; availability=probe failures ≤ 50% over 1m"},
+			"ttft-p99=TTFT p99 ≤ 2s over 1m; e2e-p99=E2E p99 ≤ 30s over 1m; error-rate=error rate ≤ 1% over 1m; availability=probe failures ≤ 50% over 1m; target-up=target up (a model row: every replica)"},
 		{[]string{"--slo-target", "99.9%", "--slo-period", "7d", "--slo-tpot", "0"},
-			"ttft-p95=TTFT p95 ≤ 5s over 5m for 1m; ttft-ratio-99.9=99.9% of requests with TTFT ≤ 5s over 7d; availability=probe failures ≤ 50% over 1m"},
+			"ttft-p95=TTFT p95 ≤ 5s over 5m for 1m; ttft-ratio-99.9=99.9% of requests with TTFT ≤ 5s over 7d; availability=probe failures ≤ 50% over 1m; target-up=target up (a model row: every replica) for 1m"},
 	} {
 		f, err := parseSLOFlags(t, tc.args...)
 		if err != nil {
@@ -75,7 +75,7 @@ func TestFlagsOverrideConfigOnlyWhereGiven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(objs) != 4 || objs[3].Kind != slo.Availability || objs[0].Threshold != 3 || objs[0].For != 5*time.Second || objs[0].Window != time.Minute {
+	if len(objs) != 5 || objs[3].Kind != slo.Availability || objs[4].Kind != slo.TargetUp || objs[0].Threshold != 3 || objs[0].For != 5*time.Second || objs[0].Window != time.Minute {
 		t.Errorf("percentile %+v", objs[0])
 	}
 	if objs[1].Threshold != 3 || objs[1].Period != 7*24*time.Hour || len(objs[1].BurnWindows) != 1 || objs[1].BurnWindows[0].Factor != 10 {

@@ -18,19 +18,24 @@ func (s SLO) Objective() (slo.Objective, error) {
 	switch o.Kind {
 	case "":
 		o.Kind = slo.Percentile
-	case slo.Percentile, slo.Ratio, slo.ErrorRate, slo.Availability:
+	case slo.Percentile, slo.Ratio, slo.ErrorRate, slo.Availability, slo.TargetUp:
 	default:
-		return o, fmt.Errorf("kind %q is not percentile, ratio, error_rate or availability", s.Kind)
+		return o, fmt.Errorf("kind %q is not percentile, ratio, error_rate, availability or target_up", s.Kind)
 	}
 	if o.Kind == slo.ErrorRate && o.Signal == "" {
 		o.Signal = telemetry.ErrorRate
 	}
-	if o.Kind == slo.Availability {
+	switch o.Kind {
+	case slo.Availability:
 		// Judged on the probes' error rate against 1 − target.
 		if s.Threshold != "" || s.Signal != "" {
 			return o, fmt.Errorf("an availability objective takes a target and a window, not a signal or threshold")
 		}
-	} else {
+	case slo.TargetUp:
+		if s.Threshold != "" || s.Signal != "" || s.Target != 0 {
+			return o, fmt.Errorf("a target_up objective takes for and a severity, not a signal, threshold or target")
+		}
+	default:
 		if s.Threshold == "" {
 			return o, fmt.Errorf("threshold is required")
 		}

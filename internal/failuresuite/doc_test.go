@@ -39,6 +39,7 @@ type alertDoc struct {
 	Kind       string    `json:"kind"`
 	Signal     string    `json:"signal"`
 	State      string    `json:"state"`
+	Severity   string    `json:"severity"`
 	ActiveAt   time.Time `json:"active_at"`
 	FiredAt    time.Time `json:"fired_at"`
 	ResolvedAt time.Time `json:"resolved_at"`
@@ -50,6 +51,7 @@ type alertDoc struct {
 type endpointDoc struct {
 	Name    string               `json:"name"`
 	Model   string               `json:"model"`
+	Labels  map[string]string    `json:"labels"`
 	Signals map[string]figureDoc `json:"signals"`
 	Server  map[string]figureDoc `json:"server"`
 	Client  map[string]figureDoc `json:"client"`

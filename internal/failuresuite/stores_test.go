@@ -34,12 +34,18 @@ func scrapeConfig(targets ...string) string {
 // every second; unlike promtest.Start the scenario can kill it.
 func startPrometheus(t *testing.T, targets ...string) *store {
 	t.Helper()
+	return startPrometheusConfig(t, writeFile(t, t.TempDir(), "prometheus.yml", scrapeConfig(targets...)))
+}
+
+// startPrometheusConfig starts a real Prometheus reading the scrape
+// config at cfg (which the scenario may rewrite and reload with SIGHUP).
+func startPrometheusConfig(t *testing.T, cfg string) *store {
+	t.Helper()
 	bin := promtest.Binary()
 	if bin == "" {
 		t.Skip("failure suite: prometheus not found: " + promtest.InstallHint)
 	}
 	dir := t.TempDir()
-	cfg := writeFile(t, dir, "prometheus.yml", scrapeConfig(targets...))
 	return startStore(t, "prometheus", "/-/ready", "/api/v1/status/flags", func(addr string, attempt int) (string, string, []string) {
 		data := filepath.Join(dir, fmt.Sprintf("tsdb%d", attempt))
 		return bin, data, []string{"--config.file=" + cfg, "--storage.tsdb.path=" + data,
@@ -52,12 +58,18 @@ func startPrometheus(t *testing.T, targets ...string) *store {
 // every second.
 func startVictoriaMetrics(t *testing.T, targets ...string) *store {
 	t.Helper()
+	return startVictoriaMetricsConfig(t, writeFile(t, t.TempDir(), "scrape.yml", scrapeConfig(targets...)))
+}
+
+// startVictoriaMetricsConfig starts single-node VictoriaMetrics scraping
+// what the config at cfg says (reloaded on SIGHUP), with extra flags.
+func startVictoriaMetricsConfig(t *testing.T, cfg string, flags ...string) *store {
+	t.Helper()
 	bin := requireBinary(t, "apt-get install victoria-metrics", "/usr/bin/victoria-metrics", "victoria-metrics")
 	dir := t.TempDir()
-	cfg := writeFile(t, dir, "scrape.yml", scrapeConfig(targets...))
 	return startStore(t, "victoria-metrics", "/health", "/flags", func(addr string, attempt int) (string, string, []string) {
 		data := filepath.Join(dir, fmt.Sprintf("data%d", attempt))
-		return bin, data, []string{"-storageDataPath=" + data, "-httpListenAddr=" + addr, "-promscrape.config=" + cfg}
+		return bin, data, append([]string{"-storageDataPath=" + data, "-httpListenAddr=" + addr, "-promscrape.config=" + cfg}, flags...)
 	})
 }
 

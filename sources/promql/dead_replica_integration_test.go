@@ -190,6 +190,7 @@ func checkDeadReplica(t *testing.T, start func(...promtest.Target) (scraper, sto
 	if !strings.HasPrefix(counted, "1 of 2 replicas") {
 		t.Errorf("model row's %s label %q, want 1 of 2 replicas counted", countedLabel, counted)
 	}
+	checkTargetDown(t, rec, deadName, liveName, lag == 0)
 	checkLateSource(ctx, t, Config{URL: store.URL, ScrapeInterval: scrapeInterval, Refresh: time.Second, HistogramStep: 2 * time.Second,
 		Delay: 1500 * time.Millisecond, Window: time.Minute, Backfill: 10 * time.Second}, deadName, liveName)
 	if mbu := state(deadName, telemetry.MBU); mbu.State == telemetry.Live {
@@ -250,5 +251,50 @@ func checkLateSource(ctx context.Context, t *testing.T, cfg Config, deadName, li
 			return
 		}
 		<-tick.C
+	}
+}
+
+// checkTargetDown: since the stop, the dead replica's target reads down
+// (TargetUp 0, its target label "down since …" with the store's reason:
+// Prometheus' own scrape error where it has a targets API that lists the
+// target, withReason), the live one's up, and the model row's share up
+// is a half, its label "1 of 2 replicas down".
+func checkTargetDown(t *testing.T, rec *recorder, deadName, liveName string, withReason bool) {
+	t.Helper()
+	last := func(name string, sig telemetry.Signal) (float64, bool) {
+		obs := rec.find(telemetry.KindSample, name, sig)
+		if len(obs) == 0 {
+			return 0, false
+		}
+		return obs[len(obs)-1].Value, true
+	}
+	if v, ok := last(deadName, telemetry.TargetUp); !ok || v != 0 {
+		t.Errorf("dead replica's target up %v (present %v), want 0", v, ok)
+	}
+	if v, ok := last(liveName, telemetry.TargetUp); !ok || v != 1 {
+		t.Errorf("live replica's target up %v (present %v), want 1", v, ok)
+	}
+	if v, ok := last("org/a", telemetry.TargetUp); !ok || v != 0.5 {
+		t.Errorf("model row's share of replicas up %v (present %v), want 0.5", v, ok)
+	}
+	var h telemetry.TargetHealth
+	var down bool
+	for _, o := range rec.find(telemetry.KindEndpoint, deadName, "") {
+		h, down = o.Info.Target()
+	}
+	switch {
+	case !down || h.State != telemetry.TargetDown:
+		t.Errorf("dead replica's target label: %+v (present %v), want down", h, down)
+	case withReason && !strings.Contains(h.Reason, "connection refused"):
+		t.Errorf("dead replica's reason %q, want the store's scrape error (connection refused)", h.Reason)
+	default:
+		t.Logf("dead replica: %s since %s: %s", h.State, h.Since.Format(time.TimeOnly), h.Reason)
+	}
+	var rows string
+	for _, o := range rec.find(telemetry.KindEndpoint, "org/a", "") {
+		rows = o.Info.Labels[telemetry.LabelReplicasDown]
+	}
+	if rows != "1 of 2 replicas down" {
+		t.Errorf("model row's %s label %q, want 1 of 2 replicas down", telemetry.LabelReplicasDown, rows)
 	}
 }

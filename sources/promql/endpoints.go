@@ -125,6 +125,10 @@ type endpointState struct {
 	// stoppedAfter the server time of its newest sample then.
 	wasStopped   bool
 	stoppedAfter time.Time
+	// target is a replica's identity as up names it (its replica key),
+	// health what up said of it (targets.go).
+	target string
+	health targetHealth
 	// aggregate is a replica's aggregate; members an aggregate's replicas.
 	aggregate *endpointState
 	members   []*endpointState
@@ -246,7 +250,7 @@ func (r *registry) replica(agg *endpointState, id seriesID) *endpointState {
 	e := &endpointState{
 		info: telemetry.Endpoint{Name: name, Model: agg.info.Model, Engine: agg.info.Engine, Labels: labels,
 			Group: agg.info.Name, Replica: id.replica, Unmeasurable: agg.info.Unmeasurable},
-		family: id.family, groups: id.groups, aggregate: agg,
+		family: id.family, groups: id.groups, aggregate: agg, target: id.replicaKey,
 		seenHist: map[telemetry.Signal]bool{}, seenValue: map[telemetry.Signal]bool{},
 	}
 	if id.family != tokentopTag { // a probe's host is not the model's: no GPU join

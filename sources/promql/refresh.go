@@ -56,6 +56,7 @@ func (s *Source) refresh(ctx context.Context) error {
 			phase1 = append(phase1, job{kind: instantJob, signal: sig, query: s.expand.expand(q)})
 		}
 	}
+	phase1 = append(phase1, job{kind: instantJob, signal: upSignal, query: s.gen.upQuery()})
 	for _, q := range st.queries.kv {
 		phase1 = append(phase1, job{kind: instantJob, signal: kvCapacitySignal, query: s.expand.expand(q)})
 	}
@@ -81,8 +82,11 @@ func (s *Source) refresh(ctx context.Context) error {
 
 	// The freshness answer is read first: it says how far the store has
 	// ingested, which bounds the histogram steps worth fetching.
-	for _, a := range ans1 {
+	var up *answer
+	for i, a := range ans1 {
 		switch {
+		case a.signal == upSignal:
+			up = &ans1[i]
 		case a.kind == namesJob:
 			st.discovered = began
 			rd.names(a)
@@ -91,7 +95,7 @@ func (s *Source) refresh(ctx context.Context) error {
 		}
 	}
 	rd.measureLag(st.offset.toServer(s.now()))
-	rd.retireGone()
+	rd.targets(ctx, up)
 	rd.noteRestarts()
 
 	// One signal at a time, so that only one signal's answer is held (at
@@ -132,13 +136,14 @@ func (s *Source) refresh(ctx context.Context) error {
 		switch {
 		case a.kind == instantJob && a.signal == kvCapacitySignal:
 			rd.kvInfo(a)
-		case a.kind == instantJob && a.signal != "":
+		case a.kind == instantJob && a.signal != "" && a.signal != upSignal:
 			rd.gauge(a)
 		}
 	}
 	rd.stoppedDistributions()
 	rd.noteCounted() // once the gauges have found every replica
 	rd.noteFound()
+	rd.emitTargets()
 	rd.mbu() // from this refresh's ITL windows and gauges
 	return rd.emit(len(phase1) + phase2 + jobCount(plans))
 }

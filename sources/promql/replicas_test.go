@@ -67,8 +67,20 @@ func TestReplicasUnderAggregateAndRetired(t *testing.T) {
 	if got := rec.find(telemetry.KindRetire, "", ""); len(got) != 0 {
 		t.Fatalf("retired before MaxLag: %+v", got)
 	}
+	// Past MaxLag it is GONE, still listed (the fake store has no up
+	// series: gone for want of samples), and retired only once gone for
+	// the viewed window (none here: MaxLag).
 	rec.Reset()
 	clk.Add(time.Minute)
+	if err := s.RefreshOnce(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.find(telemetry.KindRetire, "", ""); len(got) != 0 {
+		t.Fatalf("retired as soon as gone: %+v", got)
+	}
+	checkGone(t, rec, "llama-b/llama")
+	rec.Reset()
+	clk.Add(time.Minute + time.Second)
 	if err := s.RefreshOnce(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -230,10 +242,12 @@ func TestRetiredReplicaReannouncedAfterItsRetirement(t *testing.T) {
 		t.Fatal(err)
 	}
 	pf.setLive("llama-a")
-	clk.Add(2 * time.Minute)
-	rec.Reset()
-	if err := s.RefreshOnce(context.Background()); err != nil {
-		t.Fatal(err)
+	for range 2 { // gone, then retired a MaxLag later
+		clk.Add(2 * time.Minute)
+		rec.Reset()
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	const name = "llama-b/llama"
 	retiredAt, announcedAt := -1, -1
@@ -251,5 +265,22 @@ func TestRetiredReplicaReannouncedAfterItsRetirement(t *testing.T) {
 	}
 	if got := rec.find(telemetry.KindSample, name, telemetry.OutputTPS); len(got) != 0 {
 		t.Errorf("re-added retired replica's output tok/s %+v: want no live value", got)
+	}
+}
+
+// checkGone: the refresh said the replica is GONE: its target label
+// "gone since …", and no target-up sample (the store says nothing of it).
+func checkGone(t *testing.T, rec *recorder, name string) {
+	t.Helper()
+	var h telemetry.TargetHealth
+	var ok bool
+	for _, o := range rec.find(telemetry.KindEndpoint, name, "") {
+		h, ok = o.Info.Target()
+	}
+	if !ok || h.State != telemetry.TargetGone || h.Reason == "" {
+		t.Errorf("%s: target %+v (labelled %v), want gone with a reason", name, h, ok)
+	}
+	if got := rec.find(telemetry.KindSample, name, telemetry.TargetUp); len(got) != 0 {
+		t.Errorf("%s: target up %+v while gone", name, got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +22,7 @@ type Source struct {
 	creds credentials
 	id    string // Observation.Source: "promql:<redacted url>"
 	url   string // redacted
+	base  *url.URL
 	// fams are every family of the alias table; gen writes their queries.
 	fams   []*family
 	gen    generator
@@ -69,6 +71,7 @@ type state struct {
 	ages      ageBook      // young.go
 	rates     rateKind     // young.go: whether young series read low
 	values    valueHistory // samplehistory.go
+	targets   targetsBook  // targets.go
 }
 
 // New validates cfg (zero fields take DefaultConfig values) and returns a
@@ -99,6 +102,7 @@ func New(cfg Config, sink telemetry.Sink) (*Source, error) {
 		http:   hc,
 		creds:  creds,
 		url:    base.Redacted(),
+		base:   base,
 		fams:   fams,
 		gen:    newGenerator(cfg.GroupBy, cfg.ReplicaLabels),
 		match:  discoveryMatch(fams),

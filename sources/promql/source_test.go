@@ -367,7 +367,7 @@ func TestQueryCountIndependentOfEndpoints(t *testing.T) {
 			t.Fatalf("%d endpoints discovered, want %d", got, models)
 		}
 		qs := s.state.queries
-		planned = len(qs.fresh)
+		planned = len(qs.fresh) + 1 // and the up query (target health)
 		for _, q := range qs.value {
 			planned += len(q)
 		}
@@ -391,8 +391,8 @@ func TestQueryCountIndependentOfEndpoints(t *testing.T) {
 		t.Errorf("refreshes made %d and %d requests, want %d and %d (and at least 12 queries)", a1, a2, plan+1, plan)
 	}
 	spec, _ := engines.Lookup(telemetry.EngineVLLM)
-	if want := len(spec.Signals) + 3; plan != want {
-		t.Errorf("%d queries planned, want %d: one per vLLM signal, the derived TPOT, errors and freshness", plan, want)
+	if want := len(spec.Signals) + 4; plan != want {
+		t.Errorf("%d queries planned, want %d: one per vLLM signal, the derived TPOT, errors, freshness and up", plan, want)
 	}
 }
 

@@ -140,19 +140,14 @@ func (rd *round) noteFound() {
 	}
 }
 
-// retireGone retires the replicas without a sample for MaxLag (a pod
-// replaced, an instance scaled away), or never in a freshness answer
-// for MaxLag since found (stopped before tokentop started): their rows
-// would say "no data" forever and inflate their model's replica count. It runs once the
-// freshness answer is read, before any value is mapped.
+// retireGone retires the replicas GONE for the viewed window (at least
+// MaxLag): a pod replaced, an instance scaled away, listed as GONE until
+// then, never dropped unsaid.
 func (rd *round) retireGone() {
 	s, st := rd.s, &rd.s.state
+	keep := max(time.Duration(s.view.Load()), s.cfg.MaxLag)
 	for _, e := range rd.reg.all() {
-		last := e.dataAt
-		if last.IsZero() {
-			last = e.foundAt // never in a freshness answer: stopped before first seen
-		}
-		if e.aggregate == nil || last.IsZero() || rd.began.Sub(last) <= s.cfg.MaxLag {
+		if e.aggregate == nil || !e.health.gone || rd.began.Sub(e.health.since) <= keep {
 			continue
 		}
 		rd.reg.retire(e)
@@ -174,7 +169,7 @@ func (rd *round) retireGone() {
 			}
 		}
 		rd.retired = append(rd.retired, telemetry.Observation{Kind: telemetry.KindRetire, At: rd.began, Endpoint: e.info.Name, Source: s.id,
-			Err: fmt.Sprintf("replica gone: no sample for %s", promDuration(s.cfg.MaxLag))})
+			Err: fmt.Sprintf("replica gone since %s (%s), listed for %s", e.health.since.Format(time.TimeOnly), e.health.reason, promDuration(keep))})
 	}
 }
 

@@ -280,9 +280,10 @@ func TestStoppedEndpointNoDataDatedByNewestSample(t *testing.T) {
 	}
 }
 
-// A replica never in a freshness answer is retired MaxLag after it was
-// found, once its rates over [W] of its older samples have ended; before
-// that it stays, stopped.
+// A replica never in a freshness answer (and of which the store has no
+// up series) is GONE MaxLag after it was found, once its rates over [W]
+// of its older samples have ended, and retired once gone for the viewed
+// window; before that it stays, stopped, then listed as gone.
 func TestNeverSeenReplicaRetired(t *testing.T) {
 	clk := &fakeClock{t: time.Unix(2_000_000, 0)}
 	var mu sync.Mutex
@@ -320,6 +321,11 @@ func TestNeverSeenReplicaRetired(t *testing.T) {
 		t.Fatalf("retired before MaxLag: %+v", got)
 	}
 	refresh(time.Minute)
+	if got := rec.find(telemetry.KindRetire, "", ""); len(got) != 0 {
+		t.Fatalf("retired as soon as gone: %+v", got)
+	}
+	checkGone(t, rec, "llama-b/llama")
+	refresh(time.Minute + time.Second)
 	if got := rec.find(telemetry.KindRetire, "", ""); len(got) != 1 || got[0].Endpoint != "llama-b/llama" {
 		t.Fatalf("retired %+v, want llama-b/llama", got)
 	}

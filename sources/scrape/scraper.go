@@ -161,6 +161,7 @@ func (s *Scraper) fail(at time.Time, latency time.Duration, err error) {
 		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindFailure, At: at, Endpoint: name,
 			Source: s.source, Interval: s.cfg.Interval, Err: msg})
 	}
+	s.targetDown(at, msg)
 	st := s.baseStatus(latency)
 	st.State = telemetry.Error
 	st.Err = msg

@@ -29,6 +29,7 @@ type state struct {
 	// restartedAt is when a counter last went back (the engine
 	// restarted): its endpoints are labelled restarted for a while.
 	restartedAt time.Time
+	downSince   time.Time // first failed scrape after one that worked (target.go)
 	engine      telemetry.Engine
 	info        modelInfo
 	// never is what the engine of neverOf can never give (each endpoint's

@@ -17,6 +17,7 @@ func (s *Scraper) succeed(sc *scrape, latency time.Duration) {
 	st.lastOK = sc.at
 	st.failures = 0
 	st.engine = sc.det.Engine
+	st.downSince = time.Time{}
 
 	names := make([]string, 0, len(sc.models))
 	byName := map[string]*modelVals{}
@@ -50,7 +51,8 @@ func (s *Scraper) succeed(sc *scrape, latency time.Duration) {
 		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: sc.at, Endpoint: name,
 			Source: s.source, Interval: s.cfg.Interval,
 			Info: &telemetry.Endpoint{Name: name, BaseURL: s.baseURL, Model: mv.model, Engine: sc.det.Engine,
-				Unmeasurable: never, Labels: s.restartLabel(sc.at)}})
+				Unmeasurable: never, Labels: s.endpointLabels(sc.at)}})
+		s.sink.Observe(targetUp(s.source, name, sc.at, s.cfg.Interval, 1))
 	}
 	for _, o := range sc.obs {
 		s.sink.Observe(o)
@@ -97,16 +99,17 @@ func (s *Scraper) baseStatus(latency time.Duration) telemetry.SourceStatus {
 	return st
 }
 
-// restartLabel is the endpoints' restarted label: set for
+// endpointLabels are the labels each announcement sets: the target is up
+// (LabelTarget taken off: no longer down), and the restarted label, set for
 // telemetry.RestartedFor after a counter went back, then taken off ("").
-func (s *Scraper) restartLabel(now time.Time) map[string]string {
-	at := s.st.restartedAt
-	if at.IsZero() {
-		return nil
+func (s *Scraper) endpointLabels(now time.Time) map[string]string {
+	labels := map[string]string{telemetry.LabelTarget: ""}
+	if at := s.st.restartedAt; !at.IsZero() {
+		v := ""
+		if now.Sub(at) < telemetry.RestartedFor {
+			v = telemetry.RestartedLabel(at, "counter reset")
+		}
+		labels[telemetry.LabelRestarted] = v
 	}
-	v := ""
-	if now.Sub(at) < telemetry.RestartedFor {
-		v = telemetry.RestartedLabel(at, "counter reset")
-	}
-	return map[string]string{telemetry.LabelRestarted: v}
+	return labels
 }

@@ -207,3 +207,16 @@ func TestUnmeasurableSaysWhyFromTheStart(t *testing.T) {
 		t.Errorf("no-data row first: %q", lines[1])
 	}
 }
+
+// A target_up alert reads the way round it breaches: below all up.
+func TestTargetUpAlertLine(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{0, "target down (up 0%)"}, {0.5, "up 50% < 100%"}, {1, "up 100%"}} {
+		a := slo.Alert{Kind: slo.TargetUp, Signal: telemetry.TargetUp, State: slo.Firing, Value: c.v, Threshold: 1, Count: 1}
+		if got := valueVsObjective(a, themes.Glyphs{}); got != c.want {
+			t.Errorf("value %v: %q, want %q", c.v, got, c.want)
+		}
+	}
+}

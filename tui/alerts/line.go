@@ -290,6 +290,9 @@ func valueParts(a slo.Alert, g themes.Glyphs, room int) (string, []string) {
 		// Nothing measured behind it: missing is never zero.
 		return info.Title + " " + g.Unknown + " vs " + format.Value(a.Threshold*info.Scale, info.Unit), nil
 	}
+	if a.Kind == slo.TargetUp {
+		return targetUpPart(a), nil
+	}
 	v := format.Value(a.Value*info.Scale, info.Unit)
 	if a.Approx {
 		v = "~" + v
@@ -305,6 +308,19 @@ func valueParts(a slo.Alert, g themes.Glyphs, room int) (string, []string) {
 		extras = append(extras, "peak "+format.Value(a.Peak*info.Scale, info.Unit))
 	}
 	return main, extras
+}
+
+// targetUpPart says a target_up alert's figure the way round it breaches
+// (below, not above): "target down", "up 50% < 100%", "up 100%".
+func targetUpPart(a slo.Alert) string {
+	v := format.Value(a.Value*100, "%")
+	switch {
+	case a.Value <= 0:
+		return "target down (up " + v + ")"
+	case a.Value < 1:
+		return "up " + v + " < 100%"
+	}
+	return "up " + v
 }
 
 // burnParts: "burn 100×/98× > 14.4× over 1h/5m", the long and the short

@@ -229,3 +229,12 @@ func Restarted(ep telemetry.Endpoint, now time.Time) string {
 	}
 	return RestartedMark + " " + Age(now.Sub(at)) + " ago (" + how + "): rates started afresh"
 }
+
+// TargetKind is how a down or gone target's word is painted: down as an
+// error, gone as stale (the store forgot it; it leaves after the window).
+func TargetKind(state string) Kind {
+	if state == telemetry.TargetGone {
+		return Stale
+	}
+	return Error
+}

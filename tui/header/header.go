@@ -29,6 +29,9 @@ type Info struct {
 	// (PromQL aggregates), 0 when there are none.
 	Shown, Total        int
 	ModelsShown, Models int
+	// Down and Gone count the endpoints whose scrape target is down, or
+	// no longer known to the store (telemetry.Endpoint.Target).
+	Down, Gone int
 	// Note is a transient message (e.g. "theme: light").
 	Note string
 	// NoSLO: no SLO engine, so "no alerts" means nothing is judged.
@@ -115,6 +118,12 @@ func appLine(ctx *common.Context, in Info, width int) string {
 		{countText(in, g.Dot), r.Faint},
 		{"window " + format.Window(ctx.Window), r.Text},
 		{"refresh " + format.Window(ctx.Refresh), r.Text},
+	}
+	if in.Down > 0 {
+		right = append(right, seg{format.Number(float64(in.Down)) + " DOWN", r.Bad})
+	}
+	if in.Gone > 0 {
+		right = append(right, seg{format.Number(float64(in.Gone)) + " GONE", r.Stale})
 	}
 	if in.NoSLO {
 		right = append(right, seg{"no SLOs", r.Faint})
@@ -239,6 +248,8 @@ func (c *Cache) View(ctx *common.Context, in Info, width int) string {
 	h.Int(in.Total)
 	h.Int(in.ModelsShown)
 	h.Int(in.Models)
+	h.Int(in.Down)
+	h.Int(in.Gone)
 	h.Str(in.Note)
 	h.Bool(in.NoSLO)
 	h.Bool(in.Replay != nil)

@@ -36,7 +36,9 @@ func (m *Model) SetSize(w, h int) { m.width, m.height = max(w, 0), max(h, 0) }
 func (m *Model) SetData(s telemetry.Snapshot) { m.snap = s }
 
 // Count is how many problems there are (for the footer and header).
-func (m *Model) Count() int { return len(sourceProblems(m.snap)) + len(figureProblems(m.snap)) }
+func (m *Model) Count() int {
+	return len(sourceProblems(m.snap)) + len(targetProblems(m.snap)) + len(figureProblems(m.snap))
+}
 
 // View renders exactly height lines.
 func (m *Model) View() string {
@@ -91,6 +93,22 @@ func (m *Model) render() string {
 			para(r.Faint.S, common.Safe(s.Description))
 		}
 	}
+	if targets := targetProblems(m.snap); len(targets) > 0 {
+		out = append(out, "", st.Title.S(" targets down or gone"))
+		for _, t := range targets {
+			head := "  " + common.Safe(t.ep.Name) + " " + strings.ToUpper(t.h.State) + " since " + common.Clock(t.h.Since.In(m.ctx.Now.Location())) +
+				" (" + format.Age(m.ctx.Now.Sub(t.h.Since)) + ")"
+			paint := r.Bad.S
+			if t.h.State == telemetry.TargetGone {
+				paint = r.Stale.S
+			}
+			out = append(out, paint(head))
+			para(r.Text.S, common.Safe(t.h.Reason))
+			if h := Hint(t.h.Reason, t.ep.BaseURL); h != "" {
+				para(r.Accent.S, "hint: "+h)
+			}
+		}
+	}
 	figs := figureProblems(m.snap)
 	out = append(out, "", st.Title.S(" failing figures"))
 	if len(figs) == 0 {
@@ -135,6 +153,22 @@ func sourceName(s telemetry.SourceStatus) string {
 		return name
 	}
 	return common.Safe(s.Kind + " " + s.URL)
+}
+
+type target struct {
+	ep telemetry.EndpointSnapshot
+	h  telemetry.TargetHealth
+}
+
+// targetProblems are the endpoints whose scrape target is down or gone.
+func targetProblems(s telemetry.Snapshot) []target {
+	var out []target
+	for _, ep := range s.Endpoints {
+		if h, ok := ep.Target(); ok {
+			out = append(out, target{ep: ep, h: h})
+		}
+	}
+	return out
 }
 
 type figure struct {

@@ -21,6 +21,20 @@ func (m *Model) Info() string {
 	st := &ctx.Styles.Normal
 	name := common.Safe(r.Name())
 	dot := ctx.Glyphs.Dot
+	if h, ok := r.Endpoint.Target(); ok {
+		// Why its figures stopped, as the store says it: first.
+		line := name + ": " + strings.ToUpper(h.State) + " since " + common.Clock(h.Since.In(ctx.Now.Location())) + " (" + format.Age(ctx.Now.Sub(h.Since)) + ")" +
+			" " + dot + " " + common.Safe(h.Reason)
+		p := st.Bad
+		if h.State == telemetry.TargetGone {
+			p = st.Stale
+		}
+		return p.S(common.Fit(" "+line, m.width, ctx.Glyphs.Ellipsis))
+	}
+	if down, of, ok := r.Endpoint.ReplicasDown(); ok && down > 0 {
+		line := name + ": " + format.Number(float64(down)) + " of " + format.Number(float64(of)) + " replicas down " + dot + " x lists them"
+		return st.Bad.S(common.Fit(" "+line, m.width, ctx.Glyphs.Ellipsis))
+	}
 	for _, sig := range telemetry.Signals {
 		s, ok := r.Sig(sig)
 		if !ok || (s.State != telemetry.Error && s.State != telemetry.Stale) {

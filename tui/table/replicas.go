@@ -60,6 +60,9 @@ func (m *Model) groupRows(visible []*Row) []*Row {
 type Counts struct {
 	Endpoints, AllEndpoints int
 	Models, AllModels       int
+	// Down and Gone count, over all rows, the endpoints whose target is
+	// down or no longer known to the store.
+	Down, Gone int
 }
 
 // serving: the row is one serving endpoint, not a sum over replicas.
@@ -130,6 +133,10 @@ func (m *Model) groupedLabel(r *Row, name string) string {
 		mark := "+"
 		if m.expanded[r.Name()] {
 			mark = "-"
+		}
+		if down, of, ok := r.Endpoint.ReplicasDown(); ok && down > 0 {
+			// Some replicas' targets are down or gone: said in the row.
+			return fmt.Sprintf("%s ×%d %s%d %s", name, of, m.ctx.Glyphs.Down, down, mark)
 		}
 		if counted, of, ok := r.Endpoint.ReplicasCounted(); ok && of > counted {
 			// Some replicas stopped: the row's summed figures count only

@@ -183,6 +183,7 @@ func (m *Model) layoutNames() {
 			k.Str(m.rows[it.row].Name())
 			k.Int(m.replicas[m.rows[it.row].Name()])                              // "×N" takes from the name's width
 			k.Str(m.rows[it.row].Endpoint.Labels[telemetry.LabelReplicasCounted]) // and "×N/M"
+			k.Str(m.rows[it.row].Endpoint.Labels[telemetry.LabelReplicasDown])    // and "×N, D down"
 		}
 	}
 	if k == m.namesKey && m.names != nil {
@@ -458,6 +459,11 @@ func (m *Model) Counts() Counts {
 		}
 		if r.Endpoint.Aggregate {
 			c.AllModels++
+		}
+		if h, ok := r.Endpoint.Target(); ok && h.State == telemetry.TargetGone {
+			c.Gone++
+		} else if ok {
+			c.Down++
 		}
 	}
 	return c

@@ -167,11 +167,16 @@ func (m *Model) row(r *Row, sel bool) string {
 			}
 			roles.Faint.To(&b, common.Fit(mark, p.width, g.Ellipsis))
 		case ColSLO:
-			badge := string(r.Badge)
+			badge, kind := string(r.Badge), format.BadgeKind(r.Badge)
 			if r.Badge == "" || badge == "—" {
 				badge = g.Unknown
 			}
-			ctx.Paint(roles, format.BadgeKind(r.Badge)).To(&b, common.Fit(badge, p.width, g.Ellipsis))
+			if h, ok := r.Endpoint.Target(); ok {
+				// The store says why: a down or gone target, never
+				// the NO DATA or STALE its figures read.
+				badge, kind = strings.ToUpper(h.State), format.TargetKind(h.State)
+			}
+			ctx.Paint(roles, kind).To(&b, common.Fit(badge, p.width, g.Ellipsis))
 		default:
 			s, ok, text := figure(p.col, r, g.Unknown)
 			c := format.Signal(s, ok, text, ctx.Now, p.width, g.Unknown)
