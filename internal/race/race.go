@@ -39,10 +39,16 @@ type Round struct {
 	WarmErrors []error
 }
 
+// Hooks follow a round as it runs; each, when not nil, is called from the
+// racers' goroutines, concurrently.
+type Hooks struct {
+	Chunk func(Chunk)                      // every token-bearing event, as it is read
+	Done  func(racer int, r *probe.Result) // a racer's request ended
+}
+
 // Run races once: it warms one connection per prober, then releases every
-// request at the same instant. onChunk, when not nil, is called for every
-// token-bearing event, concurrently from the racers' goroutines.
-func Run(ctx context.Context, probers []*probe.Prober, onChunk func(Chunk)) Round {
+// request at the same instant.
+func Run(ctx context.Context, probers []*probe.Prober, h Hooks) Round {
 	n := len(probers)
 	rd := Round{Results: make([]*probe.Result, n), WarmErrors: make([]error, n)}
 	var warm sync.WaitGroup
@@ -59,13 +65,17 @@ func Run(ctx context.Context, probers []*probe.Prober, onChunk func(Chunk)) Roun
 	for i, p := range probers {
 		done.Go(func() {
 			var progress func(probe.Progress)
-			if onChunk != nil {
-				progress = func(pr probe.Progress) { onChunk(Chunk{Racer: i, Progress: pr}) }
+			if h.Chunk != nil {
+				progress = func(pr probe.Progress) { h.Chunk(Chunk{Racer: i, Progress: pr}) }
 			}
 			ready.Done()
 			<-release
-			rd.Results[i] = p.Do(ctx, progress)
-			rd.Results[i].Seq = i + 1
+			res := p.Do(ctx, progress)
+			res.Seq = i + 1
+			rd.Results[i] = res
+			if h.Done != nil {
+				h.Done(i, res)
+			}
 		})
 	}
 	ready.Wait()

@@ -51,11 +51,11 @@ func TestRaceAgainstPacedServers(t *testing.T) {
 	var mu sync.Mutex
 	chunks := map[int][]probe.Progress{}
 	// The slow one first: racer order must not decide the finish order.
-	rd := Run(context.Background(), newProbers(t, slow.URL, fast.URL), func(c Chunk) {
+	rd := Run(context.Background(), newProbers(t, slow.URL, fast.URL), Hooks{Chunk: func(c Chunk) {
 		mu.Lock()
 		chunks[c.Racer] = append(chunks[c.Racer], c.Progress)
 		mu.Unlock()
-	})
+	}})
 	truths := []probetest.Truth{slow.Truths()[0], fast.Truths()[0]}
 	for i, r := range rd.Results {
 		if !r.OK {
@@ -106,7 +106,7 @@ func TestFailedRacerHasNoPosition(t *testing.T) {
 	broken := probetest.Server(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "overloaded", http.StatusServiceUnavailable)
 	}))
-	rd := Run(context.Background(), newProbers(t, broken.URL, ok.URL), nil)
+	rd := Run(context.Background(), newProbers(t, broken.URL, ok.URL), Hooks{})
 	if rd.Results[0].OK || rd.Results[0].TTFT != 0 || rd.Positions[0] != 0 {
 		t.Errorf("failed racer: ok %v ttft %v position %d", rd.Results[0].OK, rd.Results[0].TTFT, rd.Positions[0])
 	}
@@ -120,7 +120,7 @@ func TestWarmFailureIsReported(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	rd := Run(context.Background(), newProbers(t, url), nil)
+	rd := Run(context.Background(), newProbers(t, url), Hooks{})
 	if rd.WarmErrors[0] == nil || rd.Results[0].OK {
 		t.Errorf("warm error %v, ok %v: want both to show the dead server", rd.WarmErrors[0], rd.Results[0].OK)
 	}
