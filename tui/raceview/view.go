@@ -22,7 +22,7 @@ const (
 
 // Columns need this many cells per racer; below it lanes are bands, one
 // above the other.
-const minColumn = 36
+const minColumn = 40
 
 const ellipsis = "…"
 
@@ -81,7 +81,11 @@ func (m *Model) render() string {
 			rows = append(rows, m.laneRows(l, ly.laneW, ly.laneH, now)...)
 		}
 	}
-	rows = append(rows, m.footer()...)
+	foot := m.footer()
+	for len(rows)+len(foot) < m.height {
+		rows = append(rows, "") // what the bands' division left over
+	}
+	rows = append(rows, foot...)
 	if len(rows) > m.height {
 		rows = rows[:m.height]
 	}
