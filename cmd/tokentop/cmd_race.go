@@ -116,7 +116,7 @@ func raceTargets(args []string, model string) ([]raceTarget, error) {
 		urlModels++
 	}
 	closeURL()
-	if len(ts) == 1 && model == "" {
+	if len(ts) == 1 && ts[0].model == "" {
 		ts[0].everyModel = true
 	} else if len(ts) < 2 {
 		return nil, usagef("a race needs two racers: give two targets, or a URL without --model to race its models")
