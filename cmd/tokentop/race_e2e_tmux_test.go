@@ -1,0 +1,145 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/internal/probetest"
+)
+
+// paneShot is one capture of the race's pane and when it was taken.
+type paneShot struct {
+	before, after time.Time
+	screen        string
+}
+
+var wordRE = regexp.MustCompile(`w(\d{4}),`)
+
+// laneTexts splits a race screen into each lane's text rows, joined
+// (the rows are exactly a lane wide, so a word cut by the wrap is whole
+// again): columns split at the separator, bands at the lanes' titles.
+func laneTexts(screen string, lanes int) []string {
+	texts := make([]string, lanes)
+	rows := strings.Split(screen, "\n")
+	band := -1
+	for _, row := range rows {
+		if strings.Contains(row, " │") {
+			// tmux drops trailing blanks: an empty last column leaves " │".
+			for i, cell := range strings.SplitN(row, " │", lanes) {
+				if i > 0 {
+					cell = strings.TrimPrefix(cell, " ")
+				}
+				texts[i] += cell
+			}
+			continue
+		}
+		for i := range lanes {
+			if strings.HasPrefix(row, " "+abLabel(i)+"  ") {
+				band = i
+			}
+		}
+		if band >= 0 && !strings.HasPrefix(row, "result:") {
+			texts[band] += row
+		}
+	}
+	return texts
+}
+
+// visibleTokens is how many of a lane's tokens are on screen: the words
+// arrive in order, so the highest index seen, plus one.
+func visibleTokens(text string) int {
+	n := 0
+	for _, m := range wordRE.FindAllStringSubmatch(text, -1) {
+		k, _ := strconv.Atoi(m[1])
+		n = max(n, k+1)
+	}
+	return n
+}
+
+func writtenBy(tr probetest.Truth, at time.Time) int {
+	n := 0
+	for _, w := range tr.Writes {
+		if !w.After(at) {
+			n++
+		}
+	}
+	return n
+}
+
+// The race in a real terminal (tmux) at 80×24 (bands) and 160×50
+// (columns), against two paced servers: each racer's text grows on
+// screen at its own server's pace — never ahead of what the server had
+// written when the screen was captured, and never far behind — and the
+// result names the faster one first.
+func TestRaceInRealTerminal(t *testing.T) {
+	bin, dir, tm := tmuxWithBinary(t)
+	// lag is how far the screen may trail the server on a loaded machine:
+	// a frame (1/30 s), tmux's own redraw and scheduling delays.
+	const lag = 600 * time.Millisecond
+	for _, size := range [][2]int{{80, 24}, {160, 50}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			fast := probetest.StartPaced(t, probetest.Pace{TTFT: 300 * time.Millisecond, Gap: 50 * time.Millisecond, Reasoning: 5, Answer: 35})
+			slow := probetest.StartPaced(t, probetest.Pace{TTFT: 600 * time.Millisecond, Gap: 120 * time.Millisecond, Answer: 20})
+			session := fmt.Sprintf("race%d", size[0])
+			if out, err := tm("new-session", "-d", "-s", session, "-x", strconv.Itoa(size[0]), "-y", strconv.Itoa(size[1]),
+				"env", "TERM=xterm-256color", "XDG_CONFIG_HOME="+dir, bin, "race", fast.URL, slow.URL, "--model", "m"); err != nil {
+				t.Fatalf("tmux: %v %s", err, out)
+			}
+			defer func() { _, _ = tm("kill-session", "-t", session) }()
+			var shots []paneShot
+			deadline := time.Now().Add(60 * time.Second)
+			for time.Now().Before(deadline) {
+				before := time.Now()
+				out, err := tm("capture-pane", "-p", "-t", session)
+				if err != nil {
+					t.Fatalf("capture: %v %s", err, out)
+				}
+				shots = append(shots, paneShot{before, time.Now(), out})
+				if strings.Contains(out, "result: ") {
+					break
+				}
+				time.Sleep(100 * time.Millisecond) // the sampling period of the captures, not synchronisation
+			}
+			last := shots[len(shots)-1].screen
+			if !strings.Contains(last, "result: 1st A") || !strings.Contains(last, "2nd B") {
+				t.Fatalf("no result naming A first:\n%s", last)
+			}
+			if !strings.Contains(last, "requests started") {
+				t.Errorf("the start spread is not said:\n%s", last)
+			}
+			truths := []probetest.Truth{fast.Truths()[0], slow.Truths()[0]}
+			seen := []map[int]bool{{}, {}}
+			series := []string{"", ""} // on screen / written by the server, per capture
+			var mid string
+			for _, s := range shots {
+				for i, text := range laneTexts(s.screen, 2) {
+					v := visibleTokens(text)
+					seen[i][v] = true
+					series[i] += fmt.Sprintf(" %.1fs:%d/%d", s.after.Sub(truths[i].Received).Seconds(), v, writtenBy(truths[i], s.after))
+					if ahead := writtenBy(truths[i], s.after); v > ahead {
+						t.Errorf("lane %s shows %d tokens at a capture when its server had written %d", abLabel(i), v, ahead)
+					}
+					if behind := writtenBy(truths[i], s.before.Add(-lag)); v < behind {
+						t.Errorf("lane %s shows %d tokens, its server had written %d more than %v earlier", abLabel(i), v, behind, lag)
+					}
+					if i == 1 && v >= 5 && mid == "" {
+						mid = s.screen
+					}
+				}
+			}
+			for i := range 2 {
+				// 40 and 20 tokens over 2–3 s, captured every ~0.1 s: the
+				// text grows in many steps, not at once.
+				if len(seen[i]) < 6 {
+					t.Errorf("lane %s took only %d distinct lengths on screen: %v", abLabel(i), len(seen[i]), seen[i])
+				}
+			}
+			t.Logf("tokens on screen/written by the server, at seconds since the request arrived:\nA%s\nB%s", series[0], series[1])
+			t.Logf("%d captures; mid-race:\n%s\nend:\n%s", len(shots), mid, last)
+		})
+	}
+}
