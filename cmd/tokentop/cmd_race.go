@@ -183,6 +183,12 @@ func runRace(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	return raceWith(ctx, cfg, stdout, stderr)
+}
+
+// raceWith runs the race cfg describes: live in a terminal, else as text
+// or --json.
+func raceWith(ctx context.Context, cfg raceConfig, stdout, stderr io.Writer) error {
 	var notes error
 	note := func(format string, a ...any) {
 		_, err := fmt.Fprintf(stderr, format, a...)
@@ -192,6 +198,7 @@ func runRace(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		note("WARNING: TLS certificate verification is OFF (--insecure): the endpoints are not authenticated\n")
 	}
 	probers, err := raceProbers(ctx, cfg, note)
+	var rounds []race.Round
 	defer func() {
 		for _, p := range probers {
 			p.Close()
@@ -200,7 +207,6 @@ func runRace(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	var rounds []race.Round
 	switch {
 	case cfg.json:
 		rounds = raceRounds(ctx, probers, cfg.rounds, race.Hooks{}, nil)

@@ -197,3 +197,20 @@ func TestRaceTargets(t *testing.T) {
 		}
 	}
 }
+
+// demo --race races the simulator's four models; without a terminal it
+// prints the result.
+func TestDemoRace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams 200 tokens from each demo model (about 8 s)")
+	}
+	var out, errs bytes.Buffer
+	if code := run(context.Background(), []string{"demo", "--race"}, &out, &errs); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs.String())
+	}
+	for _, want := range []string{"DeepSeek-R1-Distill", "requests started", "result: 1st", "4th"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("demo --race lacks %q:\n%s", want, out.String())
+		}
+	}
+}
