@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -142,4 +143,33 @@ func TestRaceInRealTerminal(t *testing.T) {
 			t.Logf("%d captures; mid-race:\n%s\nend:\n%s", len(shots), mid, last)
 		})
 	}
+}
+
+// q in the middle of a round quits at once, exit 0: the user ended the
+// race, no endpoint failed.
+func TestRaceQuitMidRound(t *testing.T) {
+	bin, dir, tm := tmuxWithBinary(t)
+	a := probetest.StartPaced(t, probetest.Pace{TTFT: 50 * time.Millisecond, Gap: 200 * time.Millisecond, Answer: 300})
+	b := probetest.StartPaced(t, probetest.Pace{TTFT: 50 * time.Millisecond, Gap: 300 * time.Millisecond, Answer: 300})
+	status := dir + "/status"
+	if out, err := tm("new-session", "-d", "-s", "quit", "-x", "100", "-y", "30", "sh", "-c",
+		"env TERM=xterm-256color XDG_CONFIG_HOME="+dir+" "+bin+" race "+a.URL+" "+b.URL+" --model m --max-tokens 300; echo $? > "+status+"; sleep 30"); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	waitPane(t, tm, "quit", 20*time.Second, func(s string) bool { return strings.Contains(s, "TTFT") && strings.Contains(s, "w0001,") })
+	if _, err := tm("send-keys", "-t", "quit", "q"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(status); err == nil && len(b) > 0 {
+			if got := strings.TrimSpace(string(b)); got != "0" {
+				screen, _ := tm("capture-pane", "-p", "-t", "quit")
+				t.Fatalf("exit %s after q mid-round:\n%s", got, screen)
+			}
+			return
+		}
+		time.Sleep(100 * time.Millisecond) // polling for the exit status file, with a deadline
+	}
+	t.Fatal("race did not exit on q")
 }

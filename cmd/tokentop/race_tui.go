@@ -59,6 +59,9 @@ func raceInTerminal(ctx context.Context, cfg raceConfig, probers []*probe.Prober
 				round++
 				prog.Send(raceview.Started{Round: round})
 				rd := race.Run(ctx, probers, hooks)
+				if ctx.Err() != nil {
+					return // quit mid-round: not a round run
+				}
 				prog.Send(raceview.Ended{Round: round, StartSkew: rd.StartSkew, Positions: rd.Positions})
 				set = append(set, rd)
 			}

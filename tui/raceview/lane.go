@@ -22,6 +22,7 @@ type lane struct {
 	started bool // a first token arrived
 	done    *Finished
 	pos     int
+	fig     []string // the figures as last computed
 }
 
 func (l *lane) reset(width int) {

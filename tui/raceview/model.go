@@ -53,6 +53,15 @@ func (m *Model) Init() tea.Cmd { return nil }
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	return m, cmd
+}
+
+// update applies msg. The lanes' figures are computed again on the tick
+// (10 a second) and when a racer starts or ends, not for every chunk:
+// at 300 tok/s a count redrawn per frame cost more bytes over SSH than
+// the text itself.
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -60,16 +69,23 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		for _, l := range m.lanes {
 			l.box.resize(w)
 		}
+		m.refreshFigures()
 	case Started:
 		m.round, m.racing, m.roundStart, m.ended = msg.Round, true, m.opts.Now(), nil
 		w := m.layout().textWidth
 		for _, l := range m.lanes {
 			l.reset(w)
 		}
-		return m, tickCmd()
+		m.refreshFigures()
+		return tickCmd()
 	case Chunk:
 		if msg.Racer >= 0 && msg.Racer < len(m.lanes) {
-			m.lanes[msg.Racer].add(msg)
+			l := m.lanes[msg.Racer]
+			first := !l.started
+			l.add(msg)
+			if first {
+				m.refreshFigures() // the TTFT mark, when the token lands
+			}
 		}
 	case Finished:
 		if msg.Racer >= 0 && msg.Racer < len(m.lanes) {
@@ -84,6 +100,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 					}
 				}
 			}
+			m.refreshFigures()
 		}
 	case Ended:
 		m.racing, m.ended = false, &msg
@@ -92,16 +109,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				l.pos = msg.Positions[i]
 			}
 		}
+		m.refreshFigures()
 	case Summary:
 		m.summary = msg.Text
 	case tick:
+		m.refreshFigures()
 		if m.racing {
-			return m, tickCmd()
+			return tickCmd()
 		}
 	case tea.KeyPressMsg:
 		switch msg.String() {
 		case "q", "ctrl+c", "esc":
-			return m, tea.Quit
+			return tea.Quit
 		case "space":
 			if !m.racing && m.opts.Again != nil {
 				m.racing = true // until Started: one rematch per press
@@ -109,7 +128,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 		}
 	}
-	return m, nil
+	return nil
+}
+
+func (m *Model) refreshFigures() {
+	now := m.opts.Now().Sub(m.roundStart)
+	for _, l := range m.lanes {
+		l.fig = m.figures(l, now)
+	}
 }
 
 // View implements tea.Model.

@@ -63,11 +63,10 @@ func (m *Model) render() string {
 		boldOn + common.Fit("tokentop race", 13, ellipsis) + boldOff + " " + common.Fit(m.opts.Title, max(m.width-14, 0), ellipsis),
 		common.Fit(m.status(), m.width, ellipsis),
 	}
-	now := m.opts.Now().Sub(m.roundStart)
 	if ly.columns {
 		cols := make([][]string, len(m.lanes))
 		for i, l := range m.lanes {
-			cols[i] = m.laneRows(l, ly.laneW, ly.laneH, now)
+			cols[i] = m.laneRows(l, ly.laneW, ly.laneH)
 		}
 		for r := range ly.laneH {
 			parts := make([]string, len(cols))
@@ -78,7 +77,7 @@ func (m *Model) render() string {
 		}
 	} else {
 		for _, l := range m.lanes {
-			rows = append(rows, m.laneRows(l, ly.laneW, ly.laneH, now)...)
+			rows = append(rows, m.laneRows(l, ly.laneW, ly.laneH)...)
 		}
 	}
 	foot := m.footer()
@@ -127,12 +126,12 @@ func figureLines(w int) int {
 
 // laneRows is one lane: its title, its figures, then its text, h rows of
 // exactly w cells.
-func (m *Model) laneRows(l *lane, w, h int, now time.Duration) []string {
+func (m *Model) laneRows(l *lane, w, h int) []string {
 	rows := make([]string, 0, h)
 	title := revOn + " " + l.Label + " " + revOff + " " + boldOn + common.FitMiddle(l.Name, max(w-4, 0), ellipsis) + boldOff
 	rows = append(rows, title)
 	fr := figureLines(w)
-	rows = append(rows, figureRows(m.figures(l, now), w, fr)...)
+	rows = append(rows, figureRows(l.fig, w, fr)...)
 	for _, line := range l.box.page(max(h-1-fr, 0)) {
 		rows = append(rows, paint(line, w))
 	}
