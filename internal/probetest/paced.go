@@ -58,7 +58,7 @@ func (p *Paced) Truths() []Truth {
 // StartPaced serves pace on loopback (model "m") until the test ends.
 // Deadlines are absolute (arrival + TTFT + k·Gap), so a late wake-up
 // does not delay the tokens after it.
-func StartPaced(t *testing.T, pace Pace) *Paced {
+func StartPaced(t testing.TB, pace Pace) *Paced {
 	t.Helper()
 	p := &Paced{}
 	p.URL = Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

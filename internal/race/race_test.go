@@ -17,7 +17,7 @@ import (
 // error, which bench/probe_accuracy.sh measures in microseconds).
 const accuracy = 60 * time.Millisecond
 
-func newProbers(t *testing.T, urls ...string) []*probe.Prober {
+func newProbers(t testing.TB, urls ...string) []*probe.Prober {
 	t.Helper()
 	var ps []*probe.Prober
 	for _, u := range urls {
