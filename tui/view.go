@@ -57,7 +57,7 @@ func (a *app) render() string {
 	case screenProblems:
 		body = a.problems.View()
 	default:
-		body = a.table.View() + "\n" + a.table.Info() + a.gpuView() + "\n" + a.alertP.View()
+		body = a.table.View() + "\n" + a.table.Info() + a.stripView() + a.gpuView() + "\n" + a.alertP.View()
 	}
 	return top + "\n" + body + "\n" + a.footerView()
 }

@@ -66,6 +66,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer s.Close()
 	vf.merge(fs, c)
+	vf.liveStrip = true // tokens streaming on the first screen
 	nf.apply(&c.Notify)
 	if recordPath != "" {
 		if err := m.AddRecorder(recordPath); err != nil {

@@ -173,3 +173,41 @@ func TestRaceQuitMidRound(t *testing.T) {
 	}
 	t.Fatal("race did not exit on q")
 }
+
+// The demo's first screen streams tokens without a key: its live row
+// shows a model's text, and the text moves on between captures.
+func TestDemoStreamsTokensOnFirstScreen(t *testing.T) {
+	bin, dir, tm := tmuxWithBinary(t)
+	for _, size := range [][2]int{{80, 24}, {160, 50}} {
+		session := fmt.Sprintf("demo%d", size[0])
+		if out, err := tm("new-session", "-d", "-s", session, "-x", strconv.Itoa(size[0]), "-y", strconv.Itoa(size[1]),
+			"env", "TERM=xterm-256color", "XDG_CONFIG_HOME="+dir, bin, "demo"); err != nil {
+			t.Fatalf("tmux: %v %s", err, out)
+		}
+		liveRow := func(s string) string {
+			for _, line := range strings.Split(s, "\n") {
+				if strings.HasPrefix(line, " live · ") {
+					return line
+				}
+			}
+			return ""
+		}
+		first := liveRow(waitPane(t, tm, session, 40*time.Second, func(s string) bool { return wordsIn(liveRow(s)) >= 3 }))
+		later := liveRow(waitPane(t, tm, session, 20*time.Second, func(s string) bool {
+			r := liveRow(s)
+			return wordsIn(r) >= 3 && r != first
+		}))
+		t.Logf("%dx%d live row, then:\n%s\n%s", size[0], size[1], first, later)
+		_, _ = tm("kill-session", "-t", session)
+	}
+}
+
+// wordsIn counts the words of streamed text in a live row (after the
+// model's name, before the count).
+func wordsIn(row string) int {
+	_, text, ok := strings.Cut(row, "  ")
+	if !ok {
+		return 0
+	}
+	return len(strings.Fields(text)) - 5 // "N tok · M tok/s"
+}
