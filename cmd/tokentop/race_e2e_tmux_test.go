@@ -78,6 +78,7 @@ func writtenBy(tr probetest.Truth, at time.Time) int {
 // result names the faster one first.
 func TestRaceInRealTerminal(t *testing.T) {
 	bin, dir, tm := tmuxWithBinary(t)
+	keepTmuxServer(t, tm)
 	// lag is how far the screen may trail the server on a loaded machine:
 	// a frame (1/30 s), tmux's own redraw and scheduling delays.
 	const lag = 600 * time.Millisecond
@@ -178,6 +179,7 @@ func TestRaceQuitMidRound(t *testing.T) {
 // shows a model's text, and the text moves on between captures.
 func TestDemoStreamsTokensOnFirstScreen(t *testing.T) {
 	bin, dir, tm := tmuxWithBinary(t)
+	keepTmuxServer(t, tm)
 	for _, size := range [][2]int{{80, 24}, {160, 50}} {
 		session := fmt.Sprintf("demo%d", size[0])
 		if out, err := tm("new-session", "-d", "-s", session, "-x", strconv.Itoa(size[0]), "-y", strconv.Itoa(size[1]),
@@ -210,4 +212,14 @@ func wordsIn(row string) int {
 		return 0
 	}
 	return len(strings.Fields(text)) - 5 // "N tok · M tok/s"
+}
+
+// keepTmuxServer holds a session open for the whole test: killing a
+// test's only session ends the tmux server, and the next new-session
+// could reach it while it exits ("server exited unexpectedly").
+func keepTmuxServer(t *testing.T, tm func(...string) (string, error)) {
+	t.Helper()
+	if out, err := tm("new-session", "-d", "-s", "keep", "sleep", "3600"); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
 }
