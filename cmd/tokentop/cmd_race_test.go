@@ -11,8 +11,11 @@ import (
 	"time"
 
 	"github.com/tokentop/tokentop/internal/probetest"
+	"github.com/tokentop/tokentop/internal/race"
 	"github.com/tokentop/tokentop/internal/sim"
 	"github.com/tokentop/tokentop/internal/sim/simtest"
+	"github.com/tokentop/tokentop/sources/probe"
+	"github.com/tokentop/tokentop/tui/raceview"
 )
 
 // raceAccuracy is how far a race figure may trail the server's own
@@ -211,6 +214,30 @@ func TestDemoRace(t *testing.T) {
 	for _, want := range []string{"DeepSeek-R1-Distill", "requests started", "result: 1st", "4th"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("demo --race lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// What the probe says an event carried decides how the view draws it,
+// and the text is made safe for the terminal where it enters the view.
+func TestChunkOfParts(t *testing.T) {
+	cases := []struct {
+		parts probe.Part
+		want  raceview.Part
+	}{
+		{probe.PartReasoning, raceview.Reasoning},
+		{probe.PartAnswer, raceview.Answer},
+		{probe.PartReasoning | probe.PartAnswer, raceview.Answer}, // the chunk where the answer starts
+		{probe.PartTool, raceview.Tool},
+		{0, raceview.Answer}, // formats that do not separate reasoning
+	}
+	for _, c := range cases {
+		got := chunkOf(race.Chunk{Racer: 1, Progress: probe.Progress{Fragment: "x\x1b[31my\nz", Parts: c.parts, Tokens: 3}})
+		if got.Part != c.want || got.Racer != 1 || got.Tokens != 3 {
+			t.Errorf("parts %v: %+v, want part %v", c.parts, got, c.want)
+		}
+		if strings.Contains(got.Text, "\x1b") || !strings.Contains(got.Text, "\n") {
+			t.Errorf("text %q: want the escape neutralised and the newline kept", got.Text)
 		}
 	}
 }
