@@ -40,6 +40,11 @@ type liveStrip struct {
 	ep   string
 	live telemetry.LiveText
 	at   time.Time
+	// above and below are the main screen's frame around the row, from
+	// its last full render ("" when the frame is another screen's);
+	// dirty: only the row changed since.
+	above, below string
+	dirty        bool
 }
 
 // height is the strip's rows on the main screen.
@@ -106,9 +111,14 @@ func (a *app) onStrip(msg stripMsg) tea.Cmd {
 		if !a.strip.seen {
 			a.strip.seen = true
 			a.layout()
+			a.dirty = true // the table gave the row up
 		}
 		a.strip.ep, a.strip.live, a.strip.at = msg.ep, msg.live, msg.at
-		a.dirty = true
+		if a.strip.above != "" && a.stripHeight() > 0 {
+			a.strip.dirty = true // the row alone: the rest of the frame stands
+		} else {
+			a.dirty = true
+		}
 	}
 	return a.stripTick(msg.id)
 }

@@ -71,3 +71,27 @@ func TestLiveStripStreamsOnTheMainScreen(t *testing.T) {
 		}
 	}
 }
+
+// A change of the live row alone redraws the row into the frame kept
+// from the last full render: the frame is what a full render gives.
+func TestLiveStripRowAloneMatchesAFullRender(t *testing.T) {
+	opts := testOptions()
+	opts.LiveStrip = true
+	m := newSync(t, opts, 160, 50)
+	stripOnce(m)
+	_ = m.View()
+	store := m.a.data.(*telemetry.Store)
+	for k := range 5 {
+		store.Observe(telemetry.Observation{Kind: telemetry.KindLiveText, Endpoint: "qwen-72b", At: tNow.Add(time.Duration(k) * time.Millisecond),
+			Live: &telemetry.LiveText{Text: strings.Repeat("token ", k+1), Tokens: k + 1, TPS: 40}})
+		stripOnce(m)
+		if m.a.dirty || !m.a.strip.dirty {
+			t.Fatalf("a row-only change: dirty %v, strip.dirty %v", m.a.dirty, m.a.strip.dirty)
+		}
+		fast := m.View().Content
+		m.a.dirty = true
+		if full := m.View().Content; fast != full {
+			t.Fatalf("row-only frame differs from a full render:\n%s\n---\n%s", fast, full)
+		}
+	}
+}
