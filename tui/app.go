@@ -71,6 +71,7 @@ type app struct {
 	// gpusHidden: u hid the GPU panel; layoutGPUH is its height now.
 	gpusHidden bool
 	layoutGPUH int
+	strip      liveStrip // the main screen's live tokens row
 
 	// Refresh bookkeeping: one tick chain and one live chain, each with
 	// an id so a superseded chain dies (bubbles#661: two chains double

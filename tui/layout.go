@@ -32,7 +32,8 @@ func (a *app) layout() {
 		alertsH = min(1+n, max(3, h/4))
 	}
 	a.layoutGPUH = a.gpuHeight(max(body-1-alertsH, 0))
-	tableH := max(body-1-alertsH-a.layoutGPUH, 1) // info line between
+	stripH := a.stripHeight()
+	tableH := max(body-1-alertsH-a.layoutGPUH-stripH, 1) // info line between
 	a.table.SetSize(w, tableH)
 	// Lines the table leaves blank (its rows and their charts at the
 	// common height use fewer) go to the alerts, then to a GPU panel
@@ -58,7 +59,7 @@ func (a *app) layout() {
 	a.alertP.SetSize(w, alertsH)
 	a.layoutAlertsH = alertsH
 	a.layoutTableTop = header.Height
-	a.layoutAlertsTop = header.Height + tableH + 1 + a.layoutGPUH
+	a.layoutAlertsTop = header.Height + tableH + 1 + stripH + a.layoutGPUH
 	if !a.canFocus(a.focus) {
 		a.focusPane(paneTable)
 	}

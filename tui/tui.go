@@ -124,6 +124,9 @@ type Options struct {
 	// it, so that sources can load history for it (monitor.ViewWindow).
 	// It is called from Update and must not block.
 	OnWindow func(time.Duration)
+	// LiveStrip shows, under the main table, a row with the text the
+	// probes stream right now (the demo: tokens on the first screen).
+	LiveStrip bool
 	// MaxSpeed is the speed the replay's "3" key sets (default
 	// DefaultMaxSpeed); speeds from min(MaxSpeed, 1e9) up read "max".
 	MaxSpeed float64

@@ -26,6 +26,10 @@ func (a *app) update(msg tea.Msg) tea.Cmd {
 		return a.onLiveTick(msg)
 	case liveMsg:
 		return a.onLive(msg)
+	case stripTickMsg:
+		return a.onStripTick(msg)
+	case stripMsg:
+		return a.onStrip(msg)
 	case seekMsg:
 		return a.onSeek(msg)
 	case tea.KeyPressMsg:
@@ -83,6 +87,7 @@ func (a *app) onData(msg dataMsg) tea.Cmd {
 			bell = tea.Batch(bell, cmd)
 		}
 	}
+	bell = tea.Batch(bell, a.stripStart())
 	if a.detailShown() {
 		a.syncDetail()
 		if msg.detail != nil {

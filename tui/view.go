@@ -16,12 +16,17 @@ import (
 // changed: Bubble Tea calls View after every message, including ones that
 // change nothing (ticks while frozen, mouse motion).
 func (a *app) view() tea.View {
-	if a.dirty {
-		a.frame = a.render()
+	if a.dirty || a.strip.dirty {
+		if a.dirty {
+			a.strip.above, a.strip.below = "", ""
+			a.frame = a.render()
+		} else {
+			a.frame = a.strip.above + a.stripView() + a.strip.below
+		}
 		if a.fold != nil {
 			a.frame = a.fold.Replace(a.frame)
 		}
-		a.dirty = false
+		a.dirty, a.strip.dirty = false, false
 	}
 	v := tea.NewView(a.frame)
 	v.AltScreen = true
@@ -57,7 +62,11 @@ func (a *app) render() string {
 	case screenProblems:
 		body = a.problems.View()
 	default:
-		body = a.table.View() + "\n" + a.table.Info() + a.gpuView() + "\n" + a.alertP.View()
+		// Kept apart around the live row, so that a change of the row
+		// alone costs no rebuild of the rest (see onStrip).
+		a.strip.above = top + "\n" + a.table.View() + "\n" + a.table.Info()
+		a.strip.below = a.gpuView() + "\n" + a.alertP.View() + "\n" + a.footerView()
+		return a.strip.above + a.stripView() + a.strip.below
 	}
 	return top + "\n" + body + "\n" + a.footerView()
 }

@@ -45,6 +45,9 @@ type viewFlags struct {
 	json    bool
 	bell    bool
 	set     map[string]bool
+	// liveStrip: the main screen streams the probes' text (the demo's
+	// first screen); not a flag.
+	liveStrip bool
 }
 
 func (v *viewFlags) bind(fs *flag.FlagSet) {
@@ -121,7 +124,7 @@ func serve(ctx context.Context, m *monitor.Monitor, c *config.Config, vf viewFla
 			return report.LoopWithAlerts(ctx, stdout, m.Store, m.SLO, vf.refresh, vf.window, vf.json)
 		}
 		opts := tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
-			Bell: vf.bell, Thresholds: thresholds(m.SLO), Recording: m.Recording(), OnWindow: m.ViewWindow}
+			Bell: vf.bell, Thresholds: thresholds(m.SLO), Recording: m.Recording(), OnWindow: m.ViewWindow, LiveStrip: vf.liveStrip}
 		if err := opts.Validate(); err != nil {
 			return err
 		}

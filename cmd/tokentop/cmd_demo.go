@@ -26,7 +26,8 @@ a reasoning model, DeepSeek-R1-Distill, whose answers start with thinking
 tokens) and a simulated dcgm-exporter, then probes, scrapes and shows them
 over a 1m window. --webhook, --on-alert and --bell notify as the dashboard
 does, so a receiver or hook can be tried against the degrading model's
-alerts (the first fires about 40 s in).`
+alerts (the first fires about 40 s in). --race races the four models instead:
+the same prompt to each at once, their text side by side as it streams.`
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", demoUsage, stderr)
@@ -41,11 +42,15 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	procs := bindProcs(fs)
 	var recordPath string
 	bindRecord(fs, &recordPath)
+	raceModels := fs.Bool("race", false, demoRaceUsage)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("demo takes no arguments (got %q)", fs.Args())
+	}
+	if *raceModels {
+		return runDemoRace(ctx, *seed, stdout, stderr)
 	}
 	if err := applyProcs(fs, *procs); err != nil {
 		return err
@@ -61,6 +66,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer s.Close()
 	vf.merge(fs, c)
+	vf.liveStrip = true // tokens streaming on the first screen
 	nf.apply(&c.Notify)
 	if recordPath != "" {
 		if err := m.AddRecorder(recordPath); err != nil {

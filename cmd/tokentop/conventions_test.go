@@ -134,7 +134,7 @@ func TestListenDefaultsToLoopback(t *testing.T) {
 // --api lists every protocol the probe speaks.
 func TestRequestFlagsEverywhere(t *testing.T) {
 	want := []string{"api", "model", "max-tokens", "timeout", "api-key-env", "api-key-file", "ca-file", "insecure", "header", "no-usage"}
-	for _, cmd := range []string{"probe", "check", "dashboard", "snapshot", "exporter", "serve"} {
+	for _, cmd := range []string{"probe", "check", "dashboard", "snapshot", "exporter", "serve", "race"} {
 		flags, _ := helpFlags(t, cmd)
 		for _, name := range want {
 			if _, ok := flags[name]; !ok {
@@ -204,8 +204,10 @@ func TestEveryUsageErrorExits2InOneLine(t *testing.T) {
 		"demo":      {{"extra"}},
 		"serve":     {{}, {"--ssh", "--max-sessions", "0"}, {"--ssh", "--demo", "http://127.0.0.1:1"}},
 		"replay":    {{}, {"a", "b"}},
-		"sim":       {{"extra"}, {"--model", ""}},
-		"version":   {{"extra"}},
+		"race": {{}, {"http://127.0.0.1:1", "http://127.0.0.1:2", "--rounds", "0"}, {"model-first", "http://127.0.0.1:1"},
+			{"http://127.0.0.1:1", "--model", "m"}, {"http://127.0.0.1:1", "http://127.0.0.1:2", "--max-tokens", "0"}},
+		"sim":     {{"extra"}, {"--model", ""}},
+		"version": {{"extra"}},
 		"sweep": {{}, {"http://127.0.0.1:1", "--max-tokens", "0"}, {"http://127.0.0.1:1", "--keda-window", "soon"},
 			{"http://127.0.0.1:1", "--max-step-time", "1m0x"}},
 	}

@@ -367,9 +367,20 @@ func writeABTable(w io.Writer, rep abReportJSON, cfg probeConfig) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := writeABComparisons(b, rep); err != nil {
+		return err
+	}
+	b.WriteString("\n(client-side probe figures; definitions: tokentop probe --help, docs/definitions.md)\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeABComparisons is each endpoint's differences from the baseline,
+// with their intervals, one table per endpoint (probe A/B and race).
+func writeABComparisons(b *strings.Builder, rep abReportJSON) error {
 	for _, c := range rep.Comparisons {
 		fmt.Fprintf(b, "\n%s − %s (%s%% CI: %s)\n", c.Endpoint, c.Baseline, strconv.FormatFloat(100*rep.CILevel, 'g', 4, 64), rep.CIMethod)
-		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "\tdifference\tCI low\tCI high\trelative\tpaired\t")
 		for _, d := range c.Metrics {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t  %s\n", d.Metric, signed(d.Difference), signed(d.CILow), signed(d.CIHigh),
@@ -379,9 +390,7 @@ func writeABTable(w io.Writer, rep abReportJSON, cfg probeConfig) error {
 			return err
 		}
 	}
-	b.WriteString("\n(client-side probe figures; definitions: tokentop probe --help, docs/definitions.md)\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	return nil
 }
 
 func signed(p *float64) string {

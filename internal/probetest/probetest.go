@@ -49,7 +49,7 @@ func flush(w http.ResponseWriter) {
 
 // Server starts an httptest server answering POSTs with h and GET
 // /v1/models with one model "m" owned by "vllm"; it closes with the test.
-func Server(t *testing.T, h http.Handler) *httptest.Server {
+func Server(t testing.TB, h http.Handler) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {

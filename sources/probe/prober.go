@@ -218,6 +218,7 @@ type Progress struct {
 	Tokens   int           // output tokens so far (server count when reported, else events)
 	At       time.Duration // since start
 	TTFT     time.Duration
+	Parts    Part // what the event carried: reasoning, answer, tool call
 }
 
 // Do runs one probe request. progress, when not nil, is called for every
@@ -389,7 +390,7 @@ func (p *Prober) stream(ctx context.Context, res *Result, fr framer, parser Pars
 		}
 		m.add(f.at, &ev)
 		if progress != nil && ev.Text != "" {
-			progress(Progress{Fragment: scrub.scrub(ev.Text), Tokens: m.tokensSoFar(), At: f.at, TTFT: m.offsets[0]})
+			progress(Progress{Fragment: scrub.scrub(ev.Text), Tokens: m.tokensSoFar(), At: f.at, TTFT: m.offsets[0], Parts: ev.Parts})
 		}
 	}
 	m.finish(res)

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/tokentop/tokentop/sources/probe"
+)
+
+// demoRaceTokens is what `demo --race` asks each model for: enough text
+// to watch the fast models finish while the slow ones still type.
+const demoRaceTokens = 200
+
+// demoRaceUsage is --race's help in demo.
+const demoRaceUsage = "race the simulator's models instead of the dashboard: the same prompt to each at once, the text as it streams (see tokentop race)"
+
+// runDemoRace starts the demo simulator and races its models (precise
+// token timing: the race is about timing).
+func runDemoRace(ctx context.Context, seed int64, stdout, stderr io.Writer) error {
+	scfg := sim.DemoConfig()
+	scfg.Seed = seed
+	s, err := sim.New(scfg)
+	if err != nil {
+		return err
+	}
+	if err := s.Start(ctx); err != nil {
+		return errors.Join(fmt.Errorf("demo simulator: %w", err), s.Close())
+	}
+	prompt, err := loadProbePrompt("medium", "")
+	if err != nil {
+		return errors.Join(err, s.Close())
+	}
+	cfg := raceConfig{rounds: 1, targets: []raceTarget{{url: s.URL(), everyModel: true}},
+		opts: probe.Options{MaxTokens: demoRaceTokens, Timeout: probe.DefaultTimeout, Prompt: prompt}}
+	if !isTerminal(stdout) {
+		fmt.Fprintf(stderr, "tokentop demo --race: simulator on %s\n", s.URL())
+	}
+	return errors.Join(raceWith(ctx, cfg, stdout, stderr), s.Close())
+}

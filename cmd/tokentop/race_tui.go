@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/tokentop/tokentop/internal/race"
+	"github.com/tokentop/tokentop/sources/probe"
+	"github.com/tokentop/tokentop/tui/raceview"
+)
+
+// raceFPS caps the frames per second: a chunk is drawn at most 1/raceFPS
+// after it arrived (never held back longer, never replayed), and over SSH
+// the frames' cursor moves stay small.
+const raceFPS = 30
+
+// raceInTerminal shows the race live until the user quits; space races
+// again with the same prompt. It returns every round run.
+func raceInTerminal(ctx context.Context, cfg raceConfig, probers []*probe.Prober, stdout io.Writer) ([]race.Round, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	again := make(chan struct{}, 1)
+	view := raceview.New(raceview.Options{
+		Lanes:  raceLanes(probers),
+		Title:  raceTitle(cfg),
+		Rounds: cfg.rounds,
+		Again: func() {
+			select {
+			case again <- struct{}{}:
+			default:
+			}
+		},
+	})
+	prog := tea.NewProgram(view, tea.WithContext(ctx), tea.WithOutput(stdout), tea.WithFPS(raceFPS))
+	var (
+		mu   sync.Mutex
+		all  []race.Round
+		werr error
+	)
+	hooks := race.Hooks{
+		Chunk: func(c race.Chunk) { prog.Send(chunkOf(c)) },
+		Done:  func(i int, r *probe.Result) { prog.Send(finishedOf(i, r)) },
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		round := 0
+		for {
+			var set []race.Round
+			for range cfg.rounds {
+				if ctx.Err() != nil {
+					return
+				}
+				round++
+				prog.Send(raceview.Started{Round: round})
+				rd := race.Run(ctx, probers, hooks)
+				if ctx.Err() != nil {
+					return // quit mid-round: not a round run
+				}
+				prog.Send(raceview.Ended{Round: round, StartSkew: rd.StartSkew, Positions: rd.Positions})
+				set = append(set, rd)
+			}
+			mu.Lock()
+			all = append(all, set...)
+			mu.Unlock()
+			if len(set) > 1 {
+				text, err := raceSummaryText(probers, set)
+				if err != nil {
+					mu.Lock()
+					werr = err
+					mu.Unlock()
+				}
+				prog.Send(raceview.Summary{Text: text})
+			}
+			select {
+			case <-again:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	_, err := prog.Run()
+	cancel()
+	<-done
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		err = nil // cancelled from outside (a signal): a normal end
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return all, errors.Join(err, werr)
+}
+
+// raceTitle says what is raced.
+func raceTitle(cfg raceConfig) string {
+	p := strings.Join(strings.Fields(cfg.opts.Prompt), " ")
+	return fmt.Sprintf("· max %d tokens · prompt %q", cfg.opts.MaxTokens, p)
+}
