@@ -9,9 +9,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/tui/format"
 )
 
 // AlertReader is what a read-out takes from the SLO engine; *slo.Engine
@@ -153,7 +153,7 @@ func figure(a slo.Alert, v float64) string {
 func measured3(a slo.Alert, v float64) string {
 	if a.Kind == slo.Percentile {
 		info := a.Signal.Info()
-		return format.Value(v*info.Scale, info.Unit)
+		return figures.Value(v*info.Scale, info.Unit)
 	}
 	return figure(a, v)
 }

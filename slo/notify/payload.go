@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/tui/format"
 )
 
 // Event is the JSON a command receives on stdin: one transition.
@@ -62,10 +62,10 @@ func claim(a slo.Alert) string {
 		if breach {
 			rel = " > "
 		}
-		return "burn rate " + format.Number(a.Value) + "×" + rel + format.Number(a.Threshold) + "× against " + a.Description
+		return "burn rate " + figures.Number(a.Value) + "×" + rel + figures.Number(a.Threshold) + "× against " + a.Description
 	}
 	info := a.Signal.Info()
-	v := format.Value(a.Value*info.Scale, info.Unit)
+	v := figures.Value(a.Value*info.Scale, info.Unit)
 	if a.Approx {
 		v = "~" + v
 	}

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/tui/common"
-	"github.com/tokentop/tokentop/tui/format"
 )
 
 // RecentResolved is how long a resolved alert stays listed.
@@ -213,4 +213,4 @@ func (m *Model) View() string {
 	return strings.Join(lines[:m.height], "\n")
 }
 
-func itoa(n int) string { return format.Number(float64(n)) }
+func itoa(n int) string { return figures.Number(float64(n)) }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/themes"
@@ -60,7 +61,7 @@ func (m *Model) line(a slo.Alert, sel bool) string {
 	}
 	durText := ""
 	if dur >= 0 {
-		durText = format.Duration(dur)
+		durText = figures.Duration(dur)
 	}
 	lay := m.columns()
 	var b strings.Builder
@@ -281,23 +282,23 @@ func valueParts(a slo.Alert, g themes.Glyphs, room int) (string, []string) {
 		return burnParts(a, g, room)
 	}
 	if a.State == slo.NoDataState {
-		return "no data vs " + format.Value(a.Threshold*info.Scale, info.Unit), nil
+		return "no data vs " + figures.Value(a.Threshold*info.Scale, info.Unit), nil
 	}
 	if a.State == slo.Unmeasurable {
-		return info.Title + " " + g.Unknown + " vs " + format.Value(a.Threshold*info.Scale, info.Unit), nil
+		return info.Title + " " + g.Unknown + " vs " + figures.Value(a.Threshold*info.Scale, info.Unit), nil
 	}
 	if a.State == slo.UnknownState && a.Count == 0 {
 		// Nothing measured behind it: missing is never zero.
-		return info.Title + " " + g.Unknown + " vs " + format.Value(a.Threshold*info.Scale, info.Unit), nil
+		return info.Title + " " + g.Unknown + " vs " + figures.Value(a.Threshold*info.Scale, info.Unit), nil
 	}
 	if a.Kind == slo.TargetUp {
 		return targetUpPart(a), nil
 	}
-	v := format.Value(a.Value*info.Scale, info.Unit)
+	v := figures.Value(a.Value*info.Scale, info.Unit)
 	if a.Approx {
 		v = "~" + v
 	}
-	main := info.Title + " " + v + cmpWord(a.Value, a.Threshold, g) + format.Value(a.Threshold*info.Scale, info.Unit)
+	main := info.Title + " " + v + cmpWord(a.Value, a.Threshold, g) + figures.Value(a.Threshold*info.Scale, info.Unit)
 	var extras []string
 	if a.State == slo.Firing && !(a.Value > a.Threshold) {
 		// Back within the objective but still firing: keep-firing-for
@@ -305,7 +306,7 @@ func valueParts(a slo.Alert, g themes.Glyphs, room int) (string, []string) {
 		extras = append(extras, "held by keep-firing-for")
 	}
 	if a.Peak > a.Value && a.State != slo.Resolved {
-		extras = append(extras, "peak "+format.Value(a.Peak*info.Scale, info.Unit))
+		extras = append(extras, "peak "+figures.Value(a.Peak*info.Scale, info.Unit))
 	}
 	return main, extras
 }
@@ -313,7 +314,7 @@ func valueParts(a slo.Alert, g themes.Glyphs, room int) (string, []string) {
 // targetUpPart says a target_up alert's figure the way round it breaches
 // (below, not above): "target down", "up 50% < 100%", "up 100%".
 func targetUpPart(a slo.Alert) string {
-	v := format.Value(a.Value*100, "%")
+	v := figures.Value(a.Value*100, "%")
 	switch {
 	case a.Value <= 0:
 		return "target down (up " + v + ")"
@@ -339,28 +340,28 @@ func burnParts(a slo.Alert, g themes.Glyphs, room int) (string, []string) {
 		if left <= 0 {
 			extras = append(extras, "budget spent")
 		} else {
-			extras = append(extras, "budget "+format.Percent(left*100)+" left")
+			extras = append(extras, "budget "+figures.Percent(left*100)+" left")
 		}
 	}
 	if a.Threshold <= 0 || math.IsNaN(a.Value) || len(a.BurnRates) == 0 {
-		return "objective " + format.Value(a.Threshold*info.Scale, info.Unit), extras
+		return "objective " + figures.Value(a.Threshold*info.Scale, info.Unit), extras
 	}
 	var rates []string
 	above := true
 	for _, br := range a.BurnRates {
 		if br.Factor == a.Threshold {
-			rates = append(rates, format.Number(br.Rate)+x)
+			rates = append(rates, figures.Number(br.Rate)+x)
 			above = above && br.Rate > br.Factor
 		}
 	}
 	if len(rates) == 0 {
-		rates, above = []string{format.Number(a.Value) + x}, a.Value > a.Threshold
+		rates, above = []string{figures.Number(a.Value) + x}, a.Value > a.Threshold
 	}
 	cmp := " > "
 	if !above {
 		cmp = " vs "
 	}
-	main := "burn " + strings.Join(rates, "/") + cmp + format.Number(a.Threshold) + x
+	main := "burn " + strings.Join(rates, "/") + cmp + figures.Number(a.Threshold) + x
 	if w := pairWindows(a); w != "" {
 		if common.Width(main+" over "+w) <= room {
 			main += " over " + w

@@ -12,8 +12,8 @@ import (
 	"github.com/NimbleMarkets/ntcharts/v2/canvas/runes"
 	"github.com/NimbleMarkets/ntcharts/v2/linechart"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/themes"
-	"github.com/tokentop/tokentop/tui/format"
 )
 
 // Line is a time-series chart of one signal, drawn in braille (2×4 dots a
@@ -130,9 +130,9 @@ func (c Line) Render(g themes.Glyphs, st *themes.Styles) string {
 			lbl, p := "", st.Normal.Faint
 			switch {
 			case r == threshRow:
-				lbl, p = format.Value(c.Threshold, c.Unit), st.Normal.Thresh
+				lbl, p = figures.Value(c.Threshold, c.Unit), st.Normal.Thresh
 			case r == 0 && scaled:
-				lbl = format.Value(hi, c.Unit)
+				lbl = figures.Value(hi, c.Unit)
 			case r == ph-1 && c.Title != "" && c.strip() && ph >= 2:
 				lbl = c.Title
 			case r == ph-1 && scaled:
@@ -324,11 +324,11 @@ func timeLabels(labelW, pw int, span time.Duration) string {
 		}
 	}
 	if span > 0 {
-		left := "-" + format.Window(span)
+		left := "-" + figures.Window(span)
 		if len(left)+4 <= pw {
 			put(0, left)
 		}
-		if mid := "-" + format.Window(span/2); pw >= 3*len(mid)+8 {
+		if mid := "-" + figures.Window(span/2); pw >= 3*len(mid)+8 {
 			put(pw/2-len(mid)/2, mid)
 		}
 	}

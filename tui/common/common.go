@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/tokentop/tokentop/sanitize"
 	"github.com/tokentop/tokentop/themes"
 	"github.com/tokentop/tokentop/tui/format"

@@ -4,10 +4,10 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/sanitize"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/tui/common"
-	"github.com/tokentop/tokentop/tui/format"
 )
 
 // MaxProbes is how many recent probes the table lists.
@@ -100,7 +100,7 @@ func (m *Model) probes(w int) string {
 			if v <= 0 {
 				return g.Unknown
 			}
-			return format.Millis(v)
+			return figures.Millis(v)
 		}
 		errText := ""
 		if !p.OK {
@@ -143,10 +143,10 @@ func (m *Model) live(w int) string {
 	if l.Done {
 		state, paint = "done", r.Faint
 		if !m.data.LiveAt.IsZero() {
-			state += " " + format.Age(ctx.Now.Sub(m.data.LiveAt)) + " ago"
+			state += " " + figures.Age(ctx.Now.Sub(m.data.LiveAt)) + " ago"
 		}
 	}
-	head += " " + paint.S(state) + r.Text.S(" "+ctx.Glyphs.Dot+" "+itoa(l.Tokens)+" tok "+ctx.Glyphs.Dot+" "+format.Number(l.TPS)+" tok/s")
+	head += " " + paint.S(state) + r.Text.S(" "+ctx.Glyphs.Dot+" "+itoa(l.Tokens)+" tok "+ctx.Glyphs.Dot+" "+figures.Number(l.TPS)+" tok/s")
 	// Multiline keeps newlines and escapes every other control rune:
 	// streamed text is never interpreted by the terminal.
 	text := l.Text

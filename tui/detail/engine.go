@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/themes"
 	"github.com/tokentop/tokentop/tui/common"
@@ -29,7 +30,7 @@ func (m *Model) engineView(w int) string {
 		text := format.Scalar(s)
 		if info.Distribution {
 			if text = format.Percentiles(s, 50, 95, 99); text != "" {
-				text += " n=" + format.Number(s.Count)
+				text += " n=" + figures.Number(s.Count)
 			}
 		}
 		c := format.Signal(s, ok, text, ctx.Now, 40, ctx.Glyphs.Unknown)
@@ -46,7 +47,7 @@ func (m *Model) engineView(w int) string {
 	if len(lines) == 0 {
 		return ""
 	}
-	over := " server figures over " + format.Window(ctx.Window)
+	over := " server figures over " + figures.Window(ctx.Window)
 	if shared != "" {
 		over += "; rates and ratios " + shared
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/themes"
 	"github.com/tokentop/tokentop/tui/chart"
@@ -102,7 +103,7 @@ func (m *Model) itl(w int) string {
 	r := &m.ctx.Styles.Normal
 	g := m.ctx.Glyphs
 	b := m.data.ITL
-	over := withCoverage(" over "+format.Window(m.ctx.Window), format.Coverage(m.ep.Signals[telemetry.ITL], m.ctx.Now),
+	over := withCoverage(" over "+figures.Window(m.ctx.Window), format.Coverage(m.ep.Signals[telemetry.ITL], m.ctx.Now),
 		w-common.Width(" ITL distribution"))
 	head := m.heading("ITL distribution") + r.Faint.S(over)
 	if len(b) == 0 || b[len(b)-1].Count <= 0 {
@@ -118,17 +119,17 @@ func (m *Model) itl(w int) string {
 	for _, bk := range b {
 		n := bk.Count - prev
 		prev = bk.Count
-		label := le + format.Millis(bk.UpperBound*1000)
+		label := le + figures.Millis(bk.UpperBound*1000)
 		if math.IsInf(bk.UpperBound, 1) {
-			label = ">" + format.Millis(prevBound*1000)
+			label = ">" + figures.Millis(prevBound*1000)
 		}
 		bad := m.data.HasITLThr && prevBound*1000 >= m.data.ITLThr
 		prevBound = bk.UpperBound
 		bars = append(bars, chart.Bar{Label: label, Value: n, Bad: bad,
-			Note: format.Number(n) + " " + format.Percent(n/total*100)})
+			Note: figures.Number(n) + " " + figures.Percent(n/total*100)})
 	}
 	bars = trimEmpty(bars)
-	head += r.Faint.S(" n=" + format.Number(total))
+	head += r.Faint.S(" n=" + figures.Number(total))
 	return common.Cut(head, w) + "\n" + chart.Bars(bars, w-1, g, r)
 }
 
@@ -169,10 +170,10 @@ func (m *Model) tokensPerEvent(w int) string {
 	if events == 0 {
 		return head + "\n" + r.NoData.S(" "+format.NoDataText+" (no token counts in recent probes)")
 	}
-	head += r.Faint.S(" mean " + format.Number(tokens/events) + " n=" + format.Number(events))
+	head += r.Faint.S(" mean " + figures.Number(tokens/events) + " n=" + figures.Number(events))
 	bars := make([]chart.Bar, len(labels))
 	for i, l := range labels {
-		bars[i] = chart.Bar{Label: l + " tok", Value: counts[i], Note: format.Percent(counts[i] / events * 100)}
+		bars[i] = chart.Bar{Label: l + " tok", Value: counts[i], Note: figures.Percent(counts[i] / events * 100)}
 	}
 	return common.Cut(head, w) + "\n" + chart.Bars(trimEmpty(bars), w-1, m.ctx.Glyphs, r)
 }
@@ -207,7 +208,7 @@ func (m *Model) gpuRows() []gpuRow {
 		s, ok := m.ep.Signals[sig]
 		text := ""
 		if s.Value != nil {
-			text = format.Value(*s.Value, unit)
+			text = figures.Value(*s.Value, unit)
 		}
 		return gpuRow{label, format.Signal(s, ok, text, ctx.Now, 16, ctx.Glyphs.Unknown), trend}
 	}

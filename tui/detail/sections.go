@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-
+	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/tui/alerts"
 	"github.com/tokentop/tokentop/tui/chart"
@@ -124,7 +124,7 @@ func (m *Model) summary(w int) string {
 		s, ok := sigs[sig]
 		text := format.Percentiles(s, 50, 90, 99)
 		if ok && text != "" {
-			text += " n=" + format.Number(s.Count)
+			text += " n=" + figures.Number(s.Count)
 			if cov := format.Coverage(s, ctx.Now); cov != "" {
 				text += " (" + cov + ")"
 			}
@@ -163,7 +163,7 @@ func (m *Model) summary(w int) string {
 	if g, ok := m.ep.Signals[telemetry.Goodput]; ok {
 		text := format.Scalar(g)
 		if text != "" && g.Count > 0 {
-			text += " of " + format.Number(g.Count) + " probes" // the age that may follow is another number
+			text += " of " + figures.Number(g.Count) + " probes" // the age that may follow is another number
 		}
 		c := format.Signal(g, true, text, ctx.Now, 40, ctx.Glyphs.Unknown)
 		items = append(items, item{label(telemetry.Goodput, g, false), ctx.Paint(r, c.Kind).S(c.Text)})
@@ -268,8 +268,8 @@ func (m *Model) chartHead(sig telemetry.Signal, vals []float64, thr float64, has
 	r := &ctx.Styles.Normal
 	info := sig.Info()
 	bin := ctx.Window / time.Duration(max(len(vals), 1))
-	base := " " + info.Title + " mean per " + format.Window(max(bin, time.Second).Round(100*time.Millisecond)) +
-		" over " + format.Window(ctx.Window)
+	base := " " + info.Title + " mean per " + figures.Window(max(bin, time.Second).Round(100*time.Millisecond)) +
+		" over " + figures.Window(ctx.Window)
 	cov := format.Coverage(m.ep.Signals[sig], ctx.Now)
 	var note string
 	notePaint := r.Faint
@@ -277,17 +277,17 @@ func (m *Model) chartHead(sig telemetry.Signal, vals []float64, thr float64, has
 	case allNaN(vals):
 		note, notePaint = "no data in window", r.NoData
 	case hasThr:
-		note = "SLO " + format.Value(thr, info.Unit) + " " + ctx.Glyphs.BreachMark + " = above SLO"
+		note = "SLO " + figures.Value(thr, info.Unit) + " " + ctx.Glyphs.BreachMark + " = above SLO"
 	default:
 		note = "no SLO threshold"
 	}
 	if s, ok := m.ep.Signals[sig]; ok && (s.State == telemetry.Stale || s.State == telemetry.Error) {
-		note, notePaint = format.StateWord(s.State)+" "+format.Age(s.Age(ctx.Now))+" "+ctx.Glyphs.Dot+" "+note, r.Stale
+		note, notePaint = format.StateWord(s.State)+" "+figures.Age(s.Age(ctx.Now))+" "+ctx.Glyphs.Dot+" "+note, r.Stale
 	}
 	c := chart.Line{Values: vals, Unit: info.Unit, Threshold: thr, HasThreshold: hasThr,
 		Span: ctx.Window, Width: w}
 	if c.ThresholdOffScale() && !allNaN(vals) {
-		note = "SLO " + format.Value(thr, info.Unit) + " far above the data"
+		note = "SLO " + figures.Value(thr, info.Unit) + " far above the data"
 	}
 	// The note says more than the coverage; neither is cut mid-word: the
 	// coverage goes first, then the note unless it is a state (STALE).

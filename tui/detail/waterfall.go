@@ -3,10 +3,10 @@ package detail
 import (
 	"strings"
 
+	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/themes"
 	"github.com/tokentop/tokentop/tui/common"
-	"github.com/tokentop/tokentop/tui/format"
 )
 
 // MaxWaterfall is how many recent successful probes the waterfall draws.
@@ -162,7 +162,7 @@ func (m *Model) waterfall(w int) string {
 			}
 		}
 		b.WriteString(strings.Repeat(" ", max(barW-drawn, 0)))
-		b.WriteString(" " + r.Text.S(format.Millis(rw.p.E2Ems+setupOf(rw.segs))))
+		b.WriteString(" " + r.Text.S(figures.Millis(rw.p.E2Ems+setupOf(rw.segs))))
 		lines = append(lines, common.Cut(b.String(), w))
 	}
 	for _, k := range order {

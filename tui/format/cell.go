@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -57,7 +58,7 @@ func Signal(s telemetry.SignalSnapshot, ok bool, text string, now time.Time, wid
 		// the status line; a table cell only has room to say it failed.
 		return Cell{"ERROR", Error}
 	case telemetry.Stale:
-		age := Age(s.Age(now))
+		age := figures.Age(s.Age(now))
 		for _, c := range []string{text + " " + age + " ago", "STALE " + age, "STALE"} {
 			if c[0] != ' ' && ansi.StringWidth(c) <= width {
 				return Cell{c, Stale}
@@ -85,7 +86,7 @@ func Pair(s telemetry.SignalSnapshot) string {
 // from an assumed 0 and say 150ms), "≥7.68s" where it falls in +Inf,
 // "42ms" otherwise.
 func Quantile(v float64, b telemetry.Bound, unit string) string {
-	return b.Mark() + Value(v, unit)
+	return b.Mark() + figures.Value(v, unit)
 }
 
 // Percentiles formats the percentiles ps (50, 90, 95, 99, ascending) of a
@@ -118,7 +119,7 @@ func Percentiles(s telemetry.SignalSnapshot, ps ...int) string {
 		i = j
 	}
 	if bounded && s.Mean != nil {
-		parts = append(parts, "mean "+Value(*s.Mean, s.Unit))
+		parts = append(parts, "mean "+figures.Value(*s.Mean, s.Unit))
 	}
 	return strings.Join(parts, " ")
 }
@@ -134,7 +135,7 @@ func Coverage(s telemetry.SignalSnapshot, now time.Time) string {
 	if s.DataSince.IsZero() {
 		return ""
 	}
-	return Age(now.Sub(s.DataSince)) + " of data"
+	return figures.Age(now.Sub(s.DataSince)) + " of data"
 }
 
 // Young explains a young rate ("series 15s old, rate reads low"); "" when
@@ -143,7 +144,7 @@ func Young(s telemetry.SignalSnapshot) string {
 	if !s.Young {
 		return ""
 	}
-	return "series " + Age(time.Duration(s.SeriesAgeS*float64(time.Second))) + " old: rate reads low"
+	return "series " + figures.Age(time.Duration(s.SeriesAgeS*float64(time.Second))) + " old: rate reads low"
 }
 
 // RateWindow names the span a rate or ratio is taken over when that is
@@ -154,7 +155,7 @@ func RateWindow(s telemetry.SignalSnapshot) string {
 	if !ok {
 		return ""
 	}
-	return "over " + Window(d) + ", " + what
+	return "over " + figures.Window(d) + ", " + what
 }
 
 // Scalar formats the value of a gauge snapshot.
@@ -162,7 +163,7 @@ func Scalar(s telemetry.SignalSnapshot) string {
 	if s.Value == nil {
 		return ""
 	}
-	return Value(*s.Value, s.Unit)
+	return figures.Value(*s.Value, s.Unit)
 }
 
 // BadgeKind maps an SLO badge to its paint.
@@ -227,7 +228,7 @@ func Restarted(ep telemetry.Endpoint, now time.Time) string {
 	if !ok {
 		return ""
 	}
-	return RestartedMark + " " + Age(now.Sub(at)) + " ago (" + how + "): rates started afresh"
+	return RestartedMark + " " + figures.Age(now.Sub(at)) + " ago (" + how + "): rates started afresh"
 }
 
 // TargetKind is how a down or gone target's word is painted: down as an

@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/themes"
 	"github.com/tokentop/tokentop/tui/common"
-	"github.com/tokentop/tokentop/tui/format"
 )
 
 // Model is the panel.
@@ -476,7 +476,7 @@ func pct(v float64, approx bool, unknown string) string {
 	if math.IsNaN(v) {
 		return unknown
 	}
-	s := format.Percent(v * 100)
+	s := figures.Percent(v * 100)
 	if approx {
 		s = "~" + s
 	}
@@ -490,9 +490,9 @@ func memText(used, total *float64, unknown string) string {
 	case used == nil && total == nil:
 		return unknown
 	case total == nil:
-		return format.MiB(*used/(1<<20)) + "/" + unknown
+		return figures.MiB(*used/(1<<20)) + "/" + unknown
 	case used == nil:
-		return unknown + "/" + format.MiB(*total/(1<<20))
+		return unknown + "/" + figures.MiB(*total/(1<<20))
 	}
 	return oneDecimal(*used/gib) + "/" + oneDecimal(*total/gib) + "GiB"
 }

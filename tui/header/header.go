@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/themes"
 	"github.com/tokentop/tokentop/tui/alerts"
 	"github.com/tokentop/tokentop/tui/common"
-	"github.com/tokentop/tokentop/tui/format"
 )
 
 // Info is what the header shows.
@@ -116,14 +116,14 @@ func appLine(ctx *common.Context, in Info, width int) string {
 	}
 	right := []seg{
 		{countText(in, g.Dot), r.Faint},
-		{"window " + format.Window(ctx.Window), r.Text},
-		{"refresh " + format.Window(ctx.Refresh), r.Text},
+		{"window " + figures.Window(ctx.Window), r.Text},
+		{"refresh " + figures.Window(ctx.Refresh), r.Text},
 	}
 	if in.Down > 0 {
-		right = append(right, seg{format.Number(float64(in.Down)) + " DOWN", r.Bad})
+		right = append(right, seg{figures.Number(float64(in.Down)) + " DOWN", r.Bad})
 	}
 	if in.Gone > 0 {
-		right = append(right, seg{format.Number(float64(in.Gone)) + " GONE", r.Stale})
+		right = append(right, seg{figures.Number(float64(in.Gone)) + " GONE", r.Stale})
 	}
 	if in.NoSLO {
 		right = append(right, seg{"no SLOs", r.Faint})
@@ -151,12 +151,12 @@ func appLine(ctx *common.Context, in Info, width int) string {
 // and "4 models · 5 endpoints" when replicas are summed into model rows.
 func countText(in Info, dot string) string {
 	count := func(shown, total int, one, many string) string {
-		t := format.Number(float64(total)) + " " + many
+		t := figures.Number(float64(total)) + " " + many
 		if total == 1 {
 			t = "1 " + one
 		}
 		if shown != total {
-			t = format.Number(float64(shown)) + "/" + t
+			t = figures.Number(float64(shown)) + "/" + t
 		}
 		return t
 	}
@@ -290,13 +290,13 @@ func alertSegs(c alerts.Counts, srcs []telemetry.SourceStatus, r *themes.Roles) 
 	failingSources, failingNotifiers := failing(srcs)
 	var out []seg
 	if c.Firing > 0 {
-		out = append(out, seg{format.Number(float64(c.Firing)) + " FIRING", r.Bad})
+		out = append(out, seg{figures.Number(float64(c.Firing)) + " FIRING", r.Bad})
 	}
 	if c.Unknown > 0 {
-		out = append(out, seg{format.Number(float64(c.Unknown)) + " UNKNOWN", r.Stale})
+		out = append(out, seg{figures.Number(float64(c.Unknown)) + " UNKNOWN", r.Stale})
 	}
 	if c.Pending > 0 {
-		out = append(out, seg{format.Number(float64(c.Pending)) + " pending", r.Warn})
+		out = append(out, seg{figures.Number(float64(c.Pending)) + " pending", r.Warn})
 	}
 	switch {
 	case len(out) > 0:
@@ -488,16 +488,16 @@ func sourceSeg(ctx *common.Context, s telemetry.SourceStatus, short bool, caveat
 			t += ": " + err
 		}
 		if s.Failures > 1 {
-			t += " (" + format.Number(float64(s.Failures)) + " fails)"
+			t += " (" + figures.Number(float64(s.Failures)) + " fails)"
 		}
 		if !s.LastOK.IsZero() {
-			t += " last ok " + format.Age(ctx.Now.Sub(s.LastOK)) + " ago"
+			t += " last ok " + figures.Age(ctx.Now.Sub(s.LastOK)) + " ago"
 		}
 		return seg{t, r.Bad}
 	case telemetry.Stale:
 		t := g.StaleMark + " " + name + " STALE"
 		if !s.LastOK.IsZero() {
-			t += " " + format.Age(ctx.Now.Sub(s.LastOK))
+			t += " " + figures.Age(ctx.Now.Sub(s.LastOK))
 		}
 		return seg{t, r.Stale}
 	case telemetry.NoData:
@@ -505,7 +505,7 @@ func sourceSeg(ctx *common.Context, s telemetry.SourceStatus, short bool, caveat
 	case telemetry.Live:
 		t := g.OKMark + " " + name + " ok"
 		if s.Latency > 0 {
-			t += " " + format.Millis(float64(s.Latency)/float64(time.Millisecond))
+			t += " " + figures.Millis(float64(s.Latency)/float64(time.Millisecond))
 		}
 		if len(s.Warnings) > 0 {
 			// "TLS NOT VERIFIED", "lagging 30s": an ok that needs a caveat.

@@ -10,10 +10,9 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-
+	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/tui/common"
-	"github.com/tokentop/tokentop/tui/format"
 )
 
 // Model is the problems screen.
@@ -68,10 +67,10 @@ func (m *Model) render() string {
 	for _, s := range srcs {
 		head := "  " + sourceName(s) + " " + strings.ToUpper(s.State.String())
 		if s.Failures > 0 {
-			head += " · " + format.Number(float64(s.Failures)) + " failures in a row"
+			head += " · " + figures.Number(float64(s.Failures)) + " failures in a row"
 		}
 		if !s.LastOK.IsZero() {
-			head += " · last ok " + format.Age(m.ctx.Now.Sub(s.LastOK)) + " ago"
+			head += " · last ok " + figures.Age(m.ctx.Now.Sub(s.LastOK)) + " ago"
 		}
 		out = append(out, r.Bad.S(head))
 		if s.Err != "" {
@@ -97,7 +96,7 @@ func (m *Model) render() string {
 		out = append(out, "", st.Title.S(" targets down or gone"))
 		for _, t := range targets {
 			head := "  " + common.Safe(t.ep.Name) + " " + strings.ToUpper(t.h.State) + " since " + common.Clock(t.h.Since.In(m.ctx.Now.Location())) +
-				" (" + format.Age(m.ctx.Now.Sub(t.h.Since)) + ")"
+				" (" + figures.Age(m.ctx.Now.Sub(t.h.Since)) + ")"
 			paint := r.Bad.S
 			if t.h.State == telemetry.TargetGone {
 				paint = r.Stale.S

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tokentop/tokentop/tui/format"
+	"github.com/tokentop/tokentop/figures"
 )
 
 // point is the token count at a chunk's arrival.
@@ -71,7 +71,7 @@ func (l *lane) tpotSoFar() (time.Duration, bool) {
 	return (last.at - l.ttft) / time.Duration(last.tokens-1), true
 }
 
-func ms(d time.Duration) string { return format.Millis(float64(d) / float64(time.Millisecond)) }
+func ms(d time.Duration) string { return figures.Millis(float64(d) / float64(time.Millisecond)) }
 
 // tokensText is a count, "~" marking one counted from events.
 func tokensText(n int, approx bool) string {

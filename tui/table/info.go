@@ -3,6 +3,7 @@ package table
 import (
 	"strings"
 
+	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/tui/common"
 	"github.com/tokentop/tokentop/tui/format"
@@ -23,7 +24,7 @@ func (m *Model) Info() string {
 	dot := ctx.Glyphs.Dot
 	if h, ok := r.Endpoint.Target(); ok {
 		// Why its figures stopped, as the store says it: first.
-		line := name + ": " + strings.ToUpper(h.State) + " since " + common.Clock(h.Since.In(ctx.Now.Location())) + " (" + format.Age(ctx.Now.Sub(h.Since)) + ")" +
+		line := name + ": " + strings.ToUpper(h.State) + " since " + common.Clock(h.Since.In(ctx.Now.Location())) + " (" + figures.Age(ctx.Now.Sub(h.Since)) + ")" +
 			" " + dot + " " + common.Safe(h.Reason)
 		p := st.Bad
 		if h.State == telemetry.TargetGone {
@@ -32,7 +33,7 @@ func (m *Model) Info() string {
 		return p.S(common.Fit(" "+line, m.width, ctx.Glyphs.Ellipsis))
 	}
 	if down, of, ok := r.Endpoint.ReplicasDown(); ok && down > 0 {
-		line := name + ": " + format.Number(float64(down)) + " of " + format.Number(float64(of)) + " replicas down " + dot + " x lists them"
+		line := name + ": " + figures.Number(float64(down)) + " of " + figures.Number(float64(of)) + " replicas down " + dot + " x lists them"
 		return st.Bad.S(common.Fit(" "+line, m.width, ctx.Glyphs.Ellipsis))
 	}
 	for _, sig := range telemetry.Signals {
@@ -49,10 +50,10 @@ func (m *Model) Info() string {
 				b.WriteString(": " + common.Safe(s.Err))
 			}
 		} else {
-			b.WriteString("STALE: no update for " + format.Age(s.Age(ctx.Now)))
+			b.WriteString("STALE: no update for " + figures.Age(s.Age(ctx.Now)))
 		}
 		if last := lastGood(s); last != "" {
-			b.WriteString(" " + dot + " last " + last + " " + format.Age(s.Age(ctx.Now)) + " ago")
+			b.WriteString(" " + dot + " last " + last + " " + figures.Age(s.Age(ctx.Now)) + " ago")
 		}
 		if s.Source != "" {
 			b.WriteString(" " + dot + " " + common.Safe(s.Source))

@@ -1,6 +1,9 @@
-// Package format turns telemetry figures into short display text. It never
-// prints a missing figure as zero: unknown is "—", empty is "no data".
-package format
+// Package figures writes numbers, durations and ages as people read them,
+// with about three significant digits: one home for the rounding that the
+// dashboard, the text and JSON reports' labels and the notifications'
+// summaries share, so an alert says what the screen says. (tui/format
+// builds display cells on it.)
+package figures
 
 import (
 	"math"
