@@ -139,32 +139,35 @@ func (a *app) stripView() string {
 	// table says which server. The text gets the row's room.
 	name := common.Safe(a.strip.ep[strings.LastIndex(a.strip.ep, "/")+1:])
 	name = common.FitMiddle(name, min(common.Width(name), max(12, a.width/4)), g.Ellipsis)
-	tail := " " + strconv.Itoa(l.Tokens) + " tok"
+	tps := g.Unknown
 	if l.TPS > 0 {
-		tail += " " + g.Dot + " " + strconv.FormatFloat(l.TPS, 'f', 0, 64) + " tok/s"
+		tps = strconv.FormatFloat(l.TPS, 'f', 0, 64)
 	}
-	room := a.width - common.PaintedWidth(state) - common.Width(name) - 2 - common.Width(tail)
-	text := common.Safe(strings.Join(strings.Fields(l.Text), " ")) // one row: newlines and runs of blanks as one space
-	if w := common.Width(text); room < 8 {
-		text = ""
-	} else if w > room {
-		text = g.Ellipsis + tailCells(text, room-1)
+	// Fixed widths, and text that fills the row then starts it again
+	// (rather than scrolling): an update writes the new characters and
+	// the counts, not the whole row.
+	counts := r.Faint.S(common.FitRight(strconv.Itoa(l.Tokens), 5, g.Ellipsis) + " tok " + g.Dot + " " + common.FitRight(tps, 4, g.Ellipsis) + " tok/s")
+	head := state + r.Text.S(name) + " " + counts + " "
+	room := a.width - common.PaintedWidth(head)
+	if room < 8 {
+		return "\n" + common.Cut(head, a.width)
 	}
-	return "\n" + common.Cut(state+r.Text.S(name)+"  "+text+r.Faint.S(tail), a.width)
+	return "\n" + common.Cut(head+pageOf(common.Safe(strings.Join(strings.Fields(l.Text), " ")), room, g.Ellipsis), a.width)
 }
 
-// tailCells is the end of plain text s, at most w cells.
-func tailCells(s string, w int) string {
-	rs := []rune(s)
-	n := 0
-	i := len(rs)
-	for i > 0 {
-		cw := common.Width(string(rs[i-1]))
-		if n+cw > w {
-			break
-		}
-		n += cw
-		i--
+// pageOf is the last page of text in a row of w cells: text fills the
+// row, then the next page starts (marked with ellipsis) with what
+// follows. The first cell is the mark's, blank on the first page.
+func pageOf(text string, w int, ellipsis string) string {
+	rs := []rune(text)
+	page := w - 1
+	start := 0
+	if len(rs) > page {
+		start = (len(rs) - 1) / page * page
 	}
-	return string(rs[i:])
+	mark := " "
+	if start > 0 {
+		mark = ellipsis
+	}
+	return common.Cut(mark+string(rs[start:]), w)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tokentop/tokentop/telemetry"
+	"github.com/tokentop/tokentop/tui/common"
 )
 
 // stripOnce runs the strip's read and applies it, as its tick would.
@@ -33,7 +34,7 @@ func TestLiveStripStreamsOnTheMainScreen(t *testing.T) {
 	m := newSync(t, opts, 120, 40)
 	stripOnce(m)
 	row := stripRow(plain(m))
-	for _, want := range []string{"last · llama-8b", "stay inert.", "18 tok · 83 tok/s"} {
+	for _, want := range []string{"last · llama-8b", "stay inert.", "18 tok ·   83 tok/s"} {
 		if !strings.Contains(row, want) {
 			t.Fatalf("strip row %q lacks %q:\n%s", row, want, plain(m))
 		}
@@ -43,22 +44,31 @@ func TestLiveStripStreamsOnTheMainScreen(t *testing.T) {
 	}
 	store := m.a.data.(*telemetry.Store)
 	text := "The quick brown fox"
+	prevText := ""
 	for k, word := range []string{" streams", " one", " word", " at", " a", " time"} {
 		text += word
 		store.Observe(telemetry.Observation{Kind: telemetry.KindLiveText, Endpoint: "qwen-72b", At: tNow.Add(time.Duration(k) * time.Millisecond),
 			Live: &telemetry.LiveText{Text: text, Tokens: 5 + k, TPS: 40}})
 		stripOnce(m)
 		row = stripRow(plain(m))
-		if !strings.Contains(row, "live · qwen-72b  "+text+" "+strconv.Itoa(5+k)+" tok · 40 tok/s") {
+		if !strings.Contains(row, "live · qwen-72b "+common.FitRight(strconv.Itoa(5+k), 5, "…")+" tok ·   40 tok/s  "+text) {
 			t.Fatalf("after %q the strip shows %q", word, row)
 		}
+		// The row grows at its end: what was there stays in place.
+		_, shown, _ := strings.Cut(row, "tok/s")
+		if !strings.HasPrefix(shown, prevText) {
+			t.Errorf("the row moved: %q, then %q", prevText, shown)
+		}
+		prevText = shown
 	}
 	long := strings.Repeat("lorem ipsum ", 40) + "THE END"
 	store.Observe(telemetry.Observation{Kind: telemetry.KindLiveText, Endpoint: "qwen-72b", At: tNow.Add(time.Second),
 		Live: &telemetry.LiveText{Text: long, Tokens: 80, TPS: 40}})
 	stripOnce(m)
-	if row = stripRow(plain(m)); !strings.Contains(row, "…") || !strings.Contains(row, "THE END") || len([]rune(row)) > 120 {
-		t.Errorf("a long text should show its tail in one row: %q", row)
+	// A long text fills the row, then starts it again with what follows,
+	// marked "…": the row shows the last page, ending where the text ends.
+	if row = stripRow(plain(m)); !strings.Contains(row, "tok/s …") || !strings.HasSuffix(strings.TrimRight(row, " "), "END") || len([]rune(row)) > 120 {
+		t.Errorf("a long text should show its last page in one row: %q", row)
 	}
 
 	off := newSync(t, testOptions(), 120, 40)
