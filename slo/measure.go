@@ -47,6 +47,18 @@ func (m measurement) judgeable() bool {
 }
 
 func (e *Engine) measure(r *rule, now time.Time) measurement {
+	m := e.measureKind(r, now)
+	if !m.judgeable() && e.store != nil {
+		// The store knows why there is nothing to judge: say it, not
+		// only "data stale".
+		if h, ok := e.store.Target(r.endpoint); ok {
+			m.reason = "target " + h.State + " since " + h.Since.UTC().Format(time.TimeOnly) + " UTC: " + h.Reason
+		}
+	}
+	return m
+}
+
+func (e *Engine) measureKind(r *rule, now time.Time) measurement {
 	o := &e.objs[r.obj]
 	if o.Kind != Availability && e.store != nil {
 		if why, never := e.store.Unmeasurable(r.endpoint, o.Signal); never {

@@ -1,6 +1,7 @@
 package slo
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -80,6 +81,32 @@ func TestTargetUp(t *testing.T) {
 	for _, c := range []struct{ endpoint, severity string }{{"b/m", "page"}, {"a/m", "page"}, {"m", "warning"}, {"m", "page"}} {
 		if got := state(c.endpoint, c.severity); got == Firing || got == Pending {
 			t.Errorf("all up again: %s %s is %q, want resolved or inactive", c.endpoint, c.severity, got)
+		}
+	}
+}
+
+// An objective with nothing to judge on a replica whose target is down
+// says why, as the store knows it, not only "data stale".
+func TestMissingDataSaysTargetDown(t *testing.T) {
+	store := telemetry.NewStore(telemetry.StoreConfig{})
+	e := New([]Objective{{Name: "tps", Kind: Percentile, Signal: telemetry.TTFT, Percentile: 0.95, Threshold: 1}}, store, Options{})
+	t0 := time.Unix(1_700_000_000, 0)
+	since := t0.Add(3 * time.Second)
+	obs := []telemetry.Observation{
+		{Kind: telemetry.KindEndpoint, At: t0, Endpoint: "a", Info: &telemetry.Endpoint{Name: "a"}},
+		{Kind: telemetry.KindSample, At: t0, Endpoint: "a", Signal: telemetry.TTFT, Value: 0.5, Interval: time.Second},
+		{Kind: telemetry.KindEndpoint, At: since, Endpoint: "a", Info: &telemetry.Endpoint{Name: "a", Labels: map[string]string{
+			telemetry.LabelTarget: telemetry.FormatTarget(telemetry.TargetHealth{State: telemetry.TargetDown, Since: since, Reason: "scrape failed: connection refused"})}}},
+	}
+	for _, o := range obs {
+		o.Source = "scrape:http://a/metrics"
+		store.Observe(o)
+		e.Observe(o)
+	}
+	e.Evaluate(t0.Add(time.Minute))
+	for _, a := range e.Current() {
+		if !strings.Contains(a.Reason, "target down since") || !strings.Contains(a.Reason, "connection refused") {
+			t.Errorf("%s on %s: %s, reason %q; want the target's state and reason", a.Objective, a.Endpoint, a.State, a.Reason)
 		}
 	}
 }

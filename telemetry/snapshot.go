@@ -199,6 +199,17 @@ func (s *Store) Has(endpoint string, sig Signal) bool {
 	return false
 }
 
+// Target reads the endpoint's target health label (Endpoint.Target).
+func (s *Store) Target(endpoint string) (TargetHealth, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ep, ok := s.endpoints[endpoint]
+	if !ok {
+		return TargetHealth{}, false
+	}
+	return ep.info.Target()
+}
+
 // Probed reports whether tokentop's own probes feed the endpoint.
 func (s *Store) Probed(endpoint string) bool {
 	s.mu.RLock()

@@ -173,7 +173,7 @@ func TestEnterEscTabAndHelp(t *testing.T) {
 		t.Error("detail must show the probe error")
 	}
 	press(m, "?")
-	if m.a.screen != screenHelp || !strings.Contains(plain(m), "error budget") {
+	if m.a.screen != screenHelp || !strings.Contains(plain(m), "the source answered with nothing") {
 		t.Fatal("? shows help with the terms on screen")
 	}
 	press(m, "G") // the GPU panel's terms are at the end, after the metrics

@@ -51,6 +51,9 @@ func Text(w io.Writer, snap telemetry.Snapshot) error {
 	}
 	// Under the table (a line without cells would split its columns).
 	for _, ep := range endpoints {
+		if line := targetLine(ep.Endpoint, snap.At); line != "" {
+			fmt.Fprintln(tw, ep.Name+" "+line)
+		}
 		if line := engineLine(ep.Signals, snap.At); line != "" {
 			fmt.Fprintln(tw, ep.Name+" "+line)
 		}
@@ -363,4 +366,17 @@ func youngLine(s map[telemetry.Signal]telemetry.SignalSnapshot) string {
 	}
 	return youngMark + " " + strings.Join(names, ", ") + ": rates over a series " + Age(age) +
 		" old, younger than their rate window: they read low"
+}
+
+// targetLine says a down or gone target, since when and why ("DOWN since
+// 15:04:05 (1m12s): scrape failed: …"), or a model row's "1 of 2 replicas
+// down"; "" while its targets are up.
+func targetLine(ep telemetry.Endpoint, now time.Time) string {
+	if h, ok := ep.Target(); ok {
+		return strings.ToUpper(h.State) + " since " + h.Since.In(now.Location()).Format(time.TimeOnly) + " (" + Age(now.Sub(h.Since)) + "): " + h.Reason
+	}
+	if down, of, ok := ep.ReplicasDown(); ok && down > 0 {
+		return fmt.Sprintf("%d of %d replicas down", down, of)
+	}
+	return ""
 }

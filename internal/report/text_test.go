@@ -166,3 +166,24 @@ func TestTextLoneReplicaOnceAndGPUFigures(t *testing.T) {
 		t.Errorf("missing %q in\n%s", want, out)
 	}
 }
+
+// A down replica says so under the table, since when and why, and its
+// model row how many of its replicas are down.
+func TestTextTargetDown(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	down := telemetry.FormatTarget(telemetry.TargetHealth{State: telemetry.TargetDown, Since: now.Add(-72 * time.Second), Reason: "scrape failed: connection refused"})
+	snap := telemetry.Snapshot{At: now, Window: time.Minute, Endpoints: []telemetry.EndpointSnapshot{
+		{Endpoint: telemetry.Endpoint{Name: "m", Aggregate: true, Labels: map[string]string{telemetry.LabelReplicasDown: "1 of 2 replicas down"}}},
+		{Endpoint: telemetry.Endpoint{Name: "a/m", Group: "m", Replica: "a"}},
+		{Endpoint: telemetry.Endpoint{Name: "b/m", Group: "m", Replica: "b", Labels: map[string]string{telemetry.LabelTarget: down}}},
+	}}
+	var b strings.Builder
+	if err := Text(&b, snap); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"b/m DOWN since 11:58:48 (" + Age(72*time.Second) + "): scrape failed: connection refused", "m 1 of 2 replicas down"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%q not in:\n%s", want, b.String())
+		}
+	}
+}

@@ -26,6 +26,20 @@
 // (gpu.go), never averaged over the fleet; GPU power is summed over the
 // GPUs joined (power adds up), DRAM activity averaged.
 //
+// # Target health
+//
+// Each refresh also asks for min by (<replica labels>, <group_by>) (up)
+// and joins it to the replicas by their replica key (targets.go): a
+// replica whose up is 0 is DOWN (telemetry.LabelTarget, TargetUp 0), for
+// the reason the store's /api/v1/targets gives (asked when a target goes
+// down and every 30 s while one stays down; a store without that API is
+// warned about and read from up alone); one whose up series the store no
+// longer has, or that never had one and has no sample for MaxLag, is GONE,
+// and is retired only once gone for the viewed window (at least MaxLag). A
+// model row gets the share of its known replicas up and
+// telemetry.LabelReplicasDown. A failed up query is a warning: the
+// figures do not depend on it.
+//
 // # Design: histogram increments, not server-side quantiles
 //
 // Distribution signals (TTFT, TPOT, ITL, E2E) are fetched as cumulative
