@@ -84,6 +84,11 @@ type Alias struct {
 	// Note says how the metric differs from the signal's definition, for
 	// display ("includes prefill", "token-weighted").
 	Note string
+	// Buckets are a histogram's default upper bounds as the engine
+	// exposes them (before Scale, without +Inf); nil where unknown. They
+	// say what a query on the histogram can resolve: nothing inside a
+	// bucket.
+	Buckets []float64
 }
 
 // TwoCounters reports whether the alias is read from two counters (Name

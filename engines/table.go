@@ -45,6 +45,18 @@ func share(hits, misses, note string) Alias {
 	return Alias{Name: hits, Type: CounterShare, Per: misses, Note: note}
 }
 
+// vllmTPOTBuckets are vLLM's request_time_per_output_token_seconds
+// bounds, as in the capture vllm-v0.27-xpu-specdecode-mfu-metrics.txt
+// (internal/fixtures/testdata/metrics): nothing resolves below 10 ms.
+func vllmTPOTBuckets() []float64 {
+	return []float64{0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0}
+}
+
+func withBuckets(a Alias, bounds []float64) Alias {
+	a.Buckets = bounds
+	return a
+}
+
 // vLLM V0 (≤0.7) and V1 (0.8+; adds the engine label and *_created gauges).
 //
 // Source: the captures vllm-v0.4-metrics.txt, vllm-v0.10-metrics.txt and
@@ -68,7 +80,8 @@ func vllm() Spec {
 				histNote("vllm:inter_token_latency_seconds", itlNote),
 				histNote("vllm:time_per_output_token_seconds", itlNote+"; pre-0.10.2 name of ITL"),
 			},
-			telemetry.TPOT:      {histNote("vllm:request_time_per_output_token_seconds", "(e2e − TTFT)/(tokens − 1), one per request")},
+			telemetry.TPOT: {withBuckets(histNote("vllm:request_time_per_output_token_seconds", "(e2e − TTFT)/(tokens − 1), one per request"),
+				vllmTPOTBuckets())},
 			telemetry.E2E:       {hist("vllm:e2e_request_latency_seconds")},
 			Queue:               {hist("vllm:request_queue_time_seconds")},
 			telemetry.Running:   {gauge("vllm:num_requests_running")},

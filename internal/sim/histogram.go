@@ -1,5 +1,10 @@
 package sim
 
+import (
+	"github.com/tokentop/tokentop/engines"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
 // histogram is a Prometheus-style histogram with fixed upper bounds. It is
 // not safe for concurrent use: the owning modelMetrics lock guards it, so
 // the engine can record a whole step under one lock.
@@ -53,6 +58,14 @@ var (
 	sglangTPOTBuckets = []float64{0.005, 0.01, 0.015, 0.02, 0.025, 0.03, 0.04, 0.05, 0.075, 0.1,
 		0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5}
 )
+
+// vllmTPOTBuckets are vLLM's per-request TPOT bounds, from the engines
+// table: the sweep's KEDA trigger reads the same bounds to know what the
+// histogram can resolve.
+func vllmTPOTBuckets() []float64 {
+	spec, _ := engines.Lookup(telemetry.EngineVLLM)
+	return spec.Signals[telemetry.TPOT][0].Buckets
+}
 
 // build125Buckets mirrors vLLM's build_1_2_5_buckets(max_model_len):
 // 1, 2, 5, 10, 20, 50, ... up to max.

@@ -26,7 +26,7 @@ func newModelMetrics(format string, maxModelLen int) *modelMetrics {
 		paramsN:         newHistogram(vllmParamsNBuckets),
 		ttft:            newHistogram(vllmTTFTBuckets),
 		itl:             newHistogram(vllmITLBuckets),
-		tpotReq:         newHistogram(vllmITLBuckets),
+		tpotReq:         newHistogram(vllmTPOTBuckets()),
 		e2e:             newHistogram(vllmE2EBuckets),
 		queue:           newHistogram(vllmE2EBuckets),
 		inference:       newHistogram(vllmE2EBuckets),
