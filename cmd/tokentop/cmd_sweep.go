@@ -29,7 +29,8 @@ TTFT and TPOT p95 move less than --tolerance between checks, and stops
 early at over-saturation or when an objective is exceeded --stop-factor
 times over. The knee is the highest concurrency that, with every lower
 step, meets every --slo-* objective. Prints a KEDA ScaledObject whose
-prometheus trigger fires on the engine's TPOT p95 at the knee's TPOT.
+prometheus trigger fires past the knee's load, on the engine's TPOT
+histogram at a bucket bound it can resolve (and says when it cannot).
 All figures are the client's (probe) measurements; see docs/sweep.md.`
 
 var sweepMaxRPMUsage = fmt.Sprintf("ceiling on requests started per minute (default: %d per stream of --max-concurrency, at least %d, at most %d: "+
@@ -64,18 +65,26 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := view.finish(); err != nil {
 		return err
 	}
-	snippet, kerr := sweep.Snippet(cfg.keda, rep)
+	var snippet string
+	tr, kerr := sweep.TriggerOf(rep, cfg.keda.Window)
+	if kerr == nil {
+		snippet, kerr = sweep.Snippet(cfg.keda, rep, tr)
+	}
 	if cfg.json {
 		out := struct {
 			*sweep.Report
-			KEDA string `json:"keda,omitempty"`
-		}{rep, snippet}
+			KEDA    string         `json:"keda,omitempty"`
+			Trigger *sweep.Trigger `json:"keda_trigger,omitempty"`
+		}{rep, snippet, nil}
+		if kerr == nil {
+			out.Trigger = &tr
+		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
 			return err
 		}
-	} else if err := printSweep(stdout, rep, cfg, snippet, kerr); err != nil {
+	} else if err := printSweep(stdout, rep, cfg, snippet, tr, kerr); err != nil {
 		return err
 	}
 	if rep.Stop == "interrupted" {
@@ -87,7 +96,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-func printSweep(w io.Writer, rep *sweep.Report, cfg sweepConfig, snippet string, kerr error) error {
+func printSweep(w io.Writer, rep *sweep.Report, cfg sweepConfig, snippet string, tr sweep.Trigger, kerr error) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sweep of %s (%s), figures measured by the client\n", rep.Endpoint, rep.URL)
 	if err := sweep.Table(&b, rep.Steps, nil, sweep.LinesOf(cfg.sweep.Objectives)); err != nil {
@@ -107,6 +116,10 @@ func printSweep(w io.Writer, rep *sweep.Report, cfg sweepConfig, snippet string,
 	if kerr != nil {
 		fmt.Fprintf(&b, "no KEDA snippet: %v\n", kerr)
 	} else {
+		fmt.Fprintf(&b, "KEDA trigger: %s, threshold %.4g; it reads %s\n", tr.Series, tr.Threshold, tr.Reads)
+		if tr.Warning != "" {
+			fmt.Fprintf(&b, "warning: %s\n", tr.Warning)
+		}
 		b.WriteString("\n" + snippet)
 	}
 	_, err := io.WriteString(w, b.String())

@@ -7,9 +7,6 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/telemetry"
 )
 
 // KEDA says where the ScaledObject points.
@@ -23,25 +20,15 @@ type KEDA struct {
 	Window        string // rate window of the query, e.g. "2m"
 }
 
-// Snippet is a KEDA ScaledObject with a prometheus trigger on the
-// engine's TPOT metric (the engines table's first TPOT alias), threshold
-// at the knee's TPOT p95. The trigger uses metricType Value: KEDA then
-// scales to ceil(replicas × TPOT / threshold), adding replicas as TPOT
-// climbs past what the knee sustained — the right reading for a latency,
+// Snippet is a KEDA ScaledObject with tr, the prometheus trigger
+// TriggerOf derives from the knee. It uses metricType Value: KEDA then
+// scales to ceil(replicas × value / threshold), adding replicas as the
+// load passes what the knee sustained — the right reading for a latency,
 // which does not divide across replicas as a queue length would.
-func Snippet(k KEDA, r *Report) (string, error) {
-	if r.Knee == nil || r.Knee.TPOTp95ms == nil {
-		return "", errors.New("no knee with a TPOT p95: nothing to set the threshold at")
+func Snippet(k KEDA, r *Report, tr Trigger) (string, error) {
+	if r.Knee == nil {
+		return "", errors.New("no knee: nothing to scale at")
 	}
-	engine := r.Engine
-	if engine == "" || engine == telemetry.EngineUnknown {
-		engine = telemetry.EngineVLLM
-	}
-	spec, ok := engines.Lookup(engine)
-	if !ok || len(spec.Signals[telemetry.TPOT]) == 0 {
-		return "", fmt.Errorf("engine %s has no TPOT metric in the engines table", engine)
-	}
-	query := tpotQuery(spec, spec.Signals[telemetry.TPOT][0], r.Model, k.Window)
 	name := k.Name
 	if name == "" {
 		name = "tpot-" + dnsLabel(r.Model)
@@ -50,14 +37,14 @@ func Snippet(k KEDA, r *Report) (string, error) {
 	so.Metadata.Name, so.Metadata.Namespace = name, k.Namespace
 	so.Spec.ScaleTargetRef.Name = k.Target
 	so.Spec.MinReplicaCount, so.Spec.MaxReplicaCount = k.MinReplicas, k.MaxReplicas
-	// Without traffic the quantile is NaN or empty; KEDA's default turns
-	// that into 0 and scales in during the outage that should scale out.
-	// As errors (ignoreNullValues "false") they reach the fallback.
+	// Without traffic the value is NaN (0/0) or empty; KEDA's default
+	// turns that into 0 and scales in during the outage that should scale
+	// out. As errors (ignoreNullValues "false") they reach the fallback.
 	so.Spec.Fallback.FailureThreshold = 3
 	so.Spec.Fallback.Replicas = max(k.MinReplicas, (k.MaxReplicas+1)/2)
 	so.Spec.Triggers = []trigger{{Type: "prometheus", MetricType: "Value", Metadata: triggerMetadata{
-		ServerAddress: k.PrometheusURL, Query: query,
-		Threshold:        strconv.FormatFloat(*r.Knee.TPOTp95ms/1000, 'g', 4, 64),
+		ServerAddress: k.PrometheusURL, Query: tr.Query,
+		Threshold:        strconv.FormatFloat(tr.Threshold, 'g', 4, 64),
 		IgnoreNullValues: "false",
 	}}}
 	var b strings.Builder
@@ -69,33 +56,13 @@ func Snippet(k KEDA, r *Report) (string, error) {
 	if err := enc.Close(); err != nil {
 		return "", err
 	}
-	head := fmt.Sprintf("# KEDA ScaledObject: scale %s when TPOT p95 passes %.1f ms, what concurrency %d sustained\n"+
-		"# while meeting every objective (tokentop sweep of %s, client-measured).\n",
-		k.Target, *r.Knee.TPOTp95ms, r.Knee.Concurrency, r.Endpoint)
+	head := fmt.Sprintf("# KEDA ScaledObject: scale %s past the load of concurrency %d, the most that met every objective\n"+
+		"# (TPOT p95 %s, tokentop sweep of %s, client-measured).\n# Reads %s.\n",
+		k.Target, r.Knee.Concurrency, msText(r.Knee.TPOTp95ms), r.Endpoint, tr.Reads)
+	if tr.Warning != "" {
+		head += "# WARNING: " + tr.Warning + ".\n"
+	}
 	return head + b.String(), nil
-}
-
-// tpotQuery is the PromQL of the p95 TPOT of one model.
-func tpotQuery(spec engines.Spec, a engines.Alias, model, window string) string {
-	sel := ""
-	if l := spec.ModelLabel(); l != "" && model != "" {
-		sel = "{" + l + "=" + strconv.Quote(model) + "}"
-	}
-	var q string
-	switch a.Type {
-	case engines.Histogram:
-		// The outer max() keeps the result to one element whatever labels
-		// a relabelling adds: KEDA refuses a vector of more.
-		q = fmt.Sprintf("max(histogram_quantile(0.95, sum by (le) (rate(%s%s[%s]))))", a.Bucket(), sel, window)
-	case engines.CounterRatio:
-		q = fmt.Sprintf("sum(rate(%s%s[%s])) / sum(rate(%s%s[%s]))", a.Name, sel, window, a.Per, sel, window)
-	default:
-		q = fmt.Sprintf("max(%s%s)", a.Name, sel)
-	}
-	if f := a.Factor(); f != 1 {
-		q = "(" + q + ") * " + strconv.FormatFloat(f, 'g', -1, 64)
-	}
-	return q
 }
 
 // dnsLabel turns a model name into a Kubernetes name (RFC 1123 label).

@@ -40,6 +40,10 @@ type Step struct {
 	MeetsObjectives bool `json:"meets_objectives"`
 	// Saturating: TTFT rose with time within the step.
 	Saturating bool `json:"saturating,omitempty"`
+
+	// tpot are the judged requests' TPOTs in seconds: where a trigger on
+	// the engine's histogram can tell the knee's load from others.
+	tpot []float64
 }
 
 // stepRun measures one step.
@@ -154,6 +158,7 @@ func (m *stepRun) step(end string) Step {
 	st.TTFTp95ms = quantileMS(m.judged, 0.95, ttftOf)
 	st.TTFAp95ms = quantileMS(m.judged, 0.95, ttfaOf)
 	st.TPOTp95ms = quantileMS(m.judged, 0.95, tpotOf)
+	st.tpot = samples(m.judged, tpotOf)
 	st.E2Ep95ms = quantileMS(m.judged, 0.95, e2eOf)
 	w0, w1, ok := m.window()
 	if ok {

@@ -100,6 +100,8 @@ type Knee struct {
 	TPOTp95ms   *float64 `json:"tpot_p95_ms"`
 	OutputTPS   *float64 `json:"output_tps"`
 	Goodput     *float64 `json:"goodput"`
+
+	tpot []float64 // the knee step's TPOTs in seconds
 }
 
 func (c Config) withDefaults() Config {
@@ -234,7 +236,7 @@ func kneeOf(steps []Step) *Knee {
 			break
 		}
 		k = &Knee{Concurrency: s.Concurrency, TTFTp95ms: s.TTFTp95ms, TPOTp95ms: s.TPOTp95ms,
-			OutputTPS: s.OutputTPS, Goodput: s.Goodput}
+			OutputTPS: s.OutputTPS, Goodput: s.Goodput, tpot: s.tpot}
 	}
 	return k
 }

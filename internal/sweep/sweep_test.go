@@ -259,8 +259,8 @@ func TestSweepStopsWhenFarExceeded(t *testing.T) {
 	if len(rep.Steps) != 1 || rep.Knee != nil || !strings.Contains(rep.Stop, "tpot-p95 far exceeded at concurrency 1") {
 		t.Fatalf("stop %q, knee %+v, steps %+v", rep.Stop, rep.Knee, rep.Steps)
 	}
-	if _, err := Snippet(KEDA{Target: "x", Window: "2m"}, rep); err == nil {
-		t.Error("a snippet without a knee")
+	if _, err := TriggerOf(rep, "2m"); err == nil {
+		t.Error("a trigger without a knee")
 	}
 }
 
@@ -270,23 +270,6 @@ func TestSweepRespectsCeilings(t *testing.T) {
 	cfg.Probe.Limits.MaxConcurrency = 4
 	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "ceiling") {
 		t.Errorf("sweep to 8 under a ceiling of 4: %v", err)
-	}
-}
-
-// The trigger's query comes from the engines table for each engine.
-func TestSnippetQueries(t *testing.T) {
-	rep := &Report{Model: "org/Model-7B", Endpoint: "h/org/Model-7B", Knee: &Knee{Concurrency: 16, TPOTp95ms: f(23.456)}}
-	for engine, want := range map[telemetry.Engine]string{
-		telemetry.EngineVLLM:    `rate(vllm:request_time_per_output_token_seconds_bucket{model_name="org/Model-7B"}[5m])`,
-		telemetry.EngineUnknown: `vllm:request_time_per_output_token_seconds_bucket`,
-		telemetry.EngineTGI:     `tgi_request_mean_time_per_token_duration_bucket[5m]`,
-	} {
-		rep.Engine = engine
-		s, err := Snippet(KEDA{Target: "llm", Window: "5m", MinReplicas: 1, MaxReplicas: 4}, rep)
-		if err != nil || !strings.Contains(s, want) || !strings.Contains(s, `threshold: "0.02346"`) ||
-			!strings.Contains(s, "name: tpot-org-model-7b") {
-			t.Errorf("%s: %v\n%s", engine, err, s)
-		}
 	}
 }
 
