@@ -36,8 +36,10 @@
 // samples, ratio objectives as the share meeting the threshold, the
 // error-rate objective as failed / all requests, availability as the
 // share that succeeded. The knee is the highest concurrency such that
-// it and every lower step meet every objective (an objective without
-// data in a step is not met).
+// it and every lower step kept at least 90 % of their concurrency in
+// flight and met every objective (an objective without data in a step is
+// not met). A step below 90 % was held back by a ceiling (the start rate,
+// the server's 429s, or the client): the sweep stops there and says so.
 //
 // The sweep stops after the maximum concurrency; when an objective is
 // far exceeded (a latency above StopFactor × its threshold, an error

@@ -149,8 +149,8 @@ func shareOver(samples []float64, b float64) float64 {
 	return float64(n) / float64(len(samples))
 }
 
-// leRegexp matches a bound however the exposition writes it: Python's
-// client writes 10.0 and 0.01, Go's 10 and 0.01, Prometheus 3 normalises.
+// leRegexp matches a bound however it is written: Python's client writes
+// 10.0, Go's 10, and Prometheus 3 normalises either to 10.0.
 func leRegexp(b float64) string {
 	s := strconv.FormatFloat(b, 'f', -1, 64)
 	if strings.Contains(s, ".") {
