@@ -16,10 +16,7 @@ import (
 // requests last at least 120 ms: a closed loop of 128 starts about 400 a
 // second, under the sweep's default ceiling of 1,000.
 func ceilingModel() sim.ModelSpec {
-	const peak, eff, step = 3.35e12, 0.5, 0.015
-	return sim.ModelSpec{Name: "ceil", Params: step * peak * eff / 2, DtypeBytes: 2, KVBytesPerToken: 1024,
-		GPU: "H100 SXM", Efficiency: eff, PrefillTokensPerSec: 1e6, MaxBatch: 256, MaxQueue: 256,
-		SeqOverhead: 200 * time.Microsecond}
+	return bendingModel("ceil", 15*time.Millisecond, 200*time.Microsecond, 256)
 }
 
 // runSweepBin runs the built binary's sweep against url.

@@ -12,14 +12,20 @@ import (
 	"github.com/tokentop/tokentop/internal/sim"
 )
 
-// sweepModel bends fast: 4 ms per step plus 1 ms per sequence, so TPOT is
-// ≈ 5, 6, 8 and 12 ms at 1, 2, 4 and 8 streams, and a 10 ms TPOT
-// objective puts the knee at 4.
+// bendingModel is a simulated model whose decode step lasts step plus
+// perSeq per sequence in the batch (a pure bandwidth model of that step
+// time, at most maxBatch sequences), so TPOT grows with concurrency.
+func bendingModel(name string, step, perSeq time.Duration, maxBatch int) sim.ModelSpec {
+	const peak, eff = 3.35e12, 0.5
+	return sim.ModelSpec{Name: name, Params: step.Seconds() * peak * eff / 2, DtypeBytes: 2, KVBytesPerToken: 1024,
+		GPU: "H100 SXM", Efficiency: eff, PrefillTokensPerSec: 1e6, MaxBatch: maxBatch, MaxQueue: maxBatch,
+		SeqOverhead: perSeq}
+}
+
+// sweepModel bends fast: 10 ms per step plus 2.5 ms per sequence, TPOT
+// 12.5, 15, 20 and 30 ms at 1, 2, 4 and 8 streams.
 func sweepModel() sim.ModelSpec {
-	const peak, eff, step = 3.35e12, 0.5, 0.010
-	return sim.ModelSpec{Name: "fast", Params: step * peak * eff / 2, DtypeBytes: 2, KVBytesPerToken: 1024,
-		GPU: "H100 SXM", Efficiency: eff, PrefillTokensPerSec: 1e6, MaxBatch: 64, MaxQueue: 64,
-		SeqOverhead: 2500 * time.Microsecond}
+	return bendingModel("fast", 10*time.Millisecond, 2500*time.Microsecond, 64)
 }
 
 // kedaScaledObject is the part of KEDA's ScaledObject CRD the snippet

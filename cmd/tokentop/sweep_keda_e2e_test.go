@@ -22,10 +22,7 @@ import (
 // enough to push concurrency 4 past 10 ms makes it 2, and then 4, twice
 // the knee, is past 10 ms as well.
 func kedaModel() sim.ModelSpec {
-	const peak, eff, step = 3.35e12, 0.5, 0.002
-	return sim.ModelSpec{Name: "keda", Params: step * peak * eff / 2, DtypeBytes: 2, KVBytesPerToken: 1024,
-		GPU: "H100 SXM", Efficiency: eff, PrefillTokensPerSec: 1e6, MaxBatch: 64, MaxQueue: 64,
-		SeqOverhead: 1600 * time.Microsecond}
+	return bendingModel("keda", 2*time.Millisecond, 1600*time.Microsecond, 64)
 }
 
 // The ScaledObject a sweep of the simulator prints decides right when a

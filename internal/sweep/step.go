@@ -31,11 +31,11 @@ type Step struct {
 	GoodOutputTPS *float64 `json:"good_output_tps"`
 	// Throttled: fewer than 90 % of Concurrency in flight on average;
 	// HeldBackBy says what held the starts back.
-	ThrottledByRate bool        `json:"throttled"`
-	HeldBackBy      Holder      `json:"held_back_by,omitempty"`
-	Stable          bool        `json:"stable"`
-	End             string      `json:"end"` // why the step ended: stable, max step time, saturating, interrupted
-	Objectives      []Judgement `json:"objectives"`
+	BelowConcurrency bool        `json:"throttled"`
+	HeldBackBy       Holder      `json:"held_back_by,omitempty"`
+	Stable           bool        `json:"stable"`
+	End              string      `json:"end"` // why the step ended: stable, max step time, saturating, interrupted
+	Objectives       []Judgement `json:"objectives"`
 	// MeetsObjectives: every objective was judged and met.
 	MeetsObjectives bool `json:"meets_objectives"`
 	// Saturating: TTFT rose with time within the step.
@@ -167,8 +167,8 @@ func (m *stepRun) step(end string) Step {
 		st.OutputTPS = &tps
 		inflight := busyWithin(m.all, w0, w1) / span.Seconds()
 		st.AchievedConcurrency = &inflight
-		st.ThrottledByRate = st.Throttled()
-		if st.ThrottledByRate {
+		st.BelowConcurrency = st.Throttled()
+		if st.BelowConcurrency {
 			st.HeldBackBy = m.heldBackBy(w0, w1)
 		}
 		if g := probe.GoodputOf(records(m.judged), m.bounds, span); g != nil {
