@@ -103,8 +103,8 @@ func shareTrigger(a engines.Alias, sel, window string, kneeS float64, samples []
 			pick, threshold = i, s
 		}
 	}
-	warning := ""
-	if pick < 0 {
+	warning, fellBack := "", pick < 0
+	if fellBack {
 		for i, b := range a.Buckets {
 			if b*f >= kneeS {
 				pick = i
@@ -125,13 +125,17 @@ func shareTrigger(a engines.Alias, sel, window string, kneeS float64, samples []
 		}
 	}
 	b := a.Buckets[pick]
+	atKnee := shareOver(samples, b*f)
+	meaning := fmt.Sprintf("the knee's requests exceeded it %.1f %% of the time (client-measured): more is more load than the knee's", atKnee*100)
+	if fellBack {
+		meaning = fmt.Sprintf("above %.0f %% the TPOT p95 has passed it (the knee's requests: %.1f %% over it, client-measured)", tail*100, atKnee*100)
+	}
 	le := "le=~" + strconv.Quote(leRegexp(b))
 	bucketSel := braces(joinMatchers(sel, le))
 	q := fmt.Sprintf("1 - sum(rate(%s%s[%s])) / sum(rate(%s%s[%s]))", a.Bucket(), bucketSel, window, a.Count(), braces(sel), window)
 	return Trigger{Query: q, Threshold: threshold, Series: fmt.Sprintf("%s{le=%q} / %s", a.Bucket(), strconv.FormatFloat(b, 'f', -1, 64), a.Count()),
 		Reads: fmt.Sprintf("the share of requests whose TPOT (server-side, one per request) exceeded %s, exact at that bucket bound "+
-			"(the engine resolves TPOT only at its bounds: %s); the knee's requests exceeded it %.1f %% of the time (client-measured), "+
-			"more is more load than the knee's", msBound(b*f), boundsText(a.Buckets, f), threshold*100),
+			"(the engine resolves TPOT only at its bounds: %s); %s", msBound(b*f), boundsText(a.Buckets, f), meaning),
 		Warning: warning}, nil
 }
 

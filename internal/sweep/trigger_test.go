@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -44,7 +45,8 @@ func TestTriggerInsideFirstBucket(t *testing.T) {
 		t.Errorf("query %s threshold %v, want %s against 0.05", tr.Query, tr.Threshold, want)
 	}
 	if !strings.Contains(tr.Warning, "cannot resolve the knee") || !strings.Contains(tr.Warning, "(0 ms, 10 ms]") ||
-		!strings.Contains(tr.Reads, "exceeded 10 ms") || !strings.Contains(tr.Series, `le="0.01"`) {
+		!strings.Contains(tr.Reads, "exceeded 10 ms") || !strings.Contains(tr.Reads, "above 5 % the TPOT p95 has passed it (the knee's requests: 0.0 % over it") ||
+		!strings.Contains(tr.Series, `le="0.01"`) {
 		t.Errorf("trigger %+v", tr)
 	}
 }
@@ -57,7 +59,8 @@ func TestTriggerSplitsTheKneesRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 15..34 ms by 1 ms: 26..34 exceed 25 ms, 9 of 20.
-	if !strings.Contains(tr.Query, `le=~"0\\.0250*"`) || math.Abs(tr.Threshold-0.45) > 1e-9 || tr.Warning != "" {
+	if !strings.Contains(tr.Query, `le=~"0\\.0250*"`) || math.Abs(tr.Threshold-0.45) > 1e-9 || tr.Warning != "" ||
+		!strings.Contains(tr.Reads, "the knee's requests exceeded it 45.0 % of the time") {
 		t.Errorf("trigger %+v, want the share over 25 ms against 0.45, no warning", tr)
 	}
 }
@@ -97,5 +100,20 @@ func TestSnippet(t *testing.T) {
 		!strings.Contains(s, "# Reads the share of requests") || !strings.Contains(s, "# WARNING: the engine's TPOT buckets cannot resolve") ||
 		!strings.Contains(s, `model_name="org/Model-7B"`) {
 		t.Errorf("%v\n%s", err, s)
+	}
+}
+
+// The le matcher takes a bound however it is written, and no other bound.
+func TestLeRegexp(t *testing.T) {
+	for b, cases := range map[float64]map[string]bool{
+		10:    {"10": true, "10.0": true, "100": false, "1.0": false},
+		0.025: {"0.025": true, "0.0250": true, "0.0251": false, "0.25": false},
+	} {
+		re := regexp.MustCompile("^(?:" + leRegexp(b) + ")$") // PromQL anchors =~
+		for le, want := range cases {
+			if got := re.MatchString(le); got != want {
+				t.Errorf("bound %v, le=%q: match %v, want %v", b, le, got, want)
+			}
+		}
 	}
 }
