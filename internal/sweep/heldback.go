@@ -53,3 +53,21 @@ func (m *stepRun) heldBackBy(w0, w1 time.Time) Holder {
 	}
 	return HeldByClient
 }
+
+// stopAfter says why the sweep stops after its last step, or "", and the
+// step a ceiling held back. A ceiling holds every higher step back as
+// well, so a held-back step ends the sweep; an objective far exceeded (by
+// fast failures, say) is the first reason given.
+func stopAfter(steps []Step, cfg Config, limits probe.Limits) (string, *HeldBack) {
+	reason := stopReason(steps, cfg.StopFactor)
+	last := steps[len(steps)-1]
+	if !last.Throttled() {
+		return reason, nil
+	}
+	held := &HeldBack{Concurrency: last.Concurrency, InFlight: *last.AchievedConcurrency, By: last.HeldBackBy}
+	if reason == "" {
+		reason = fmt.Sprintf("concurrency %d held back to %.1f in flight by %s, short of the maximum concurrency %d",
+			last.Concurrency, held.InFlight, held.By.describe(limits), cfg.MaxConcurrency)
+	}
+	return reason, held
+}

@@ -207,15 +207,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 			rep.Stop = "interrupted"
 			break
 		}
-		// A ceiling holds every higher step back as well: stop here.
-		if st.Throttled() {
-			rep.HeldBack = &HeldBack{Concurrency: c, InFlight: *st.AchievedConcurrency, By: st.HeldBackBy}
-			rep.Stop = fmt.Sprintf("concurrency %d held back to %.1f in flight by %s, short of the maximum concurrency %d",
-				c, *st.AchievedConcurrency, st.HeldBackBy.describe(rep.Limits), cfg.MaxConcurrency)
-			break
-		}
-		if reason := stopReason(rep.Steps, cfg.StopFactor); reason != "" {
-			rep.Stop = reason
+		if reason, held := stopAfter(rep.Steps, cfg, rep.Limits); reason != "" {
+			rep.Stop, rep.HeldBack = reason, held
 			break
 		}
 	}

@@ -104,6 +104,27 @@ func TestKnee(t *testing.T) {
 	}
 }
 
+// A held-back step ends the sweep and is reported; an objective far
+// exceeded in that step is the reason given first.
+func TestStopAfterHeldBack(t *testing.T) {
+	cfg := Config{MaxConcurrency: 64, StopFactor: 2}
+	limits := probe.Limits{MaxConcurrency: 64, MaxPerMinute: 600}
+	full := Step{Concurrency: 1, AchievedConcurrency: f(1)}
+	held := Step{Concurrency: 2, AchievedConcurrency: f(1.2), HeldBackBy: HeldByRateCeiling}
+	if r, h := stopAfter([]Step{full}, cfg, limits); r != "" || h != nil {
+		t.Errorf("a full step stopped: %q %+v", r, h)
+	}
+	r, h := stopAfter([]Step{full, held}, cfg, limits)
+	if h == nil || *h != (HeldBack{Concurrency: 2, InFlight: 1.2, By: HeldByRateCeiling}) ||
+		r != "concurrency 2 held back to 1.2 in flight by the requests-per-minute ceiling (600 a minute), short of the maximum concurrency 64" {
+		t.Errorf("held back: %q %+v", r, h)
+	}
+	held.Objectives = []Judgement{{Objective: "errors", Over: f(10)}}
+	if r, h := stopAfter([]Step{full, held}, cfg, limits); h == nil || !strings.HasPrefix(r, "objective errors far exceeded at concurrency 2") {
+		t.Errorf("held back and far over: %q %+v", r, h)
+	}
+}
+
 // The sweep's own start-rate ceiling grows with the concurrency, so a
 // closed loop of ordinary requests reaches it; the probe's 600 a minute
 // stays the floor and the absolute ceiling the cap.
