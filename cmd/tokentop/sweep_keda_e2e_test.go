@@ -39,6 +39,23 @@ func TestSweepKEDATriggerDecides(t *testing.T) {
 	bin := buildTokentop(t)
 	url := startSim(t, kedaModel())
 	prom := promtest.Start(t, promtest.Target{Job: "sim", URL: url + "/metrics"})
+	// A sweep on a machine whose load then drops can put the knee a step
+	// low (its TPOT inflated); twice that knee is then no load past it,
+	// which the clients see. Such a run proves nothing either way: sweep
+	// again, at most three times.
+	for attempt := 1; !kedaDecision(t, bin, url, prom); attempt++ {
+		if attempt == 3 {
+			t.Fatal("in three sweeps the load at twice the knee was never past the knee as the clients measured it: the machine's load moved too much")
+		}
+	}
+}
+
+// kedaDecision sweeps the simulator and has Prometheus evaluate the
+// trigger at a quarter of the knee and at twice it; false when the load at
+// twice the knee was not past the knee (its client TPOT p95 under 1.25×
+// the knee's), so the run could not judge the trigger there.
+func kedaDecision(t *testing.T, bin, url string, prom *promtest.Server) bool {
+	t.Helper()
 	const window = 6 * time.Second
 	out, errs, err := runSweepBin(bin, url, "--max-concurrency", "8", "--max-tokens", "16", "--min-requests", "10",
 		"--tolerance", "0.2", "--max-step-time", "10s", "--slo-tpot", "10ms", "--keda-window", "6s", "--json")
@@ -126,11 +143,17 @@ func TestSweepKEDATriggerDecides(t *testing.T) {
 		t.Errorf("at a quarter of the knee (%d streams, client TPOT p95 %.1f ms) the trigger reads %g, not below its threshold %g: KEDA would scale out",
 			light, p95, v, threshold)
 	}
-	if v, p95 := read(2 * rep.Knee.Concurrency); !(v > threshold) {
+	v, p95 := read(2 * rep.Knee.Concurrency)
+	if p95 < 1.25*rep.Knee.TPOTp95ms {
+		t.Logf("twice the knee ran at client TPOT p95 %.1f ms, the knee's %.1f ms: not past the knee, inconclusive", p95, rep.Knee.TPOTp95ms)
+		return false
+	}
+	if !(v > threshold) {
 		t.Errorf("at twice the knee (%d streams, client TPOT p95 %.1f ms) the trigger reads %g, not above its threshold %g: KEDA would not scale out",
 			2*rep.Knee.Concurrency, p95, v, threshold)
 	}
 	if !strings.HasPrefix(tr["query"], "1 - sum(rate(vllm:request_time_per_output_token_seconds_bucket{") {
 		t.Errorf("query %s: want the share of requests over a bucket bound", tr["query"])
 	}
+	return true
 }
