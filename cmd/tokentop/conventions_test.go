@@ -69,12 +69,15 @@ func commandNames() []string {
 // has it. Exceptions, each for a reason: --listen (each server has its
 // own port; all default to loopback, which TestListenDefaultsToLoopback
 // checks), sim's --model (the simulator serves models; the other
-// commands request one) and the default of demo's --window (the demo
-// starts at 1m so that its 45 s breach shows, and its help says so).
+// commands request one), sweep's --max-rpm (a closed loop's start-rate
+// ceiling grows with its --max-concurrency, docs/sweep.md; its help says
+// so) and the default of demo's --window (the demo starts at 1m so that
+// its 45 s breach shows, and its help says so).
 func TestSameFlagSameMeaning(t *testing.T) {
 	exempt := map[string]func(cmd string) bool{
-		"listen": func(string) bool { return true },
-		"model":  func(cmd string) bool { return cmd == "sim" },
+		"listen":  func(string) bool { return true },
+		"model":   func(cmd string) bool { return cmd == "sim" },
+		"max-rpm": func(cmd string) bool { return cmd == "sweep" },
 	}
 	exemptDefault := map[string]func(cmd string) bool{
 		"window": func(cmd string) bool { return cmd == "demo" },

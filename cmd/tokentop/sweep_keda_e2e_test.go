@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,12 +41,27 @@ func TestSweepKEDATriggerDecides(t *testing.T) {
 	bin := buildTokentop(t)
 	url := startSim(t, kedaModel())
 	prom := promtest.Start(t, promtest.Target{Job: "sim", URL: url + "/metrics"})
+	// A sweep on a machine whose load then drops can put the knee a step
+	// low (a step above it inflated); twice that knee is then no load past
+	// it, which the clients see. Such a run proves nothing either way:
+	// sweep again, at most three times.
+	for attempt := 1; !kedaDecision(t, bin, url, prom); attempt++ {
+		if attempt == 3 {
+			t.Fatal("in three sweeps the load at twice the knee was never past the knee as the clients measured it: the machine's load moved too much")
+		}
+	}
+}
+
+// kedaDecision sweeps the simulator and has Prometheus evaluate the
+// trigger at a quarter of the knee and at twice it; false when the load at
+// twice the knee was not past the knee (its client TPOT p95 under 1.25×
+// the knee's, or under the bound the sweep warned it fires at), so the
+// run could not judge the trigger there.
+func kedaDecision(t *testing.T, bin, url string, prom *promtest.Server) bool {
+	t.Helper()
 	const window = 6 * time.Second
 	out, errs, err := runSweepBin(bin, url, "--max-concurrency", "8", "--max-tokens", "16", "--min-requests", "10",
 		"--tolerance", "0.2", "--max-step-time", "10s", "--slo-tpot", "10ms", "--keda-window", "6s", "--json")
-	if err != nil {
-		t.Fatalf("sweep: %v\nstdout:\n%s\nstderr:\n%s", err, out, errs)
-	}
 	var rep struct {
 		Knee *struct {
 			Concurrency int     `json:"concurrency"`
@@ -55,13 +72,23 @@ func TestSweepKEDATriggerDecides(t *testing.T) {
 			Query     string  `json:"query"`
 			Threshold float64 `json:"threshold"`
 			Series    string  `json:"series"`
+			BoundS    float64 `json:"bound_s"`
 			Warning   string  `json:"warning"`
 		} `json:"keda_trigger"`
 	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Knee == nil {
-		t.Fatalf("JSON: %v\n%s", err, out)
+	if jerr := json.Unmarshal([]byte(out), &rep); jerr != nil {
+		t.Fatalf("sweep: %v, JSON: %v\nstdout:\n%s\nstderr:\n%s", err, jerr, out, errs)
 	}
 	t.Logf("sweep progress:\n%s", errs)
+	var exit *exec.ExitError
+	if rep.Knee == nil && errors.As(err, &exit) && exit.ExitCode() == 1 {
+		// Concurrency 1 runs at 3.6 ms: only a stalled machine misses 10 ms.
+		t.Logf("no knee (concurrency 1 missed the objective): inconclusive")
+		return false
+	}
+	if err != nil || rep.Knee == nil {
+		t.Fatalf("sweep: %v, knee %+v\nstdout:\n%s", err, rep.Knee, out)
+	}
 	so := parseScaledObject(t, rep.KEDA)
 	tr := so.Spec.Triggers[0].Metadata
 	threshold, err := strconv.ParseFloat(tr["threshold"], 64)
@@ -126,11 +153,21 @@ func TestSweepKEDATriggerDecides(t *testing.T) {
 		t.Errorf("at a quarter of the knee (%d streams, client TPOT p95 %.1f ms) the trigger reads %g, not below its threshold %g: KEDA would scale out",
 			light, p95, v, threshold)
 	}
-	if v, p95 := read(2 * rep.Knee.Concurrency); !(v > threshold) {
+	v, p95 := read(2 * rep.Knee.Concurrency)
+	// Past the knee as the clients measured it, and, where the sweep
+	// warned that the buckets cannot resolve the knee, past the bound it
+	// named: the trigger promises no more.
+	if p95 < 1.25*rep.Knee.TPOTp95ms || rep.Trigger.Warning != "" && p95 < 1.1*rep.Trigger.BoundS*1000 {
+		t.Logf("twice the knee ran at client TPOT p95 %.1f ms (the knee's %.1f ms, the bound %g ms): not past them, inconclusive",
+			p95, rep.Knee.TPOTp95ms, rep.Trigger.BoundS*1000)
+		return false
+	}
+	if !(v > threshold) {
 		t.Errorf("at twice the knee (%d streams, client TPOT p95 %.1f ms) the trigger reads %g, not above its threshold %g: KEDA would not scale out",
 			2*rep.Knee.Concurrency, p95, v, threshold)
 	}
 	if !strings.HasPrefix(tr["query"], "1 - sum(rate(vllm:request_time_per_output_token_seconds_bucket{") {
 		t.Errorf("query %s: want the share of requests over a bucket bound", tr["query"])
 	}
+	return true
 }

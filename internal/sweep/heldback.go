@@ -34,17 +34,29 @@ func (h Holder) describe(l probe.Limits) string {
 }
 
 // heldBackBy says what held a throttled step back (mu held): the rate
-// ceiling when starts ran at 90 % of it or more, else the server when it
-// answered 429, else the client.
+// ceiling when starts within the window came at 90 % of its rate or more
+// (measured from the first start to the last, not to the window's end,
+// which lies a request's duration after the last start), else the server
+// when it answered 429, else the client.
 func (m *stepRun) heldBackBy(w0, w1 time.Time) Holder {
 	starts, limited := 0, false
+	var first, last time.Time
 	for _, r := range m.all {
 		if !r.Start.Before(w0) && !r.Start.After(w1) {
 			starts++
+			if first.IsZero() || r.Start.Before(first) {
+				first = r.Start
+			}
+			if r.Start.After(last) {
+				last = r.Start
+			}
 		}
 		limited = limited || r.ErrorKind == probe.ErrRateLimited
 	}
-	perMinute := float64(starts) / w1.Sub(w0).Minutes()
+	perMinute := 0.0
+	if span := last.Sub(first); span > 0 {
+		perMinute = float64(starts-1) / span.Minutes()
+	}
 	switch {
 	case perMinute >= 0.9*float64(m.cfg.Probe.Limits.MaxPerMinute):
 		return HeldByRateCeiling
@@ -57,14 +69,15 @@ func (m *stepRun) heldBackBy(w0, w1 time.Time) Holder {
 // stopAfter says why the sweep stops after its last step, or "", and the
 // step a ceiling held back. A ceiling holds every higher step back as
 // well, so a held-back step ends the sweep; an objective far exceeded (by
-// fast failures, say) is the first reason given.
+// fast failures, say) is the first reason given. Over-saturation is not
+// judged on a held-back step: its throughput is the ceiling's.
 func stopAfter(steps []Step, cfg Config, limits probe.Limits) (string, *HeldBack) {
-	reason := stopReason(steps, cfg.StopFactor)
 	last := steps[len(steps)-1]
 	if !last.Throttled() {
-		return reason, nil
+		return stopReason(steps, cfg.StopFactor), nil
 	}
 	held := &HeldBack{Concurrency: last.Concurrency, InFlight: *last.AchievedConcurrency, By: last.HeldBackBy}
+	reason := farExceeded(last, cfg.StopFactor)
 	if reason == "" {
 		reason = fmt.Sprintf("concurrency %d held back to %.1f in flight by %s, short of the maximum concurrency %d",
 			last.Concurrency, held.InFlight, held.By.describe(limits), cfg.MaxConcurrency)

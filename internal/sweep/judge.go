@@ -127,12 +127,25 @@ func failed(results []*probe.Result) int {
 
 // stopReason says why the sweep must stop after its last step, or "".
 func stopReason(steps []Step, factor float64) string {
-	last := steps[len(steps)-1]
+	if r := farExceeded(steps[len(steps)-1], factor); r != "" {
+		return r
+	}
+	return saturation(steps)
+}
+
+// farExceeded names an objective the step exceeded factor times over.
+func farExceeded(last Step, factor float64) string {
 	for _, j := range last.Objectives {
 		if j.Over != nil && *j.Over > factor {
 			return fmt.Sprintf("objective %s far exceeded at concurrency %d (%.1f× its limit)", j.Objective, last.Concurrency, *j.Over)
 		}
 	}
+	return ""
+}
+
+// saturation says how the last step shows over-saturation, or "".
+func saturation(steps []Step) string {
+	last := steps[len(steps)-1]
 	if last.Saturating {
 		return fmt.Sprintf("over-saturated at concurrency %d: TTFT rose with time within the step", last.Concurrency)
 	}

@@ -119,6 +119,11 @@ func TestStopAfterHeldBack(t *testing.T) {
 		r != "concurrency 2 held back to 1.2 in flight by the requests-per-minute ceiling (600 a minute), short of the maximum concurrency 64" {
 		t.Errorf("held back: %q %+v", r, h)
 	}
+	// Throughput held by the ceiling is not over-saturation.
+	held.OutputTPS, held.TTFTp95ms, full.OutputTPS, full.TTFTp95ms = f(105), f(30), f(100), f(10)
+	if r, _ := stopAfter([]Step{full, held}, cfg, limits); !strings.HasPrefix(r, "concurrency 2 held back") {
+		t.Errorf("held back with flat throughput: %q", r)
+	}
 	held.Objectives = []Judgement{{Objective: "errors", Over: f(10)}}
 	if r, h := stopAfter([]Step{full, held}, cfg, limits); h == nil || !strings.HasPrefix(r, "objective errors far exceeded at concurrency 2") {
 		t.Errorf("held back and far over: %q %+v", r, h)
@@ -314,5 +319,41 @@ func TestThroughputFlat(t *testing.T) {
 	}
 	if m := build(func(i int) time.Duration { return time.Duration(20-2*i) * time.Millisecond }); m.throughputFlat() {
 		t.Error("a token rate rising 2 → 10 per 20 ms read as flat")
+	}
+}
+
+// Starts 100 ms apart run at a 600-a-minute ceiling, though the window
+// ends a request's duration after the last start; starts further apart,
+// with 429s among them, were held back by the server; else by the client.
+func TestHeldBackBy(t *testing.T) {
+	t0 := time.Now()
+	build := func(gap time.Duration, kind probe.ErrorKind) *stepRun {
+		m := &stepRun{c: 2, cfg: Config{Probe: probe.Options{Limits: probe.Limits{MaxPerMinute: 600}}}}
+		for i := range 8 {
+			r := result(t0.Add(time.Duration(i)*gap), i+1, 10*time.Millisecond, 60*time.Millisecond, 7) // 370 ms
+			if i == 3 {
+				r.ErrorKind = kind
+			}
+			m.all = append(m.all, r)
+		}
+		return m
+	}
+	window := func(m *stepRun) (time.Time, time.Time) {
+		last := m.all[len(m.all)-1]
+		return t0, last.Start.Add(last.Duration)
+	}
+	for _, c := range []struct {
+		gap  time.Duration
+		kind probe.ErrorKind
+		want Holder
+	}{
+		{100 * time.Millisecond, "", HeldByRateCeiling},
+		{300 * time.Millisecond, probe.ErrRateLimited, HeldByServer},
+		{300 * time.Millisecond, "", HeldByClient},
+	} {
+		m := build(c.gap, c.kind)
+		if got := m.heldBackBy(window(m)); got != c.want {
+			t.Errorf("starts %s apart (%q): held back by %q, want %q", c.gap, c.kind, got, c.want)
+		}
 	}
 }

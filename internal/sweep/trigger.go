@@ -28,6 +28,9 @@ type Trigger struct {
 	Threshold float64 `json:"threshold"`
 	// Series is the engine's series the decision rests on.
 	Series string `json:"series"`
+	// BoundS is the bucket bound (seconds) whose share the query reads;
+	// 0 when the query reads no single bound.
+	BoundS float64 `json:"bound_s,omitempty"`
 	// Reads says what the value is and at what resolution.
 	Reads string `json:"reads"`
 	// Warning says why the engine's buckets cannot resolve the knee: the
@@ -133,7 +136,8 @@ func shareTrigger(a engines.Alias, sel, window string, kneeS float64, samples []
 	le := "le=~" + strconv.Quote(leRegexp(b))
 	bucketSel := braces(joinMatchers(sel, le))
 	q := fmt.Sprintf("1 - sum(rate(%s%s[%s])) / sum(rate(%s%s[%s]))", a.Bucket(), bucketSel, window, a.Count(), braces(sel), window)
-	return Trigger{Query: q, Threshold: threshold, Series: fmt.Sprintf("%s{le=%q} / %s", a.Bucket(), strconv.FormatFloat(b, 'f', -1, 64), a.Count()),
+	return Trigger{Query: q, Threshold: threshold, BoundS: b * f,
+		Series: fmt.Sprintf("%s{le=%q} / %s", a.Bucket(), strconv.FormatFloat(b, 'f', -1, 64), a.Count()),
 		Reads: fmt.Sprintf("the share of requests whose TPOT (server-side, one per request) exceeded %s, exact at that bucket bound "+
 			"(the engine resolves TPOT only at its bounds: %s); %s", msBound(b*f), boundsText(a.Buckets, f), meaning),
 		Warning: warning}, nil
