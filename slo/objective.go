@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
@@ -345,6 +346,20 @@ func Claim(description, value string, breach bool) string {
 		rel = " > "
 	}
 	return head + " " + value + rel + rest
+}
+
+// TargetUpClaim is a target-up alert's figure the way it breaches, for the
+// alert line and the notifications alike: "target down (up 0%)", on a model
+// row "up 50% < 100%" (some replicas down), "up 100%" when none is.
+func TargetUpClaim(up float64) string {
+	v := figures.Value(up*100, "%")
+	switch {
+	case up <= 0:
+		return "target down (up " + v + ")"
+	case up < 1:
+		return "up " + v + " < 100%"
+	}
+	return "up " + v
 }
 
 // budgetOf is the error budget 1 − target, rounded so that 1 − 0.999 is

@@ -36,7 +36,7 @@ func status(a slo.Alert) string {
 // Summary says an alert in one line, as a breach reads: "TTFT p95 7.2s >
 // 5s over 5m on llama-prod (page)", "probe failures 53% > 50% over 1m on
 // …"; resolved: "resolved: TTFT p95 3.1s ≤ 5s over 5m on …". Figures are
-// rounded as the dashboard rounds them (tui/format); the exact ones are
+// rounded as the dashboard rounds them (figures); the exact ones are
 // the alert's value and threshold.
 func Summary(a slo.Alert) string {
 	s := claim(a) + " on " + a.Endpoint
@@ -63,6 +63,9 @@ func claim(a slo.Alert) string {
 			rel = " > "
 		}
 		return "burn rate " + figures.Number(a.Value) + "×" + rel + figures.Number(a.Threshold) + "× against " + a.Description
+	}
+	if a.Kind == slo.TargetUp {
+		return slo.TargetUpClaim(a.Value) + " against " + a.Description
 	}
 	info := a.Signal.Info()
 	v := figures.Value(a.Value*info.Scale, info.Unit)

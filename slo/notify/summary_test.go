@@ -29,6 +29,8 @@ func TestSummaryReadsAsBreach(t *testing.T) {
 	avail := slo.AvailabilityObjective()
 	ratio := slo.Objective{Kind: slo.Ratio, Signal: telemetry.TTFT, Threshold: 5, Target: 0.99}
 	resolvedWithin := alertOf(ttft, 3.14159, slo.Resolved)
+	targetDown := alertOf(slo.TargetUpObjective(), 0, slo.Firing)
+	targetDown.Description = "target up for 1m" // as the engine describes a replica's alert
 	cases := []struct {
 		name string
 		a    slo.Alert
@@ -39,6 +41,7 @@ func TestSummaryReadsAsBreach(t *testing.T) {
 		{"error rate", alertOf(errRate, 0.0123456, slo.Firing), "error rate 1.2% > 1% over 5m on llama-prod (warning)"},
 		{"availability", alertOf(avail, 9.0/17, slo.Firing), "probe failures 53% > 50% over 1m on llama-prod (page)"},
 		{"availability resolved", alertOf(avail, 0.25, slo.Resolved), "resolved: probe failures 25% ≤ 50% over 1m on llama-prod (page)"},
+		{"target down", targetDown, "target down (up 0%) against target up for 1m on llama-prod (page)"},
 		{"ratio", alertOf(ratio, 15.123456, slo.Firing),
 			"burn rate 15.1× > 14.4× against 99% of requests with TTFT ≤ 5s over 28d on llama-prod (warning)"},
 	}

@@ -292,7 +292,7 @@ func valueParts(a slo.Alert, g themes.Glyphs, room int) (string, []string) {
 		return info.Title + " " + g.Unknown + " vs " + figures.Value(a.Threshold*info.Scale, info.Unit), nil
 	}
 	if a.Kind == slo.TargetUp {
-		return targetUpPart(a), nil
+		return slo.TargetUpClaim(a.Value), nil
 	}
 	v := figures.Value(a.Value*info.Scale, info.Unit)
 	if a.Approx {
@@ -309,19 +309,6 @@ func valueParts(a slo.Alert, g themes.Glyphs, room int) (string, []string) {
 		extras = append(extras, "peak "+figures.Value(a.Peak*info.Scale, info.Unit))
 	}
 	return main, extras
-}
-
-// targetUpPart says a target_up alert's figure the way round it breaches
-// (below, not above): "target down", "up 50% < 100%", "up 100%".
-func targetUpPart(a slo.Alert) string {
-	v := figures.Value(a.Value*100, "%")
-	switch {
-	case a.Value <= 0:
-		return "target down (up " + v + ")"
-	case a.Value < 1:
-		return "up " + v + " < 100%"
-	}
-	return "up " + v
 }
 
 // burnParts: "burn 100×/98× > 14.4× over 1h/5m", the long and the short
