@@ -202,8 +202,11 @@ func (e *Engine) ensure(endpoint string, f feeds) []*rule {
 	if known && rs == nil && e.refused[endpoint] {
 		return nil
 	}
-	if f.probed {
+	if f.probed && !e.probed[endpoint] {
 		e.probed[endpoint] = true
+		for _, r := range rs {
+			r.demoteTargetUp()
+		}
 	}
 	if f.up {
 		e.up[endpoint] = true
@@ -239,6 +242,9 @@ func (e *Engine) ensure(endpoint string, f feeds) []*rule {
 				}}
 			if o.Kind == TargetUp {
 				r.alert.Threshold, r.alert.Description = g.upThreshold, g.description
+				if all.probed {
+					r.demoteTargetUp()
+				}
 			}
 			if len(g.pairs) > 0 {
 				r.alert.Threshold = g.pairs[0].Factor
@@ -249,6 +255,18 @@ func (e *Engine) ensure(endpoint string, f feeds) []*rule {
 	}
 	e.byEndpoint[endpoint] = rs
 	return rs
+}
+
+// demoteTargetUp makes a probed endpoint's target_up alert a warning: its
+// probes' availability objective already pages when the server is down, so
+// a scrape target down beside it is the same outage (one page, not two),
+// and alone (probes fine, /metrics dead) it is lost figures, not an outage.
+// Only while the alert has not yet left inactive, so that its Alertmanager
+// labels never change under a pending or firing alert.
+func (r *rule) demoteTargetUp() {
+	if r.alert.Kind == TargetUp && r.alert.Severity == "page" && r.alert.State == Inactive {
+		r.alert.Severity = "warning"
+	}
 }
 
 // joinGroup records a replica of a model row (bounded like the rules).

@@ -110,3 +110,40 @@ func TestMissingDataSaysTargetDown(t *testing.T) {
 		}
 	}
 }
+
+// A probed endpoint's scrape target down is a warning, whichever came first
+// (the probe or the scrape): its availability objective pages for the
+// outage, so one dead server is one page, not two.
+func TestTargetUpOfAProbedEndpointWarns(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	for _, probeFirst := range []bool{true, false} {
+		store := telemetry.NewStore(telemetry.StoreConfig{})
+		e := New([]Objective{TargetUpObjective(), AvailabilityObjective()}, store, Options{})
+		feed := func(o telemetry.Observation) {
+			store.Observe(o)
+			e.Observe(o)
+		}
+		info := telemetry.Endpoint{Name: "host:8000/m", Model: "m"}
+		feed(telemetry.Observation{Kind: telemetry.KindEndpoint, At: t0, Endpoint: info.Name, Info: &info, Source: "scrape:http://host:8000/metrics"})
+		up := telemetry.Observation{Kind: telemetry.KindSample, At: t0, Endpoint: info.Name, Signal: telemetry.TargetUp, Value: 1,
+			Interval: time.Second, Source: "scrape:http://host:8000/metrics"}
+		tee := telemetry.Tee{store, e}
+		if probeFirst {
+			probeResult(tee, info.Name, t0, true, time.Second)
+			feed(up)
+		} else {
+			feed(up)
+			probeResult(tee, info.Name, t0, true, time.Second)
+		}
+		e.Evaluate(t0)
+		var sev []string
+		for _, a := range e.Current() {
+			if a.Kind == TargetUp {
+				sev = append(sev, a.Severity)
+			}
+		}
+		if len(sev) != 1 || sev[0] != "warning" {
+			t.Errorf("probe first %v: target-up severities %v, want [warning]", probeFirst, sev)
+		}
+	}
+}
