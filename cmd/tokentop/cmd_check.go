@@ -295,6 +295,9 @@ func notMeasured(t checkTarget, objs []slo.Objective) []slo.Result {
 		if o.Endpoint != "" && o.Endpoint != "*" && !o.Matches(t.label) {
 			continue // names one endpoint: not this target's, as far as can be known
 		}
+		if o.Kind == slo.TargetUp {
+			continue // judges scrape targets: check only probes, so it never applies
+		}
 		r := slo.Result{Objective: o.Name, Description: o.String(), Endpoint: t.label, Kind: o.Kind,
 			Signal: o.Signal, Threshold: o.Threshold, Data: telemetry.Unknown, Reason: t.err.Error()}
 		if o.Kind == slo.Ratio {
