@@ -150,18 +150,33 @@ func (d *Diagnoser) diagnose(in *input, now time.Time) Diagnosis {
 	return diag
 }
 
+// symptomFigures are the latencies whose growth over their baseline makes
+// an endpoint unwell without an objective.
+func symptomFigures() [4]string {
+	return [...]string{figClientTTFT, figServerTTFT, figClientTPOT, figStep}
+}
+
 // symptom reports whether the endpoint is unwell: an objective pending or
-// firing, or a latency grown over its baseline.
+// firing, or a latency at twice its baseline or more (a wider margin than
+// a cause's, so that the noise of short windows is not a symptom).
 func (in *input) symptom() bool {
 	if len(in.alerts) > 0 {
 		return true
 	}
-	for _, k := range []string{figClientTTFT, figServerTTFT, figStep} {
-		if _, _, up := in.grew(k); up {
+	for _, k := range symptomFigures() {
+		if in.doubled(k) {
 			return true
 		}
 	}
 	return false
+}
+
+// doubled reports whether key is at least collapseRatio × a positive
+// baseline.
+func (in *input) doubled(key string) bool {
+	fg, have := in.f[key]
+	b, warm := in.baseline(key)
+	return have && warm && b > 0 && fg.value >= collapseRatio*b
 }
 
 // symptomWords says what is wrong when no cause can be named.
@@ -169,9 +184,10 @@ func (in *input) symptomWords() string {
 	if len(in.alerts) > 0 {
 		return in.alerts[0].Objective + " " + string(in.alerts[0].State)
 	}
-	for _, k := range []string{figClientTTFT, figServerTTFT, figStep} {
-		if cur, base, up := in.grew(k); up {
-			return fmt.Sprintf("%s %.3g vs %.3g usual", k, cur, base)
+	for _, k := range symptomFigures() {
+		if in.doubled(k) {
+			b, _ := in.baseline(k)
+			return fmt.Sprintf("%s %.3g vs %.3g usual", k, in.f[k].value, b)
 		}
 	}
 	return "unwell"

@@ -223,8 +223,10 @@ func TestEachCauseNamedWithEvidence(t *testing.T) {
 				evidence(t, f, figPrefill, 250, ptr(95), "own")
 			}},
 		{"spec_decode", h.with(server{telemetry.SpecAccept: 20, telemetry.SpecAcceptLen: 1.4}, probe{telemetry.TPOT: 25}),
-			pending("sick", telemetry.TPOT), []Cause{SpecDecode}, func(t *testing.T, d Diagnosis) {
-				evidence(t, find(t, d, SpecDecode), figSpec, 20, ptr(70), "own")
+			nil, []Cause{SpecDecode}, func(t *testing.T, d Diagnosis) {
+				f := find(t, d, SpecDecode)
+				evidence(t, f, figSpec, 20, ptr(70), "own")
+				evidence(t, f, figClientTPOT, 25, ptr(11), "own")
 			}},
 		{"errors", h.with(server{telemetry.ErrorRate: 60}, probe{telemetry.ErrorRate: 60}),
 			nil, []Cause{Errors}, func(t *testing.T, d Diagnosis) {

@@ -18,9 +18,10 @@ const (
 	figServerTTFT = "ttft_server_ms"     // engine's mean (p50 without a sum)
 	figServerP50  = "ttft_server_p50_ms" // engine's p50, beside the probes' for the gap
 	figGap        = "ttft_gap_ms"        // client p50 − server p50
+	figClientTPOT = "tpot_client_ms"     // probes' p50: what speculative decoding's tokens per step change
 	figQueue      = string(telemetry.QueueTime)
 	figPrefill    = string(telemetry.PrefillTime)
-	figStep       = "tpot_ms" // decode step time: engine ITL, else engine TPOT, else probes' TPOT
+	figStep       = "tpot_ms" // decode step time: engine ITL, else engine TPOT
 	figFloor      = "tpot_floor_ms"
 	figMBU        = string(telemetry.MBU)
 	figDRAM       = string(telemetry.GPUMemBW)
@@ -94,6 +95,9 @@ func readFigures(es telemetry.EndpointSnapshot) figures {
 	if c, ok := clientSide(es, telemetry.TTFT); ok && live(c) && c.P50 != nil {
 		f[figClientTTFT] = figure{value: *c.P50, stat: "p50", unit: c.Unit, source: c.Source}
 	}
+	if c, ok := clientSide(es, telemetry.TPOT); ok && live(c) && c.P50 != nil {
+		f[figClientTPOT] = figure{value: *c.P50, stat: "p50", unit: c.Unit, source: c.Source}
+	}
 	s, ok := serverSide(es, telemetry.TTFT)
 	put(figServerTTFT, s, ok)
 	if ok && live(s) && s.P50 != nil {
@@ -129,9 +133,6 @@ func readStep(es telemetry.EndpointSnapshot, f figures) {
 	step, ok := serverSide(es, telemetry.ITL)
 	if !ok || !live(step) {
 		step, ok = serverSide(es, telemetry.TPOT)
-	}
-	if !ok || !live(step) {
-		step, ok = clientSide(es, telemetry.TPOT)
 	}
 	if ok && live(step) {
 		if v, stat, ok := central(step); ok && v > 0 {

@@ -19,10 +19,13 @@ const (
 	termShare = 0.25
 	// collapseRatio: a hit or acceptance rate "collapsed" when it fell
 	// to half its baseline or less; a replica is "far" from its siblings
-	// at twice their median.
+	// at twice their median; without an objective, a latency at twice its
+	// baseline is a symptom.
 	collapseRatio = 2.0
 	// floorShare: decode is at its roofline when the bytes-per-step floor
-	// grew by at least half of what TPOT grew.
+	// grew by at least half of what TPOT grew; the network is the cause
+	// when the client − server gap grew by half of what the client's TTFT
+	// grew.
 	floorShare = 0.5
 	// kvFullPct: the KV cache is near full at 90 % of its blocks.
 	kvFullPct = 90.0
@@ -145,9 +148,14 @@ func (in *input) errorsDominate() *Finding {
 }
 
 // network: the client − server TTFT gap grew by a material share of the
-// client's TTFT.
+// client's TTFT, and by at least half of what the client's TTFT grew.
 func (in *input) network() *Finding {
-	if !in.explains(figGap, figClientTTFT) {
+	gap, bGap, _ := in.grew(figGap)
+	client, bClient, _ := in.grew(figClientTTFT)
+	// The gap compares the probes' requests with all of the engine's, so
+	// it moves a little whenever the engine slows: it must carry at least
+	// half of the client's growth too.
+	if !in.explains(figGap, figClientTTFT) || gap-bGap < floorShare*(client-bClient) {
 		return nil
 	}
 	return &Finding{Cause: Network, Summary: "network: client − server TTFT gap grew",
@@ -193,13 +201,14 @@ func (in *input) specDecode() *Finding {
 		return nil
 	}
 	return &Finding{Cause: SpecDecode, Summary: "speculative decoding: acceptance collapsed",
-		Evidence: in.evs(figSpec, figSpecLen, figStep),
+		Evidence: in.evs(figSpec, figSpecLen, figClientTPOT, figStep),
 		Next:     "the draft model no longer predicts the traffic: check the draft model and the prompts' domain, or lower the draft length"}
 }
 
 // decode names the cause of a grown decode step: bandwidth when the bytes
-// per step explain it, gpu_slowdown when the same batch runs at a lower
-// MBU or DRAM activity, batching when the batch grew beyond its bytes.
+// per step explain it, batching when the batch grew at least as much as
+// the step (beyond its bytes), gpu_slowdown when the step grew more than
+// the batch could explain while MBU or DRAM activity fell.
 func (in *input) decode() (*Finding, []string) {
 	step, bStep, up := in.grew(figStep)
 	if !up {
@@ -207,6 +216,10 @@ func (in *input) decode() (*Finding, []string) {
 	}
 	r, br, batchUp := in.grew(figRunning)
 	batchUp = batchUp && r-br >= 1
+	// A step reads the weights once for the whole batch, so it grows
+	// less than in proportion to the batch: a step that grew more than
+	// the batch did is not the batch's doing.
+	byBatch := batchUp && br > 0 && step/bStep <= r/br
 	fl, bfl, _ := in.grew(figFloor)
 	_, haveFloor := in.baseline(figFloor)
 	if _, ok := in.f[figFloor]; !ok {
@@ -218,11 +231,11 @@ func (in *input) decode() (*Finding, []string) {
 		return &Finding{Cause: Bandwidth, Summary: "bandwidth: decode at its roofline",
 			Evidence: in.evs(figStep, figFloor, figMBU, figRunning),
 			Next:     "each step reads more bytes (batch or context): the GPU is at its bandwidth; add replicas or GPUs, or quantise weights or KV"}, nil
-	case mbuFell && !batchUp:
+	case mbuFell && !byBatch:
 		return &Finding{Cause: GPUSlowdown, Summary: "GPU slowdown: same batch, less bandwidth",
 			Evidence: in.evs(figStep, figRunning, figMBU, figDRAM, figPower),
 			Next:     "the GPU moves fewer bytes per second for the same work: check clocks, temperature, power capping and other processes on it (nvidia-smi -q -d PERFORMANCE)"}, nil
-	case batchUp && haveFloor:
+	case byBatch && haveFloor:
 		return &Finding{Cause: Batching, Summary: "batching: TPOT grew with the batch",
 			Evidence: in.evs(figStep, figRunning, figFloor, figMBU),
 			Next:     "the step grows with the batch beyond the bytes it reads (compute, per-sequence overheads): cap concurrency (max_num_seqs) or add replicas"}, nil
