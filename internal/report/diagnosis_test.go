@@ -66,7 +66,9 @@ func TestDocumentCarriesDiagnosis(t *testing.T) {
 
 type fixedReader telemetry.Snapshot
 
-func (f fixedReader) Snapshot(time.Time, time.Duration) telemetry.Snapshot { return telemetry.Snapshot(f) }
+func (f fixedReader) Snapshot(time.Time, time.Duration) telemetry.Snapshot {
+	return telemetry.Snapshot(f)
+}
 
 type fixedDiagnosis map[string]diagnosis.Diagnosis
 
@@ -79,7 +81,9 @@ func TestLoopLinesCarryDiagnosis(t *testing.T) {
 	var out syncbuf.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- LoopWithDiagnosis(ctx, &out, fixedReader(snap), nil, diag, time.Millisecond, time.Minute, true) }()
+	go func() {
+		done <- LoopWithDiagnosis(ctx, &out, fixedReader(snap), nil, diag, time.Millisecond, time.Minute, true)
+	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(out.String(), "\n") && time.Now().Before(deadline) {
 		runtime.Gosched()
