@@ -208,6 +208,10 @@ func TestEachCauseNamedWithEvidence(t *testing.T) {
 					t.Errorf("unclear: %+v", f)
 				}
 			}},
+		{"TPOT tripled, the batch up by less, MBU fell: gpu_slowdown", h.with(server{telemetry.ITL: 30, telemetry.Running: 13, telemetry.MBU: 17}, nil),
+			pending("sick", telemetry.TPOT), []Cause{GPUSlowdown}, nil},
+		{"prefill; the gap grew by less than half the client's growth", h.with(server{telemetry.PrefillTime: 695, telemetry.TTFT: 700}, probe{telemetry.TTFT: 1000}),
+			pending("sick", telemetry.TTFT), []Cause{Prefill}, nil},
 		{"network", h.with(nil, probe{telemetry.TTFT: 400}),
 			pending("sick", telemetry.TTFT), []Cause{Network}, func(t *testing.T, d Diagnosis) {
 				f := find(t, d, Network)
