@@ -208,6 +208,8 @@ func TestEachCauseNamedWithEvidence(t *testing.T) {
 					t.Errorf("unclear: %+v", f)
 				}
 			}},
+		{"TPOT doubled at the same batch and bytes per step: gpu_slowdown", h.with(server{telemetry.ITL: 20, telemetry.MBU: 35}, nil),
+			pending("sick", telemetry.TPOT), []Cause{GPUSlowdown}, nil},
 		{"TPOT tripled, the batch up by less, MBU fell: gpu_slowdown", h.with(server{telemetry.ITL: 30, telemetry.Running: 13, telemetry.MBU: 17}, nil),
 			pending("sick", telemetry.TPOT), []Cause{GPUSlowdown}, nil},
 		{"prefill; the gap grew by less than half the client's growth", h.with(server{telemetry.PrefillTime: 695, telemetry.TTFT: 700}, probe{telemetry.TTFT: 1000}),

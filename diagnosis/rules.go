@@ -219,15 +219,26 @@ func (in *input) decode() (*Finding, []string) {
 	// A step reads the weights once for the whole batch, so it grows
 	// less than in proportion to the batch: a step that grew more than
 	// the batch did is not the batch's doing.
+	// Beyond the bytes, a step's time (step − floor: compute and
+	// per-sequence work) grows with the batch at a steady cost per
+	// sequence: batching keeps that cost per sequence where it was.
 	byBatch := batchUp && br > 0 && step/bStep <= r/br
-	fl, bfl, _ := in.grew(figFloor)
+	if fl, ok := in.f[figFloor]; ok && byBatch {
+		if bfl, warm := in.baseline(figFloor); warm {
+			byBatch = (step-fl.value)/r <= upRatio*(bStep-bfl)/br
+		}
+	}
+	floor, bFloor, _ := in.grew(figFloor)
 	_, haveFloor := in.baseline(figFloor)
 	if _, ok := in.f[figFloor]; !ok {
 		haveFloor = false
 	}
-	mbuFell := in.fell(figMBU) || in.fell(figDRAM)
+	// The same bytes per step (a floor that did not grow) taking longer
+	// is a slower GPU, as is MBU or DRAM activity falling.
+	_, _, floorUp := in.grew(figFloor)
+	mbuFell := in.fell(figMBU) || in.fell(figDRAM) || (haveFloor && !floorUp)
 	switch {
-	case haveFloor && fl-bfl >= floorShare*(step-bStep):
+	case haveFloor && floor-bFloor >= floorShare*(step-bStep):
 		return &Finding{Cause: Bandwidth, Summary: "bandwidth: decode at its roofline",
 			Evidence: in.evs(figStep, figFloor, figMBU, figRunning),
 			Next:     "each step reads more bytes (batch or context): the GPU is at its bandwidth; add replicas or GPUs, or quantise weights or KV"}, nil

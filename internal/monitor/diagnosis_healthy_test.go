@@ -1,9 +1,7 @@
 package monitor
 
 import (
-	"context"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,34 +21,7 @@ func TestHealthySimulatorNamesNone(t *testing.T) {
 	cfg := sim.DemoConfig()
 	cfg.Scenario = sim.Scenario{}
 	cfg.CoarseTiming = true
-	s, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := s.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	c := DemoConfig(s)
-	if err := c.Complete(); err != nil {
-		t.Fatal(err)
-	}
-	m := New(Options{Objectives: DemoObjectives(), SLO: DemoSLOOptions()})
-	if err := m.AddConfig(c); err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if err := m.Run(ctx); err != nil {
-			t.Error(err)
-		}
-	}()
-	defer wg.Wait()
-	defer cancel()
+	m := runOnSimulator(t, cfg, Options{Objectives: DemoObjectives(), SLO: DemoSLOOptions()}, nil)
 	warm := time.Now().Add(45 * time.Second) // the 30 s recent window and 30 s of baseline
 	end := warm.Add(d)
 	tick := time.NewTicker(time.Second)
