@@ -201,3 +201,45 @@ func TestLoadAndBurst(t *testing.T) {
 		t.Error("load produced no tokens")
 	}
 }
+
+// The diagnosis events act on the engine: prefix_miss stops the prefix
+// cache's hits (queries still count), kv_pressure holds its share of the
+// KV pool (usage reads at least that), spec_accept at 0 accepts no draft.
+func TestDiagnosisEventsActOnEngine(t *testing.T) {
+	spec := stepModel("spec", 2*time.Millisecond, 20000)
+	spec.SpecTokens, spec.SpecAcceptRate = 3, 0.9
+	s, ts := newTestServer(t, Config{PrefixCaching: true,
+		Models: []ModelSpec{stepModel("miss", 2*time.Millisecond, 20000), stepModel("kv", 2*time.Millisecond, 20000), spec},
+		Scenario: Scenario{Events: []Event{{Kind: EventPrefixMiss, Model: "miss"},
+			{Kind: EventKVPressure, Model: "kv", Factor: 0.1}, {Kind: EventSpecAccept, Model: "spec", Factor: 0}}}})
+	const prompt = 1000
+	for _, m := range []string{"miss", "kv", "spec"} {
+		for range 2 {
+			generateAll(t, s, Request{Model: m, PromptTokens: prompt, MaxTokens: 16, IgnoreEOS: true, PrefixKey: 7, PrefixTokens: prompt})
+		}
+	}
+	fams := scrape(t, ts.URL)
+	lbl := func(m string) map[string]string { return map[string]string{"model_name": m} }
+	value := func(name, m string) float64 {
+		mv := metricValue(t, fams, name, lbl(m))
+		if c := mv.GetCounter(); c != nil {
+			return c.GetValue()
+		}
+		return mv.GetGauge().GetValue()
+	}
+	if q, h := value("vllm:prefix_cache_queries_total", "miss"), value("vllm:prefix_cache_hits_total", "miss"); q != 2*prompt || h != 0 {
+		t.Errorf("prefix_miss: %v hits of %v queries, want 0 of %v", h, q, 2*prompt)
+	}
+	if h := value("vllm:prefix_cache_hits_total", "kv"); h == 0 {
+		t.Error("the untouched model's repeated prompt did not hit: the check above proves nothing")
+	}
+	if u := value("vllm:kv_cache_usage_perc", "kv"); u < 0.9 {
+		t.Errorf("kv_pressure 0.1: KV usage %v, want at least the 0.9 held", u)
+	}
+	if u := value("vllm:kv_cache_usage_perc", "miss"); u >= 0.9 {
+		t.Errorf("untouched model's KV usage %v", u)
+	}
+	if a, d := value("vllm:spec_decode_num_accepted_tokens_total", "spec"), value("vllm:spec_decode_num_drafts_total", "spec"); a != 0 || d == 0 {
+		t.Errorf("spec_accept 0: %v accepted over %v drafts, want 0 over some", a, d)
+	}
+}
