@@ -214,6 +214,8 @@ func TestEachCauseNamedWithEvidence(t *testing.T) {
 			pending("sick", telemetry.TPOT), []Cause{GPUSlowdown}, nil},
 		{"prefill; the gap grew by less than half the client's growth", h.with(server{telemetry.PrefillTime: 695, telemetry.TTFT: 700}, probe{telemetry.TTFT: 1000}),
 			pending("sick", telemetry.TTFT), []Cause{Prefill}, nil},
+		{"the gap grew while the client's TTFT fell: not network", h.with(server{telemetry.TTFT: 20, telemetry.PrefillTime: 15}, probe{telemetry.TTFT: 90}),
+			pending("sick", telemetry.TPOT), []Cause{Unclear}, nil},
 		{"network", h.with(nil, probe{telemetry.TTFT: 400}),
 			pending("sick", telemetry.TTFT), []Cause{Network}, func(t *testing.T, d Diagnosis) {
 				f := find(t, d, Network)

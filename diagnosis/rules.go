@@ -155,8 +155,8 @@ func (in *input) network() *Finding {
 	// The gap compares the probes' requests with all of the engine's, so
 	// it moves a little whenever the engine slows: it must carry at least
 	// half of the client's growth too.
-	if !in.explains(figGap, figClientTTFT) || gap-bGap < floorShare*(client-bClient) {
-		return nil
+	if !in.explains(figGap, figClientTTFT) || client <= bClient || gap-bGap < floorShare*(client-bClient) {
+		return nil // (a client TTFT that did not grow has nothing to explain)
 	}
 	return &Finding{Cause: Network, Summary: "network: client − server TTFT gap grew",
 		Evidence: in.evs(figGap, figClientTTFT, figServerP50),
