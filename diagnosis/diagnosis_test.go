@@ -230,6 +230,8 @@ func TestEachCauseNamedWithEvidence(t *testing.T) {
 				evidence(t, f, figPrefixHit, 5, ptr(60), "own")
 				evidence(t, f, figPrefill, 250, ptr(95), "own")
 			}},
+		{"hit rate collapsed, prefill did not grow: not prefix_cache", h.with(server{telemetry.PrefixCacheHit: 5, telemetry.ITL: 20, telemetry.MBU: 25}, nil),
+			pending("sick", telemetry.TPOT), []Cause{GPUSlowdown}, nil},
 		{"spec_decode", h.with(server{telemetry.SpecAccept: 20, telemetry.SpecAcceptLen: 1.4}, probe{telemetry.TPOT: 25}),
 			nil, []Cause{SpecDecode}, func(t *testing.T, d Diagnosis) {
 				f := find(t, d, SpecDecode)

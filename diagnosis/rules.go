@@ -185,9 +185,11 @@ func (in *input) kvCache() *Finding {
 		Next: "the KV cache limits the batch: lower max_num_seqs or max_model_len, raise gpu_memory_utilization, or add replicas"}
 }
 
-// prefixCache: the prefix-cache hit rate collapsed (prefill then grows).
+// prefixCache: the prefix-cache hit rate collapsed and prefill grew.
 func (in *input) prefixCache() *Finding {
-	if !in.collapsed(figPrefixHit) {
+	// The misses cost prefill: without a longer prefill they explain
+	// nothing the endpoint suffers.
+	if _, _, longer := in.grew(figPrefill); !longer || !in.collapsed(figPrefixHit) {
 		return nil
 	}
 	return &Finding{Cause: PrefixCache, Summary: "prefix cache: hit rate collapsed",
