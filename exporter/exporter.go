@@ -70,6 +70,9 @@ type Options struct {
 	// Alerts, when set, is read at every scrape for the tokentop_slo_*
 	// metrics.
 	Alerts AlertSource
+	// Diagnosis, when set, is read at every scrape for the
+	// tokentop_diagnosis_* metrics.
+	Diagnosis DiagnosisSource
 	// Now is the clock for /healthz; nil means time.Now.
 	Now func() time.Time
 	// NoProbes says the exporter runs no probes (only --prometheus or
@@ -160,6 +163,7 @@ func New(opts Options) *Exporter {
 	e.reg.MustRegister(
 		newProbeCollector(e),
 		newSLOCollector(opts.Alerts),
+		newDiagnosisCollector(opts.Diagnosis),
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)

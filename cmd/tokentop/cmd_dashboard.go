@@ -121,7 +121,7 @@ func serve(ctx context.Context, m *monitor.Monitor, c *config.Config, vf viewFla
 	}
 	return runMonitor(ctx, m, c.Notify, log, func(ctx context.Context) error {
 		if headless {
-			return report.LoopWithAlerts(ctx, stdout, m.Store, m.SLO, vf.refresh, vf.window, vf.json)
+			return report.LoopWithDiagnosis(ctx, stdout, m.Store, m.SLO, m.Diagnosis, vf.refresh, vf.window, vf.json)
 		}
 		opts := tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
 			Bell: vf.bell, Thresholds: thresholds(m.SLO), Recording: m.Recording(), OnWindow: m.ViewWindow, LiveStrip: vf.liveStrip}

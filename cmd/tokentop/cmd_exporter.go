@@ -39,7 +39,7 @@ func runExporter(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	probed, probeTimeout := probesOf(c)
-	exp := exporter.New(exporter.Options{Alerts: m.SLO, NoProbes: !probed, ProbeTimeout: probeTimeout})
+	exp := exporter.New(exporter.Options{Alerts: m.SLO, Diagnosis: m.Diagnosis, NoProbes: !probed, ProbeTimeout: probeTimeout})
 	m.AddSink(exp)
 	return runMonitor(ctx, m, c.Notify, stderr, func(ctx context.Context) error {
 		fmt.Fprintf(stderr, "tokentop exporter: serving /metrics and /healthz on %s\n", *listen)

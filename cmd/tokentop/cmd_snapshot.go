@@ -28,7 +28,12 @@ prints one read-out: tables, or with --json one JSON document:
 mbu, error_rate; absent when not known), each with unit, p50/p90/p95/p99
 or value, source, state and observed_at; a histogram quantile that is only
 a bucket's edge has p50_bound… ("upper": at most, "lower": at least) and
-the window's mean; rates carry rate_window_s. Each objective (one per objective
+the window's mean; rates carry rate_window_s. Each endpoint's diagnosis
+says why it is slow or failing: causes (none, unclear, queueing, prefill,
+kv_cache, bandwidth, batching, gpu_slowdown, network, prefix_cache,
+spec_decode, replica, errors, down), each with its evidence against its
+baseline, since and next step, and the latency's decomposition
+(docs/diagnosis.md). Each objective (one per objective
 and endpoint) has its state (inactive, pending, firing, no_data, unknown,
 unmeasurable: the endpoint's engine never exposes the signal, reason says why),
 value (value_ms for a latency; null until measured), threshold
@@ -76,6 +81,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	m.EvaluateNow()
 	snap := m.Store.Snapshot(time.Now(), window)
 	doc := report.Build(snap, m.SLO)
+	doc.Diagnosis = m.Diagnosis.Latest()
 	if *jsonOut {
 		err = report.WriteJSON(stdout, doc)
 	} else {

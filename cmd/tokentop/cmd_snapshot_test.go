@@ -30,6 +30,12 @@ func TestSnapshotAgainstSimulator(t *testing.T) {
 				State      string
 				ObservedAt string `json:"observed_at"`
 			}
+			Diagnosis *struct {
+				Causes []struct {
+					Cause string
+				}
+				Decomposition map[string]any
+			}
 		}
 		Sources []struct{ Kind, URL, State, Error string }
 	}
@@ -57,6 +63,17 @@ func TestSnapshotAgainstSimulator(t *testing.T) {
 	// The 8B model's TPOT on an idle H100 is about 7 ms (sim engine model).
 	if p50 := *ep.Signals["tpot"].P50; p50 < 3 || p50 > 30 {
 		t.Errorf("tpot p50 %.2f ms, want about 7", p50)
+	}
+	// The diagnosis: healthy (no objective breached, baselines still
+	// warming), with the latency's terms from probe and scrape.
+	if d := ep.Diagnosis; d == nil || len(d.Causes) != 1 || d.Causes[0].Cause != "none" {
+		t.Errorf("diagnosis: %+v", d)
+	} else {
+		for _, term := range []string{"client_ttft_ms", "server_ttft_ms", "network_ms", "queue_ms", "prefill_ms", "tpot_ms"} { // no floor: quick mode knows no model size for MBU
+			if v, ok := d.Decomposition[term].(float64); !ok || (term != "network_ms" && v <= 0) {
+				t.Errorf("decomposition %s = %v: %+v", term, d.Decomposition[term], d.Decomposition)
+			}
+		}
 	}
 	kinds := map[string]string{}
 	for _, s := range doc.Sources {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tokentop/tokentop/diagnosis"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -24,12 +25,17 @@ type Options struct {
 	EvalEvery time.Duration
 	// Now is the clock for evaluation (tests); nil = time.Now.
 	Now func() time.Time
+	// Diagnosis tunes the diagnosis made at every evaluation.
+	Diagnosis diagnosis.Config
 }
 
 // Monitor runs sources into the store and the SLO engine.
 type Monitor struct {
 	Store *telemetry.Store
 	SLO   *slo.Engine
+	// Diagnosis says why each endpoint is unwell, as of the last
+	// evaluation (docs/diagnosis.md).
+	Diagnosis *diagnosis.Diagnoser
 
 	opts Options
 
@@ -81,7 +87,8 @@ func New(opts Options) *Monitor {
 	}
 	store := telemetry.NewStore(opts.Store)
 	engine := slo.New(opts.Objectives, store, opts.SLO)
-	m := &Monitor{Store: store, SLO: engine, opts: opts, goodput: newGoodputJudge(engine.Objectives())}
+	m := &Monitor{Store: store, SLO: engine, Diagnosis: diagnosis.New(opts.Diagnosis), opts: opts,
+		goodput: newGoodputJudge(engine.Objectives())}
 	m.sinks = telemetry.Tee{store, engine}
 	return m
 }
@@ -178,9 +185,12 @@ func (m *Monitor) evaluate(ctx context.Context) {
 	}
 }
 
-// EvaluateNow evaluates the SLOs once and dispatches the transitions.
+// EvaluateNow evaluates the SLOs once, diagnoses every endpoint with the
+// new alert states and dispatches the transitions.
 func (m *Monitor) EvaluateNow() []slo.Transition {
-	trs := m.SLO.Evaluate(m.opts.Now())
+	now := m.opts.Now()
+	trs := m.SLO.Evaluate(now)
+	m.Diagnosis.Update(m.Store.Snapshot(now, m.Diagnosis.Window()), m.SLO.Current())
 	if len(trs) == 0 {
 		return nil
 	}

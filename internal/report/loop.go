@@ -25,6 +25,12 @@ func Loop(ctx context.Context, w io.Writer, r Reader, every, window time.Duratio
 // LoopWithAlerts is Loop with the SLO state in every summary: each
 // objective's state and value, and the alert episodes (alerts nil: none).
 func LoopWithAlerts(ctx context.Context, w io.Writer, r Reader, alerts AlertReader, every, window time.Duration, asJSON bool) error {
+	return LoopWithDiagnosis(ctx, w, r, alerts, nil, every, window, asJSON)
+}
+
+// LoopWithDiagnosis is LoopWithAlerts with each endpoint's diagnosis in
+// the JSON lines (diag nil: none).
+func LoopWithDiagnosis(ctx context.Context, w io.Writer, r Reader, alerts AlertReader, diag DiagnosisReader, every, window time.Duration, asJSON bool) error {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -33,6 +39,9 @@ func LoopWithAlerts(ctx context.Context, w io.Writer, r Reader, alerts AlertRead
 			return nil
 		case now := <-t.C:
 			doc := Build(r.Snapshot(now, window), alerts)
+			if diag != nil {
+				doc.Diagnosis = diag.Latest()
+			}
 			var err error
 			if asJSON {
 				err = json.NewEncoder(w).Encode(doc)

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tokentop/tokentop/diagnosis"
 	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
@@ -30,6 +31,9 @@ type Document struct {
 	// WindowMS is the quantile window the figures cover.
 	WindowMS float64 `json:"window_ms"`
 	SLO      *SLO    `json:"slo,omitempty"`
+	// Diagnosis is each endpoint's diagnosis by name, written into its
+	// endpoint (see MarshalJSON); nil = not diagnosed.
+	Diagnosis map[string]diagnosis.Diagnosis `json:"-"`
 }
 
 // SLO is the state of every objective and the alert episodes.

@@ -6,6 +6,11 @@ package sim
 // their prompt (above a 1% watermark, as vLLM keeps).
 func (e *engine) admit(stepStart int64) {
 	free := int64(e.totalBlocks) - e.usedBlocks.Load()
+	// A kv_pressure event holds part of the pool: take it from (or give
+	// it back to) the free blocks, so used blocks and preemptions show it.
+	hold := int64(float64(e.totalBlocks) * (1 - e.fx.kvFactor))
+	free -= hold - e.reserved
+	e.reserved = hold
 	needsBlock := func(s *seq) bool {
 		return s.prefilled >= s.needPrefill && blocksFor(s.prompt+s.generated+1) > s.blocks
 	}

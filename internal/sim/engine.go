@@ -46,6 +46,10 @@ type engine struct {
 	chunks  []chunk
 	// prefixes is the prefix cache: shared prefix key → cached tokens.
 	prefixes map[uint64]int
+	// fx are the scenario's effects on this step; reserved the KV blocks
+	// a kv_pressure event holds (counted in usedBlocks).
+	fx       effects
+	reserved int64
 }
 
 type chunk struct {
@@ -76,6 +80,7 @@ func newEngine(srv *Server, idx int, spec ModelSpec, gpu GPU) *engine {
 		wake:        make(chan struct{}, 1),
 		rng:         rand.New(rand.NewPCG(uint64(srv.cfg.Seed), uint64(idx)+1)),
 		prefixes:    map[uint64]int{},
+		fx:          noEffects(),
 	}
 	if kvBlocksOverride > 0 {
 		e.totalBlocks = kvBlocksOverride
@@ -163,6 +168,7 @@ func (e *engine) run(ctx context.Context) {
 	for ctx.Err() == nil {
 		e.reap()
 		fx := e.srv.effects(e.spec.Name)
+		e.fx = fx
 		e.lastBWFactor.Store(math.Float64bits(fx.bwFactor))
 		if fx.outage {
 			e.recordedTo.Store(noGap)

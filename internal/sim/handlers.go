@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"strings"
+	"time"
 )
 
 const maxBody = 8 << 20
@@ -118,6 +119,9 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 	if fx.outage {
 		writeAPIError(w, engineError(ErrOutage, fx, e.spec.Name))
 		return
+	}
+	if !holdFor(r.Context(), fx.netDelay) {
+		return // the client left while the network held its request
 	}
 	sq, err := e.newSeq(p.req)
 	if err == nil {
@@ -295,4 +299,20 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, e *engine, sq *
 	resp.Choices = []choiceJSON{c}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(resp)
+}
+
+// holdFor waits d (a network_delay event) before the engine sees a
+// request; false when the client left first.
+func holdFor(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }

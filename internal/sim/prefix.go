@@ -19,7 +19,7 @@ func (e *engine) lookupPrefix(s *seq) {
 		return
 	}
 	e.rec.prefixQueries += s.prompt
-	if s.prefixTokens <= 0 {
+	if s.prefixTokens <= 0 || e.fx.prefixMiss {
 		return
 	}
 	full := s.prefixTokens / blockSize * blockSize

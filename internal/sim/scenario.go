@@ -28,6 +28,21 @@ const (
 	EventOutage EventKind = "outage"
 	// EventBurst adds Streams background load streams.
 	EventBurst EventKind = "burst"
+	// EventKVPressure leaves only Factor (0 < f < 1) of the KV pool to
+	// requests, as if something else held the rest: the cache reads near
+	// full, admissions stall and running sequences are preempted.
+	EventKVPressure EventKind = "kv_pressure"
+	// EventNetworkDelay holds every API request for Delay before the
+	// engine sees it, as a slow network path or gateway would: the
+	// client's TTFT grows, the engine's own figures do not.
+	EventNetworkDelay EventKind = "network_delay"
+	// EventPrefixMiss makes every prefix-cache lookup miss, as a changed
+	// system prompt or prefix-blind routing does: prefills grow.
+	EventPrefixMiss EventKind = "prefix_miss"
+	// EventSpecAccept multiplies the speculative-decoding acceptance rate
+	// by Factor (0 ≤ f < 1), as a draft model that no longer predicts the
+	// traffic: fewer tokens per step.
+	EventSpecAccept EventKind = "spec_accept"
 )
 
 // Event is one entry of a scenario timeline. Offsets are measured from
@@ -38,10 +53,11 @@ const (
 //
 //	events:
 //	  - at: 30s          # required offset
-//	    kind: bandwidth  # prefill_slow | bandwidth | outage | burst
+//	    kind: bandwidth  # prefill_slow | bandwidth | outage | burst | kv_pressure | network_delay | prefix_miss | spec_accept
 //	    model: NAME      # optional; empty = every model
-//	    factor: 0.25     # prefill_slow (>= 1) and bandwidth (0 < f <= 1)
+//	    factor: 0.25     # prefill_slow (>= 1), bandwidth (0 < f <= 1), kv_pressure (0 < f < 1), spec_accept (0 <= f < 1)
 //	    streams: 20      # burst: extra load streams (> 0)
+//	    delay: 300ms     # network_delay: added before the engine sees a request (> 0)
 //	    for: 45s         # duration; empty/0 = until the end (required with every)
 //	    every: 2m        # optional: repeat with this period (> for)
 type Event struct {
@@ -50,6 +66,7 @@ type Event struct {
 	Model   string        `yaml:"model,omitempty"`
 	Factor  float64       `yaml:"factor,omitempty"`
 	Streams int           `yaml:"streams,omitempty"`
+	Delay   time.Duration `yaml:"delay,omitempty"`
 	For     time.Duration `yaml:"for,omitempty"`
 	Every   time.Duration `yaml:"every,omitempty"`
 }
@@ -112,6 +129,8 @@ func ParseEvent(s string) (Event, error) {
 			ev.Streams, err = strconv.Atoi(v)
 		case "for":
 			ev.For, err = time.ParseDuration(v)
+		case "delay":
+			ev.Delay, err = time.ParseDuration(v)
 		case "every":
 			ev.Every, err = time.ParseDuration(v)
 		default:
@@ -130,7 +149,7 @@ func (sc Scenario) validate(models []string) error {
 		bad := func(format string, a ...any) error {
 			return fmt.Errorf("scenario event %d (%s at %s): %s", i+1, ev.Kind, ev.At, fmt.Sprintf(format, a...))
 		}
-		if ev.At < 0 || ev.For < 0 || ev.Every < 0 {
+		if ev.At < 0 || ev.For < 0 || ev.Every < 0 || ev.Delay < 0 {
 			return bad("negative duration")
 		}
 		switch ev.Kind {
@@ -142,13 +161,25 @@ func (sc Scenario) validate(models []string) error {
 			if ev.Factor <= 0 || ev.Factor > 1 {
 				return bad("factor must be in (0,1] (multiplies bandwidth efficiency)")
 			}
-		case EventOutage:
+		case EventOutage, EventPrefixMiss:
 		case EventBurst:
 			if ev.Streams <= 0 {
 				return bad("streams must be > 0")
 			}
+		case EventKVPressure:
+			if ev.Factor <= 0 || ev.Factor >= 1 {
+				return bad("factor must be in (0,1) (the share of the KV pool left to requests)")
+			}
+		case EventNetworkDelay:
+			if ev.Delay <= 0 {
+				return bad("delay must be > 0")
+			}
+		case EventSpecAccept:
+			if ev.Factor < 0 || ev.Factor >= 1 {
+				return bad("factor must be in [0,1) (multiplies the acceptance rate)")
+			}
 		default:
-			return bad("unknown kind (want prefill_slow, bandwidth, outage or burst)")
+			return bad("unknown kind (want prefill_slow, bandwidth, outage, burst, kv_pressure, network_delay, prefix_miss or spec_accept)")
 		}
 		if ev.Every > 0 && (ev.For == 0 || ev.For >= ev.Every) {
 			return bad("every needs 0 < for < every")
@@ -176,6 +207,15 @@ type effects struct {
 	outage        bool
 	outageLeft    time.Duration
 	burst         int
+	kvFactor      float64       // share of the KV pool left to requests
+	netDelay      time.Duration // held before the engine sees a request
+	prefixMiss    bool          // prefix-cache lookups miss
+	acceptFactor  float64       // multiplies the speculative acceptance rate
+}
+
+// noEffects is the state of a model no event touches.
+func noEffects() effects {
+	return effects{bwFactor: 1, prefillFactor: 1, kvFactor: 1, acceptFactor: 1}
 }
 
 // active reports whether ev covers offset t, and how long it still lasts
@@ -198,7 +238,7 @@ func (ev Event) active(t time.Duration) (bool, time.Duration) {
 // effectsAt folds the events for model at offset t. Overlapping factors
 // multiply, bursts add.
 func (sc Scenario) effectsAt(model string, t time.Duration) effects {
-	fx := effects{bwFactor: 1, prefillFactor: 1}
+	fx := noEffects()
 	for _, ev := range sc.Events {
 		if ev.Model != "" && ev.Model != model {
 			continue
@@ -220,6 +260,14 @@ func (sc Scenario) effectsAt(model string, t time.Duration) effects {
 			fx.outageLeft = max(fx.outageLeft, left)
 		case EventBurst:
 			fx.burst += ev.Streams
+		case EventKVPressure:
+			fx.kvFactor *= ev.Factor
+		case EventNetworkDelay:
+			fx.netDelay += ev.Delay
+		case EventPrefixMiss:
+			fx.prefixMiss = true
+		case EventSpecAccept:
+			fx.acceptFactor *= ev.Factor
 		}
 	}
 	return fx

@@ -94,23 +94,56 @@ func TestEffectsTimeline(t *testing.T) {
 		{At: 10 * time.Second, Kind: EventBurst, Streams: 5, For: 5 * time.Second, Every: 20 * time.Second},
 		{At: 100 * time.Second, Kind: EventPrefillSlow, Factor: 5},
 		{At: 50 * time.Second, Kind: EventOutage, Model: "b", For: 10 * time.Second},
+		{At: 200 * time.Second, Kind: EventKVPressure, Model: "c", Factor: 0.1, For: 10 * time.Second},
+		{At: 200 * time.Second, Kind: EventNetworkDelay, Model: "c", Delay: 300 * time.Millisecond, For: 10 * time.Second},
+		{At: 200 * time.Second, Kind: EventPrefixMiss, Model: "c", For: 10 * time.Second},
+		{At: 200 * time.Second, Kind: EventSpecAccept, Model: "c", Factor: 0.2, For: 10 * time.Second},
 	}}
+	fx := func(change func(*effects)) effects {
+		e := noEffects()
+		change(&e)
+		return e
+	}
 	for _, tc := range []struct {
 		model string
 		at    time.Duration
 		want  effects
 	}{
-		{"a", 0, effects{bwFactor: 1, prefillFactor: 1}},
-		{"a", 12 * time.Second, effects{bwFactor: 1, prefillFactor: 1, burst: 5}},
-		{"a", 16 * time.Second, effects{bwFactor: 1, prefillFactor: 1}},
-		{"a", 31 * time.Second, effects{bwFactor: 0.25, prefillFactor: 1, burst: 5}},
-		{"b", 31 * time.Second, effects{bwFactor: 1, prefillFactor: 1, burst: 5}},
-		{"b", 55 * time.Second, effects{bwFactor: 1, prefillFactor: 1, outage: true, outageLeft: 5 * time.Second}},
-		{"a", 76 * time.Second, effects{bwFactor: 1, prefillFactor: 1}},
-		{"a", 500 * time.Second, effects{bwFactor: 1, prefillFactor: 5}},
+		{"a", 0, noEffects()},
+		{"a", 12 * time.Second, fx(func(e *effects) { e.burst = 5 })},
+		{"a", 16 * time.Second, noEffects()},
+		{"a", 31 * time.Second, fx(func(e *effects) { e.bwFactor, e.burst = 0.25, 5 })},
+		{"b", 31 * time.Second, fx(func(e *effects) { e.burst = 5 })},
+		{"b", 55 * time.Second, fx(func(e *effects) { e.outage, e.outageLeft = true, 5*time.Second })},
+		{"a", 76 * time.Second, noEffects()},
+		{"a", 500 * time.Second, fx(func(e *effects) { e.prefillFactor = 5 })},
+		{"c", 205 * time.Second, fx(func(e *effects) {
+			e.prefillFactor, e.kvFactor, e.netDelay, e.prefixMiss, e.acceptFactor = 5, 0.1, 300*time.Millisecond, true, 0.2
+		})},
+		{"a", 205 * time.Second, fx(func(e *effects) { e.prefillFactor = 5 })},
+		{"c", 216 * time.Second, fx(func(e *effects) { e.prefillFactor = 5 })},
 	} {
 		if got := sc.effectsAt(tc.model, tc.at); got != tc.want {
 			t.Errorf("%s@%v: %+v, want %+v", tc.model, tc.at, got, tc.want)
+		}
+	}
+}
+
+// The diagnosis events parse in the compact form and reject their bad
+// factors.
+func TestParseDiagnosisEvents(t *testing.T) {
+	ev, err := ParseEvent("network_delay@5s,delay=250ms,model=m,for=10s")
+	if err != nil || ev != (Event{At: 5 * time.Second, Kind: EventNetworkDelay, Delay: 250 * time.Millisecond, Model: "m", For: 10 * time.Second}) {
+		t.Errorf("network_delay: %+v %v", ev, err)
+	}
+	for _, ok := range []string{"kv_pressure@1s,factor=0.2", "prefix_miss@1s", "spec_accept@1s,factor=0"} {
+		if _, err := ParseEvent(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"kv_pressure@1s,factor=1", "kv_pressure@1s", "network_delay@1s", "spec_accept@1s,factor=1.5", "network_delay@1s,delay=-1s"} {
+		if _, err := ParseEvent(bad); err == nil {
+			t.Errorf("%q accepted", bad)
 		}
 	}
 }
@@ -166,5 +199,47 @@ func TestLoadAndBurst(t *testing.T) {
 	fams := scrape(t, ts.URL)
 	if got := metricValue(t, fams, "vllm:generation_tokens_total", map[string]string{"model_name": "m"}).GetCounter().GetValue(); got == 0 {
 		t.Error("load produced no tokens")
+	}
+}
+
+// The diagnosis events act on the engine: prefix_miss stops the prefix
+// cache's hits (queries still count), kv_pressure holds its share of the
+// KV pool (usage reads at least that), spec_accept at 0 accepts no draft.
+func TestDiagnosisEventsActOnEngine(t *testing.T) {
+	spec := stepModel("spec", 2*time.Millisecond, 20000)
+	spec.SpecTokens, spec.SpecAcceptRate = 3, 0.9
+	s, ts := newTestServer(t, Config{PrefixCaching: true,
+		Models: []ModelSpec{stepModel("miss", 2*time.Millisecond, 20000), stepModel("kv", 2*time.Millisecond, 20000), spec},
+		Scenario: Scenario{Events: []Event{{Kind: EventPrefixMiss, Model: "miss"},
+			{Kind: EventKVPressure, Model: "kv", Factor: 0.1}, {Kind: EventSpecAccept, Model: "spec", Factor: 0}}}})
+	const prompt = 1000
+	for _, m := range []string{"miss", "kv", "spec"} {
+		for range 2 {
+			generateAll(t, s, Request{Model: m, PromptTokens: prompt, MaxTokens: 16, IgnoreEOS: true, PrefixKey: 7, PrefixTokens: prompt})
+		}
+	}
+	fams := scrape(t, ts.URL)
+	lbl := func(m string) map[string]string { return map[string]string{"model_name": m} }
+	value := func(name, m string) float64 {
+		mv := metricValue(t, fams, name, lbl(m))
+		if c := mv.GetCounter(); c != nil {
+			return c.GetValue()
+		}
+		return mv.GetGauge().GetValue()
+	}
+	if q, h := value("vllm:prefix_cache_queries_total", "miss"), value("vllm:prefix_cache_hits_total", "miss"); q != 2*prompt || h != 0 {
+		t.Errorf("prefix_miss: %v hits of %v queries, want 0 of %v", h, q, 2*prompt)
+	}
+	if h := value("vllm:prefix_cache_hits_total", "kv"); h == 0 {
+		t.Error("the untouched model's repeated prompt did not hit: the check above proves nothing")
+	}
+	if u := value("vllm:kv_cache_usage_perc", "kv"); u < 0.9 {
+		t.Errorf("kv_pressure 0.1: KV usage %v, want at least the 0.9 held", u)
+	}
+	if u := value("vllm:kv_cache_usage_perc", "miss"); u >= 0.9 {
+		t.Errorf("untouched model's KV usage %v", u)
+	}
+	if a, d := value("vllm:spec_decode_num_accepted_tokens_total", "spec"), value("vllm:spec_decode_num_drafts_total", "spec"); a != 0 || d == 0 {
+		t.Errorf("spec_accept 0: %v accepted over %v drafts, want 0 over some", a, d)
 	}
 }

@@ -11,7 +11,7 @@ func (e *engine) speculate(s *seq) int {
 		return 0
 	}
 	accepted := 0
-	for accepted < k && e.rng.Float64() < e.spec.SpecAcceptRate {
+	for accepted < k && e.rng.Float64() < e.spec.SpecAcceptRate*e.fx.acceptFactor {
 		accepted++
 	}
 	accepted = min(accepted, max(s.target-s.generated-1, 0))

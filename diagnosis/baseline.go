@@ -1,0 +1,66 @@
+package diagnosis
+
+import (
+	"math"
+	"time"
+)
+
+// ewma is one figure's baseline: an exponential average over time with
+// time constant tau, fed once per refresh while the endpoint is well.
+type ewma struct {
+	value float64
+	last  time.Time     // the last update
+	held  time.Duration // how much history the average rests on
+}
+
+// add folds v observed at now into the average: the weight of the past
+// decays as exp(−Δt/τ), so irregular refreshes weigh by the time they
+// cover, not by their number.
+func (e *ewma) add(v float64, now time.Time, tau time.Duration) {
+	if e.last.IsZero() {
+		e.value, e.last = v, now
+		return
+	}
+	dt := now.Sub(e.last)
+	if dt <= 0 {
+		return
+	}
+	alpha := 1 - math.Exp(-float64(dt)/float64(tau))
+	e.value += alpha * (v - e.value)
+	e.held += dt
+	e.last = now
+}
+
+// baselines are one endpoint's per-figure averages.
+type baselines map[string]*ewma
+
+// update feeds every current figure; a figure that is missing this
+// refresh keeps its average (missing is not zero).
+func (b baselines) update(f figures, now time.Time, tau time.Duration) {
+	for k, v := range f {
+		e := b[k]
+		if e == nil {
+			e = &ewma{}
+			b[k] = e
+		}
+		e.add(v.value, now, tau)
+	}
+}
+
+// get is the baseline of key once it rests on at least warm of history.
+func (b baselines) get(key string, warm time.Duration) (float64, bool) {
+	e := b[key]
+	if e == nil || e.held < warm {
+		return 0, false
+	}
+	return e.value, true
+}
+
+// warmth is how much history the longest-held baseline rests on.
+func (b baselines) warmth() time.Duration {
+	var h time.Duration
+	for _, e := range b {
+		h = max(h, e.held)
+	}
+	return h
+}
