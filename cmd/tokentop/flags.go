@@ -31,6 +31,7 @@ type sourceFlags struct {
 	noScrape    bool
 	record      string
 	fromDefault bool // the config came from the default path
+	disc        discoverFlags
 }
 
 func (f *sourceFlags) bind(fs *flag.FlagSet) {
@@ -48,6 +49,7 @@ func (f *sourceFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noScrape, "no-scrape", false, "probe the URLs only; do not scrape their /metrics")
 	bindRecord(fs, &f.record)
 	f.slo = bindSLOFlags(fs)
+	f.disc.bind(fs)
 }
 
 // existingDefaultConfig is the default config path when that file exists.
@@ -65,7 +67,8 @@ func existingDefaultConfig() string {
 func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 	c := &config.Config{}
 	path := f.configPath
-	if path == "" && len(urls) == 0 && len(f.prometheus)+len(f.scrape)+len(f.dcgm) == 0 {
+	noTarget := path == "" && len(urls) == 0 && len(f.prometheus)+len(f.scrape)+len(f.dcgm) == 0
+	if noTarget {
 		path = existingDefaultConfig()
 		f.fromDefault = path != ""
 	}
@@ -100,6 +103,11 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 			ep.Metrics = "off"
 		}
 		c.Endpoints = append(c.Endpoints, ep)
+	}
+	if noTarget && path == "" && !f.disc.off {
+		if err := f.disc.discoverInto(c, probeDefaults, r.model, r.api, f.noScrape); err != nil {
+			return nil, err
+		}
 	}
 	for _, u := range f.scrape {
 		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: u, Probe: &config.Probe{Disabled: true}})
@@ -151,6 +159,7 @@ func (f *sourceFlags) open(urls []string, stderr io.Writer) (*monitor.Monitor, *
 	if err != nil {
 		return nil, nil, err
 	}
+	f.disc.report(stderr)
 	m, err := f.build(c, stderr)
 	return m, c, err
 }

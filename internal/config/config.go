@@ -48,6 +48,11 @@ type Endpoint struct {
 	Probe   *Probe            `yaml:"probe"` // overrides the top-level probe defaults
 	GPU     *GPUMap           `yaml:"gpu"`
 	Weights *Weights          `yaml:"weights"`
+
+	// Found says how discovery found the endpoint (set by the command
+	// line, never by a file); its probed rows carry it as the label
+	// "found".
+	Found string `yaml:"-"`
 }
 
 // Auth holds credentials by reference only: an env var name or a file

@@ -104,6 +104,10 @@ func DCGMConfig(d config.DCGM, targets []gpu.Target) gpu.Config {
 	return gpu.Config{URL: d.URL, Interval: d.Interval.D(), HTTP: HTTPConfig(d.Auth), Targets: targets, EmitUnmapped: len(targets) == 0}
 }
 
+// LabelFound is the label of a discovered endpoint: how it was found
+// ("vllm, pid 4312, :8000 from its --port").
+const LabelFound = "found"
+
 // ProbeOptions converts a config endpoint into probe options.
 func ProbeOptions(ep config.Endpoint) (probe.Options, error) {
 	pc := ep.Probe
@@ -117,6 +121,9 @@ func ProbeOptions(ep config.Endpoint) (probe.Options, error) {
 		Auth:            probe.Auth{TokenEnv: pc.BearerTokenEnv, TokenFile: pc.BearerTokenFile, CAFile: pc.CAFile, Insecure: pc.Insecure}}
 	if ep.Model != "" {
 		o.Name = ep.Prefix() + "/" + ep.Model
+	}
+	if ep.Found != "" {
+		o.Labels = map[string]string{LabelFound: ep.Found}
 	}
 	if pc.Seed != 0 {
 		seed := pc.Seed

@@ -71,6 +71,8 @@ type Options struct {
 	Model string `json:"model,omitempty"`
 	// Name is the endpoint's key; default "<host:port>/<model>".
 	Name string `json:"name,omitempty"`
+	// Labels are added to the endpoint's labels (how discovery found it).
+	Labels map[string]string `json:"labels,omitempty"`
 
 	Prompt      string  `json:"prompt,omitempty"` // text; empty = the built-in short prompt
 	MaxTokens   int     `json:"max_tokens,omitempty"`
