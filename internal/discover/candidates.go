@@ -29,6 +29,11 @@ func (c Candidate) HostPort() string { return net.JoinHostPort(c.Addr.String(), 
 
 var loopback = netip.MustParseAddr("127.0.0.1")
 
+// maxSocketsPerProcess bounds the sockets tried of an engine process
+// that names no port: its HTTP server is among its first, and its
+// other sockets (RPC, ZMQ) are not worth a fingerprint each.
+const maxSocketsPerProcess = 8
+
 // Candidates lists what to fingerprint: each engine process's HTTP port
 // (from its flag, else the engine's default, else every socket it listens
 // on), then the well-known ports that something listens on and no engine
@@ -90,7 +95,7 @@ func procCandidates(m Machine, p Proc) []Candidate {
 		return one(p.Spec.DefaultPort, "its engine's default port")
 	}
 	var out []Candidate
-	for _, l := range own {
+	for _, l := range own[:min(len(own), maxSocketsPerProcess)] {
 		out = append(out, Candidate{Addr: reachable(l.Addr), Port: l.Port, Engine: p.Spec.Engine, PID: p.PID,
 			How: fmt.Sprintf("%s, :%d a socket it listens on", who, l.Port)})
 	}
