@@ -26,7 +26,7 @@ func (d *discoverFlags) bind(fs *flag.FlagSet) {
 }
 
 // noTargetUsage is the message when nothing was given and nothing found.
-const noTargetUsage = "give a URL, --prometheus, --scrape, --dcgm or --config (try 'tokentop demo')"
+const noTargetUsage = "give a URL, ssh://[user@]host[:port], --prometheus, --scrape, --dcgm or --config (try 'tokentop demo')"
 
 // portList parses --discover-ports.
 func (d *discoverFlags) portList() ([]int, error) {
@@ -62,6 +62,18 @@ func (d *discoverFlags) discoverInto(c *config.Config, p config.Probe, model, ap
 	if len(r.Endpoints) == 0 && r.DCGM == "" && !r.NvidiaSMI {
 		return usagef("nothing to monitor: no target given and no LLM server found on this machine (looked at %s); %s", r.Looked, noTargetUsage)
 	}
+	c.Endpoints = append(c.Endpoints, foundEndpoints(r, p, model, api, noScrape)...)
+	if r.DCGM != "" {
+		c.DCGM = append(c.DCGM, config.DCGM{URL: r.DCGM})
+	}
+	c.NvidiaSMI = c.NvidiaSMI || r.NvidiaSMI
+	return nil
+}
+
+// foundEndpoints are the config endpoints of the LLM servers found: probe
+// defaults p, their /metrics scraped when they have one.
+func foundEndpoints(r discover.Result, p config.Probe, model, api string, noScrape bool) []config.Endpoint {
+	var out []config.Endpoint
 	for _, f := range r.Endpoints {
 		pp := p
 		ep := config.Endpoint{URL: f.URL, Model: model, API: api, Probe: &pp, Found: f.How}
@@ -71,13 +83,9 @@ func (d *discoverFlags) discoverInto(c *config.Config, p config.Probe, model, ap
 		if noScrape || !f.Metrics {
 			ep.Metrics = "off"
 		}
-		c.Endpoints = append(c.Endpoints, ep)
+		out = append(out, ep)
 	}
-	if r.DCGM != "" {
-		c.DCGM = append(c.DCGM, config.DCGM{URL: r.DCGM})
-	}
-	c.NvidiaSMI = c.NvidiaSMI || r.NvidiaSMI
-	return nil
+	return out
 }
 
 // report says on w what discovery found and left alone.

@@ -32,6 +32,7 @@ type sourceFlags struct {
 	record      string
 	fromDefault bool // the config came from the default path
 	disc        discoverFlags
+	ssh         sshFlags
 }
 
 func (f *sourceFlags) bind(fs *flag.FlagSet) {
@@ -50,6 +51,7 @@ func (f *sourceFlags) bind(fs *flag.FlagSet) {
 	bindRecord(fs, &f.record)
 	f.slo = bindSLOFlags(fs)
 	f.disc.bind(fs)
+	f.ssh.bind(fs)
 }
 
 // existingDefaultConfig is the default config path when that file exists.
@@ -66,8 +68,9 @@ func existingDefaultConfig() string {
 // path when it exists) plus what the flags and URL arguments add.
 func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 	c := &config.Config{}
+	sshTargets, urls := splitSSH(urls)
 	path := f.configPath
-	noTarget := path == "" && len(urls) == 0 && len(f.prometheus)+len(f.scrape)+len(f.dcgm) == 0
+	noTarget := path == "" && len(urls)+len(sshTargets) == 0 && len(f.prometheus)+len(f.scrape)+len(f.dcgm) == 0
 	if noTarget {
 		path = existingDefaultConfig()
 		f.fromDefault = path != ""
@@ -108,6 +111,9 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 		if err := f.disc.discoverInto(c, probeDefaults, r.model, r.api, f.noScrape); err != nil {
 			return nil, err
 		}
+	}
+	if err := f.ssh.addHosts(c, sshTargets, probeDefaults, r.model, r.api, f.noScrape); err != nil {
+		return nil, err
 	}
 	for _, u := range f.scrape {
 		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: u, Probe: &config.Probe{Disabled: true}})
@@ -160,6 +166,7 @@ func (f *sourceFlags) open(urls []string, stderr io.Writer) (*monitor.Monitor, *
 		return nil, nil, err
 	}
 	f.disc.report(stderr)
+	f.ssh.report(stderr)
 	m, err := f.build(c, stderr)
 	return m, c, err
 }
@@ -174,13 +181,14 @@ func (f *sourceFlags) build(c *config.Config, stderr io.Writer) (*monitor.Monito
 	if err := m.AddConfig(c); err != nil {
 		return nil, err
 	}
+	f.ssh.addTunnels(m)
 	if f.record != "" {
 		if err := m.AddRecorder(f.record); err != nil {
 			return nil, err
 		}
 	}
 	if m.Sources() == 0 {
-		return nil, usagef("nothing to monitor: give a URL, --prometheus, --scrape, --dcgm or --config (try 'tokentop demo')")
+		return nil, usagef("nothing to monitor: give a URL, ssh://host, --prometheus, --scrape, --dcgm or --config (try 'tokentop demo')")
 	}
 	for _, ep := range c.Endpoints {
 		if ep.Probe != nil && ep.Probe.Insecure {

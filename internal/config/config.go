@@ -5,9 +5,11 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,6 +55,11 @@ type Endpoint struct {
 	// line, never by a file); its probed rows carry it as the label
 	// "found".
 	Found string `yaml:"-"`
+	// Via names the tunnel its probes and scrapes go through
+	// ("ssh://gpu-box"), and Dial opens those connections; both set by
+	// the command line for an ssh:// target.
+	Via  string                                                            `yaml:"-"`
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error) `yaml:"-"`
 }
 
 // Auth holds credentials by reference only: an env var name or a file

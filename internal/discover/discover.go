@@ -35,6 +35,8 @@ type Options struct {
 	// DCGMPort is where a dcgm-exporter is looked for (0: the default
 	// 9400; negative: not looked for).
 	DCGMPort int
+	// Dial, when set, opens every connection (through an SSH tunnel).
+	Dial httpclient.DialFunc
 	// LookPath finds nvidia-smi (default exec.LookPath; tests replace it).
 	LookPath func(string) (string, error)
 }
@@ -61,12 +63,31 @@ type Result struct {
 	Looked string
 }
 
-// Local discovers this machine's LLM servers.
+// Local discovers this machine's LLM servers, and its GPUs: nvidia-smi
+// when installed, a dcgm-exporter when one answers.
 func Local(ctx context.Context, o Options) (Result, error) {
 	m, err := ReadMachine(cmp.Or(o.ProcRoot, "/proc"))
 	if err != nil && !m.ListenersRead {
 		m = Machine{} // no /proc at all: the port list alone, each tried
 	}
+	r, err := FromMachine(ctx, m, o)
+	if err != nil {
+		return r, err
+	}
+	lookPath := o.LookPath
+	if lookPath == nil {
+		lookPath = exec.LookPath
+	}
+	if _, err := lookPath("nvidia-smi"); err == nil {
+		r.NvidiaSMI = true
+	}
+	return r, nil
+}
+
+// FromMachine fingerprints the candidates of a machine already read
+// (this one, or another through SSH with o.Dial), and looks for a
+// dcgm-exporter.
+func FromMachine(ctx context.Context, m Machine, o Options) (Result, error) {
 	ports := o.Ports
 	if ports == nil {
 		ports = DefaultPorts()
@@ -77,13 +98,6 @@ func Local(ctx context.Context, o Options) (Result, error) {
 	}
 	r.Looked = fmt.Sprintf("%d listening sockets, %d processes (%d named like an engine), ports %s on loopback",
 		len(m.Listeners), m.Processes, len(m.Procs), joinPorts(ports))
-	lookPath := o.LookPath
-	if lookPath == nil {
-		lookPath = exec.LookPath
-	}
-	if _, err := lookPath("nvidia-smi"); err == nil {
-		r.NvidiaSMI = true
-	}
 	if port := cmp.Or(o.DCGMPort, DefaultDCGMPort); port > 0 {
 		r.DCGM = findDCGM(ctx, m, port, o)
 	}
@@ -94,7 +108,7 @@ func Local(ctx context.Context, o Options) (Result, error) {
 // sorts them into found and skipped, in the candidates' order.
 func Fingerprint(ctx context.Context, cands []Candidate, o Options) (Result, error) {
 	timeout := cmp.Or(o.Timeout, DefaultTimeout)
-	metrics, err := httpclient.New(httpclient.Config{Timeout: timeout, MaxRedirects: -1})
+	metrics, err := httpclient.New(httpclient.Config{Timeout: timeout, MaxRedirects: -1, Dial: o.Dial})
 	if err != nil {
 		return Result{}, err
 	}
@@ -109,7 +123,7 @@ func Fingerprint(ctx context.Context, cands []Candidate, o Options) (Result, err
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			f, err := fingerprint(ctx, c, metrics, timeout)
+			f, err := fingerprint(ctx, c, metrics, timeout, o.Dial)
 			if err != nil {
 				why[i] = err
 				return
@@ -136,7 +150,7 @@ func findDCGM(ctx context.Context, m Machine, port int, o Options) string {
 			return ""
 		}
 	}
-	c, err := httpclient.New(httpclient.Config{Timeout: cmp.Or(o.Timeout, DefaultTimeout), MaxRedirects: -1})
+	c, err := httpclient.New(httpclient.Config{Timeout: cmp.Or(o.Timeout, DefaultTimeout), MaxRedirects: -1, Dial: o.Dial})
 	if err != nil {
 		return ""
 	}

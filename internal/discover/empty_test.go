@@ -2,6 +2,7 @@ package discover
 
 import (
 	"context"
+	"github.com/tokentop/tokentop/internal/discover/enginetest"
 	"strings"
 	"testing"
 )
@@ -9,7 +10,7 @@ import (
 // TestLocalNothingFound: a machine with no engine process and nothing on
 // the ports (an empty /proc) finds nothing and says what it looked at.
 func TestLocalNothingFound(t *testing.T) {
-	r, err := Local(context.Background(), Options{ProcRoot: t.TempDir(), Ports: []int{freePort(t)}, DCGMPort: -1, LookPath: noNvidiaSMI})
+	r, err := Local(context.Background(), Options{ProcRoot: t.TempDir(), Ports: []int{enginetest.FreePort(t)}, DCGMPort: -1, LookPath: noNvidiaSMI})
 	if err != nil {
 		t.Fatal(err)
 	}

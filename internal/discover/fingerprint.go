@@ -43,10 +43,10 @@ func apiFor(e telemetry.Engine) probe.API {
 
 // fingerprint asks a candidate, with GETs only, for its models and its
 // /metrics. It counts as an LLM server only when it lists a model.
-func fingerprint(ctx context.Context, c Candidate, metrics *httpclient.Client, timeout time.Duration) (Found, error) {
+func fingerprint(ctx context.Context, c Candidate, metrics *httpclient.Client, timeout time.Duration, dial httpclient.DialFunc) (Found, error) {
 	root := "http://" + c.HostPort()
 	api := apiFor(c.Engine)
-	p, err := probe.New(probe.Options{URL: root, API: api, Timeout: timeout})
+	p, err := probe.New(probe.Options{URL: root, API: api, Timeout: timeout, Dial: dial})
 	if err != nil {
 		return Found{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tokentop/tokentop/internal/discover/enginetest"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -62,10 +63,10 @@ func skippedPort(r Result, port int) (Skipped, bool) {
 // the scanned "well-known" ports.
 func TestLocalFindsEnginesAndLeavesOthersAlone(t *testing.T) {
 	ctx := context.Background()
-	vllmPort, llamaPort, tgiPort := freePort(t), freePort(t), freePort(t)
-	vllm := startChild(t, "vllm", childSim, vllmPort, "serve", "some/model", "--port", strconv.Itoa(vllmPort))
-	llama := startChild(t, "llama-server", childSim, llamaPort, "-m", "model.gguf")
-	fake := startChild(t, "text-generation-launcher", childPlain, tgiPort, "--port", strconv.Itoa(tgiPort))
+	vllmPort, llamaPort, tgiPort := enginetest.FreePort(t), enginetest.FreePort(t), enginetest.FreePort(t)
+	vllm := enginetest.Start(t, "vllm", enginetest.Sim, vllmPort, "serve", "some/model", "--port", strconv.Itoa(vllmPort))
+	llama := enginetest.Start(t, "llama-server", enginetest.Sim, llamaPort, "-m", "model.gguf")
+	fake := enginetest.Start(t, "text-generation-launcher", enginetest.Plain, tgiPort, "--port", strconv.Itoa(tgiPort))
 
 	second, err := sim.New(sim.Config{})
 	if err != nil {
@@ -89,8 +90,8 @@ func TestLocalFindsEnginesAndLeavesOthersAlone(t *testing.T) {
 		t.Log(line)
 	}
 	want := map[int]string{
-		vllmPort:   fmt.Sprintf("vllm, pid %d, :%d from its --port", vllm.pid, vllmPort),
-		llamaPort:  fmt.Sprintf("llamacpp, pid %d, :%d a socket it listens on", llama.pid, llamaPort),
+		vllmPort:   fmt.Sprintf("vllm, pid %d, :%d from its --port", vllm.PID, vllmPort),
+		llamaPort:  fmt.Sprintf("llamacpp, pid %d, :%d a socket it listens on", llama.PID, llamaPort),
 		secondPort: fmt.Sprintf(":%d, a well-known port", secondPort),
 	}
 	for port, how := range want {
@@ -115,7 +116,7 @@ func TestLocalFindsEnginesAndLeavesOthersAlone(t *testing.T) {
 			t.Errorf("non-LLM server :%d not listed as left alone", port)
 		}
 	}
-	if log := fake.requests(t); hasPOST(log) || log == "" {
+	if log := fake.Requests(t); strings.Contains(log, "POST ") || log == "" {
 		t.Errorf("the non-LLM text-generation-launcher got %q; want GETs only, and at least its model list asked", log)
 	}
 	for _, m := range rec.got() {

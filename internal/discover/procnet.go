@@ -20,10 +20,10 @@ type Listener struct {
 // tcpListen is the kernel's TCP_LISTEN state, as /proc/net/tcp writes it.
 const tcpListen = "0A"
 
-// parseProcNetTCP reads the listening sockets of one /proc/net/tcp or
+// ParseProcNetTCP reads the listening sockets of one /proc/net/tcp or
 // tcp6 table. Rows it cannot read are skipped (the format is the kernel's
 // and stable; a bad row is no reason to lose the others).
-func parseProcNetTCP(b []byte) []Listener {
+func ParseProcNetTCP(b []byte) []Listener {
 	var out []Listener
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)

@@ -18,7 +18,7 @@ func TestParseProcNetTCP(t *testing.T) {
    0: 00000000000000000000000001000000:2B67 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 77 1 0000000000000000 100 0 0 10 0
    1: 0000000000000000FFFF00000100007F:0BB8 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 78 1 0000000000000000 100 0 0 10 0
 `
-	got := append(parseProcNetTCP([]byte(tcp)), parseProcNetTCP([]byte(tcp6))...)
+	got := append(ParseProcNetTCP([]byte(tcp)), ParseProcNetTCP([]byte(tcp6))...)
 	want := []Listener{
 		{Addr: netip.MustParseAddr("127.0.0.1"), Port: 0xB2BF, Inode: 177393},
 		{Addr: netip.MustParseAddr("0.0.0.0"), Port: 8000, Inode: 42},

@@ -43,7 +43,7 @@ func ReadMachine(procRoot string) (Machine, error) {
 			continue // no IPv6, or no /proc: the other table, or the port list alone
 		}
 		m.ListenersRead = true
-		m.Listeners = append(m.Listeners, parseProcNetTCP(b)...)
+		m.Listeners = append(m.Listeners, ParseProcNetTCP(b)...)
 	}
 	entries, err := os.ReadDir(procRoot)
 	if err != nil {
@@ -62,14 +62,30 @@ func ReadMachine(procRoot string) (Machine, error) {
 		if err != nil || len(b) == 0 {
 			continue // gone, or a kernel thread
 		}
-		argv := strings.Split(string(bytes.TrimRight(b, "\x00")), "\x00")
-		spec, ok := engines.ProcessOf(argv)
+		p, ok := EngineProc(pid, strings.Split(string(bytes.TrimRight(b, "\x00")), "\x00"))
 		if !ok {
 			continue
 		}
-		m.Procs = append(m.Procs, Proc{PID: pid, Argv: argv, Spec: spec, Sockets: socketInodes(filepath.Join(procRoot, e.Name(), "fd"))})
+		p.Sockets = socketInodes(filepath.Join(procRoot, e.Name(), "fd"))
+		m.Procs = append(m.Procs, p)
 	}
 	return m, nil
+}
+
+// EngineProc is the process pid when its command line starts an engine.
+func EngineProc(pid int, argv []string) (Proc, bool) {
+	spec, ok := engines.ProcessOf(argv)
+	return Proc{PID: pid, Argv: argv, Spec: spec}, ok
+}
+
+// SocketInode reads a socket's inode from its fd link ("socket:[12345]").
+func SocketInode(link string) (uint64, bool) {
+	s, ok := strings.CutPrefix(strings.TrimSpace(link), "socket:[")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 64)
+	return n, err == nil
 }
 
 // socketInodes reads the inodes of the sockets among a process's open
@@ -88,10 +104,8 @@ func socketInodes(fdDir string) map[uint64]bool {
 			}
 			continue // closed meanwhile
 		}
-		if s, ok := strings.CutPrefix(link, "socket:["); ok {
-			if n, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 64); err == nil {
-				out[n] = true
-			}
+		if n, ok := SocketInode(link); ok {
+			out[n] = true
 		}
 	}
 	return out

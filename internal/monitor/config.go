@@ -108,6 +108,18 @@ func DCGMConfig(d config.DCGM, targets []gpu.Target) gpu.Config {
 // ("vllm, pid 4312, :8000 from its --port").
 const LabelFound = "found"
 
+// LabelVia names the tunnel an endpoint is reached through: its client
+// figures (TTFT, E2E, the network share) include the tunnel's time.
+const LabelVia = "via"
+
+// viaWords is the via label: "" (no label) without a tunnel.
+func viaWords(via string) string {
+	if via == "" {
+		return ""
+	}
+	return via + " (client figures include the tunnel)"
+}
+
 // ProbeOptions converts a config endpoint into probe options.
 func ProbeOptions(ep config.Endpoint) (probe.Options, error) {
 	pc := ep.Probe
@@ -122,9 +134,10 @@ func ProbeOptions(ep config.Endpoint) (probe.Options, error) {
 	if ep.Model != "" {
 		o.Name = ep.Prefix() + "/" + ep.Model
 	}
-	if ep.Found != "" {
-		o.Labels = map[string]string{LabelFound: ep.Found}
+	if ep.Found != "" || ep.Via != "" {
+		o.Labels = map[string]string{LabelFound: ep.Found, LabelVia: viaWords(ep.Via)}
 	}
+	o.Dial = ep.Dial
 	if pc.Seed != 0 {
 		seed := pc.Seed
 		o.Seed = &seed
@@ -170,6 +183,7 @@ func ScrapeConfig(ep config.Endpoint) (scrape.Config, bool) {
 	if pc := ep.Probe; pc != nil {
 		sc.HTTP = HTTPConfig(pc.Auth)
 	}
+	sc.HTTP.Dial = ep.Dial
 	switch m := ep.Metrics; {
 	case strings.HasPrefix(m, "http://") || strings.HasPrefix(m, "https://"):
 		if mu, err := url.Parse(m); err == nil {
