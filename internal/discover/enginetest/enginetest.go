@@ -24,9 +24,9 @@ import (
 // shows a real process of that name. A test package that uses it calls
 // ChildMain first thing in its TestMain.
 const (
-	childMode  = "TOKENTOP_DISCOVER_CHILD"
-	childAddr  = "TOKENTOP_DISCOVER_ADDR"
-	childLog   = "TOKENTOP_DISCOVER_LOG"
+	childMode = "TOKENTOP_DISCOVER_CHILD"
+	childAddr = "TOKENTOP_DISCOVER_ADDR"
+	childLog  = "TOKENTOP_DISCOVER_LOG"
 )
 
 // Modes of a started engine process.
@@ -173,4 +173,3 @@ func waitListening(t *testing.T, port int) {
 		time.Sleep(20 * time.Millisecond) // polling with a deadline
 	}
 }
-
