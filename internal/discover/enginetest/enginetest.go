@@ -1,3 +1,9 @@
+// Package enginetest starts real processes named like engines for
+// discovery's tests: the test binary doubles as the server, copied to an
+// engine's name ("vllm") and started with that engine's flags, serving
+// the simulator (Sim) or a plain non-LLM HTTP server (Plain), so /proc
+// shows a real process of that name. A test package that uses it calls
+// ChildMain first thing in its TestMain.
 package enginetest
 
 import (
@@ -17,12 +23,7 @@ import (
 	"github.com/tokentop/tokentop/internal/sim"
 )
 
-// Package enginetest starts real processes named like engines for
-// discovery's tests: the test binary doubles as the server, copied to an
-// engine's name ("vllm") and started with that engine's flags, serving
-// the simulator (Sim) or a plain non-LLM HTTP server (Plain), so /proc
-// shows a real process of that name. A test package that uses it calls
-// ChildMain first thing in its TestMain.
+// Environment of a started engine process.
 const (
 	childMode = "TOKENTOP_DISCOVER_CHILD"
 	childAddr = "TOKENTOP_DISCOVER_ADDR"
