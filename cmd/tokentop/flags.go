@@ -112,8 +112,14 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 			return nil, err
 		}
 	}
-	if err := f.ssh.addHosts(c, sshTargets, probeDefaults, r.model, r.api, f.noScrape); err != nil {
-		return nil, err
+	if len(sshTargets) > 0 {
+		ports, err := f.disc.portList()
+		if err != nil {
+			return nil, err
+		}
+		if err := f.ssh.addHosts(c, sshTargets, ports, probeDefaults, r.model, r.api, f.noScrape); err != nil {
+			return nil, err
+		}
 	}
 	for _, u := range f.scrape {
 		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: u, Probe: &config.Probe{Disabled: true}})

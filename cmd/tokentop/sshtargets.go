@@ -44,7 +44,7 @@ func splitSSH(args []string) (ssh, urls []string) {
 
 // addHosts connects to each ssh:// target, discovers its engines there
 // and adds them to c, reached through the connection.
-func (s *sshFlags) addHosts(c *config.Config, targets []string, p config.Probe, model, api string, noScrape bool) error {
+func (s *sshFlags) addHosts(c *config.Config, targets []string, ports []int, p config.Probe, model, api string, noScrape bool) error {
 	s.results = map[string]discover.Result{}
 	for _, arg := range targets {
 		t, err := sshhost.ParseTarget(arg)
@@ -52,7 +52,7 @@ func (s *sshFlags) addHosts(c *config.Config, targets []string, p config.Probe, 
 			return usagef("%v", err)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), sshSetup)
-		h, r, err := openHost(ctx, t, sshhost.Options{AcceptNew: s.acceptNew})
+		h, r, err := openHost(ctx, t, sshhost.Options{AcceptNew: s.acceptNew}, ports)
 		cancel()
 		if err != nil {
 			return err
@@ -74,7 +74,7 @@ func (s *sshFlags) addHosts(c *config.Config, targets []string, p config.Probe, 
 }
 
 // openHost connects and runs discovery on the host.
-func openHost(ctx context.Context, t sshhost.Target, o sshhost.Options) (*sshhost.Host, discover.Result, error) {
+func openHost(ctx context.Context, t sshhost.Target, o sshhost.Options, ports []int) (*sshhost.Host, discover.Result, error) {
 	h, err := sshhost.Open(ctx, t, o)
 	if err != nil {
 		return nil, discover.Result{}, err
@@ -84,7 +84,7 @@ func openHost(ctx context.Context, t sshhost.Target, o sshhost.Options) (*sshhos
 		_ = h.Close()
 		return nil, discover.Result{}, err
 	}
-	r, err := discover.FromMachine(ctx, m, discover.Options{Dial: h.Dial, DCGMPort: -1})
+	r, err := discover.FromMachine(ctx, m, discover.Options{Dial: h.Dial, Ports: ports, DCGMPort: -1})
 	if err != nil {
 		_ = h.Close()
 		return nil, discover.Result{}, err
