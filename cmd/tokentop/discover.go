@@ -30,7 +30,8 @@ const noTargetUsage = "give a URL, ssh://[user@]host[:port], --prometheus, --scr
 
 // portList parses --discover-ports.
 func (d *discoverFlags) portList() ([]int, error) {
-	var out []int
+	out := []int{} // empty, not nil: "" scans no port
+
 	for _, s := range strings.Split(d.ports, ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue

@@ -110,7 +110,7 @@ func Start(t *testing.T, name, mode string, port int, args ...string) Engine {
 		}
 		_ = cmd.Wait() // killed: its error is the signal
 	})
-	waitListening(t, port)
+	WaitListening(t, port)
 	return c
 }
 
@@ -157,9 +157,9 @@ func FreePort(t *testing.T) int {
 	return port
 }
 
-// waitListening polls until port accepts a connection (a child starting
+// WaitListening polls until port accepts a connection (a child starting
 // up on a loaded machine can take seconds).
-func waitListening(t *testing.T, port int) {
+func WaitListening(t *testing.T, port int) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {

@@ -6,6 +6,7 @@ package sshdtest
 
 import (
 	"fmt"
+	"github.com/tokentop/tokentop/internal/discover/enginetest"
 	"io"
 	"net"
 	"os"
@@ -14,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // SSHD is an sshd and the HOME that reaches it as "box".
@@ -54,7 +54,7 @@ func Start(t *testing.T) *SSHD {
 	pub := read(t, clientKey+".pub")
 	authorized := filepath.Join(dir, "authorized_keys")
 	write(t, authorized, pub)
-	port := freePort(t)
+	port := enginetest.FreePort(t)
 	conf := filepath.Join(dir, "sshd_config")
 	write(t, conf, fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
@@ -80,7 +80,7 @@ LogLevel ERROR
 		}
 		_ = cmd.Wait() // killed: its error is the signal
 	})
-	waitListening(t, port)
+	enginetest.WaitListening(t, port)
 	p := startProxy(t, port)
 	user := os.Getenv("USER")
 	if user == "" {
@@ -138,32 +138,6 @@ func write(t *testing.T, path, s string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func waitListening(t *testing.T, port int) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
-		if err == nil {
-			_ = c.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sshd does not listen on :%d: %v", port, err)
-		}
-		time.Sleep(20 * time.Millisecond) // polling with a deadline
 	}
 }
 
