@@ -112,6 +112,7 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 			return nil, err
 		}
 	}
+	sshTargets = append(sshTargets, c.SSH...)
 	if len(sshTargets) > 0 {
 		ports, err := f.disc.portList()
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -120,4 +121,26 @@ func sourceNamed(sources []telemetry.SourceStatus, name string) (telemetry.Sourc
 		}
 	}
 	return telemetry.SourceStatus{}, false
+}
+
+// TestConfigSSHTargets: the config file's ssh: list is read as the
+// command line's ssh:// targets.
+func TestConfigSSHTargets(t *testing.T) {
+	_, simPort := startSSHBox(t)
+	conf := t.TempDir() + "/tokentop.yaml"
+	if err := os.WriteFile(conf, []byte("ssh: [ssh://box]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "snapshot", "--json", "--duration", "3s", "--interval", "500ms", "--max-tokens", "8",
+		"--discover-ports", fmt.Sprint(simPort), "--config", conf)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var doc readout
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if st, ok := sourceNamed(doc.Sources, "ssh box"); !ok || st.State != telemetry.Live {
+		t.Errorf("source ssh box: %+v (found %v); want live\n%s", st, ok, errs)
+	}
 }

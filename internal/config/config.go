@@ -32,6 +32,10 @@ type Config struct {
 	SLOs       []SLO        `yaml:"slos"`
 	Notify     Notify       `yaml:"notify"`
 
+	// SSH are ssh://[user@]host[:port] targets: each host's engines,
+	// discovered and measured through one SSH connection.
+	SSH []string `yaml:"ssh"`
+
 	doc *yaml.Node // the file as parsed, for the line numbers of errors
 }
 
