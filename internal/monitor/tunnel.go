@@ -13,6 +13,7 @@ import (
 type Tunnel interface {
 	Name() string
 	Check(ctx context.Context) error
+	Close() error
 }
 
 // tunnelEvery is how often a tunnel's state is checked and reported.
@@ -21,9 +22,12 @@ const tunnelEvery = time.Second
 // AddTunnel reports a tunnel as a source of its own, live or error with
 // its reason every second, so a dropped connection reads DOWN at once
 // (its probes fail with the same reason) and reconnects even while no
-// probe is due.
+// probe is due. The tunnel is closed when the monitor stops.
 func (m *Monitor) AddTunnel(t Tunnel, url string) {
 	source := "ssh:" + t.Name()
+	m.mu.Lock()
+	m.closers = append(m.closers, t.Close)
+	m.mu.Unlock()
 	m.add(source, func(ctx context.Context) error {
 		tick := time.NewTicker(tunnelEvery)
 		defer tick.Stop()

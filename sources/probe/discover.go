@@ -191,7 +191,7 @@ func (p *Prober) getModels(ctx context.Context, u string, parse func([]byte) ([]
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: HTTP %d: %s", p.displayOf(u), resp.StatusCode, sanitize.Text(p.scrubberFor(key).scrub(string(body))))
+		return nil, fmt.Errorf("GET %s: HTTP %d: %s", p.displayOf(u), resp.StatusCode, sanitize.Text(p.scrubberFor(key).scrub(strings.TrimSpace(string(body)))))
 	}
 	models, err := parse(body)
 	if err != nil {
