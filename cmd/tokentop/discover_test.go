@@ -52,8 +52,8 @@ func TestSnapshotWithoutTargetDiscovers(t *testing.T) {
 		if ep.Model != sim.DemoHealthy {
 			continue
 		}
-		if ep.Labels["found"] != wantHow {
-			t.Errorf("endpoint %s: labels %v, want found=%q", ep.Name, ep.Labels, wantHow)
+		if _, tunnelled := ep.Labels["via"]; ep.Labels["found"] != wantHow || tunnelled {
+			t.Errorf("endpoint %s: labels %v, want found=%q and no via", ep.Name, ep.Labels, wantHow)
 		}
 		if s, ok := ep.Signals[telemetry.TTFT]; ok && strings.HasPrefix(s.Source, "probe:") && s.Count > 0 {
 			measured = true

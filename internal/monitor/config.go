@@ -134,8 +134,13 @@ func ProbeOptions(ep config.Endpoint) (probe.Options, error) {
 	if ep.Model != "" {
 		o.Name = ep.Prefix() + "/" + ep.Model
 	}
-	if ep.Found != "" || ep.Via != "" {
-		o.Labels = map[string]string{LabelFound: ep.Found, LabelVia: viaWords(ep.Via)}
+	for k, v := range map[string]string{LabelFound: ep.Found, LabelVia: viaWords(ep.Via)} {
+		if v != "" {
+			if o.Labels == nil {
+				o.Labels = map[string]string{}
+			}
+			o.Labels[k] = v
+		}
 	}
 	o.Dial = ep.Dial
 	if pc.Seed != 0 {
