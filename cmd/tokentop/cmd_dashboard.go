@@ -25,6 +25,12 @@ func init() {
 
 const dashboardUsage = `tokentop [dashboard] URL [URL...] [flags]
        tokentop dashboard --config FILE | --prometheus URL | --scrape URL [flags]
+       tokentop [dashboard] [ssh://[user@]host[:port]...] [flags]
+
+With no target it looks for this machine's engines (processes, listening
+sockets, --discover-ports), and with ssh:// targets for each host's, through
+one SSH connection; each is fingerprinted with GETs before it is probed
+(docs/discovery.md).
 
 Probes each URL (every model it lists on /v1/models), scrapes the engine's
 /metrics on the same host, and shows them live. A URL may be the server root

@@ -102,7 +102,7 @@ func TestDashboardHeadlessPrintsText(t *testing.T) {
 
 func TestDashboardNeedsSomethingToWatch(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	code, _, errOut := runCmd(t, "dashboard")
+	code, _, errOut := runCmd(t, "dashboard", "--no-discover")
 	if code == 0 || !strings.Contains(errOut, "nothing to monitor") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}

@@ -194,6 +194,8 @@ func TestHelpHasNoGoDurations(t *testing.T) {
 // and one pointing to --help: never the whole flag list.
 func TestEveryUsageErrorExits2InOneLine(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // no default config file
+	// No target runs discovery, which may find something on this machine:
+	// the no-target cases say --no-discover.
 	cases := map[string][][]string{
 		"probe": {{}, {"http://127.0.0.1:1", "-n", "0"}, {"http://127.0.0.1:1", "--json", "--csv"},
 			{"http://127.0.0.1:1", "--seed", "1"}, {"http://127.0.0.1:1", "--interval", "1s"},
@@ -201,11 +203,11 @@ func TestEveryUsageErrorExits2InOneLine(t *testing.T) {
 			{"http://127.0.0.1:1", "--timeout", "0"}, {"http://127.0.0.1:1", "--header", "broken"},
 			{"http://127.0.0.1:1", "--api-key-env", "A", "--api-key-file", "B"}, {"http://127.0.0.1:1", "--timeout", "soon"}},
 		"check":     {{}, {"http://127.0.0.1:1", "-n", "0"}, {"http://127.0.0.1:1", "--slo-ttft", "fast"}, {"http://127.0.0.1:1", "--timeout", "0"}},
-		"snapshot":  {{"http://127.0.0.1:1", "--duration", "0"}, {"http://127.0.0.1:1", "--text", "--json"}, {}},
-		"dashboard": {{"--json"}, {"http://127.0.0.1:1", "--interval", "0"}},
-		"exporter":  {{}},
+		"snapshot":  {{"http://127.0.0.1:1", "--duration", "0"}, {"http://127.0.0.1:1", "--text", "--json"}, {"--no-discover"}},
+		"dashboard": {{"--json", "--no-discover"}, {"http://127.0.0.1:1", "--interval", "0"}, {"--discover-ports", "80,http"}},
+		"exporter":  {{"--no-discover"}},
 		"demo":      {{"extra"}},
-		"serve":     {{}, {"--ssh", "--max-sessions", "0"}, {"--ssh", "--demo", "http://127.0.0.1:1"}},
+		"serve":     {{"--no-discover"}, {"--ssh", "--max-sessions", "0"}, {"--ssh", "--demo", "http://127.0.0.1:1"}},
 		"replay":    {{}, {"a", "b"}},
 		"race": {{}, {"http://127.0.0.1:1", "http://127.0.0.1:2", "--rounds", "0"}, {"model-first", "http://127.0.0.1:1"},
 			{"http://127.0.0.1:1", "--model", "m"}, {"http://127.0.0.1:1", "http://127.0.0.1:2", "--max-tokens", "0"}},

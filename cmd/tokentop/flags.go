@@ -31,6 +31,8 @@ type sourceFlags struct {
 	noScrape    bool
 	record      string
 	fromDefault bool // the config came from the default path
+	disc        discoverFlags
+	ssh         sshFlags
 }
 
 func (f *sourceFlags) bind(fs *flag.FlagSet) {
@@ -48,6 +50,8 @@ func (f *sourceFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noScrape, "no-scrape", false, "probe the URLs only; do not scrape their /metrics")
 	bindRecord(fs, &f.record)
 	f.slo = bindSLOFlags(fs)
+	f.disc.bind(fs)
+	f.ssh.bind(fs)
 }
 
 // existingDefaultConfig is the default config path when that file exists.
@@ -64,8 +68,10 @@ func existingDefaultConfig() string {
 // path when it exists) plus what the flags and URL arguments add.
 func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 	c := &config.Config{}
+	sshTargets, urls := splitSSH(urls)
 	path := f.configPath
-	if path == "" && len(urls) == 0 && len(f.prometheus)+len(f.scrape)+len(f.dcgm) == 0 {
+	noTarget := path == "" && len(urls)+len(sshTargets) == 0 && len(f.prometheus)+len(f.scrape)+len(f.dcgm) == 0
+	if noTarget {
 		path = existingDefaultConfig()
 		f.fromDefault = path != ""
 	}
@@ -101,6 +107,21 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 		}
 		ep.MetricsImplied = "--no-scrape to silence" // its /metrics was not asked for: most gateways have none
 		c.Endpoints = append(c.Endpoints, ep)
+	}
+	if noTarget && path == "" && !f.disc.off {
+		if err := f.disc.discoverInto(c, probeDefaults, r.model, r.api, f.noScrape); err != nil {
+			return nil, err
+		}
+	}
+	sshTargets = append(sshTargets, c.SSH...)
+	if len(sshTargets) > 0 {
+		ports, err := f.disc.portList()
+		if err != nil {
+			return nil, err
+		}
+		if err := f.ssh.addHosts(c, sshTargets, ports, probeDefaults, r.model, r.api, f.noScrape); err != nil {
+			return nil, err
+		}
 	}
 	for _, u := range f.scrape {
 		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: u, Probe: &config.Probe{Disabled: true}})
@@ -152,6 +173,8 @@ func (f *sourceFlags) open(urls []string, stderr io.Writer) (*monitor.Monitor, *
 	if err != nil {
 		return nil, nil, err
 	}
+	f.disc.report(stderr)
+	f.ssh.report(stderr)
 	m, err := f.build(c, stderr)
 	return m, c, err
 }
@@ -166,13 +189,14 @@ func (f *sourceFlags) build(c *config.Config, stderr io.Writer) (*monitor.Monito
 	if err := m.AddConfig(c); err != nil {
 		return nil, err
 	}
+	f.ssh.addTunnels(m)
 	if f.record != "" {
 		if err := m.AddRecorder(f.record); err != nil {
 			return nil, err
 		}
 	}
 	if m.Sources() == 0 {
-		return nil, usagef("nothing to monitor: give a URL, --prometheus, --scrape, --dcgm or --config (try 'tokentop demo')")
+		return nil, usagef("nothing to monitor: give a URL, ssh://host, --prometheus, --scrape, --dcgm or --config (try 'tokentop demo')")
 	}
 	for _, ep := range c.Endpoints {
 		if ep.Probe != nil && ep.Probe.Insecure {

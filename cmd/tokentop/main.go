@@ -189,6 +189,8 @@ TTFT, TPOT, inter-token latency, tokens/s, GPU memory-bandwidth use and SLO brea
 Usage:
   tokentop demo                      dashboard over the built-in simulator (offline)
   tokentop URL [URL...]              probe and scrape endpoints, open the dashboard
+  tokentop                           the same for the engines found on this machine
+  tokentop ssh://[user@]host[:port]  ... and for those found on a host, through one SSH connection
   tokentop <command> [flags]
 
 Commands:

@@ -5,9 +5,11 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +31,10 @@ type Config struct {
 	Probe      Probe        `yaml:"probe"` // defaults for every endpoint's probe
 	SLOs       []SLO        `yaml:"slos"`
 	Notify     Notify       `yaml:"notify"`
+
+	// SSH are ssh://[user@]host[:port] targets: each host's engines,
+	// discovered and measured through one SSH connection.
+	SSH []string `yaml:"ssh"`
 
 	doc *yaml.Node // the file as parsed, for the line numbers of errors
 }
@@ -52,6 +58,16 @@ type Endpoint struct {
 	Probe   *Probe            `yaml:"probe"` // overrides the top-level probe defaults
 	GPU     *GPUMap           `yaml:"gpu"`
 	Weights *Weights          `yaml:"weights"`
+
+	// Found says how discovery found the endpoint (set by the command
+	// line, never by a file); its probed rows carry it as the label
+	// "found".
+	Found string `yaml:"-"`
+	// Via names the tunnel its probes and scrapes go through
+	// ("ssh://gpu-box"), and Dial opens those connections; both set by
+	// the command line for an ssh:// target.
+	Via  string                                                            `yaml:"-"`
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error) `yaml:"-"`
 }
 
 // Auth holds credentials by reference only: an env var name or a file

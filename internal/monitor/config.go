@@ -104,6 +104,22 @@ func DCGMConfig(d config.DCGM, targets []gpu.Target) gpu.Config {
 	return gpu.Config{URL: d.URL, Interval: d.Interval.D(), HTTP: HTTPConfig(d.Auth), Targets: targets, EmitUnmapped: len(targets) == 0}
 }
 
+// LabelFound is the label of a discovered endpoint: how it was found
+// ("vllm, pid 4312, :8000 from its --port").
+const LabelFound = "found"
+
+// LabelVia names the tunnel an endpoint is reached through: its client
+// figures (TTFT, E2E, the network share) include the tunnel's time.
+const LabelVia = "via"
+
+// viaWords is the via label: "" (no label) without a tunnel.
+func viaWords(via string) string {
+	if via == "" {
+		return ""
+	}
+	return via + " (client figures include the tunnel)"
+}
+
 // ProbeOptions converts a config endpoint into probe options.
 func ProbeOptions(ep config.Endpoint) (probe.Options, error) {
 	pc := ep.Probe
@@ -118,6 +134,15 @@ func ProbeOptions(ep config.Endpoint) (probe.Options, error) {
 	if ep.Model != "" {
 		o.Name = ep.Prefix() + "/" + ep.Model
 	}
+	for k, v := range map[string]string{LabelFound: ep.Found, LabelVia: viaWords(ep.Via)} {
+		if v != "" {
+			if o.Labels == nil {
+				o.Labels = map[string]string{}
+			}
+			o.Labels[k] = v
+		}
+	}
+	o.Dial = ep.Dial
 	if pc.Seed != 0 {
 		seed := pc.Seed
 		o.Seed = &seed
@@ -166,6 +191,7 @@ func ScrapeConfig(ep config.Endpoint) (scrape.Config, bool) {
 	if pc := ep.Probe; pc != nil {
 		sc.HTTP = HTTPConfig(pc.Auth)
 	}
+	sc.HTTP.Dial = ep.Dial
 	switch m := ep.Metrics; {
 	case strings.HasPrefix(m, "http://") || strings.HasPrefix(m, "https://"):
 		if mu, err := url.Parse(m); err == nil {

@@ -65,6 +65,9 @@ func (m *Monitor) discover(ctx context.Context, o probe.Options, prefix string) 
 	defer p.Close()
 	timeout, interval := cmp.Or(o.Timeout, probe.DefaultTimeout), cmp.Or(o.Interval, probe.DefaultInterval)
 	ep := telemetry.Endpoint{Name: cmp.Or(prefix, p.Host()), BaseURL: p.URL(), Labels: map[string]string{"api": string(p.API())}}
+	for k, v := range o.Labels {
+		ep.Labels[k] = sanitize.Text(v)
+	}
 	source := "probe:" + p.URL()
 	failures := 0
 	for {

@@ -34,6 +34,10 @@ func New(cfg Config) (*Client, error) {
 	tr.TLSClientConfig = tlsCfg
 	tr.MaxIdleConnsPerHost = 4
 	tr.ResponseHeaderTimeout = cfg.Timeout
+	if cfg.Dial != nil {
+		tr.DialContext = cfg.Dial
+		tr.Proxy = nil // the tunnel is the way there
+	}
 	c := &Client{cfg: cfg}
 	c.http = &http.Client{Transport: tr, Timeout: cfg.Timeout, CheckRedirect: c.checkRedirect}
 	return c, nil

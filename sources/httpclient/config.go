@@ -1,6 +1,10 @@
 package httpclient
 
-import "time"
+import (
+	"context"
+	"net"
+	"time"
+)
 
 // Defaults, in one place.
 const (
@@ -34,7 +38,13 @@ type Config struct {
 	MaxBodyBytes int64 `json:"max_body_bytes,omitempty" yaml:"max_body_bytes,omitempty"`
 	// UserAgent defaults to "tokentop".
 	UserAgent string `json:"user_agent,omitempty" yaml:"user_agent,omitempty"`
+	// Dial, when set, opens every connection (an SSH tunnel's
+	// ssh.Client.DialContext); nil dials directly.
+	Dial DialFunc `json:"-" yaml:"-"`
 }
+
+// DialFunc opens a connection to addr, as net.Dialer.DialContext does.
+type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 
 // WithDefaults returns c with every unset field at its default.
 func (c Config) WithDefaults() Config {

@@ -191,7 +191,7 @@ func (p *Prober) getModels(ctx context.Context, u string, parse func([]byte) ([]
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: HTTP %d: %s", p.displayOf(u), resp.StatusCode, sanitize.Text(p.scrubberFor(key).scrub(string(body))))
+		return nil, fmt.Errorf("GET %s: HTTP %d: %s", p.displayOf(u), resp.StatusCode, sanitize.Text(p.scrubberFor(key).scrub(strings.TrimSpace(string(body)))))
 	}
 	models, err := parse(body)
 	if err != nil {
@@ -303,3 +303,12 @@ func warmPath(api API) string {
 		return "/v1/models"
 	}
 }
+
+// ListModels asks the server which models it serves with GETs only
+// (nothing is generated): /v1/models, then the protocol's own listing.
+// Discovery uses it to tell an LLM server from any other HTTP server.
+func (p *Prober) ListModels(ctx context.Context) ([]Model, error) { return p.listModels(ctx) }
+
+// GuessEngine names the serving engine from the protocol and a listed
+// model's owned_by, or telemetry.EngineUnknown.
+func GuessEngine(api API, ownedBy string) telemetry.Engine { return guessEngine(api, ownedBy) }

@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"github.com/tokentop/tokentop/sources/httpclient"
 	"time"
 
 	"github.com/tokentop/tokentop/internal/config"
@@ -71,6 +72,10 @@ type Options struct {
 	Model string `json:"model,omitempty"`
 	// Name is the endpoint's key; default "<host:port>/<model>".
 	Name string `json:"name,omitempty"`
+	// Labels are added to the endpoint's labels (how discovery found it).
+	Labels map[string]string `json:"labels,omitempty"`
+	// Dial, when set, opens every connection (through an SSH tunnel).
+	Dial httpclient.DialFunc `json:"-"`
 
 	Prompt      string  `json:"prompt,omitempty"` // text; empty = the built-in short prompt
 	MaxTokens   int     `json:"max_tokens,omitempty"`

@@ -137,6 +137,9 @@ func (p *Prober) Endpoint() telemetry.Endpoint {
 	}
 	e := telemetry.Endpoint{Name: name, BaseURL: p.displayOf(p.target.root), Model: p.model, Engine: p.engine,
 		Labels: map[string]string{"api": string(p.proto.API())}}
+	for k, v := range p.opts.Labels {
+		e.Labels[k] = sanitize.Text(v)
+	}
 	if p.opts.Auth.Insecure {
 		e.Labels["tls"] = "NOT VERIFIED"
 	}

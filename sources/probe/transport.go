@@ -41,6 +41,9 @@ func newClient(o Options) (*http.Client, error) {
 		WriteBufferSize: 1 << 10,
 		Protocols:       new(http.Protocols),
 	}
+	if o.Dial != nil {
+		tr.DialContext, tr.Proxy = o.Dial, nil // the tunnel is the way there
+	}
 	tr.Protocols.SetHTTP1(true)
 	if o.HTTP2 {
 		tr.Protocols.SetHTTP2(true)

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/tokentop/tokentop/internal/sshhost/sshdtest"
+	"github.com/tokentop/tokentop/internal/syncbuf"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// readout is the part of a JSON read-out these tests read.
+type readout struct {
+	Endpoints []telemetry.EndpointSnapshot `json:"endpoints"`
+	Sources   []telemetry.SourceStatus     `json:"sources"`
+}
+
+// startSSHBox starts a real sshd reached as "box" from a temporary HOME, and the
+// simulator on a loopback port of that "host".
+func startSSHBox(t *testing.T) (d *sshdtest.SSHD, simPort int) {
+	t.Helper()
+	d = sshdtest.Start(t)
+	t.Setenv("HOME", d.Home)
+	t.Setenv("SSH_AUTH_SOCK", "") // the key file, not whoever's agent
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	return d, lastPort(t, startSim(t, model(sim.DemoHealthy)))
+}
+
+// TestSnapshotThroughSSH: `tokentop snapshot ssh://box` discovers the
+// host's simulator over the connection, probes and scrapes it through
+// it, and the JSON says how it was found and that its figures include
+// the tunnel.
+func TestSnapshotThroughSSH(t *testing.T) {
+	_, simPort := startSSHBox(t)
+	code, out, errs := runCmd(t, "snapshot", "--json", "--duration", "5s", "--interval", "500ms", "--max-tokens", "8",
+		"--discover-ports", fmt.Sprint(simPort), "ssh://box")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var doc readout
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	name := fmt.Sprintf("box:%d/%s", simPort, sim.DemoHealthy)
+	var ep *telemetry.EndpointSnapshot
+	for i := range doc.Endpoints {
+		if doc.Endpoints[i].Name == name {
+			ep = &doc.Endpoints[i]
+		}
+	}
+	if ep == nil {
+		t.Fatalf("no endpoint %s in:\n%s\nstderr:\n%s", name, out, errs)
+	}
+	if ep.Labels["found"] != fmt.Sprintf(":%d, a well-known port on box", simPort) || !strings.HasPrefix(ep.Labels["via"], "ssh://box") {
+		t.Errorf("labels %v: want found on box, via ssh://box", ep.Labels)
+	}
+	if s, ok := ep.Signals[telemetry.TTFT]; !ok || !strings.HasPrefix(s.Source, "probe:") || s.Count == 0 {
+		t.Errorf("no probed TTFT through the tunnel: %+v", ep.Signals[telemetry.TTFT])
+	}
+	if len(ep.Server) == 0 {
+		t.Errorf("no server figures: /metrics not scraped through the tunnel")
+	}
+	if st, ok := sourceNamed(doc.Sources, "ssh box"); !ok || st.State != telemetry.Live {
+		t.Errorf("source ssh box: %+v (found %v); want live", st, ok)
+	}
+}
+
+// TestDashboardSSHHostDownThenRecovers: the connection cut mid-run, the
+// dashboard keeps refreshing and reads the host DOWN with its reason,
+// then live again once it reconnects.
+func TestDashboardSSHHostDownThenRecovers(t *testing.T) {
+	d, simPort := startSSHBox(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errs syncbuf.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"--json", "--refresh", "300ms", "--interval", "500ms", "--max-tokens", "8",
+			"--discover-ports", fmt.Sprint(simPort), "ssh://box"}, &out, &errs)
+	}()
+	last := func() (doc readout) {
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		_ = json.Unmarshal([]byte(lines[len(lines)-1]), &doc) // a partial line: nothing yet
+		return doc
+	}
+	state := func() (telemetry.SourceStatus, bool) { return sourceNamed(last().Sources, "ssh box") }
+	// The probes go through the connection: with it down, they fail.
+	probeFailing := func() bool {
+		for _, ep := range last().Endpoints {
+			if strings.HasPrefix(ep.Name, "box:") && ep.Signals[telemetry.ErrorRate].NewestFailed {
+				return true
+			}
+		}
+		return false
+	}
+	waitUntil(t, time.Minute, "the host live", func() bool { st, ok := state(); return ok && st.State == telemetry.Live })
+	d.Proxy.Refuse(true)
+	d.Proxy.Cut()
+	waitUntil(t, time.Minute, "the host DOWN", func() bool {
+		st, ok := state()
+		return ok && st.State == telemetry.Error && strings.Contains(st.Err, "DOWN")
+	})
+	waitUntil(t, time.Minute, "the probes through the dropped connection to fail", probeFailing)
+	d.Proxy.Refuse(false)
+	waitUntil(t, time.Minute, "the host live again", func() bool { st, ok := state(); return ok && st.State == telemetry.Live })
+	waitUntil(t, time.Minute, "the probes to succeed again", func() bool { return !probeFailing() })
+	cancel()
+	<-done
+}
+
+func sourceNamed(sources []telemetry.SourceStatus, name string) (telemetry.SourceStatus, bool) {
+	for _, s := range sources {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return telemetry.SourceStatus{}, false
+}
+
+// TestConfigSSHTargets: the config file's ssh: list is read as the
+// command line's ssh:// targets.
+func TestConfigSSHTargets(t *testing.T) {
+	_, simPort := startSSHBox(t)
+	conf := t.TempDir() + "/tokentop.yaml"
+	if err := os.WriteFile(conf, []byte("ssh: [ssh://box]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "snapshot", "--json", "--duration", "3s", "--interval", "500ms", "--max-tokens", "8",
+		"--discover-ports", fmt.Sprint(simPort), "--config", conf)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var doc readout
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if st, ok := sourceNamed(doc.Sources, "ssh box"); !ok || st.State != telemetry.Live {
+		t.Errorf("source ssh box: %+v (found %v); want live\n%s", st, ok, errs)
+	}
+}
