@@ -153,8 +153,11 @@ func checkReplicaKilled(t *testing.T, kind string, start func(*testing.T, string
 		checkListed(t, hl, from, time.Now(), repB, "gone")
 		gone["gone_listed_for"] = time.Since(from)
 	}
-	if d, ok := seen["json_firing_after"]; ok {
-		checkReplayedDown(t, hl, recording, killedAt.Add(d), repB)
+	if _, ok := seen["json_firing_after"]; ok {
+		firing, _ := hl.waitDoc(killedAt, time.Second, func(d snapshotDoc) bool {
+			return targetState(d, repB) == "down" && hasAlert(currentAlerts(d), repB, isTargetUpPage, "firing")
+		})
+		checkReplayedDown(t, hl, recording, firing.doc.At, restartedAt, repB)
 	}
 	for k, v := range back {
 		seen[k] = v
@@ -166,23 +169,29 @@ func checkReplicaKilled(t *testing.T, kind string, start func(*testing.T, string
 }
 
 // checkReplayedDown stops the recording dashboard and replays its
-// recording just after firedAt: the replica reads down and its
-// target-up alert fires in the replay, as live.
-func checkReplayedDown(t *testing.T, hl *headless, path string, firedAt time.Time, endpoint string) {
+// recording just after firedAt, when a live document read the replica down
+// and its target-up alert firing: the replay reads the same.
+func checkReplayedDown(t *testing.T, hl *headless, path string, firedAt, restartedAt time.Time, endpoint string) {
 	t.Helper()
 	hl.signal(t, syscall.SIGHUP) // a finished recording, as an SSH session's end leaves it
 	if _, ok := hl.waitExit(10 * time.Second); !ok {
 		t.Fatalf("the recording dashboard still runs 10 s after SIGHUP")
 	}
-	r, err := readRecording(path)
-	if err != nil {
+	if _, err := readRecording(path); err != nil {
 		t.Fatal(err)
 	}
-	first, _ := r.span()
-	// The first whole second after JSON showed it firing: before the
-	// restart (after Alertmanager had it too) brought the target back.
-	at := (firedAt.Sub(first) + time.Second - 1).Truncate(time.Second)
-	out := replayAt(t, path, at.String())
+	// A second after the live document that first showed it down and
+	// firing (its own date, not when the test read it): the replay
+	// evaluates on its own ticks, up to one evaluation later than live.
+	// Never past the restart, which soon brings the target back.
+	if firedAt.IsZero() {
+		t.Fatalf("no live document showed %s down and firing", endpoint)
+	}
+	at := firedAt.Add(time.Second)
+	if at.After(restartedAt) {
+		at = restartedAt
+	}
+	out := replayAt(t, path, at.UTC().Format(time.RFC3339Nano))
 	if got := targetState(out.doc, endpoint); got != "down" {
 		t.Errorf("replayed at %s: %s's target %q, want down", at, endpoint, got)
 	}
