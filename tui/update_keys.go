@@ -13,6 +13,9 @@ func (a *app) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if k.String() == "ctrl+c" {
 		return tea.Quit
 	}
+	if a.screen == screenRace {
+		return a.raceKey(k)
+	}
 	if f := a.table.Filter(); f.Editing() && a.screen == screenMain {
 		if f.Key(k) {
 			a.table.FilterChanged()
@@ -141,6 +144,8 @@ func (a *app) mainKey(k tea.KeyPressMsg) tea.Cmd {
 		a.table.ReverseSort()
 	case key.Matches(k, km.Expand):
 		a.dirty = a.table.ToggleExpand()
+	case key.Matches(k, km.Race):
+		return a.openRace()
 	default:
 		a.dirty = false
 	}

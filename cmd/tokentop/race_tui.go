@@ -27,7 +27,7 @@ func raceInTerminal(ctx context.Context, cfg raceConfig, probers []*probe.Prober
 	again := make(chan struct{}, 1)
 	view := raceview.New(raceview.Options{
 		Lanes:  raceLanes(probers),
-		Title:  raceTitle(cfg),
+		Title:  raceTitle(cfg.opts.MaxTokens, cfg.opts.Prompt),
 		Rounds: cfg.rounds,
 		Again: func() {
 			select {
@@ -96,7 +96,7 @@ func raceInTerminal(ctx context.Context, cfg raceConfig, probers []*probe.Prober
 }
 
 // raceTitle says what is raced.
-func raceTitle(cfg raceConfig) string {
-	p := strings.Join(strings.Fields(cfg.opts.Prompt), " ")
-	return fmt.Sprintf("· max %d tokens · prompt %q", cfg.opts.MaxTokens, p)
+func raceTitle(maxTokens int, prompt string) string {
+	p := strings.Join(strings.Fields(prompt), " ")
+	return fmt.Sprintf("· max %d tokens · prompt %q", maxTokens, p)
 }
