@@ -93,10 +93,7 @@ func (r *dashboardRace) Title() string          { return r.title }
 
 // Run implements tui.Race with the race command's core.
 func (r *dashboardRace) Run(ctx context.Context, send func(tea.Msg)) raceview.Ended {
-	rd := race.Run(ctx, r.probers, race.Hooks{
-		Chunk: func(c race.Chunk) { send(chunkOf(c)) },
-		Done:  func(i int, res *probe.Result) { send(finishedOf(i, res)) },
-	})
+	rd := race.Run(ctx, r.probers, viewHooks(send))
 	return raceview.Ended{StartSkew: rd.StartSkew, Positions: rd.Positions}
 }
 
