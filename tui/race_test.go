@@ -146,3 +146,24 @@ func TestRaceKeyStreamsInTheProgram(t *testing.T) {
 		t.Errorf("after esc the dashboard should show again:\n%s", frame)
 	}
 }
+
+// q and ctrl+c in the race quit tokentop, closing the race first (its
+// round is cancelled, its connections closed).
+func TestRaceQuitKeysCloseTheRace(t *testing.T) {
+	for _, k := range []string{"q", "ctrl+c"} {
+		racer := newScriptedRacer()
+		opts := testOptions()
+		opts.Racer = racer
+		m := newSync(t, opts, 160, 40)
+		press(m, "R")
+		<-racer.asked
+		rs := m.a.race
+		cmd := m.a.update(keyMsg(k))
+		if cmd == nil {
+			t.Fatalf("%s in the race returned no command", k)
+		}
+		if _, quit := cmd().(tea.QuitMsg); !quit || m.a.race != nil || rs.ctx.Err() == nil {
+			t.Errorf("%s: quit %v, race still open %v, round not cancelled %v", k, quit, m.a.race != nil, rs.ctx.Err() == nil)
+		}
+	}
+}

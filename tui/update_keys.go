@@ -10,11 +10,11 @@ import (
 // editing), then keys valid everywhere, then the current screen's.
 func (a *app) onKey(k tea.KeyPressMsg) tea.Cmd {
 	km := &a.keys
+	if a.screen == screenRace {
+		return a.raceKey(k) // ctrl+c too: the race is closed first
+	}
 	if k.String() == "ctrl+c" {
 		return tea.Quit
-	}
-	if a.screen == screenRace {
-		return a.raceKey(k)
 	}
 	if f := a.table.Filter(); f.Editing() && a.screen == screenMain {
 		if f.Key(k) {
