@@ -36,7 +36,9 @@ type Race interface {
 	// end (its Round field is the caller's to set). It returns early
 	// when ctx ends.
 	Run(ctx context.Context, send func(tea.Msg)) raceview.Ended
-	Close()
+	// Close releases the race (its connections; a recording of it is
+	// completed); the error is said in the header.
+	Close() error
 }
 
 // raceMsg carries one of the race view's messages, tagged with the race
@@ -168,11 +170,9 @@ func (a *app) onRace(msg raceMsg) tea.Cmd {
 func (a *app) raceKey(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, a.keys.Back):
-		a.closeRace()
-		return nil
+		return a.closeRace()
 	case key.Matches(k, a.keys.Quit):
-		a.closeRace()
-		return tea.Quit
+		return tea.Sequence(a.closeRace(), tea.Quit) // closed (its recording complete) before the program ends
 	}
 	if k.String() != "space" {
 		return nil
@@ -185,17 +185,29 @@ func (a *app) raceKey(k tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
-// closeRace ends the race (mid-round too) and shows the dashboard again.
-func (a *app) closeRace() {
+// raceClosedMsg says a race closed, with what went wrong.
+type raceClosedMsg struct{ err error }
+
+// closeRace ends the race (mid-round too) and shows the dashboard again;
+// the race is closed in the command it returns, once its round returned.
+func (a *app) closeRace() tea.Cmd {
 	rs := a.race
 	if rs == nil {
-		return
+		return nil
 	}
 	rs.cancel()
-	go func() {
-		rs.rounds.Wait() // a round cut short returns soon
-		rs.race.Close()
-	}()
 	a.race, a.screen, a.dirty = nil, a.raceBack, true
 	a.layout()
+	return func() tea.Msg {
+		rs.rounds.Wait() // a round cut short returns soon
+		return raceClosedMsg{rs.race.Close()}
+	}
+}
+
+// onRaceClosed says in the header why a race could not be closed cleanly
+// (its recording incomplete).
+func (a *app) onRaceClosed(msg raceClosedMsg) {
+	if msg.err != nil {
+		a.flashFor("race: "+msg.err.Error(), raceNoteFor)
+	}
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -15,10 +16,11 @@ import (
 // scriptedRacer races the names it is given (all of them, or says
 // none can when err is set); its races stream what the test feeds.
 type scriptedRacer struct {
-	asked  chan []string
-	feed   chan tea.Msg // what Run sends; closing it ends the round
-	closed chan struct{}
-	err    error
+	asked    chan []string
+	feed     chan tea.Msg // what Run sends; closing it ends the round
+	closed   chan struct{}
+	err      error
+	closeErr error // what Close returns
 }
 
 func newScriptedRacer() *scriptedRacer {
@@ -44,7 +46,10 @@ type scriptedRace struct {
 
 func (r *scriptedRace) Lanes() []raceview.Lane { return r.lanes }
 func (r *scriptedRace) Title() string          { return "· scripted" }
-func (r *scriptedRace) Close()                 { close(r.s.closed) }
+func (r *scriptedRace) Close() error {
+	close(r.s.closed)
+	return r.s.closeErr
+}
 
 func (r *scriptedRace) Run(ctx context.Context, send func(tea.Msg)) raceview.Ended {
 	for {
@@ -147,23 +152,70 @@ func TestRaceKeyStreamsInTheProgram(t *testing.T) {
 	}
 }
 
+// startCmds runs cmd in the background as the program would (each
+// command of a batch on its own goroutine), dropping what they return:
+// the race's round runs until its context ends.
+func startCmds(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	go func() {
+		if b, ok := cmd().(tea.BatchMsg); ok {
+			for _, c := range b {
+				startCmds(c)
+			}
+		}
+	}()
+}
+
+// cmdsOf runs cmd and the commands of the batches and sequences it
+// returns, in order, and returns the messages they end with.
+func cmdsOf(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	v := reflect.ValueOf(msg)
+	if v.Kind() != reflect.Slice {
+		return []tea.Msg{msg}
+	}
+	var out []tea.Msg
+	for i := range v.Len() {
+		if c, ok := v.Index(i).Interface().(tea.Cmd); ok {
+			out = append(out, cmdsOf(c)...)
+		}
+	}
+	return out
+}
+
 // q and ctrl+c in the race quit tokentop, closing the race first (its
-// round is cancelled, its connections closed).
+// round cancelled, Close called) and only then quitting; what Close
+// says went wrong shows in the header.
 func TestRaceQuitKeysCloseTheRace(t *testing.T) {
 	for _, k := range []string{"q", "ctrl+c"} {
 		racer := newScriptedRacer()
+		racer.closeErr = errors.New("--record: disk full")
 		opts := testOptions()
 		opts.Racer = racer
 		m := newSync(t, opts, 160, 40)
-		press(m, "R")
+		startCmds(m.a.update(keyMsg("R")))
 		<-racer.asked
-		rs := m.a.race
-		cmd := m.a.update(keyMsg(k))
-		if cmd == nil {
-			t.Fatalf("%s in the race returned no command", k)
+		msgs := cmdsOf(m.a.update(keyMsg(k)))
+		if len(msgs) != 2 {
+			t.Fatalf("%s: %d messages, want the race closed, then quit: %#v", k, len(msgs), msgs)
 		}
-		if _, quit := cmd().(tea.QuitMsg); !quit || m.a.race != nil || rs.ctx.Err() == nil {
-			t.Errorf("%s: quit %v, race still open %v, round not cancelled %v", k, quit, m.a.race != nil, rs.ctx.Err() == nil)
+		closed, isClosed := msgs[0].(raceClosedMsg)
+		if _, quit := msgs[1].(tea.QuitMsg); !isClosed || !quit || m.a.race != nil {
+			t.Fatalf("%s: %#v; want the race closed, then quit", k, msgs)
+		}
+		select {
+		case <-racer.closed:
+		default:
+			t.Fatalf("%s: Close not called before quitting", k)
+		}
+		m.Update(closed)
+		if !strings.Contains(plain(m), "race: --record: disk full") {
+			t.Errorf("%s: Close's error not said:\n%s", k, plain(m))
 		}
 	}
 }

@@ -37,6 +37,8 @@ func (a *app) update(msg tea.Msg) tea.Cmd {
 		return a.onSeek(msg)
 	case raceMsg:
 		return a.onRace(msg)
+	case raceClosedMsg:
+		a.onRaceClosed(msg)
 	case tea.KeyPressMsg:
 		return a.onKey(msg)
 	case tea.MouseClickMsg:

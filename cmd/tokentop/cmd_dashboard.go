@@ -123,7 +123,7 @@ func serve(ctx context.Context, m *monitor.Monitor, c *config.Config, vf viewFla
 		if headless {
 			return report.LoopWithAlerts(ctx, stdout, m.Store, m.SLO, vf.refresh, vf.window, vf.json)
 		}
-		racer, err := newDashboardRacer(m.ProbedAs)
+		racer, err := newDashboardRacer(m.ProbedAs, m.Recording())
 		if err != nil {
 			return err
 		}

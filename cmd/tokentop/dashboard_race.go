@@ -32,19 +32,35 @@ type probedAs func(endpoint string) (probe.Options, bool)
 type dashboardRacer struct {
 	probed probedAs
 	prompt string
+	// recording is the dashboard's --record file ("" = none): each race
+	// is kept beside it (raceRecordingPath) for replay.
+	recording string
+	races     int // races recorded so far (Prepare runs on the UI's goroutine)
 }
 
-func newDashboardRacer(probed probedAs) (tui.Racer, error) {
+func newDashboardRacer(probed probedAs, recording string) (tui.Racer, error) {
 	prompt, err := loadProbePrompt(dashboardRacePrompt, "")
 	if err != nil {
 		return nil, err
 	}
-	return dashboardRacer{probed: probed, prompt: prompt}, nil
+	return &dashboardRacer{probed: probed, prompt: prompt, recording: recording}, nil
+}
+
+// raceRecordingPath names the n-th race of a dashboard recording to
+// path: session.jsonl.gz → session.race1.jsonl.gz.
+func raceRecordingPath(path string, n int) string {
+	base, gz := strings.CutSuffix(path, ".gz")
+	base = strings.TrimSuffix(base, ".jsonl")
+	p := fmt.Sprintf("%s.race%d.jsonl", base, n)
+	if gz {
+		p += ".gz"
+	}
+	return p
 }
 
 // Prepare implements tui.Racer: one prober per probed endpoint among
 // names (maxRacers at most); the others are said in notes.
-func (d dashboardRacer) Prepare(names []string) (tui.Race, []string, error) {
+func (d *dashboardRacer) Prepare(names []string) (tui.Race, []string, error) {
 	r := &dashboardRace{}
 	var notes, unprobed []string
 	for _, name := range names {
@@ -78,6 +94,16 @@ func (d dashboardRacer) Prepare(names []string) (tui.Race, []string, error) {
 		return nil, nil, errors.New(why)
 	}
 	r.title = raceTitle(dashboardRaceTokens, d.prompt)
+	if d.recording != "" {
+		d.races++
+		path := raceRecordingPath(d.recording, d.races)
+		rec, err := newRaceRecorder(path, r.title, r.lanes)
+		if err != nil {
+			return nil, nil, errors.Join(err, r.Close())
+		}
+		r.rec = rec
+		notes = append(notes, "recording this race to "+path+" (tokentop replay it)")
+	}
 	return r, notes, nil
 }
 
@@ -86,19 +112,41 @@ type dashboardRace struct {
 	probers []*probe.Prober
 	lanes   []raceview.Lane
 	title   string
+	rec     *raceRecorder // nil: not recorded
+	round   int
 }
 
 func (r *dashboardRace) Lanes() []raceview.Lane { return r.lanes }
 func (r *dashboardRace) Title() string          { return r.title }
 
 // Run implements tui.Race with the race command's core.
+// The recording gets the round's start and end too, which the view
+// is told by the dashboard.
 func (r *dashboardRace) Run(ctx context.Context, send func(tea.Msg)) raceview.Ended {
+	r.round++
+	if r.rec != nil {
+		r.rec.Record(raceview.Started{Round: r.round})
+		view := send
+		send = func(m tea.Msg) {
+			r.rec.Record(m)
+			view(m)
+		}
+	}
 	rd := race.Run(ctx, r.probers, viewHooks(send))
-	return raceview.Ended{StartSkew: rd.StartSkew, Positions: rd.Positions}
+	end := raceview.Ended{Round: r.round, StartSkew: rd.StartSkew, Positions: rd.Positions}
+	if r.rec != nil && ctx.Err() == nil {
+		r.rec.Record(end)
+	}
+	return end
 }
 
-func (r *dashboardRace) Close() {
+// Close closes the connections and completes the recording.
+func (r *dashboardRace) Close() error {
 	for _, p := range r.probers {
 		p.Close()
 	}
+	if r.rec == nil {
+		return nil
+	}
+	return r.rec.Close()
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -233,7 +234,8 @@ func TestDashboardRaceKeyInRealTerminal(t *testing.T) {
 	a := probetest.StartPaced(t, probetest.Pace{TTFT: 100 * time.Millisecond, Gap: 60 * time.Millisecond, Answer: 40})
 	b := probetest.StartPaced(t, probetest.Pace{TTFT: 200 * time.Millisecond, Gap: 150 * time.Millisecond, Answer: 30})
 	if out, err := tm("new-session", "-d", "-s", "dash", "-x", "160", "-y", "50",
-		"env", "TERM=xterm-256color", "XDG_CONFIG_HOME="+dir, bin, a.URL, b.URL, "--model", "m", "--interval", "30s"); err != nil {
+		"env", "TERM=xterm-256color", "XDG_CONFIG_HOME="+dir, bin, a.URL, b.URL, "--model", "m", "--interval", "30s",
+		"--record", filepath.Join(dir, "session.jsonl")); err != nil {
 		t.Fatalf("tmux: %v %s", err, out)
 	}
 	port := func(u string) string { return u[strings.LastIndex(u, ":")+1:] }
@@ -280,5 +282,10 @@ func TestDashboardRaceKeyInRealTerminal(t *testing.T) {
 	waitPane(t, tm, "dash", 10*time.Second, func(s string) bool {
 		return strings.Contains(s, "TTFT p50") && !strings.Contains(s, "result: ")
 	})
-	t.Logf("%d captures, lane A lengths %v; end:\n%s", len(shots), seen, last)
+	// The dashboard records: the race was kept beside its recording.
+	_, events, ok, err := readRaceRecording(filepath.Join(dir, "session.race1.jsonl"))
+	if !ok || err != nil || len(events) == 0 || events[len(events)-1].Ended == nil {
+		t.Errorf("the race was not kept beside the dashboard's recording: ok %v, %v, %d events", ok, err, len(events))
+	}
+	t.Logf("%d captures, lane A lengths %v; %d events recorded; end:\n%s", len(shots), seen, len(events), last)
 }

@@ -100,6 +100,9 @@ func newRaceRecorder(path, title string, lanes []raceview.Lane) (*raceRecorder, 
 	r.w = bufio.NewWriter(w)
 	r.enc = json.NewEncoder(r.w)
 	r.err = r.enc.Encode(raceHeader{Format: raceFormatName, Version: raceFormatVersion, At: r.start.UTC(), Title: title, Lanes: lanes})
+	if r.err == nil {
+		r.err = r.flush() // a race recording from its first line
+	}
 	return r, nil
 }
 
@@ -126,6 +129,17 @@ func (r *raceRecorder) Record(msg tea.Msg) {
 	if r.err == nil {
 		r.err = r.enc.Encode(e)
 	}
+	if r.err == nil && e.Ended != nil {
+		r.err = r.flush() // a finished round is kept should the process be killed
+	}
+}
+
+// flush writes what is buffered through to the file.
+func (r *raceRecorder) flush() error {
+	if err := r.w.Flush(); err != nil || r.gz == nil {
+		return err
+	}
+	return r.gz.Flush()
 }
 
 // Close flushes and closes the file; the error is the first that kept
