@@ -37,6 +37,7 @@ const (
 	screenDetail
 	screenHelp
 	screenProblems
+	screenRace // over the dashboard until esc (race.go)
 )
 
 // app is the root state (glow's commonModel + state enum); panes are
@@ -71,7 +72,10 @@ type app struct {
 	// gpusHidden: u hid the GPU panel; layoutGPUH is its height now.
 	gpusHidden bool
 	layoutGPUH int
-	strip      liveStrip // the main screen's live tokens row
+	strip      liveStrip  // the main screen's live tokens row
+	race       *raceState // the race on screen (R), nil when none
+	raceID     int
+	raceBack   screen // the screen the race returns to
 
 	// Refresh bookkeeping: one tick chain and one live chain, each with
 	// an id so a superseded chain dies (bubbles#661: two chains double
@@ -118,6 +122,9 @@ func newApp(data Data, al Alerts, o Options) *app {
 	a.keys = keys.New(o.ASCII)
 	if o.Replay != nil {
 		a.keys = a.keys.WithReplay()
+	}
+	if o.Racer != nil {
+		a.keys = a.keys.WithRace()
 	}
 	if o.ASCII {
 		a.fold = asciiFold()

@@ -158,7 +158,9 @@ func TestGoldenDetail(t *testing.T) {
 func TestGoldenHelp(t *testing.T) {
 	for _, sz := range sizes {
 		t.Run(sizeName(sz), func(t *testing.T) {
-			tm := start(t, testOptions(), sz[0], sz[1])
+			opts := testOptions()
+			opts.Racer = newScriptedRacer() // a dashboard's help lists the race key
+			tm := start(t, opts, sz[0], sz[1])
 			waitOut(t, tm, "qwen-72b")
 			send(tm, "?")
 			waitOut(t, tm, "reverse sort")

@@ -127,6 +127,10 @@ type Options struct {
 	// LiveStrip shows, under the main table, a row with the text the
 	// probes stream right now (the demo: tokens on the first screen).
 	LiveStrip bool
+	// Racer, when set, turns on the race key (R): the endpoints the
+	// table shows race in the race view. Pass a nil interface, not a
+	// typed nil pointer.
+	Racer Racer
 	// MaxSpeed is the speed the replay's "3" key sets (default
 	// DefaultMaxSpeed); speeds from min(MaxSpeed, 1e9) up read "max".
 	MaxSpeed float64

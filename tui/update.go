@@ -14,6 +14,9 @@ func (a *app) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.resize(msg.Width, msg.Height)
+		if a.race != nil {
+			a.race.view.Update(msg)
+		}
 		if a.screen == screenDetail && !a.frozen {
 			return a.refetch() // charts were read for the old width
 		}
@@ -32,6 +35,10 @@ func (a *app) update(msg tea.Msg) tea.Cmd {
 		return a.onStrip(msg)
 	case seekMsg:
 		return a.onSeek(msg)
+	case raceMsg:
+		return a.onRace(msg)
+	case raceClosedMsg:
+		a.onRaceClosed(msg)
 	case tea.KeyPressMsg:
 		return a.onKey(msg)
 	case tea.MouseClickMsg:

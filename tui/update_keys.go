@@ -10,6 +10,9 @@ import (
 // editing), then keys valid everywhere, then the current screen's.
 func (a *app) onKey(k tea.KeyPressMsg) tea.Cmd {
 	km := &a.keys
+	if a.screen == screenRace {
+		return a.raceKey(k) // ctrl+c too: the race is closed first
+	}
 	if k.String() == "ctrl+c" {
 		return tea.Quit
 	}
@@ -141,6 +144,8 @@ func (a *app) mainKey(k tea.KeyPressMsg) tea.Cmd {
 		a.table.ReverseSort()
 	case key.Matches(k, km.Expand):
 		a.dirty = a.table.ToggleExpand()
+	case key.Matches(k, km.Race):
+		return a.openRace()
 	default:
 		a.dirty = false
 	}

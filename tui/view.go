@@ -16,6 +16,9 @@ import (
 // changed: Bubble Tea calls View after every message, including ones that
 // change nothing (ticks while frozen, mouse motion).
 func (a *app) view() tea.View {
+	if a.screen == screenRace {
+		return a.race.view.View() // it keeps its own frame
+	}
 	if a.dirty || a.strip.dirty {
 		if a.dirty {
 			a.strip.above, a.strip.below = "", ""

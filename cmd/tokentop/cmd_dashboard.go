@@ -129,8 +129,13 @@ func serve(ctx context.Context, m *monitor.Monitor, c *config.Config, vf viewFla
 		if headless {
 			return report.LoopWithDiagnosis(ctx, stdout, m.Store, m.SLO, m.Diagnosis, vf.refresh, vf.window, vf.json)
 		}
+		racer, err := newDashboardRacer(m.ProbedAs, m.Recording())
+		if err != nil {
+			return err
+		}
 		opts := tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
-			Bell: vf.bell, Thresholds: thresholds(m.SLO), Recording: m.Recording(), OnWindow: m.ViewWindow, LiveStrip: vf.liveStrip}
+			Bell: vf.bell, Thresholds: thresholds(m.SLO), Recording: m.Recording(), OnWindow: m.ViewWindow, LiveStrip: vf.liveStrip,
+			Racer: racer}
 		if err := opts.Validate(); err != nil {
 			return err
 		}

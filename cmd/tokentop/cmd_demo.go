@@ -27,7 +27,9 @@ tokens) and a simulated dcgm-exporter, then probes, scrapes and shows them
 over a 1m window. --webhook, --on-alert and --bell notify as the dashboard
 does, so a receiver or hook can be tried against the degrading model's
 alerts (the first fires about 40 s in). --race races the four models instead:
-the same prompt to each at once, their text side by side as it streams.`
+the same prompt to each at once, their text side by side as it streams
+(--record keeps the race for replay, --json prints its figures; the other
+view and notification flags are the dashboard's).`
 
 func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("demo", demoUsage, stderr)
@@ -50,7 +52,7 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return usagef("demo takes no arguments (got %q)", fs.Args())
 	}
 	if *raceModels {
-		return runDemoRace(ctx, *seed, stdout, stderr)
+		return runDemoRace(ctx, demoRaceFlags{seed: *seed, record: recordPath, json: vf.json}, stdout, stderr)
 	}
 	if err := applyProcs(fs, *procs); err != nil {
 		return err

@@ -7,8 +7,10 @@ import (
 	"io"
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/tokentop/tokentop/internal/race"
 	"github.com/tokentop/tokentop/sources/probe"
+	"github.com/tokentop/tokentop/tui/raceview"
 )
 
 const raceSummary = "race endpoints side by side: the same prompt to each at once, the text as it streams"
@@ -49,6 +51,7 @@ type raceConfig struct {
 	targets []raceTarget
 	rounds  int
 	json    bool
+	record  string // --record: the race's recording, for replay
 }
 
 // raceTarget is one racer as the command line names it: a URL and,
@@ -68,6 +71,7 @@ func parseRaceArgs(args []string, stderr io.Writer) (raceConfig, error) {
 	fs.StringVar(&promptFile, "prompt-file", "", "read the prompt from this file")
 	fs.IntVar(&cfg.rounds, "rounds", 1, "races to run; more than one: a summary with medians and A/B differences (intervals from 5)")
 	fs.BoolVar(&cfg.json, "json", false, jsonUsage)
+	bindRecord(fs, &cfg.record)
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return cfg, err
@@ -188,7 +192,7 @@ func runRace(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // raceWith runs the race cfg describes: live in a terminal, else as text
 // or --json.
-func raceWith(ctx context.Context, cfg raceConfig, stdout, stderr io.Writer) error {
+func raceWith(ctx context.Context, cfg raceConfig, stdout, stderr io.Writer) (err error) {
 	var notes error
 	note := func(format string, a ...any) {
 		_, err := fmt.Fprintf(stderr, format, a...)
@@ -207,14 +211,23 @@ func raceWith(ctx context.Context, cfg raceConfig, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	record := func(tea.Msg) {}
+	if cfg.record != "" {
+		rec, rerr := newRaceRecorder(cfg.record, raceTitle(cfg.opts.MaxTokens, cfg.opts.Prompt), raceLanes(probers))
+		if rerr != nil {
+			return rerr
+		}
+		defer func() { err = errors.Join(err, rec.Close()) }()
+		record = rec.Record
+	}
 	switch {
 	case cfg.json:
-		rounds = raceRounds(ctx, probers, cfg.rounds, race.Hooks{}, nil)
+		rounds = raceRounds(ctx, probers, cfg.rounds, record, nil)
 		err = writeRaceJSON(stdout, cfg, probers, rounds)
 	case isTerminal(stdout):
-		rounds, err = raceInTerminal(ctx, cfg, probers, stdout)
+		rounds, err = raceInTerminal(ctx, cfg, probers, stdout, record)
 	default:
-		rounds = raceRounds(ctx, probers, cfg.rounds, race.Hooks{}, func(i int, rd race.Round) error {
+		rounds = raceRounds(ctx, probers, cfg.rounds, record, func(i int, rd race.Round) error {
 			err = writeRaceRound(stdout, probers, i, rd)
 			return err
 		})
@@ -231,15 +244,18 @@ func raceWith(ctx context.Context, cfg raceConfig, stdout, stderr io.Writer) err
 	return raceFailures(probers, rounds)
 }
 
-// raceRounds runs n rounds, calling after (when not nil) at the end of
+// raceRounds runs n rounds, telling send what the race view would be
+// told (the recording), and calling after (when not nil) at the end of
 // each; it stops early when ctx ends or after fails.
-func raceRounds(ctx context.Context, probers []*probe.Prober, n int, h race.Hooks, after func(int, race.Round) error) []race.Round {
+func raceRounds(ctx context.Context, probers []*probe.Prober, n int, send func(tea.Msg), after func(int, race.Round) error) []race.Round {
 	var rounds []race.Round
 	for i := range n {
 		if ctx.Err() != nil {
 			break
 		}
-		rd := race.Run(ctx, probers, h)
+		send(raceview.Started{Round: i + 1})
+		rd := race.Run(ctx, probers, viewHooks(send))
+		send(raceview.Ended{Round: i + 1, StartSkew: rd.StartSkew, Positions: rd.Positions})
 		rounds = append(rounds, rd)
 		if after != nil && after(i, rd) != nil {
 			break

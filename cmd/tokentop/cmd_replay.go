@@ -37,7 +37,10 @@ speed. --json prints the snapshot and the alerts at --at (RFC 3339, or an
 offset from the start such as 10m; default the end); a time outside the
 recording exits 2. A damaged or unfinished recording (the recorder was
 killed or lost its terminal, the disk filled) plays up to its last
-complete line and says on stderr where it stopped.`
+complete line and says on stderr where it stopped.
+
+A race's recording (race --record) plays in the race view at its true
+pace: each chunk drawn at the instant it arrived live, never sooner.`
 
 func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("replay", replayUsage, stderr)
@@ -57,6 +60,12 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	sp, err := parseSpeed(*speed)
 	if err != nil {
 		return usageError{msg: err.Error()}
+	}
+	if h, events, isRace, err := readRaceRecording(path); isRace {
+		if sp != 1 {
+			fmt.Fprintf(stderr, "tokentop replay: a race plays at its true pace (--speed ignored)\n")
+		}
+		return replayRace(ctx, h, events, err, stdout)
 	}
 	settings, hasSettings, err := record.ReadSettings(path)
 	if err != nil {

@@ -17,11 +17,18 @@ const demoRaceTokens = 200
 // demoRaceUsage is --race's help in demo.
 const demoRaceUsage = "race the simulator's models instead of the dashboard: the same prompt to each at once, the text as it streams (see tokentop race)"
 
+// demoRaceFlags are the demo's flags a race honours.
+type demoRaceFlags struct {
+	seed   int64
+	record string // --record: the race's recording
+	json   bool   // --json: race --json's document
+}
+
 // runDemoRace starts the demo simulator and races its models (precise
 // token timing: the race is about timing).
-func runDemoRace(ctx context.Context, seed int64, stdout, stderr io.Writer) error {
+func runDemoRace(ctx context.Context, f demoRaceFlags, stdout, stderr io.Writer) error {
 	scfg := sim.DemoConfig()
-	scfg.Seed = seed
+	scfg.Seed = f.seed
 	s, err := sim.New(scfg)
 	if err != nil {
 		return err
@@ -33,7 +40,7 @@ func runDemoRace(ctx context.Context, seed int64, stdout, stderr io.Writer) erro
 	if err != nil {
 		return errors.Join(err, s.Close())
 	}
-	cfg := raceConfig{rounds: 1, targets: []raceTarget{{url: s.URL(), everyModel: true}},
+	cfg := raceConfig{rounds: 1, targets: []raceTarget{{url: s.URL(), everyModel: true}}, record: f.record, json: f.json,
 		opts: probe.Options{MaxTokens: demoRaceTokens, Timeout: probe.DefaultTimeout, Prompt: prompt}}
 	if !isTerminal(stdout) {
 		fmt.Fprintf(stderr, "tokentop demo --race: simulator on %s\n", s.URL())

@@ -231,5 +231,5 @@ func (n notifyFlags) apply(c *config.Notify) {
 
 // bindRecord adds --record, which every monitoring mode accepts.
 func bindRecord(fs *flag.FlagSet, path *string) {
-	fs.StringVar(path, "record", "", "record every observation and alert transition to this file (JSON lines; gzip when it ends in .gz) for 'tokentop replay'")
+	fs.StringVar(path, "record", "", "record to this file for 'tokentop replay' (JSON lines; gzip when it ends in .gz): every observation and alert transition; a race, each chunk at the instant it arrived")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -222,4 +223,69 @@ func keepTmuxServer(t *testing.T, tm func(...string) (string, error)) {
 	if out, err := tm("new-session", "-d", "-s", "keep", "sleep", "3600"); err != nil {
 		t.Fatalf("tmux: %v %s", err, out)
 	}
+}
+
+// The dashboard's race key in a real terminal: R races the endpoints the
+// table shows, the selected one first, over the dashboard; each lane's
+// text grows as its server streams; esc brings the dashboard back.
+func TestDashboardRaceKeyInRealTerminal(t *testing.T) {
+	bin, dir, tm := tmuxWithBinary(t)
+	keepTmuxServer(t, tm)
+	a := probetest.StartPaced(t, probetest.Pace{TTFT: 100 * time.Millisecond, Gap: 60 * time.Millisecond, Answer: 40})
+	b := probetest.StartPaced(t, probetest.Pace{TTFT: 200 * time.Millisecond, Gap: 150 * time.Millisecond, Answer: 30})
+	if out, err := tm("new-session", "-d", "-s", "dash", "-x", "160", "-y", "50",
+		"env", "TERM=xterm-256color", "XDG_CONFIG_HOME="+dir, bin, a.URL, b.URL, "--model", "m", "--interval", "30s",
+		"--record", filepath.Join(dir, "session.jsonl")); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	port := func(u string) string { return u[strings.LastIndex(u, ":")+1:] }
+	waitPane(t, tm, "dash", 30*time.Second, func(s string) bool {
+		return strings.Contains(s, port(a.URL)) && strings.Contains(s, port(b.URL)) && strings.Contains(s, " probe ")
+	})
+	// The rows sort by name: the second is the higher port.
+	second := max(port(a.URL), port(b.URL))
+	if _, err := tm("send-keys", "-t", "dash", "j", "R"); err != nil {
+		t.Fatal(err)
+	}
+	laneA := regexp.MustCompile(`(?m)^ A  (\S+)`)
+	screen := waitPane(t, tm, "dash", 20*time.Second, func(s string) bool { return laneA.MatchString(s) })
+	if name := laneA.FindStringSubmatch(screen)[1]; !strings.Contains(name, second) {
+		t.Errorf("lane A is %s; want the selected endpoint (port %s) first:\n%s", name, second, screen)
+	}
+	seen := map[int]bool{}
+	var shots []string
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		out, err := tm("capture-pane", "-p", "-t", "dash")
+		if err != nil {
+			t.Fatalf("capture: %v %s", err, out)
+		}
+		seen[visibleTokens(laneTexts(out, 2)[0])] = true
+		shots = append(shots, out)
+		if strings.Contains(out, "result: ") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // the sampling period of the captures, not synchronisation
+	}
+	last := shots[len(shots)-1]
+	if !strings.Contains(last, "result: 1st") || !strings.Contains(last, "esc back") {
+		t.Fatalf("the race did not end with a result:\n%s", last)
+	}
+	// Lane A's 30–40 tokens over 2–5 s, captured every ~0.1 s: its text
+	// grows in many steps.
+	if len(seen) < 5 {
+		t.Errorf("lane A took only %d distinct lengths on screen: %v", len(seen), seen)
+	}
+	if _, err := tm("send-keys", "-t", "dash", "Escape"); err != nil {
+		t.Fatal(err)
+	}
+	waitPane(t, tm, "dash", 10*time.Second, func(s string) bool {
+		return strings.Contains(s, "TTFT p50") && !strings.Contains(s, "result: ")
+	})
+	// The dashboard records: the race was kept beside its recording.
+	_, events, ok, err := readRaceRecording(filepath.Join(dir, "session.race1.jsonl"))
+	if !ok || err != nil || len(events) == 0 || events[len(events)-1].Ended == nil {
+		t.Errorf("the race was not kept beside the dashboard's recording: ok %v, %v, %d events", ok, err, len(events))
+	}
+	t.Logf("%d captures, lane A lengths %v; %d events recorded; end:\n%s", len(shots), seen, len(events), last)
 }

@@ -21,13 +21,13 @@ const raceFPS = 30
 
 // raceInTerminal shows the race live until the user quits; space races
 // again with the same prompt. It returns every round run.
-func raceInTerminal(ctx context.Context, cfg raceConfig, probers []*probe.Prober, stdout io.Writer) ([]race.Round, error) {
+func raceInTerminal(ctx context.Context, cfg raceConfig, probers []*probe.Prober, stdout io.Writer, record func(tea.Msg)) ([]race.Round, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	again := make(chan struct{}, 1)
 	view := raceview.New(raceview.Options{
 		Lanes:  raceLanes(probers),
-		Title:  raceTitle(cfg),
+		Title:  raceTitle(cfg.opts.MaxTokens, cfg.opts.Prompt),
 		Rounds: cfg.rounds,
 		Again: func() {
 			select {
@@ -42,10 +42,11 @@ func raceInTerminal(ctx context.Context, cfg raceConfig, probers []*probe.Prober
 		all  []race.Round
 		werr error
 	)
-	hooks := race.Hooks{
-		Chunk: func(c race.Chunk) { prog.Send(chunkOf(c)) },
-		Done:  func(i int, r *probe.Result) { prog.Send(finishedOf(i, r)) },
+	send := func(m tea.Msg) {
+		record(m)
+		prog.Send(m)
 	}
+	hooks := viewHooks(send)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -57,12 +58,12 @@ func raceInTerminal(ctx context.Context, cfg raceConfig, probers []*probe.Prober
 					return
 				}
 				round++
-				prog.Send(raceview.Started{Round: round})
+				send(raceview.Started{Round: round})
 				rd := race.Run(ctx, probers, hooks)
 				if ctx.Err() != nil {
 					return // quit mid-round: not a round run
 				}
-				prog.Send(raceview.Ended{Round: round, StartSkew: rd.StartSkew, Positions: rd.Positions})
+				send(raceview.Ended{Round: round, StartSkew: rd.StartSkew, Positions: rd.Positions})
 				set = append(set, rd)
 			}
 			mu.Lock()
@@ -75,7 +76,7 @@ func raceInTerminal(ctx context.Context, cfg raceConfig, probers []*probe.Prober
 					werr = err
 					mu.Unlock()
 				}
-				prog.Send(raceview.Summary{Text: text})
+				send(raceview.Summary{Text: text})
 			}
 			select {
 			case <-again:
@@ -95,8 +96,16 @@ func raceInTerminal(ctx context.Context, cfg raceConfig, probers []*probe.Prober
 	return all, errors.Join(err, werr)
 }
 
+// viewHooks tell send each chunk and result as the race view draws it.
+func viewHooks(send func(tea.Msg)) race.Hooks {
+	return race.Hooks{
+		Chunk: func(c race.Chunk) { send(chunkOf(c)) },
+		Done:  func(i int, r *probe.Result) { send(finishedOf(i, r)) },
+	}
+}
+
 // raceTitle says what is raced.
-func raceTitle(cfg raceConfig) string {
-	p := strings.Join(strings.Fields(cfg.opts.Prompt), " ")
-	return fmt.Sprintf("· max %d tokens · prompt %q", cfg.opts.MaxTokens, p)
+func raceTitle(maxTokens int, prompt string) string {
+	p := strings.Join(strings.Fields(prompt), " ")
+	return fmt.Sprintf("· max %d tokens · prompt %q", maxTokens, p)
 }

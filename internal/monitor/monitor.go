@@ -13,6 +13,7 @@ import (
 
 	"github.com/tokentop/tokentop/diagnosis"
 	"github.com/tokentop/tokentop/slo"
+	"github.com/tokentop/tokentop/sources/probe"
 	"github.com/tokentop/tokentop/telemetry"
 )
 
@@ -44,9 +45,10 @@ type Monitor struct {
 	goodput     *goodputJudge
 	runners     []runner
 	transitions []func([]slo.Transition)
-	closers     []func() error // run when Run returns (recorders)
-	recordings  []string       // files AddRecorder writes
-	gpus        gpuJoin        // probed endpoints without a GPU map, for dcgm
+	closers     []func() error           // run when Run returns (recorders)
+	recordings  []string                 // files AddRecorder writes
+	gpus        gpuJoin                  // probed endpoints without a GPU map, for dcgm
+	probed      map[string]probe.Options // each probed endpoint's options, by name (ProbedAs)
 	followers   []windowFollower
 	running     bool
 }

@@ -108,6 +108,7 @@ func (m *Monitor) discover(ctx context.Context, o probe.Options, prefix string) 
 func (m *Monitor) runProbe(ctx context.Context, o probe.Options) error {
 	if p, err := probe.New(o); err == nil && o.Model != "" {
 		m.gpus.add(p.Endpoint().Name, hostOf(o.URL))
+		m.noteProbed(p.Endpoint().Name, o)
 		p.Close()
 	}
 	r, err := probe.NewRunner(o, m)

@@ -22,6 +22,9 @@ type Map struct {
 	Problems, Mouse key.Binding
 	// GPUs shows or hides the per-GPU panel.
 	GPUs key.Binding
+	// Race races the endpoints the table shows; disabled (not matched,
+	// not in help) unless the map comes from WithRace.
+	Race key.Binding
 	// Replay controls: disabled (not matched, not in help) unless the
 	// map comes from WithReplay.
 	Pause, SeekBack, SeekFwd, SeekBackLong, SeekFwdLong key.Binding
@@ -66,6 +69,7 @@ func New(ascii bool) Map {
 		Mouse:       b([]string{"m"}, "m", "mouse capture on/off"),
 		GPUs:        b([]string{"u"}, "u", "GPU panel on/off"),
 		Redraw:      b([]string{"r", "ctrl+l"}, "r", "redraw"),
+		Race:        off([]string{"R", "shift+r"}, "R", "race the shown endpoints"),
 		Help:        b([]string{"?"}, "?", "help"),
 		Quit:        b([]string{"q", "ctrl+c"}, "q", "quit"),
 
@@ -91,6 +95,12 @@ func (m Map) WithReplay() Map {
 	return m
 }
 
+// WithRace enables the race key (a dashboard given a way to race).
+func (m Map) WithRace() Map {
+	m.Race.SetEnabled(true)
+	return m
+}
+
 // Replay reports whether the replay controls are on.
 func (m Map) Replay() bool { return m.Pause.Enabled() }
 
@@ -104,7 +114,7 @@ func (m Map) ShortHelp() []key.Binding {
 func (m Map) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{m.Up, m.Down, m.PageUp, m.PageDown, m.Top, m.Bottom},
-		{m.Enter, m.Back, m.Tab, m.Filter, m.Sort, m.SortReverse, m.Side, m.Expand},
+		{m.Enter, m.Back, m.Tab, m.Filter, m.Sort, m.SortReverse, m.Side, m.Expand, m.Race},
 		{m.Freeze, m.WindowUp, m.WindowDown, m.Faster, m.Slower},
 		{m.Problems, m.Mouse, m.GPUs, m.Theme, m.Redraw, m.Help, m.Quit},
 		{m.Pause, m.SeekBack, m.SeekFwd, m.SeekBackLong, m.SeekFwdLong, m.Speed1, m.Speed10, m.SpeedMax},

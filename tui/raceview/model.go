@@ -13,6 +13,9 @@ type Options struct {
 	Again  func() // asks for another round (space); nil: no rematch
 	Now    func() time.Time
 	Rounds int // rounds per race (--rounds)
+	// Over: the race shows over the dashboard, where esc returns (the
+	// dashboard handles esc; the view only says it).
+	Over bool
 }
 
 // Model is the Bubble Tea model of a race.

@@ -213,6 +213,9 @@ func (m *Model) footer() []string {
 		}
 	}
 	keys := "q quit"
+	if m.opts.Over {
+		keys = "esc back · " + keys
+	}
 	if m.opts.Again != nil {
 		keys = "space race again · " + keys
 	}
