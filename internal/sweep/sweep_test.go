@@ -156,8 +156,12 @@ func TestSweepHeldBackByRateCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := rep.HeldBack
-	if h == nil || h.Concurrency > 4 || h.Concurrency < 2 || h.By != HeldByRateCeiling || h.InFlight >= 0.9*float64(h.Concurrency) ||
-		!strings.Contains(rep.Stop, "held back") || !strings.Contains(rep.Stop, "requests-per-minute ceiling (1200 a minute)") {
+	// On a loaded machine the client itself may start requests late before
+	// the ceiling bites: either way the step is held back and said so
+	// (TestHeldBackBy pins which one is named from the start times).
+	if h == nil || h.Concurrency > 4 || h.Concurrency < 2 || h.InFlight >= 0.9*float64(h.Concurrency) ||
+		(h.By != HeldByRateCeiling && h.By != HeldByClient) || !strings.Contains(rep.Stop, "held back") ||
+		h.By == HeldByRateCeiling && !strings.Contains(rep.Stop, "requests-per-minute ceiling (1200 a minute)") {
 		t.Fatalf("held back %+v, stop %q, steps %+v", h, rep.Stop, rep.Steps)
 	}
 	if last := rep.Steps[len(rep.Steps)-1]; last.Concurrency != h.Concurrency || !last.MeetsObjectives {
