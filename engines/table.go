@@ -5,7 +5,7 @@ import "github.com/tokentop/tokentop/telemetry"
 // All returns every engine spec in detection order. Each call builds a
 // fresh table, so callers may keep and modify their copy.
 func All() []Spec {
-	return []Spec{vllm(), sglang(), lmdeploy(), llamaCpp(), tgi(), triton(), nim(), trtllm(), dynamoFrontend()}
+	return []Spec{vllm(), sglang(), lmdeploy(), llamaCpp(), tgi(), triton(), nim(), trtllm(), dynamoFrontend(), llmdRouter()}
 }
 
 // Lookup returns the spec of engine e.
@@ -510,5 +510,51 @@ func dynamoFrontend() Spec {
 			Failed: "dynamo_frontend_requests_total", FailedLabel: "status",
 			FailedValues: []string{"error"}, All: "dynamo_frontend_requests_total",
 		}},
+	}
+}
+
+// The llm-d router's endpoint picker (EPP), in front of a model's pools:
+// what users get through the gateway, per model_name (the model asked
+// for; target_model_name is the one served, an adapter or a base, and is
+// summed over). Current versions write llm_d_epp_* and still the
+// Gateway API Inference Extension's inference_objective_* beside them, read
+// as the fallback. Its pool gauges (ready_endpoints, average_queue_size,
+// average_kv_cache_utilization) carry the pool's name, not a model, and are
+// not read yet.
+//
+// Source: the llm-d router's pkg/epp/metrics/metrics.go (store file ids
+// 54664698492 and 60103722782: request_ttft_seconds "from request received
+// to first response byte", request_streaming_tpot_seconds "(e2e − TTFT) /
+// (output_tokens − 1)", request_streaming_itl_seconds, request_running,
+// request_ntpot_seconds "end-to-end latency divided by output token
+// count"), its docs/metrics.md table (store file id 56037206568), and the
+// Gateway API Inference Extension's metrics.go (store file id 7740810667:
+// inference_objective_request_ttft_seconds, request_total,
+// request_error_total with error_code). No capture: tested on
+// table-generated pages. request_ntpot_seconds is not TPOT (it includes
+// TTFT), so it is not read as TPOT.
+func llmdRouter() Spec {
+	const gateway = "at the router: includes routing and the network to the pod"
+	return Spec{
+		Engine:      telemetry.EngineLLMD,
+		Title:       "llm-d router",
+		ModelLabels: []string{"model_name"},
+		Paths:       []string{"/metrics"},
+		Prefixes:    []string{"llm_d_epp_", "inference_objective_"},
+		Signals: map[telemetry.Signal][]Alias{
+			telemetry.TTFT: {histNote("llm_d_epp_request_ttft_seconds", gateway),
+				histNote("inference_objective_request_ttft_seconds", gateway+"; the old name, still written beside")},
+			telemetry.TPOT: {histNote("llm_d_epp_request_streaming_tpot_seconds", "(e2e − TTFT)/(tokens − 1) per streaming request, "+gateway)},
+			telemetry.ITL:  {histNote("llm_d_epp_request_streaming_itl_seconds", "gaps between response chunks, "+gateway)},
+			telemetry.E2E: {histNote("llm_d_epp_request_duration_seconds", gateway),
+				histNote("inference_objective_request_duration_seconds", gateway+"; the old name")},
+			telemetry.Running: {gaugeNote("llm_d_epp_request_running", "requests in flight through the router")},
+			telemetry.RequestRate: {counterNote("llm_d_epp_request_total", "requests received by the router"),
+				counterNote("inference_objective_request_total", "requests received; the old name")},
+		},
+		Errors: []ErrorCounters{
+			{Failed: "llm_d_epp_request_error_total", All: "llm_d_epp_request_total"},
+			{Failed: "inference_objective_request_error_total", All: "inference_objective_request_total"},
+		},
 	}
 }

@@ -66,7 +66,7 @@ func engineTargets(t *testing.T) []*engineTarget {
 	// captures predate: NIXL and P/D transfer families, waiting reasons,
 	// prompt-token sources.
 	for _, e := range []telemetry.Engine{telemetry.EngineNIM, telemetry.EngineTRTLLM, telemetry.EngineLlamaCpp, telemetry.EngineLMDeploy,
-		telemetry.EngineTGI, telemetry.EngineTriton, telemetry.EngineDynamo, telemetry.EngineVLLM, telemetry.EngineSGLang} {
+		telemetry.EngineTGI, telemetry.EngineTriton, telemetry.EngineDynamo, telemetry.EngineVLLM, telemetry.EngineSGLang, telemetry.EngineLLMD} {
 		spec, _ := engines.Lookup(e)
 		add("synth-"+string(e), e, synthPage(spec, "synth-"+string(e)))
 	}
@@ -157,7 +157,7 @@ func TestIntegrationEveryEngine(t *testing.T) {
 		}
 	}
 	st := rec.status(t)
-	if got, want := fmt.Sprint(st.Recognised), "[vllm sglang lmdeploy llamacpp tgi triton nim trtllm dynamo]"; got != want {
+	if got, want := fmt.Sprint(st.Recognised), "[vllm sglang lmdeploy llamacpp tgi triton nim trtllm dynamo llm-d]"; got != want {
 		t.Errorf("recognised %s, want %s", got, want)
 	}
 	t.Logf("status: %s; refresh took %s; warnings %v", st.Description, st.Latency, st.Warnings)

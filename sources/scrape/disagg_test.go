@@ -1,6 +1,7 @@
 package scrape
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -109,4 +110,67 @@ sglang:num_transfer_failed_reqs_total{model_name="m"} ` + failed + `
 		t.Errorf("first bound %v s, want 0.01 (10 ms)", b.UpperBound)
 	}
 	checkSample(t, obs, ep, telemetry.KVTransferFailures, 1)
+}
+
+// routerPage is the llm-d router's (EPP) page, table-generated from its
+// metrics.go: the request histograms per model_name and target_model_name,
+// the request and error counters; with old set, the Gateway API Inference
+// Extension's inference_objective_* names the router still writes beside
+// them (here with other values, so a mix-up shows).
+func routerPage(n int, old bool) string {
+	var b strings.Builder
+	hist := func(name string, count int, sum float64) {
+		fmt.Fprintf(&b, "# TYPE %s histogram\n", name)
+		for _, target := range []string{"base", "adapter-a"} {
+			l := `model_name="m",target_model_name="` + target + `"`
+			fmt.Fprintf(&b, "%s_bucket{%s,le=\"0.1\"} %d\n%s_bucket{%s,le=\"+Inf\"} %d\n", name, l, count, name, l, count)
+			fmt.Fprintf(&b, "%s_sum{%s} %g\n%s_count{%s} %d\n", name, l, sum, name, l, count)
+		}
+	}
+	counter := func(name string, v int) {
+		fmt.Fprintf(&b, "# TYPE %s counter\n%s{model_name=\"m\",target_model_name=\"base\"} %d\n", name, name, v)
+	}
+	hist("llm_d_epp_request_ttft_seconds", n, 0.05*float64(n))
+	hist("llm_d_epp_request_streaming_tpot_seconds", n, 0.01*float64(n))
+	counter("llm_d_epp_request_total", 2*n)
+	counter("llm_d_epp_request_error_total", n/2)
+	if old {
+		hist("inference_objective_request_ttft_seconds", 3*n, 0.5*float64(n))
+		counter("inference_objective_request_total", 7*n)
+	}
+	return b.String()
+}
+
+// The router's page is its own engine: TTFT and TPOT summed over the
+// target models (base and adapter), the error share from its counters,
+// the current names winning over the old ones written beside them, and
+// the old names read where they are the only ones.
+func TestRouterPage(t *testing.T) {
+	for _, old := range []bool{false, true} {
+		obs := scrapePages(t, Config{}, routerPage(10, old), routerPage(30, old))
+		ep := onlyEndpoint(t, obs)
+		if info := one(t, obs, telemetry.KindEndpoint, ep, "").Info; info.Engine != telemetry.EngineLLMD {
+			t.Fatalf("engine %q, want llm-d", info.Engine)
+		}
+		h := one(t, obs, telemetry.KindHistogram, ep, telemetry.TTFT)
+		if n := h.Buckets[len(h.Buckets)-1].Count; n != 40 || !near(h.Value, 2) {
+			t.Errorf("old=%v: TTFT increment %v requests, %v s; want 40 (20 per target) and 2", old, n, h.Value)
+		}
+		if h := one(t, obs, telemetry.KindHistogram, ep, telemetry.TPOT); h.Buckets[len(h.Buckets)-1].Count != 40 {
+			t.Errorf("old=%v: TPOT increment %v, want 40", old, h.Buckets[len(h.Buckets)-1].Count)
+		}
+		checkSample(t, obs, ep, telemetry.RequestRate, 40)
+		checkErrorCounts(t, obs, ep, 10, 40)
+	}
+	// Only the old names: read as the fallback.
+	only := func(n int) string {
+		page := routerPage(n, true)
+		return page[strings.Index(page, "# TYPE inference_objective_request_ttft_seconds"):]
+	}
+	obs := scrapePages(t, Config{}, only(10), only(30))
+	ep := onlyEndpoint(t, obs)
+	if h := one(t, obs, telemetry.KindHistogram, ep, telemetry.TTFT); h.Buckets[len(h.Buckets)-1].Count != 120 {
+		t.Errorf("old names only: TTFT increment %v, want 120", h.Buckets[len(h.Buckets)-1].Count)
+	}
+	checkSample(t, obs, ep, telemetry.RequestRate, 140)
 }
