@@ -71,6 +71,9 @@ type Options struct {
 	Model string `json:"model,omitempty"`
 	// Name is the endpoint's key; default "<host:port>/<model>".
 	Name string `json:"name,omitempty"`
+	// AdapterOf is the base model when Model is a LoRA adapter on it (the
+	// adapter's parent in /v1/models); the endpoint's labels say so.
+	AdapterOf string `json:"adapter_of,omitempty"`
 
 	Prompt      string  `json:"prompt,omitempty"` // text; empty = the built-in short prompt
 	MaxTokens   int     `json:"max_tokens,omitempty"`
