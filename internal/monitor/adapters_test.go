@@ -15,17 +15,9 @@ import (
 // simulator serves it on the base's engine), and its endpoint says which
 // base it is an adapter of; the base itself says nothing of the kind.
 func TestQuickModeProbesAdaptersUnderTheirBase(t *testing.T) {
-	cfg := sim.Config{Models: []sim.ModelSpec{{Name: "base-8b", Params: 8e9, Adapters: []string{"sql-lora", "chat-lora"}}}}
-	s, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := s.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := startSim(t, ctx, sim.Config{Models: []sim.ModelSpec{{Name: "base-8b", Params: 8e9, Adapters: []string{"sql-lora", "chat-lora"}}}})
 	m := New(Options{EvalEvery: 50 * time.Millisecond})
 	if err := m.AddProbe(probe.Options{URL: s.URL(), Interval: 100 * time.Millisecond, Timeout: 5 * time.Second}, ""); err != nil {
 		t.Fatal(err)
