@@ -72,7 +72,11 @@ func withBuckets(a Alias, bounds []float64) Alias {
 // Use vllm:prefix_cache_queries"), vllm:gpu_prefix_cache_hit_rate and
 // vllm:spec_decode_draft_acceptance_rate (V0 gauges of
 // vllm/engine/metrics.py), read from vLLM's source only.
-// vllm:num_requests_waiting_by_reason and vllm:prompt_tokens_by_source_total
+// vllm:lora_requests_info (labels max_lora, running_lora_adapters,
+// waiting_lora_adapters; value the time of the change; no model_name) from
+// vLLM's v1/metrics/loggers.py and pages quoted in llm-d-inference-sim's
+// tests (store file id 5568918933). vllm:num_requests_waiting_by_reason
+// and vllm:prompt_tokens_by_source_total
 // are in the 0.27 capture. The NIXL connector's families
 // (vllm:nixl_xfer_time_seconds and vllm:nixl_bytes_transferred histograms,
 // vllm:nixl_num_failed_transfers counter; labels model_name, engine) are
@@ -139,6 +143,9 @@ func vllm() Spec {
 			FailedValues: []string{"abort", "error"}, All: "vllm:request_success_total",
 		}},
 		KV: KVInfo{Config: "vllm:cache_config_info", BlocksLabel: "num_gpu_blocks", BlockSizeLabel: "block_size"},
+		// No model label: the page's model (the base).
+		LoRA: LoRAInfo{Info: "vllm:lora_requests_info", RunningLabel: "running_lora_adapters",
+			WaitingLabel: "waiting_lora_adapters", MaxLabel: "max_lora"},
 	}
 }
 

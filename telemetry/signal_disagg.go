@@ -12,8 +12,16 @@ const (
 	WaitingDeferred     Signal = "waiting_deferred"
 )
 
-// DisaggSignals lists them in display order.
-var DisaggSignals = []Signal{KVTransferTime, KVTransferBytes, KVTransferFailures, KVTransferPromptTPS, WaitingDeferred}
+// LoRA adapter signals: how many of the engine's adapter slots are in use
+// and how many adapters wait for one.
+const (
+	LoRARunning Signal = "lora_adapters_running"
+	LoRAWaiting Signal = "lora_adapters_waiting"
+)
+
+// DisaggSignals lists them in display order, the LoRA ones last.
+var DisaggSignals = []Signal{KVTransferTime, KVTransferBytes, KVTransferFailures, KVTransferPromptTPS, WaitingDeferred,
+	LoRARunning, LoRAWaiting}
 
 // DiagnosisSignals returns the engine diagnosis signals followed by the
 // disaggregation ones: every engine-reported figure a view lists below
@@ -31,6 +39,10 @@ var disaggSignalInfo = map[Signal]SignalInfo{
 		Definition: "server: failed KV-cache transfers per second (the request is recomputed or fails)"},
 	KVTransferPromptTPS: {Unit: "tok/s", Scale: 1, CounterRate: true, Title: "KV-fed prompt",
 		Definition: "server: prompt tokens a decode worker received by KV transfer instead of computing them, per second"},
+	LoRARunning: {Unit: "", Scale: 1, Title: "LoRA running",
+		Definition: "server: LoRA adapters with requests in the running batch (of the engine's max_lora slots), from its latest lora_requests_info"},
+	LoRAWaiting: {Unit: "", Scale: 1, Title: "LoRA waiting",
+		Definition: "server: LoRA adapters whose requests wait, from the engine's latest lora_requests_info; with every slot running, the adapter budget holds them"},
 	WaitingDeferred: {Unit: "", Scale: 1, Title: "deferred",
 		Definition: "server: waiting requests held back by a transient constraint (a KV transfer in flight, the LoRA adapter budget), not by capacity; part of waiting"},
 }

@@ -174,3 +174,27 @@ func TestRouterPage(t *testing.T) {
 	}
 	checkSample(t, obs, ep, telemetry.RequestRate, 140)
 }
+
+// vLLM's LoRA info gauge, as vLLM writes it (one series per change, valued
+// the time of the change, no model label; the shape of the pages in
+// llm-d-inference-sim's tests): the newest series counts, for the page's
+// model; its lists are of distinct adapter names.
+func TestLoRAInfo(t *testing.T) {
+	page := `# TYPE vllm:num_requests_running gauge
+vllm:num_requests_running{engine="0",model_name="base-8b"} 3.0
+# TYPE vllm:lora_requests_info gauge
+vllm:lora_requests_info{max_lora="2",running_lora_adapters="sql-lora",waiting_lora_adapters=""} 1.7907e+09
+vllm:lora_requests_info{max_lora="2",running_lora_adapters="sql-lora,chat-lora",waiting_lora_adapters="doc-lora"} 1.7907001e+09
+vllm:lora_requests_info{max_lora="2",running_lora_adapters="",waiting_lora_adapters=""} 1.7906e+09
+`
+	obs := scrapePages(t, Config{}, page)
+	ep := onlyEndpoint(t, obs)
+	if !strings.HasSuffix(ep, "/base-8b") {
+		t.Fatalf("endpoint %s, want the base model's", ep)
+	}
+	checkSample(t, obs, ep, telemetry.LoRARunning, 2)
+	checkSample(t, obs, ep, telemetry.LoRAWaiting, 1)
+	if got := adapterNames(" a, b,,a "); strings.Join(got, "|") != "a|b" {
+		t.Errorf("adapterNames: %q", got)
+	}
+}
