@@ -84,6 +84,10 @@ type Alias struct {
 	// Note says how the metric differs from the signal's definition, for
 	// display ("includes prefill", "token-weighted").
 	Note string
+	// PerStep marks a per-token histogram that takes one observation per
+	// engine step (vLLM's ITL): under speculative decoding a step emits
+	// several tokens, so its mean is no time per token.
+	PerStep bool
 	// Buckets are a histogram's default upper bounds as the engine
 	// exposes them (before Scale, without +Inf); nil where unknown. They
 	// say what a query on the histogram can resolve: nothing inside a

@@ -14,6 +14,11 @@ type Derivation struct {
 	From telemetry.Signal
 	// Tag is a short machine name for the derivation ("itl_mean").
 	Tag string
+	// Unless are signals whose presence on an endpoint rules the
+	// derivation out where From is PerStep: under speculative decoding
+	// such a histogram counts one observation per output event (several
+	// tokens), so its mean is not a time per token.
+	Unless []telemetry.Signal
 	// Note says what the derived figure is, for display.
 	Note string
 }
@@ -27,10 +32,17 @@ type Derivation struct {
 // the token-weighted mean time per output token; a per-request TPOT
 // histogram weights every request once, so the two agree when requests
 // are of similar length and differ otherwise.
+//
+// Never under speculative decoding (vLLM #52853): vLLM's ITL histogram
+// then takes one observation per engine step, which emits 1 + accepted
+// tokens, so its mean is a step time, not a time per token; where an
+// endpoint exposes spec-decode counters its TPOT is the engine's
+// request_time_per_output_token_seconds or missing.
 func Derivations() []Derivation {
 	return []Derivation{{
 		Signal: telemetry.TPOT, From: telemetry.ITL, Tag: "itl_mean",
-		Note: "derived: mean of the per-token (ITL) histogram, token-weighted; the engine has no per-request TPOT histogram",
+		Unless: []telemetry.Signal{telemetry.SpecAccept, telemetry.SpecAcceptLen},
+		Note:   "derived: mean of the per-token (ITL) histogram, token-weighted; the engine has no per-request TPOT histogram",
 	}}
 }
 
@@ -57,4 +69,23 @@ func (a Alias) SeriesNames() []string {
 		return []string{a.Sum(), a.Count()}
 	}
 	return a.Names()
+}
+
+// Excluded returns the aliases in s whose presence on an endpoint rules d
+// out: its own signal's (the engine measures it), and those of d.Unless
+// where a histogram it derives from is PerStep (SGLang's per-token ITL
+// stays per token under speculative decoding).
+func (d Derivation) Excluded(s Spec) []Alias {
+	out := append([]Alias(nil), s.Signals[d.Signal]...)
+	perStep := false
+	for _, a := range d.Of(s) {
+		perStep = perStep || a.PerStep
+	}
+	if !perStep {
+		return out
+	}
+	for _, sig := range d.Unless {
+		out = append(out, s.Signals[sig]...)
+	}
+	return out
 }

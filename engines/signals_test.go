@@ -14,7 +14,7 @@ import (
 func TestEngineSignalRows(t *testing.T) {
 	covered := map[telemetry.Signal]bool{}
 	for _, s := range All() {
-		for _, sig := range telemetry.EngineSignals {
+		for _, sig := range telemetry.DiagnosisSignals() {
 			for _, a := range s.Signals[sig] {
 				covered[sig] = true
 				dist := sig.Info().Distribution
@@ -33,7 +33,7 @@ func TestEngineSignalRows(t *testing.T) {
 			}
 		}
 	}
-	for _, sig := range telemetry.EngineSignals {
+	for _, sig := range telemetry.DiagnosisSignals() {
 		if !covered[sig] {
 			t.Errorf("%s: no engine carries it", sig)
 		}

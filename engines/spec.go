@@ -52,6 +52,15 @@ type KVInfo struct {
 	LiveTokens string
 }
 
+// LoRAInfo says where an engine lists its LoRA adapters in use: an info
+// gauge written anew at each change, its value the time of the change, so
+// the series with the largest value is the current one; its labels list
+// the adapters with running and with waiting requests, comma-separated,
+// and the number of adapter slots.
+type LoRAInfo struct {
+	Info, RunningLabel, WaitingLabel, MaxLabel string
+}
+
 // Spec is everything tokentop knows about one engine's metrics.
 type Spec struct {
 	Engine telemetry.Engine
@@ -76,6 +85,8 @@ type Spec struct {
 	Errors []ErrorCounters
 	// KV locates KV capacity/live tokens; zero when unknown.
 	KV KVInfo
+	// LoRA locates the adapters in use; zero when the engine lists none.
+	LoRA LoRAInfo
 }
 
 // ModelLabel returns the preferred model label, or "" when there is none.
@@ -118,7 +129,7 @@ func (s Spec) Names() []string {
 	for _, e := range s.Errors {
 		add(e.Names()...)
 	}
-	add(s.KV.Config, s.KV.LiveTokens)
+	add(s.KV.Config, s.KV.LiveTokens, s.LoRA.Info)
 	return out
 }
 

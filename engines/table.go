@@ -5,7 +5,7 @@ import "github.com/tokentop/tokentop/telemetry"
 // All returns every engine spec in detection order. Each call builds a
 // fresh table, so callers may keep and modify their copy.
 func All() []Spec {
-	return []Spec{vllm(), sglang(), lmdeploy(), llamaCpp(), tgi(), triton(), nim(), trtllm(), dynamoFrontend()}
+	return []Spec{vllm(), sglang(), lmdeploy(), llamaCpp(), tgi(), triton(), nim(), trtllm(), dynamoFrontend(), llmdRouter()}
 }
 
 // Lookup returns the spec of engine e.
@@ -52,6 +52,12 @@ func vllmTPOTBuckets() []float64 {
 	return []float64{0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0}
 }
 
+// perStep marks a histogram observed once per engine step (Alias.PerStep).
+func perStep(a Alias) Alias {
+	a.PerStep = true
+	return a
+}
+
 func withBuckets(a Alias, bounds []float64) Alias {
 	a.Buckets = bounds
 	return a
@@ -66,6 +72,20 @@ func withBuckets(a Alias, bounds []float64) Alias {
 // Use vllm:prefix_cache_queries"), vllm:gpu_prefix_cache_hit_rate and
 // vllm:spec_decode_draft_acceptance_rate (V0 gauges of
 // vllm/engine/metrics.py), read from vLLM's source only.
+// vllm:lora_requests_info (labels max_lora, running_lora_adapters,
+// waiting_lora_adapters; value the time of the change; no model_name) from
+// vLLM's v1/metrics/loggers.py and pages quoted in llm-d-inference-sim's
+// tests (store file id 5568918933). vllm:num_requests_waiting_by_reason
+// and vllm:prompt_tokens_by_source_total
+// are in the 0.27 capture. The NIXL connector's families
+// (vllm:nixl_xfer_time_seconds and vllm:nixl_bytes_transferred histograms,
+// vllm:nixl_num_failed_transfers counter; labels model_name, engine) are
+// from vLLM's source only, vllm/distributed/kv_transfer/kv_connector/v1/
+// nixl_connector.py NixlPromMetrics (store file id 54565547523): no
+// capture was found, so they are tested on table-generated pages.
+// Removed names (time_per_output_token_seconds, gpu_cache_usage_perc,
+// gpu_prefix_cache_*) come after their successors: read only where the
+// successor is absent, an older version.
 func vllm() Spec {
 	const itlNote = "one observation per engine step per request (step time)"
 	return Spec{
@@ -77,16 +97,17 @@ func vllm() Spec {
 		Signals: map[telemetry.Signal][]Alias{
 			telemetry.TTFT: {hist("vllm:time_to_first_token_seconds")},
 			telemetry.ITL: {
-				histNote("vllm:inter_token_latency_seconds", itlNote),
-				histNote("vllm:time_per_output_token_seconds", itlNote+"; pre-0.10.2 name of ITL"),
+				perStep(histNote("vllm:inter_token_latency_seconds", itlNote)),
+				perStep(histNote("vllm:time_per_output_token_seconds", itlNote+"; removed name (deprecated 0.11, removed 0.13), read from older versions only")),
 			},
 			telemetry.TPOT: {withBuckets(histNote("vllm:request_time_per_output_token_seconds", "(e2e − TTFT)/(tokens − 1), one per request"),
 				vllmTPOTBuckets())},
-			telemetry.E2E:       {hist("vllm:e2e_request_latency_seconds")},
-			Queue:               {hist("vllm:request_queue_time_seconds")},
-			telemetry.Running:   {gauge("vllm:num_requests_running")},
-			telemetry.Waiting:   {gauge("vllm:num_requests_waiting")},
-			telemetry.KVCache:   {gaugeMax("vllm:kv_cache_usage_perc"), gaugeMax("vllm:gpu_cache_usage_perc")},
+			telemetry.E2E:     {hist("vllm:e2e_request_latency_seconds")},
+			Queue:             {hist("vllm:request_queue_time_seconds")},
+			telemetry.Running: {gauge("vllm:num_requests_running")},
+			telemetry.Waiting: {gauge("vllm:num_requests_waiting")},
+			telemetry.KVCache: {gaugeMax("vllm:kv_cache_usage_perc"),
+				gaugeMaxNote("vllm:gpu_cache_usage_perc", "removed name (deprecated 0.9), read from older versions only")},
 			telemetry.OutputTPS: {counter("vllm:generation_tokens_total")},
 			// Request phases; default buckets start at 0.3 s.
 			telemetry.PrefillTime: {hist("vllm:request_prefill_time_seconds")},
@@ -96,7 +117,8 @@ func vllm() Spec {
 			telemetry.Preemptions: {counter("vllm:num_preemptions_total")},
 			telemetry.PrefixCacheHit: {
 				ratio("vllm:prefix_cache_hits_total", "vllm:prefix_cache_queries_total", 1, "GPU prefix cache, token-based"),
-				ratio("vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_queries_total", 1, "GPU prefix cache (0.7–0.9 name)"),
+				ratio("vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_queries_total", 1,
+					"GPU prefix cache; removed name (0.7–0.9), read from older versions only"),
 				gaugeMaxNote("vllm:gpu_prefix_cache_hit_rate", "V0 gauge: the engine's own running hit rate"),
 			},
 			telemetry.SpecAccept: {
@@ -107,12 +129,23 @@ func vllm() Spec {
 				Per: "vllm:spec_decode_num_drafts_total", Offset: 1, Note: "1 + accepted tokens / drafts"}},
 			telemetry.EngineReadBytes: {perGPUCounter("vllm:estimated_read_bytes_per_gpu_total",
 				"--enable-mfu-metrics; analytic per-step bytes, 0 while disabled")},
+			telemetry.KVTransferTime: {histNote("vllm:nixl_xfer_time_seconds", "NIXL connector: one observation per transfer")},
+			telemetry.KVTransferBytes: {{Name: "vllm:nixl_bytes_transferred", Type: HistogramSum,
+				Note: "NIXL connector: the sum of its bytes-per-transfer histogram"}},
+			telemetry.KVTransferFailures: {counterNote("vllm:nixl_num_failed_transfers_total", "NIXL connector")},
+			telemetry.KVTransferPromptTPS: {{Name: "vllm:prompt_tokens_by_source_total", Type: Counter,
+				Match: map[string]string{"source": "external_kv_transfer"}, Note: "source=external_kv_transfer"}},
+			telemetry.WaitingDeferred: {{Name: "vllm:num_requests_waiting_by_reason", Type: Gauge,
+				Match: map[string]string{"reason": "deferred"}, Note: "reason=deferred (the other reason is capacity)"}},
 		},
 		Errors: []ErrorCounters{{
 			Failed: "vllm:request_success_total", FailedLabel: "finished_reason",
 			FailedValues: []string{"abort", "error"}, All: "vllm:request_success_total",
 		}},
 		KV: KVInfo{Config: "vllm:cache_config_info", BlocksLabel: "num_gpu_blocks", BlockSizeLabel: "block_size"},
+		// No model label: the page's model (the base).
+		LoRA: LoRAInfo{Info: "vllm:lora_requests_info", RunningLabel: "running_lora_adapters",
+			WaitingLabel: "waiting_lora_adapters", MaxLabel: "max_lora"},
 	}
 }
 
@@ -126,6 +159,14 @@ func vllm() Spec {
 // SGLang's metrics test (store file ids 2817318981, 69212803927) and its
 // production_metrics.md reference (store file id 54655348608). Not read:
 // sglang:num_retracted_reqs, a gauge of the last step's retractions.
+// The P/D families sglang:kv_transfer_latency_ms (histogram, ms) and
+// sglang:num_transfer_failed_reqs_total are from production_metrics.md
+// (store file id 54655348608), no capture: tested on table-generated
+// pages. Not read: sglang:kv_transfer_speed_gb_s (a per-request speed, not
+// a throughput), sglang:kv_transfer_total_mb (whether MB is 10⁶ or 2²⁰
+// bytes is not said), and the P/D queue gauges
+// num_{prefill_prealloc,prefill_inflight,decode_prealloc,decode_transfer}_queue_reqs,
+// which need the pool view of a P/D model to mean something.
 func sglang() Spec {
 	return Spec{
 		Engine:      telemetry.EngineSGLang,
@@ -157,6 +198,9 @@ func sglang() Spec {
 				"retractions: running requests sent back to the queue, KV freed")},
 			telemetry.EngineReadBytes: {perGPUCounter("sglang:estimated_read_bytes_per_gpu_total",
 				"--enable-mfu-metrics; estimated per-GPU bytes")},
+			telemetry.KVTransferTime: {{Name: "sglang:kv_transfer_latency_ms", Type: Histogram, Scale: 1e-3,
+				Note: "P/D: per transferred request, in ms"}},
+			telemetry.KVTransferFailures: {counterNote("sglang:num_transfer_failed_reqs_total", "P/D: requests whose KV transfer failed")},
 		},
 		Errors: []ErrorCounters{{Failed: "sglang:num_aborted_requests_total", All: "sglang:num_requests_total"}},
 		KV:     KVInfo{LiveTokens: "sglang:num_used_tokens"},
@@ -197,7 +241,7 @@ func lmdeploy() Spec {
 			telemetry.TTFT: {hist("lmdeploy:time_to_first_token_seconds")},
 			telemetry.ITL: {
 				// Seconds, though the name lacks the suffix.
-				histNote("lmdeploy:iter_token_latency", "time between a request's engine iterations"),
+				perStep(histNote("lmdeploy:iter_token_latency", "time between a request's engine iterations")),
 				histNote("lmdeploy:time_per_output_token_seconds", "iteration time / tokens of that iteration"),
 			},
 			telemetry.E2E:         {hist("lmdeploy:e2e_request_latency_seconds")},
@@ -473,5 +517,51 @@ func dynamoFrontend() Spec {
 			Failed: "dynamo_frontend_requests_total", FailedLabel: "status",
 			FailedValues: []string{"error"}, All: "dynamo_frontend_requests_total",
 		}},
+	}
+}
+
+// The llm-d router's endpoint picker (EPP), in front of a model's pools:
+// what users get through the gateway, per model_name (the model asked
+// for; target_model_name is the one served, an adapter or a base, and is
+// summed over). Current versions write llm_d_epp_* and still the
+// Gateway API Inference Extension's inference_objective_* beside them, read
+// as the fallback. Its pool gauges (ready_endpoints, average_queue_size,
+// average_kv_cache_utilization) carry the pool's name, not a model, and are
+// not read yet.
+//
+// Source: the llm-d router's pkg/epp/metrics/metrics.go (store file ids
+// 54664698492 and 60103722782: request_ttft_seconds "from request received
+// to first response byte", request_streaming_tpot_seconds "(e2e − TTFT) /
+// (output_tokens − 1)", request_streaming_itl_seconds, request_running,
+// request_ntpot_seconds "end-to-end latency divided by output token
+// count"), its docs/metrics.md table (store file id 56037206568), and the
+// Gateway API Inference Extension's metrics.go (store file id 7740810667:
+// inference_objective_request_ttft_seconds, request_total,
+// request_error_total with error_code). No capture: tested on
+// table-generated pages. request_ntpot_seconds is not TPOT (it includes
+// TTFT), so it is not read as TPOT.
+func llmdRouter() Spec {
+	const gateway = "at the router: includes routing and the network to the pod"
+	return Spec{
+		Engine:      telemetry.EngineLLMD,
+		Title:       "llm-d router",
+		ModelLabels: []string{"model_name"},
+		Paths:       []string{"/metrics"},
+		Prefixes:    []string{"llm_d_epp_", "inference_objective_"},
+		Signals: map[telemetry.Signal][]Alias{
+			telemetry.TTFT: {histNote("llm_d_epp_request_ttft_seconds", gateway),
+				histNote("inference_objective_request_ttft_seconds", gateway+"; the old name, still written beside")},
+			telemetry.TPOT: {histNote("llm_d_epp_request_streaming_tpot_seconds", "(e2e − TTFT)/(tokens − 1) per streaming request, "+gateway)},
+			telemetry.ITL:  {histNote("llm_d_epp_request_streaming_itl_seconds", "gaps between response chunks, "+gateway)},
+			telemetry.E2E: {histNote("llm_d_epp_request_duration_seconds", gateway),
+				histNote("inference_objective_request_duration_seconds", gateway+"; the old name")},
+			telemetry.Running: {gaugeNote("llm_d_epp_request_running", "requests in flight through the router")},
+			telemetry.RequestRate: {counterNote("llm_d_epp_request_total", "requests received by the router"),
+				counterNote("inference_objective_request_total", "requests received; the old name")},
+		},
+		Errors: []ErrorCounters{
+			{Failed: "llm_d_epp_request_error_total", All: "llm_d_epp_request_total"},
+			{Failed: "inference_objective_request_error_total", All: "inference_objective_request_total"},
+		},
 	}
 }

@@ -20,6 +20,7 @@ const (
 	EngineTRTLLM    Engine = "trtllm"
 	EngineTriton    Engine = "triton"
 	EngineDynamo    Engine = "dynamo" // NVIDIA Dynamo's HTTP frontend (dynamo_frontend_*)
+	EngineLLMD      Engine = "llm-d"  // the llm-d router's endpoint picker (llm_d_epp_*)
 	EngineOllama    Engine = "ollama"
 	EngineOpenAI    Engine = "openai"
 	EngineAnthropic Engine = "anthropic"

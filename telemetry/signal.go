@@ -28,9 +28,9 @@ const (
 )
 
 // Signals lists every signal in display order: the request-level and
-// capacity figures, then the engine diagnosis signals (EngineSignals).
+// capacity figures, then the engine diagnosis signals (DiagnosisSignals).
 var Signals = append([]Signal{TTFT, TTFA, TPOT, ITL, E2E, OutputTPS, Running, Waiting, KVCache, GPUMemBW, MBU, GPUPower, EnergyPerToken, ErrorRate, ProbeSuccess, Goodput, TargetUp},
-	EngineSignals...)
+	DiagnosisSignals()...)
 
 // SignalInfo says what a signal is, so every figure shown can name its
 // definition.
@@ -64,6 +64,9 @@ func (s Signal) Info() SignalInfo {
 		return i
 	}
 	if i, ok := engineSignalInfo[s]; ok {
+		return i
+	}
+	if i, ok := disaggSignalInfo[s]; ok {
 		return i
 	}
 	return SignalInfo{Unit: "", Scale: 1, Title: string(s)}

@@ -46,8 +46,10 @@ var engineSignalInfo = map[Signal]SignalInfo{
 		Definition: "server: bytes the engine counts as read from GPU memory per second, per GPU (vLLM --enable-mfu-metrics: analytic per-step counts)"},
 }
 
-// IsEngineSignal reports whether sig is one of EngineSignals.
+// IsEngineSignal reports whether sig is one of EngineSignals or
+// DisaggSignals.
 func IsEngineSignal(sig Signal) bool {
 	_, ok := engineSignalInfo[sig]
-	return ok
+	_, disagg := disaggSignalInfo[sig]
+	return ok || disagg
 }

@@ -19,16 +19,9 @@ func TestDemoWiring(t *testing.T) {
 	}
 	cfg := sim.DemoConfig()
 	cfg.Scenario = sim.Scenario{} // steady state
-	s, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := s.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := startSim(t, ctx, cfg)
 	c := DemoConfig(s)
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)

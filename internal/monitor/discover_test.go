@@ -134,16 +134,9 @@ func TestQuickModeJoinsHostGPUs(t *testing.T) {
 	}
 	cfg := sim.DemoConfig()
 	cfg.Scenario = sim.Scenario{}
-	s, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := s.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := startSim(t, ctx, cfg)
 	c := &config.Config{Endpoints: []config.Endpoint{{URL: s.URL(), Probe: &config.Probe{Interval: config.Duration(time.Second)}}},
 		DCGM: []config.DCGM{{URL: s.DCGMURL()}}}
 	m := runConfig(t, ctx, c)

@@ -35,9 +35,10 @@ func (m *Monitor) AddProbe(o probe.Options, prefix string) error {
 			return m.runProbe(ctx, o) // no list to follow: the probe's own discovery decides
 		}
 		done := make(chan error, len(models))
-		for _, model := range models {
+		for _, md := range models {
+			model := md.ID
 			oo := o
-			oo.Model = model
+			oo.Model, oo.AdapterOf = model, md.Parent
 			if prefix != "" {
 				oo.Name = prefix + "/" + model
 			}
@@ -57,7 +58,7 @@ func (m *Monitor) AddProbe(o probe.Options, prefix string) error {
 // discover lists the server's models, retrying every probe interval until
 // it can; ok is false when ctx ended first. Each failed attempt is a failed
 // probe of the server's placeholder endpoint, retired once the list comes.
-func (m *Monitor) discover(ctx context.Context, o probe.Options, prefix string) (models []string, ok bool) {
+func (m *Monitor) discover(ctx context.Context, o probe.Options, prefix string) (models []probe.Model, ok bool) {
 	p, err := probe.New(o)
 	if err != nil {
 		return nil, true
@@ -82,10 +83,7 @@ func (m *Monitor) discover(ctx context.Context, o probe.Options, prefix string) 
 				m.Observe(telemetry.Observation{Kind: telemetry.KindRetire, At: time.Now(), Endpoint: ep.Name, Source: source,
 					Err: "reachable again: each model it lists is probed on its own"})
 			}
-			for _, md := range listed {
-				models = append(models, md.ID)
-			}
-			return models, true
+			return listed, true
 		}
 		failures++
 		now := time.Now()

@@ -272,7 +272,7 @@ func Age(d time.Duration) string {
 // as values, each with its state.
 func engineLine(s map[telemetry.Signal]telemetry.SignalSnapshot, now time.Time) string {
 	var parts []string
-	for _, sig := range telemetry.EngineSignals {
+	for _, sig := range telemetry.DiagnosisSignals() {
 		v, ok := s[sig]
 		if !ok {
 			continue
@@ -307,7 +307,7 @@ func rateWindow(s telemetry.SignalSnapshot) string {
 // rateSignals are the figures of a text row and its engine line that can
 // carry a rate window, in the order printed.
 func rateSignals() []telemetry.Signal {
-	return append([]telemetry.Signal{telemetry.OutputTPS, telemetry.MBU, telemetry.ErrorRate}, telemetry.EngineSignals...)
+	return append([]telemetry.Signal{telemetry.OutputTPS, telemetry.MBU, telemetry.ErrorRate}, telemetry.DiagnosisSignals()...)
 }
 
 // rateWindows lists the distinct rate windows the snapshot's figures are

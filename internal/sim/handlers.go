@@ -63,12 +63,22 @@ func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
 	}
 	created := s.wallStart.Unix()
 	list := modelListJSON{Object: "list", Data: []modelJSON{}}
-	for _, e := range s.engines {
-		list.Data = append(list.Data, modelJSON{ID: e.spec.Name, Object: "model", Created: created, OwnedBy: owner,
-			Root: e.spec.Name, MaxModelLen: e.spec.MaxModelLen, Permission: []permissionJSON{{
-				ID: fmt.Sprintf("modelperm-%016x", mix(textSeed(s.cfg.Seed, e.spec.Name, ""))), Object: "model_permission",
+	entry := func(id, root string, parent any, maxLen int) modelJSON {
+		return modelJSON{ID: id, Object: "model", Created: created, OwnedBy: owner,
+			Root: root, Parent: parent, MaxModelLen: maxLen, Permission: []permissionJSON{{
+				ID: fmt.Sprintf("modelperm-%016x", mix(textSeed(s.cfg.Seed, id, ""))), Object: "model_permission",
 				Created: created, AllowSampling: true, AllowLogprobs: true, AllowView: true, Organization: "*",
-			}}})
+			}}}
+	}
+	for _, e := range s.engines {
+		list.Data = append(list.Data, entry(e.spec.Name, e.spec.Name, nil, e.spec.MaxModelLen))
+	}
+	// vLLM lists its LoRA adapters after the base models: root is the
+	// adapter's path, parent the base model's name.
+	for _, e := range s.engines {
+		for _, a := range e.spec.Adapters {
+			list.Data = append(list.Data, entry(a, "/adapters/"+a, e.spec.Name, e.spec.MaxModelLen))
+		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(list)

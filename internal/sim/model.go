@@ -13,7 +13,12 @@ import (
 // fields take the defaults documented per field (applied by New), so a spec
 // only needs Name and Params.
 type ModelSpec struct {
-	Name            string  // served model name (OpenAI "model", metrics model_name)
+	Name string // served model name (OpenAI "model", metrics model_name)
+	// Adapters are LoRA adapters served on this base model (vLLM
+	// --lora-modules): listed by /v1/models with the base as parent,
+	// and a request naming one is served by the base's engine, counted
+	// under the base's model_name as vLLM does.
+	Adapters        []string
 	Params          float64 // parameter count, e.g. 8.03e9
 	DtypeBytes      float64 // bytes per weight; default 2 (bf16)
 	KVBytesPerToken float64 // KV-cache bytes per token, all layers; default 131072 (Llama-3.1-8B bf16)

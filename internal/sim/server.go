@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -119,6 +120,14 @@ func New(cfg Config) (*Server, error) {
 		s.engines = append(s.engines, e)
 		s.byName[spec.Name] = e
 		names = append(names, spec.Name)
+	}
+	for _, e := range s.engines {
+		for _, a := range e.spec.Adapters {
+			if _, dup := s.byName[a]; dup || strings.TrimSpace(a) == "" {
+				return nil, fmt.Errorf("adapter %q of %q: empty or a name already served", a, e.spec.Name)
+			}
+			s.byName[a] = e
+		}
 	}
 	if err := cfg.Scenario.validate(names); err != nil {
 		return nil, err

@@ -145,6 +145,9 @@ func redactedURL(u *url.URL) string {
 type Model struct {
 	ID      string `json:"id"`
 	OwnedBy string `json:"owned_by,omitempty"`
+	// Parent is the base model of a LoRA adapter (vLLM's /v1/models
+	// lists each adapter with its base as parent; null for a base).
+	Parent string `json:"parent,omitempty"`
 }
 
 // listModels asks the server which models it serves: GET /v1/models (the
@@ -201,6 +204,7 @@ func (p *Prober) getModels(ctx context.Context, u string, parse func([]byte) ([]
 	for i := range models {
 		models[i].ID = sanitize.Text(s.scrub(models[i].ID))
 		models[i].OwnedBy = sanitize.Text(s.scrub(models[i].OwnedBy))
+		models[i].Parent = sanitize.Text(s.scrub(models[i].Parent))
 	}
 	return models, nil
 }

@@ -76,6 +76,9 @@ type Options struct {
 	Labels map[string]string `json:"labels,omitempty"`
 	// Dial, when set, opens every connection (through an SSH tunnel).
 	Dial httpclient.DialFunc `json:"-"`
+	// AdapterOf is the base model when Model is a LoRA adapter on it (the
+	// adapter's parent in /v1/models); the endpoint's labels say so.
+	AdapterOf string `json:"adapter_of,omitempty"`
 
 	Prompt      string  `json:"prompt,omitempty"` // text; empty = the built-in short prompt
 	MaxTokens   int     `json:"max_tokens,omitempty"`

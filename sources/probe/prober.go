@@ -143,6 +143,9 @@ func (p *Prober) Endpoint() telemetry.Endpoint {
 	if p.opts.Auth.Insecure {
 		e.Labels["tls"] = "NOT VERIFIED"
 	}
+	if p.opts.AdapterOf != "" {
+		e.Labels["adapter_of"] = p.opts.AdapterOf
+	}
 	return e
 }
 

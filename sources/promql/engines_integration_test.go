@@ -62,11 +62,28 @@ func engineTargets(t *testing.T) []*engineTarget {
 	// TGI's and Triton's pages again, generated, for the aliases the
 	// excerpts lack: TGI's generated-tokens histogram sum (HistogramSum),
 	// Triton's TRT-LLM backend gauges with label matches.
+	// vLLM's and SGLang's generated pages carry the current names the
+	// captures predate: NIXL and P/D transfer families, waiting reasons,
+	// prompt-token sources.
 	for _, e := range []telemetry.Engine{telemetry.EngineNIM, telemetry.EngineTRTLLM, telemetry.EngineLlamaCpp, telemetry.EngineLMDeploy,
-		telemetry.EngineTGI, telemetry.EngineTriton, telemetry.EngineDynamo} {
+		telemetry.EngineTGI, telemetry.EngineTriton, telemetry.EngineDynamo, telemetry.EngineVLLM, telemetry.EngineSGLang, telemetry.EngineLLMD} {
 		spec, _ := engines.Lookup(e)
 		add("synth-"+string(e), e, synthPage(spec, "synth-"+string(e)))
 	}
+	// vLLM 0.10 (per-step ITL, no per-request TPOT histogram) with
+	// speculative decoding on: the capture plus the spec-decode counters
+	// vLLM registers then. Its ITL mean is a step time, so no TPOT is
+	// derived from it.
+	// (A model name of its own, so it is not a replica of the capture's.)
+	const spec = "qwen3-4b-specdecode"
+	add("vllm-v0.10-specdecode", telemetry.EngineVLLM, strings.ReplaceAll(fixtures.Read(t, "metrics", "vllm-v0.10-metrics.txt"),
+		"Qwen/Qwen3-4B-Instruct-2507-FP8", spec)+"\n"+strings.ReplaceAll(`# TYPE vllm:spec_decode_num_drafts_total counter
+vllm:spec_decode_num_drafts_total{engine="0",model_name="Qwen/Qwen3-4B-Instruct-2507-FP8"} 40
+# TYPE vllm:spec_decode_num_draft_tokens_total counter
+vllm:spec_decode_num_draft_tokens_total{engine="0",model_name="Qwen/Qwen3-4B-Instruct-2507-FP8"} 80
+# TYPE vllm:spec_decode_num_accepted_tokens_total counter
+vllm:spec_decode_num_accepted_tokens_total{engine="0",model_name="Qwen/Qwen3-4B-Instruct-2507-FP8"} 60
+`, "Qwen/Qwen3-4B-Instruct-2507-FP8", spec))
 	// A TensorRT-LLM worker behind NVIDIA Dynamo: its trtllm_ names only (no shared,
 	// unprefixed name, so no claim by markers applies).
 	dynamo, _ := engines.Lookup(telemetry.EngineTRTLLM)
@@ -140,7 +157,7 @@ func TestIntegrationEveryEngine(t *testing.T) {
 		}
 	}
 	st := rec.status(t)
-	if got, want := fmt.Sprint(st.Recognised), "[vllm sglang lmdeploy llamacpp tgi triton nim trtllm dynamo]"; got != want {
+	if got, want := fmt.Sprint(st.Recognised), "[vllm sglang lmdeploy llamacpp tgi triton nim trtllm dynamo llm-d]"; got != want {
 		t.Errorf("recognised %s, want %s", got, want)
 	}
 	t.Logf("status: %s; refresh took %s; warnings %v", st.Description, st.Latency, st.Warnings)
@@ -296,8 +313,12 @@ func checkAgainstDirect(ctx context.Context, t *testing.T, prom *promtest.Server
 	}
 	// Every engine with a per-token histogram and no per-request TPOT one
 	// (TensorRT-LLM's time_per_output_token is per request: its own TPOT).
+	// Not from a per-step histogram under speculative decoding: the
+	// generated LMDeploy page has its spec-decode counters, and
+	// vllm-v0.10-specdecode is 0.10 with them. SGLang's ITL is per token
+	// even then (its generated page has the spec gauges).
 	derivedWanted := map[string]bool{"vllm-v0.4-metrics": true, "vllm-v0.10-metrics": true, "sglang-metrics": true,
-		"nim-llama3.1-8b-metrics": true, "synth-nim": true, "synth-lmdeploy": true, "synth-dynamo": true}
+		"nim-llama3.1-8b-metrics": true, "synth-nim": true, "synth-dynamo": true, "synth-sglang": true}
 	if derivedWanted[tgt.job] != derivedOnly(all, r.info.Name, telemetry.TPOT) {
 		t.Errorf("%s: TPOT derived from the ITL mean: %v, want %v", r.info.Name, !derivedWanted[tgt.job], derivedWanted[tgt.job])
 	}

@@ -336,7 +336,8 @@ func promAgg(a engines.Agg) string {
 }
 
 // derivedExprs returns the derived value of d.Signal for the family's
-// endpoints that have had no series of its own aliases in [W]: the mean of
+// endpoints that have had no series of its own aliases, nor of those of
+// d.Unless (spec decoding), in [W]: the mean of
 // d.From's histogram over [W], tagged tokentop_derived.
 func (g generator) derivedExprs(f *family, d engines.Derivation) string {
 	from := d.Of(f.spec)
@@ -356,9 +357,9 @@ func (g generator) derivedExprs(f *family, d engines.Derivation) string {
 			parts = append(parts, preferred(f, from, i, by, e))
 		}
 		e := strings.Join(parts, " or ")
-		if own := f.spec.Signals[d.Signal]; len(own) > 0 {
+		if ex := d.Excluded(f.spec); len(ex) > 0 {
 			var pres []string
-			for _, a := range own {
+			for _, a := range ex {
 				pres = append(pres, f.presenceOver(a, by))
 			}
 			e = "((" + e + ") unless on(" + by + ") (" + strings.Join(pres, " or ") + "))"

@@ -245,3 +245,24 @@ func afresh(q string) string {
 }
 
 var rateOverW = regexp.MustCompile(`rate\(([^\[()]+)\[W\]\)`)
+
+// TPOT is never derived from the ITL mean of an endpoint with speculative
+// decoding: vLLM's ITL histogram then takes one observation per step of
+// several tokens. The derived query leaves out every endpoint that has a
+// spec-decode counter in the window, as it does those with their own TPOT
+// histogram.
+func TestDerivedTPOTNotUnderSpecDecoding(t *testing.T) {
+	spec, _ := engines.Lookup(telemetry.EngineVLLM)
+	f := newFamily("vllm", telemetry.EngineVLLM, spec, spec.ModelLabels, "")
+	g := newGenerator(nil, []string{"pod", "instance"})
+	q := strings.Join(g.generate([]*family{f}).value[telemetry.TPOT], " or ")
+	by := g.by(f, true)
+	for _, a := range []engines.Alias{spec.Signals[telemetry.SpecAccept][0], spec.Signals[telemetry.TPOT][0]} {
+		if want := f.presenceOver(a, by); !strings.Contains(q, want) {
+			t.Errorf("derived TPOT not ruled out by %s:\n%s\nnot in\n%s", a.Name, want, q)
+		}
+	}
+	if !strings.Contains(q, "unless on("+by+")") {
+		t.Errorf("no unless on the endpoint's labels: %s", q)
+	}
+}

@@ -249,7 +249,9 @@ func TestQueryErrorsAreFailures(t *testing.T) {
 			f := newFakeProm(t, "llama")
 			f.set(func(f *fakeProm) {
 				f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
-					if strings.Contains(q, "timestamp(") || !strings.Contains(q, "vllm:num_requests_waiting") && !strings.Contains(q, "vllm:time_to_first_token_seconds_bucket") {
+					// The waiting gauge itself, not waiting_by_reason (deferred waiting).
+					waiting := strings.Contains(strings.ReplaceAll(q, "vllm:num_requests_waiting_by_reason", ""), "vllm:num_requests_waiting")
+					if strings.Contains(q, "timestamp(") || !waiting && !strings.Contains(q, "vllm:time_to_first_token_seconds_bucket") {
 						return false
 					}
 					w.Header().Set("Content-Type", c.ctype)
@@ -338,7 +340,8 @@ func TestWarningsAndInfosSurface(t *testing.T) {
 	}
 	st := rec.status(t)
 	joined := strings.Join(st.Warnings, "\n")
-	checkText(t, joined, []string{"running: PromQL warning: encountered a mix", `\x1b[2J`, "info: PromQL info: metric might not be a counter"}, []string{"\x1b"}, 0)
+	// The first signals' warnings: the list is capped (maxWarnings).
+	checkText(t, joined, []string{"ttft: PromQL warning: encountered a mix", `\x1b[2J`, "info: PromQL info: metric might not be a counter"}, []string{"\x1b"}, 0)
 	if st.State != telemetry.Live {
 		t.Errorf("warnings are not errors: %+v", st)
 	}

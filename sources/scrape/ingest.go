@@ -105,6 +105,7 @@ func (sc *scrape) run() {
 	}
 	sc.errorRate()
 	sc.mbu()
+	sc.lora()
 }
 
 // choose returns the first alias whose families are present with a

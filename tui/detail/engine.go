@@ -21,7 +21,7 @@ func (m *Model) engineView(w int) string {
 	r := &ctx.Styles.Normal
 	var lines []string
 	shared := commonRateWindow(m.ep.Signals)
-	for _, sig := range telemetry.EngineSignals {
+	for _, sig := range telemetry.DiagnosisSignals() {
 		s, ok := m.ep.Signals[sig]
 		if !ok {
 			continue
@@ -80,7 +80,7 @@ func defined(p themes.Paint, line, def string, w int) []string {
 // ratios share (that of the first one naming any), for the heading; ""
 // when none names one.
 func commonRateWindow(sigs map[telemetry.Signal]telemetry.SignalSnapshot) string {
-	for _, sig := range telemetry.EngineSignals {
+	for _, sig := range telemetry.DiagnosisSignals() {
 		if rw := format.RateWindow(sigs[sig]); rw != "" {
 			return rw
 		}
@@ -91,7 +91,7 @@ func commonRateWindow(sigs map[telemetry.Signal]telemetry.SignalSnapshot) string
 // youngNote explains the young mark of the engine figures carrying it
 // (the first one's age; they share a series' birth); "" when none does.
 func youngNote(sigs map[telemetry.Signal]telemetry.SignalSnapshot) string {
-	for _, sig := range telemetry.EngineSignals {
+	for _, sig := range telemetry.DiagnosisSignals() {
 		if y := format.Young(sigs[sig]); y != "" {
 			return y
 		}

@@ -1,0 +1,56 @@
+package scrape
+
+import (
+	"strings"
+
+	"github.com/tokentop/tokentop/sources/scrape/expo"
+	"github.com/tokentop/tokentop/telemetry"
+)
+
+// lora reads the engine's LoRA info gauge: of its series (one per change,
+// valued the time of the change) the newest says which adapters have
+// running and waiting requests. Their counts are emitted for the series'
+// model, or, as the gauge has no model label, the page's one model.
+func (sc *scrape) lora() {
+	li := sc.spec.LoRA
+	f := sc.page.Families[li.Info]
+	if li.Info == "" || f == nil || f.Err != nil {
+		return
+	}
+	var latest *expo.Series
+	for _, ser := range f.Series {
+		if latest == nil || ser.Value > latest.Value {
+			latest = ser
+		}
+	}
+	if latest == nil {
+		return
+	}
+	// vLLM serves one base model per process; on a page naming several
+	// models a label-less series belongs to none of them for sure.
+	var mv *modelVals
+	switch {
+	case sc.rawModel(latest) != "" || len(sc.models) == 0:
+		mv = sc.model(latest)
+	case len(sc.models) == 1:
+		mv = sc.models[0]
+	default:
+		return
+	}
+	sc.emitValue(mv, telemetry.LoRARunning, float64(len(adapterNames(latest.Label(li.RunningLabel)))), false)
+	sc.emitValue(mv, telemetry.LoRAWaiting, float64(len(adapterNames(latest.Label(li.WaitingLabel)))), false)
+}
+
+// adapterNames splits a comma-separated adapter list into its distinct,
+// non-empty names.
+func adapterNames(list string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
