@@ -14,6 +14,9 @@ import (
 func TestEngineSignalRows(t *testing.T) {
 	covered := map[telemetry.Signal]bool{}
 	for _, s := range All() {
+		if s.LoRA.Info != "" { // the adapter counts come from its info gauge's labels (Spec.LoRA)
+			covered[telemetry.LoRARunning], covered[telemetry.LoRAWaiting] = true, true
+		}
 		for _, sig := range telemetry.DiagnosisSignals() {
 			for _, a := range s.Signals[sig] {
 				covered[sig] = true
