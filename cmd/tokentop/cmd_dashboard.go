@@ -130,7 +130,7 @@ func serve(ctx context.Context, m *monitor.Monitor, c *config.Config, vf viewFla
 			return report.LoopWithDiagnosis(ctx, stdout, m.Store, m.SLO, m.Diagnosis, vf.refresh, vf.window, vf.json)
 		}
 		opts := tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
-			Bell: vf.bell, Thresholds: thresholds(m.SLO), Recording: m.Recording(), OnWindow: m.ViewWindow, LiveStrip: vf.liveStrip}
+			Bell: vf.bell, Thresholds: thresholds(m.SLO), Diagnosis: m.Diagnosis, Recording: m.Recording(), OnWindow: m.ViewWindow, LiveStrip: vf.liveStrip}
 		if err := opts.Validate(); err != nil {
 			return err
 		}
