@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	fig "github.com/tokentop/tokentop/figures"
+	"github.com/tokentop/tokentop/slo"
 )
 
 // Words is one evidence entry as a person reads it: "queue_time_ms mean
@@ -36,3 +37,20 @@ func (f Finding) EvidenceWords() string {
 // Named reports whether d names a cause worth showing beside an alert or a
 // row: anything but healthy (an unclear call says what is missing).
 func (d Diagnosis) Named() bool { return len(d.Causes) > 0 && d.Leading() != None }
+
+// Why is d in words as a notification carries it: the leading cause, its
+// evidence and next step, and the other causes named.
+func (d Diagnosis) Why() *slo.Why {
+	if len(d.Causes) == 0 {
+		return nil
+	}
+	f := d.Causes[0]
+	w := &slo.Why{Cause: string(f.Cause), Summary: f.Summary, Evidence: f.EvidenceWords(), Next: f.Next}
+	if f.Cause == Unclear && len(f.Missing) > 0 {
+		w.Evidence = "missing: " + strings.Join(f.Missing, "; ")
+	}
+	for _, o := range d.Causes[1:] {
+		w.More = append(w.More, string(o.Cause))
+	}
+	return w
+}
