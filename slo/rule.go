@@ -17,6 +17,25 @@ type Transition struct {
 	// Bell is set when an alert starts firing: the TUI may ring the
 	// terminal bell if the user asked for it.
 	Bell bool `json:"bell,omitempty"`
+	// Why is the diagnosis of the alert's endpoint as the transition was
+	// made, when it names a cause (docs/diagnosis.md). The SLO engine
+	// leaves it nil; the monitor, which owns both, fills it for the
+	// notifiers.
+	Why *Why `json:"why,omitempty"`
+}
+
+// Why is a diagnosis in words, as notifications carry it.
+type Why struct {
+	// Cause is the leading cause's word ("kv_cache"), Summary it in a
+	// few words.
+	Cause   string `json:"cause"`
+	Summary string `json:"summary,omitempty"`
+	// Evidence is the figures it rests on against their baselines.
+	Evidence string `json:"evidence,omitempty"`
+	// Next is the one-line next step.
+	Next string `json:"next,omitempty"`
+	// More are the other causes named, root first.
+	More []string `json:"more,omitempty"`
 }
 
 // rule is one objective on one endpoint: its alert and the state the

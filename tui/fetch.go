@@ -8,6 +8,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/tokentop/tokentop/diagnosis"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/tui/detail"
@@ -24,6 +25,9 @@ type dataMsg struct {
 	now    time.Time
 	snap   telemetry.Snapshot
 	alerts []slo.Alert
+	// causes is each unwell endpoint's diagnosis, by name (none when
+	// healthy or without a diagnoser).
+	causes map[string]diagnosis.Diagnosis
 	rows   []table.Row
 	detail *detail.Data
 	fp     uint64
@@ -78,8 +82,8 @@ func (a *app) fetch() tea.Cmd {
 	if a.detailShown() {
 		req.detailEP, req.chartN = a.detail.Name(), a.detail.ChartPoints()
 	}
-	data, al, thr := a.data, a.alerts, a.opts.Thresholds
-	return func() tea.Msg { return read(data, al, thr, req) }
+	data, al, thr, dg := a.data, a.alerts, a.opts.Thresholds, a.opts.Diagnosis
+	return func() tea.Msg { return read(data, al, thr, dg, req) }
 }
 
 // refetchSeries reads again at once when the rows' charts now want
@@ -95,17 +99,21 @@ func (a *app) refetchSeries() tea.Cmd {
 }
 
 // read runs in a command goroutine: every store call happens here.
-func read(data Data, al Alerts, thr Thresholds, req fetchReq) tea.Msg {
+func read(data Data, al Alerts, thr Thresholds, dg Diagnoses, req fetchReq) tea.Msg {
 	msg := dataMsg{seq: req.seq, now: req.now}
 	msg.snap = data.Snapshot(req.now, req.window)
 	if al != nil {
 		msg.alerts = al.Alerts()
 	}
+	msg.causes = namedCauses(dg)
 	th := thresholdsFor(thr, msg.alerts)
 	end := detail.Align(req.now, req.window, req.sparkN)
 	msg.rows = make([]table.Row, len(msg.snap.Endpoints))
 	for i, ep := range msg.snap.Endpoints {
 		r := table.Row{Endpoint: ep, Badge: slo.BadgeNone, Server: req.server}
+		if d, ok := msg.causes[ep.Name]; ok {
+			r.Cause = &d.Causes[0]
+		}
 		if al != nil {
 			r.Badge = al.Badge(ep.Name, req.now)
 		}
@@ -133,10 +141,29 @@ func read(data Data, al Alerts, thr Thresholds, req fetchReq) tea.Msg {
 				}
 			}
 		}
+		if dd, ok := msg.causes[req.detailEP]; ok {
+			d.Diagnosis = &dd
+		}
 		msg.detail = &d
 	}
 	msg.fp = fingerprint(&msg)
 	return msg
+}
+
+// namedCauses is the latest diagnosis of every endpoint that names a
+// cause (healthy ones are left out: nothing to show).
+func namedCauses(dg Diagnoses) map[string]diagnosis.Diagnosis {
+	if dg == nil {
+		return nil
+	}
+	out := map[string]diagnosis.Diagnosis{}
+	for name, d := range dg.Latest() {
+		if d.Named() {
+			d.At = time.Time{} // moves every evaluation while nothing shown does
+			out[name] = d
+		}
+	}
+	return out
 }
 
 // thresholdsFor returns the configured thresholds, or the strictest
@@ -240,6 +267,7 @@ func fingerprint(m *dataMsg) uint64 {
 	put(m.snap.Sources)
 	put(m.snap.GPUs) // the GPU panel
 	put(quietAlerts(m.alerts))
+	put(m.causes)
 	if d := m.detail; d != nil {
 		dd := *d
 		dd.At = time.Time{}

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/tokentop/tokentop/diagnosis"
 	"github.com/tokentop/tokentop/internal/config"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
@@ -48,6 +49,13 @@ type Data interface {
 type Alerts interface {
 	Alerts() []slo.Alert
 	Badge(endpoint string, now time.Time) slo.Badge
+}
+
+// Diagnoses says why each endpoint is unwell (the monitor's
+// *diagnosis.Diagnoser, a replay's diagnoser); called from commands, so
+// safe for concurrent use.
+type Diagnoses interface {
+	Latest() map[string]diagnosis.Diagnosis
 }
 
 // Thresholds gives the SLO threshold to draw on a signal's charts, in
@@ -106,6 +114,9 @@ type Options struct {
 	Bell bool
 	// Thresholds for chart lines; nil = taken from the alerts' objectives.
 	Thresholds Thresholds
+	// Diagnosis, when set, names each unwell endpoint's cause on its
+	// alert lines, under the table, in the detail view and on `e`.
+	Diagnosis Diagnoses
 	// Title is the header's first word (default "tokentop").
 	Title string
 	// Getenv reads the environment (default os.Getenv): NO_COLOR.

@@ -84,8 +84,10 @@ func (a *app) onData(msg dataMsg) tea.Cmd {
 		a.fp, a.haveData, a.dirty = msg.fp, true, true
 		a.snap, a.alertList = msg.snap, msg.alerts
 		a.problems.SetData(msg.snap)
+		a.problems.SetCauses(msg.causes)
 		a.table.SetRows(msg.rows)
 		a.alertP.SetNames(a.table.Names())
+		a.alertP.SetCauses(msg.causes)
 		a.alertP.SetAlerts(msg.alerts)
 		a.gpuP.SetDevices(msg.snap.GPUs)
 		bell = a.checkBell(msg.alerts)

@@ -134,8 +134,8 @@ func serve(ctx context.Context, m *monitor.Monitor, c *config.Config, vf viewFla
 			return err
 		}
 		opts := tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
-			Bell: vf.bell, Thresholds: thresholds(m.SLO), Recording: m.Recording(), OnWindow: m.ViewWindow, LiveStrip: vf.liveStrip,
-			Racer: racer}
+			Bell: vf.bell, Thresholds: thresholds(m.SLO), Diagnosis: m.Diagnosis, Recording: m.Recording(), OnWindow: m.ViewWindow,
+			LiveStrip: vf.liveStrip, Racer: racer}
 		if err := opts.Validate(); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokentop/tokentop/diagnosis"
 	"github.com/tokentop/tokentop/internal/monitor"
 	"github.com/tokentop/tokentop/internal/report"
 	"github.com/tokentop/tokentop/record"
@@ -122,7 +123,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if dashboard {
 		opts := tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
 			Clock: r.Clock, Replay: r.Player(), MaxSpeed: record.Fastest, // the header says REPLAY
-			Thresholds: objectiveThresholds(judging.Objectives)}
+			Thresholds: objectiveThresholds(judging.Objectives), Diagnosis: r}
 		if err = opts.Validate(); err == nil {
 			err = tui.Run(ctx, tui.New(r, r, opts), nil, nil)
 		}
@@ -204,6 +205,9 @@ type replayDoc struct {
 	Objectives   []slo.Objective `json:"objectives"`
 	Alerts       []slo.Alert     `json:"alerts"`
 	AlertHistory []slo.Alert     `json:"alert_history"`
+	// Diagnosis is every endpoint's, written into its entry as live's
+	// snapshots do.
+	Diagnosis map[string]diagnosis.Diagnosis `json:"-"`
 }
 
 // MarshalJSON writes the document with every duration in ms, named
@@ -217,6 +221,7 @@ func (d replayDoc) MarshalJSON() ([]byte, error) {
 	if err := json.Unmarshal(snap, &m); err != nil {
 		return nil, err
 	}
+	m["endpoints"] = report.WithDiagnosis(d.Endpoints, d.Diagnosis)
 	m["judged"] = d.Judged
 	objs := make([]map[string]any, 0, len(d.Objectives))
 	for _, o := range d.Objectives {
@@ -268,7 +273,7 @@ func replayJSON(path, at string, first, last time.Time, damage error, window tim
 	if err != nil && d == nil {
 		return err
 	}
-	doc := replayDoc{Snapshot: st.Snapshot, Judged: "again", Objectives: j.Objectives, Alerts: st.Alerts, AlertHistory: st.History}
+	doc := replayDoc{Snapshot: st.Snapshot, Judged: "again", Objectives: j.Objectives, Alerts: st.Alerts, AlertHistory: st.History, Diagnosis: st.Diagnosis}
 	if j.AsRecorded {
 		doc.Judged = "as recorded"
 	}

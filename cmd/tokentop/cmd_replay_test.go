@@ -42,6 +42,9 @@ func TestRecordThenReplay(t *testing.T) {
 				P50   *float64
 				State string
 			}
+			// The replay's diagnosis at the instant, as live's snapshots
+			// carry it.
+			Diagnosis *struct{ Causes []struct{ Cause string } }
 		}
 	}
 	if err := json.Unmarshal([]byte(js), &doc); err != nil {
@@ -52,6 +55,9 @@ func TestRecordThenReplay(t *testing.T) {
 		models[ep.Model] = true
 		if ep.Signals["ttft"].P50 == nil {
 			t.Errorf("%s: no TTFT in the replayed snapshot", ep.Model)
+		}
+		if ep.Diagnosis == nil || len(ep.Diagnosis.Causes) == 0 {
+			t.Errorf("%s: no diagnosis in the replayed snapshot", ep.Model)
 		}
 	}
 	for _, m := range []string{sim.DemoHealthy, sim.DemoDegrading, sim.DemoBursty} {

@@ -131,12 +131,17 @@ func TestFleetInRealTerminal(t *testing.T) {
 
 var simURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`)
 
-// startFleetSim runs `tokentop sim` on a free loopback port and returns its
-// URL, read from its banner.
+// startFleetSim runs a simulator of models with a light load.
 func startFleetSim(t *testing.T, bin string, models []string, seed int) string {
 	t.Helper()
-	cmd := exec.Command(bin, "sim", "--listen", "127.0.0.1:0", "--dcgm-listen", "", "--load", "1",
-		"--seed", string(rune('1'+seed)), "--models", strings.Join(models, ","))
+	return startSimBinary(t, bin, "--load", "1", "--seed", string(rune('1'+seed)), "--models", strings.Join(models, ","))
+}
+
+// startSimBinary runs `tokentop sim` with args on a free loopback port, without
+// its DCGM exporter, and returns its URL, read from its banner.
+func startSimBinary(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"sim", "--listen", "127.0.0.1:0", "--dcgm-listen", ""}, args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

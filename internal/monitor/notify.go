@@ -104,11 +104,28 @@ func (m *Monitor) AddNotifications(n config.Notify, opts NotifyOptions) (*Notifi
 	if err != nil || nt.Empty() {
 		return nt, err
 	}
-	m.OnTransitions(func(trs []slo.Transition) { nt.Notify(m.opts.Now(), trs) })
+	m.OnTransitions(func(trs []slo.Transition) { nt.Notify(m.opts.Now(), m.explained(trs)) })
 	if nt.webhook {
 		nt.stopTick = m.resendTicker(nt.ns, opts.ResendTick)
 	}
 	return nt, nil
+}
+
+// explained is trs with the diagnosis of each alert's endpoint that
+// names a cause, as notifications carry it (cause, evidence). Transitions
+// come after the evaluation's diagnosis (EvaluateNow), so it is the same
+// instant's. A resolved alert gets none: its endpoint may be unwell for
+// another reason since.
+func (m *Monitor) explained(trs []slo.Transition) []slo.Transition {
+	latest := m.Diagnosis.Latest()
+	out := make([]slo.Transition, len(trs))
+	for i, tr := range trs {
+		if d, ok := latest[tr.Alert.Endpoint]; ok && d.Named() && tr.To != slo.Resolved {
+			tr.Why = d.Why()
+		}
+		out[i] = tr
+	}
+	return out
 }
 
 // resendTicker offers the notifiers a tick (no transitions) periodically,

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tokentop/tokentop/diagnosis"
 	"github.com/tokentop/tokentop/record"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
@@ -27,6 +28,9 @@ type Judging struct {
 	// observations again gives only the figures (value, burn rates, data
 	// state). Otherwise the engine's own judgement is shown.
 	AsRecorded bool
+	// Diagnosis tunes the diagnosis made at every evaluation step, as
+	// live made it (zero: the defaults, live's).
+	Diagnosis diagnosis.Config
 }
 
 // RecordedJudging is the judging a recording's settings describe: its
@@ -171,9 +175,21 @@ func (r *Replay) Badge(ep string, now time.Time) slo.Badge {
 	return slo.BadgeNone
 }
 
+// Latest is the diagnosis of every endpoint at the replay's time, made
+// from the recorded observations and alert states as live made it
+// (tui.Diagnoses).
+func (r *Replay) Latest() map[string]diagnosis.Diagnosis {
+	if s := r.current(); s != nil {
+		return s.diag.Latest()
+	}
+	return nil
+}
+
 // ReplayState is what a replay shows at one instant (`replay --json --at`).
 type ReplayState struct {
 	Snapshot telemetry.Snapshot
+	// Diagnosis is every endpoint's diagnosis at the instant, by name.
+	Diagnosis map[string]diagnosis.Diagnosis
 	// Alerts is every objective × endpoint with its state and figures.
 	Alerts []slo.Alert
 	// History is the alerts that fired: firing now, then resolved, newest
@@ -188,15 +204,14 @@ type ReplayState struct {
 // error that stopped the read before t comes with the state before it.
 func ReplayAt(path string, t time.Time, window time.Duration, j Judging) (ReplayState, error) {
 	s := newReplaySink(j)
-	if s.step > 0 {
-		// Judging again: evaluate the last maxCatchUp before t, step by
-		// step (an hour of steps costs seconds for 50 endpoints).
-		s.next = t.Add(-maxCatchUp).Truncate(s.step)
-	}
+	// Evaluate (judging again) and diagnose the last maxCatchUp before t,
+	// step by step (an hour of steps costs seconds for 50 endpoints): the
+	// diagnosis's baselines learn from that history as live's did.
+	s.next = t.Add(-maxCatchUp).Truncate(s.step)
 	err := record.Feed(path, t.Add(-replayLookback(s, window)), t, s)
 	s.evaluateUntil(t)
 	s.evaluateAt(t)
-	st := ReplayState{Snapshot: s.store.Snapshot(t, window), Alerts: s.rows(), History: s.history()}
+	st := ReplayState{Snapshot: s.store.Snapshot(t, window), Alerts: s.rows(), History: s.history(), Diagnosis: s.diag.Latest()}
 	return st, err
 }
 
@@ -210,18 +225,21 @@ func replayLookback(s *replaySink, window time.Duration) time.Duration {
 }
 
 // replaySink is what the player feeds: the store the views read, the SLO
-// engine judging the same observations, and (judging as recorded) the
-// alert book the recorded transitions keep.
+// engine judging the same observations, (judging as recorded) the alert
+// book the recorded transitions keep, and the diagnoser that says why at
+// every step, from the same figures and alert states live had.
 type replaySink struct {
 	telemetry.Tee
 	store       *telemetry.Store
 	engine      *slo.Engine
 	book        *alertBook // nil: the engine's judgement is shown
 	resolvedFor time.Duration
+	diag        *diagnosis.Diagnoser
 
 	evalMu   sync.Mutex
 	lastEval time.Time
-	step     time.Duration // > 0: evaluate every step of recording time
+	lastDiag time.Time
+	step     time.Duration // the evaluation step of recording time (live's)
 	next     time.Time     // the next step
 }
 
@@ -233,54 +251,59 @@ const maxCatchUp = 10 * time.Minute
 func newReplaySink(j Judging) *replaySink {
 	st := telemetry.NewStore(j.Store)
 	e := slo.New(j.Objectives, st, j.SLO)
-	s := &replaySink{Tee: telemetry.Tee{st, e}, store: st, engine: e, resolvedFor: j.SLO.ResolvedFor}
+	s := &replaySink{Tee: telemetry.Tee{st, e}, store: st, engine: e, resolvedFor: j.SLO.ResolvedFor,
+		diag: diagnosis.New(j.Diagnosis), step: j.evalEvery()}
 	if s.resolvedFor <= 0 {
 		s.resolvedFor = 15 * time.Minute // slo.Options.ResolvedFor's default
 	}
+	// Judging as recorded, the book gives the alert states; judging
+	// again, the engine's states depend on being evaluated as live was,
+	// every step, also when a seek feeds minutes at once. The diagnosis
+	// steps either way: its baselines and "since" learn step by step.
 	if j.AsRecorded {
 		s.book = newAlertBook(j.SLO.History)
-	} else {
-		// Judging again: the engine's states depend on being evaluated
-		// as live was, every step, also when a seek feeds minutes at once.
-		s.step = j.evalEvery()
 	}
 	return s
 }
 
-// Observe feeds o, evaluating first the steps it passes.
+// Observe feeds o, evaluating and diagnosing first the steps it passes.
 func (s *replaySink) Observe(o telemetry.Observation) {
-	if s.step > 0 {
-		s.evaluateUntil(o.At)
-	}
+	s.evaluateUntil(o.At)
 	s.Tee.Observe(o)
 }
 
-// evaluateUntil evaluates every step up to t (judging again only).
+// evaluateUntil evaluates (judging again) and diagnoses every step up to t.
 func (s *replaySink) evaluateUntil(t time.Time) {
-	if s.step <= 0 {
-		return
-	}
 	s.evalMu.Lock()
 	defer s.evalMu.Unlock()
 	if s.next.IsZero() || t.Sub(s.next) > maxCatchUp {
 		s.next = t.Truncate(s.step)
 	}
 	for ; !s.next.After(t); s.next = s.next.Add(s.step) {
-		if s.next.After(s.lastEval) {
-			s.engine.Evaluate(s.next)
-			s.lastEval = s.next
-		}
+		s.evaluateLocked(s.next, s.book == nil)
 	}
 }
 
-// evaluateAt evaluates at t unless the engine was evaluated at or after
-// it: evaluation times never go back.
+// evaluateAt evaluates and diagnoses at t unless that was done at or
+// after it: evaluation times never go back.
 func (s *replaySink) evaluateAt(t time.Time) {
 	s.evalMu.Lock()
 	defer s.evalMu.Unlock()
-	if t.After(s.lastEval) {
+	s.evaluateLocked(t, true)
+}
+
+// evaluateLocked is one evaluation at t, as live's EvaluateNow: the engine
+// (when judge), then the diagnosis with the alert states shown. Judging
+// as recorded, the steps between the views' reads need no engine: the
+// book has the states, and the figures are the engine's at the read.
+func (s *replaySink) evaluateLocked(t time.Time, judge bool) {
+	if judge && t.After(s.lastEval) {
 		s.engine.Evaluate(t)
 		s.lastEval = t
+	}
+	if t.After(s.lastDiag) {
+		s.diag.Update(s.store.Snapshot(t, s.diag.Window()), s.rows())
+		s.lastDiag = t
 	}
 }
 

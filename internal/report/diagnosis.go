@@ -27,15 +27,26 @@ func (d Document) MarshalJSON() ([]byte, error) {
 	if d.Diagnosis == nil {
 		return json.Marshal(plain(d))
 	}
-	eps := make([]endpointJSON, len(d.Endpoints))
-	for i, es := range d.Endpoints {
-		eps[i].EndpointSnapshot = es
-		if dg, ok := d.Diagnosis[es.Name]; ok {
-			eps[i].Diagnosis = &dg
-		}
-	}
 	return json.Marshal(struct {
 		plain
 		Endpoints []endpointJSON `json:"endpoints"`
-	}{plain(d), eps})
+	}{plain(d), withDiagnosis(d.Endpoints, d.Diagnosis)})
+}
+
+// WithDiagnosis is the endpoints as JSON with each one's "diagnosis"
+// (null where none was made), for documents that write their own
+// endpoint list (replay --json).
+func WithDiagnosis(eps []telemetry.EndpointSnapshot, diag map[string]diagnosis.Diagnosis) any {
+	return withDiagnosis(eps, diag)
+}
+
+func withDiagnosis(eps []telemetry.EndpointSnapshot, diag map[string]diagnosis.Diagnosis) []endpointJSON {
+	out := make([]endpointJSON, len(eps))
+	for i, es := range eps {
+		out[i].EndpointSnapshot = es
+		if dg, ok := diag[es.Name]; ok {
+			out[i].Diagnosis = &dg
+		}
+	}
+	return out
 }

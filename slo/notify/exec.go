@@ -74,7 +74,7 @@ func (x *Exec) Notify(_ time.Time, trs []slo.Transition) {
 		if !notable(tr) {
 			continue
 		}
-		ev := Event{Version: "1", Status: status(tr.Alert), From: tr.From, To: tr.To, At: tr.At, Alert: tr.Alert, Summary: Summary(tr.Alert)}
+		ev := newEvent(tr)
 		b, err := json.Marshal(ev)
 		if err != nil {
 			// An Alert always marshals; count it rather than lose it silently.

@@ -17,6 +17,21 @@ type Event struct {
 	At      time.Time `json:"at"`
 	Alert   slo.Alert `json:"alert"`
 	Summary string    `json:"summary"`
+	// Cause and Evidence are why the endpoint is unwell as it fired
+	// (docs/diagnosis.md); absent when no cause was named.
+	Cause    string `json:"cause,omitempty"`
+	Evidence string `json:"evidence,omitempty"`
+	// Why is the whole read-out: summary, next step, other causes.
+	Why *slo.Why `json:"why,omitempty"`
+}
+
+// newEvent is the payload of one transition.
+func newEvent(tr slo.Transition) Event {
+	ev := Event{Version: "1", Status: status(tr.Alert), From: tr.From, To: tr.To, At: tr.At, Alert: tr.Alert, Summary: Summary(tr.Alert), Why: tr.Why}
+	if tr.Why != nil {
+		ev.Cause, ev.Evidence = tr.Why.Cause, tr.Why.Evidence
+	}
+	return ev
 }
 
 // notable reports whether a transition is worth telling a human: an alert
@@ -86,8 +101,9 @@ type AMAlert struct {
 
 // ToAlertmanager converts an alert. A firing alert ends at endsAt unless
 // re-sent (Alertmanager's contract: it resolves alerts whose endsAt has
-// passed); a resolved one ends when it resolved.
-func ToAlertmanager(a slo.Alert, endsAt time.Time, generatorURL string) AMAlert {
+// passed); a resolved one ends when it resolved. why (nil when no cause
+// was named) adds the cause, evidence and next_step annotations.
+func ToAlertmanager(a slo.Alert, why *slo.Why, endsAt time.Time, generatorURL string) AMAlert {
 	am := AMAlert{
 		Labels: map[string]string{
 			"alertname": a.Objective,
@@ -108,6 +124,12 @@ func ToAlertmanager(a slo.Alert, endsAt time.Time, generatorURL string) AMAlert 
 	}
 	if a.BudgetRemaining != nil {
 		am.Annotations["budget_remaining"] = strconv.FormatFloat(*a.BudgetRemaining, 'g', 4, 64)
+	}
+	if why != nil {
+		am.Annotations["cause"] = why.Cause
+		am.Annotations["cause_summary"] = why.Summary
+		am.Annotations["evidence"] = why.Evidence
+		am.Annotations["next_step"] = why.Next
 	}
 	if !a.UnknownSince.IsZero() {
 		am.Annotations["unknown_since"] = a.UnknownSince.UTC().Format(time.RFC3339)

@@ -49,7 +49,7 @@ type Webhook struct {
 	opts     WebhookOptions
 	q        *queue[[]AMAlert]
 	mu       sync.Mutex
-	firing   map[alertKey]slo.Alert
+	firing   map[alertKey]slo.Transition // as it fired: a re-send keeps its cause
 	resentAt time.Time
 }
 
@@ -75,7 +75,7 @@ func NewWebhook(rawURL string, opts WebhookOptions) (*Webhook, error) {
 	if opts.Client == nil {
 		opts.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
-	w := &Webhook{url: u, name: "webhook " + displayURL(u), opts: opts, firing: map[alertKey]slo.Alert{}}
+	w := &Webhook{url: u, name: "webhook " + displayURL(u), opts: opts, firing: map[alertKey]slo.Transition{}}
 	w.q = newQueue(queueOptions{name: w.name, size: opts.QueueSize, retry: newRetryPolicy(opts.Retries, opts.Backoff),
 		report: opts.Report}, w.post)
 	return w, nil
@@ -104,18 +104,18 @@ func (w *Webhook) Notify(now time.Time, trs []slo.Transition) {
 		}
 		k := keyOf(tr.Alert)
 		if tr.To == slo.Firing {
-			w.firing[k] = tr.Alert
+			w.firing[k] = tr
 		} else {
 			delete(w.firing, k)
 		}
 		sent[k] = true
-		batch = append(batch, ToAlertmanager(tr.Alert, endsAt, w.opts.GeneratorURL))
+		batch = append(batch, ToAlertmanager(tr.Alert, tr.Why, endsAt, w.opts.GeneratorURL))
 	}
 	if w.opts.ResendEvery > 0 && now.Sub(w.resentAt) >= w.opts.ResendEvery {
 		w.resentAt = now
-		for k, a := range w.firing {
+		for k, tr := range w.firing {
 			if !sent[k] {
-				batch = append(batch, ToAlertmanager(a, endsAt, w.opts.GeneratorURL))
+				batch = append(batch, ToAlertmanager(tr.Alert, tr.Why, endsAt, w.opts.GeneratorURL))
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tokentop/tokentop/diagnosis"
 	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/tui/common"
@@ -38,7 +39,14 @@ type Model struct {
 	short    map[string]string
 	shortObj map[string]string
 	shortKey common.Hash
+
+	// causes is each unwell endpoint's diagnosis: its leading cause
+	// follows the value on the endpoint's alert lines.
+	causes map[string]diagnosis.Diagnosis
 }
+
+// SetCauses gives the diagnoses that name a cause, by endpoint.
+func (m *Model) SetCauses(c map[string]diagnosis.Diagnosis) { m.causes = c }
 
 // SetNames gives the names of every endpoint on screen.
 func (m *Model) SetNames(names []string) { m.allNames = names }

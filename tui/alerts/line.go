@@ -3,6 +3,7 @@ package alerts
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -88,6 +89,12 @@ func (m *Model) line(a slo.Alert, sel bool) string {
 	b.WriteString(roles.Text.S(" "))
 	b.WriteString(ctx.Paint(roles, kind).S(common.Fit(mainText, min(common.Width(mainText), max(room, 0)), g.Ellipsis)))
 	room -= common.Width(mainText)
+	// Why, before anything else that may go: the leading cause's summary,
+	// else its word alone ("kv_cache") where the line is short.
+	if c := m.causeWords(a, room); c != "" {
+		b.WriteString(roles.Accent.S(c))
+		room -= common.Width(c)
+	}
 	for _, e := range extras {
 		if w := 1 + common.Width(e); w <= room {
 			b.WriteString(ctx.Paint(roles, kind).S(" " + e))
@@ -105,6 +112,30 @@ func (m *Model) line(a slo.Alert, sel bool) string {
 		b.WriteString(roles.Stale.S(" " + g.Dot + " " + why))
 	}
 	return common.Cut(b.String(), m.width)
+}
+
+// causeWords is " · why: <summary>" for the alert's endpoint when its
+// diagnosis names a cause and room allows, else " · <cause>", else "". A
+// resolved alert has no cause: the endpoint may be unwell for another
+// reason since.
+func (m *Model) causeWords(a slo.Alert, room int) string {
+	d, ok := m.causes[a.Endpoint]
+	if !ok || !d.Named() || !slo.Open(a.State) {
+		return ""
+	}
+	dot := m.ctx.Glyphs.Dot
+	f := d.Causes[0]
+	more := ""
+	if len(d.Causes) > 1 {
+		more = " +" + strconv.Itoa(len(d.Causes)-1)
+	}
+	word := " " + dot + " " + string(f.Cause)
+	for _, c := range []string{" " + dot + " why: " + common.Safe(f.Summary) + more, word + more, word} {
+		if common.Width(c) <= room {
+			return c
+		}
+	}
+	return ""
 }
 
 // missingWords says what is true of the data behind an unknown or no-data

@@ -16,6 +16,7 @@
 package detail
 
 import (
+	"github.com/tokentop/tokentop/diagnosis"
 	"time"
 
 	"github.com/tokentop/tokentop/slo"
@@ -56,6 +57,8 @@ type Data struct {
 	// HasObjectives says the SLO engine could list them.
 	Objectives    []slo.Alert
 	HasObjectives bool
+	// Diagnosis is why the endpoint is unwell, when a cause is named.
+	Diagnosis *diagnosis.Diagnosis
 }
 
 // ITLBounds are the ITL histogram's upper bounds in seconds: decode steps

@@ -134,7 +134,11 @@ func (m *Model) render() []string {
 		if from := m.fedBy(w); from != "" {
 			parts = append(parts, from)
 		}
-		parts = append(parts, m.objectives(w), "", m.chartsView(w), "", m.panelsView(w), "")
+		parts = append(parts, m.objectives(w))
+		if why := m.whyView(w); why != "" {
+			parts = append(parts, why)
+		}
+		parts = append(parts, "", m.chartsView(w), "", m.panelsView(w), "")
 		head := strings.Join(parts, "\n")
 		if head != m.head || m.headLines == nil {
 			m.head, m.headLines = head, common.Lines(head, w)

@@ -13,6 +13,7 @@ import (
 	"github.com/tokentop/tokentop/tui/chart"
 	"github.com/tokentop/tokentop/tui/common"
 	"github.com/tokentop/tokentop/tui/format"
+	"github.com/tokentop/tokentop/tui/why"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -226,6 +227,16 @@ func (m *Model) objectives(w int) string {
 		}
 		lines = append(lines, common.Cut(line, w))
 	}
+	return strings.Join(lines, "\n")
+}
+
+// whyView is the diagnosis when it names a cause: the latency's terms,
+// each cause with its evidence, since when and the next step.
+func (m *Model) whyView(w int) string {
+	if m.data.Diagnosis == nil {
+		return ""
+	}
+	lines := append([]string{m.ctx.Styles.Normal.Faint.S("  why")}, why.Lines(m.ctx, *m.data.Diagnosis, "    ", w)...)
 	return strings.Join(lines, "\n")
 }
 

@@ -6,13 +6,17 @@
 package problems
 
 import (
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/tokentop/tokentop/diagnosis"
 	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/tui/common"
+	"github.com/tokentop/tokentop/tui/why"
 )
 
 // Model is the problems screen.
@@ -23,7 +27,12 @@ type Model struct {
 	common.Scroller
 	width  int
 	height int
+	// causes is each unwell endpoint's diagnosis, by name.
+	causes map[string]diagnosis.Diagnosis
 }
+
+// SetCauses gives the diagnoses that name a cause.
+func (m *Model) SetCauses(c map[string]diagnosis.Diagnosis) { m.causes = c }
 
 // New returns the screen.
 func New(ctx *common.Context) Model { return Model{ctx: ctx} }
@@ -58,6 +67,17 @@ func (m *Model) render() string {
 		for _, l := range strings.Split(ansi.Wordwrap(s, w, " /"), "\n") {
 			out = append(out, "    "+paint(l))
 		}
+	}
+	// Why endpoints are unwell comes first: what an on-call engineer
+	// opened the screen for.
+	if len(m.causes) > 0 {
+		out = append(out, st.Title.S(" why endpoints are unwell"))
+		names := slices.Sorted(maps.Keys(m.causes))
+		for _, name := range names {
+			out = append(out, r.Text.S("  "+common.Safe(name)))
+			out = append(out, why.Lines(m.ctx, m.causes[name], "    ", m.width)...)
+		}
+		out = append(out, "")
 	}
 	srcs := sourceProblems(m.snap)
 	out = append(out, st.Title.S(" sources"))

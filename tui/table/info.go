@@ -3,6 +3,7 @@ package table
 import (
 	"strings"
 
+	"github.com/tokentop/tokentop/diagnosis"
 	"github.com/tokentop/tokentop/figures"
 	"github.com/tokentop/tokentop/telemetry"
 	"github.com/tokentop/tokentop/tui/common"
@@ -35,6 +36,20 @@ func (m *Model) Info() string {
 	if down, of, ok := r.Endpoint.ReplicasDown(); ok && down > 0 {
 		line := name + ": " + figures.Number(float64(down)) + " of " + figures.Number(float64(of)) + " replicas down " + dot + " x lists them"
 		return st.Bad.S(common.Fit(" "+line, m.width, ctx.Glyphs.Ellipsis))
+	}
+	if c := r.Cause; c != nil {
+		// Why the row is unwell, in the diagnosis's words, and where the
+		// evidence is: before a figure's error, which is one of its symptoms.
+		line := name + ": why: " + common.Safe(c.Summary)
+		if !c.Since.IsZero() {
+			line += " since " + common.Clock(c.Since.In(ctx.Now.Location())) + " (" + figures.Age(ctx.Now.Sub(c.Since)) + ")"
+		}
+		line += " " + dot + " enter: evidence, next step"
+		p := st.Bad
+		if c.Cause == diagnosis.Unclear {
+			p = st.Warn
+		}
+		return p.S(common.Fit(" "+line, m.width, ctx.Glyphs.Ellipsis))
 	}
 	for _, sig := range telemetry.Signals {
 		s, ok := r.Sig(sig)

@@ -4,6 +4,7 @@
 package table
 
 import (
+	"github.com/tokentop/tokentop/diagnosis"
 	"github.com/tokentop/tokentop/slo"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -21,6 +22,9 @@ type Row struct {
 	// Server: the row shows the engine's own figures (the v key), not the
 	// client's (probe) ones.
 	Server bool
+	// Cause is the leading finding of the endpoint's diagnosis when it
+	// names one (nil when healthy or undiagnosed).
+	Cause *diagnosis.Finding
 }
 
 // Name is the row's key.
