@@ -33,6 +33,9 @@ type probeConfig struct {
 	bounds     slo.Bounds // goodput: per-request latency bounds
 	urls       []string   // more than one: an A/B comparison
 	confidence float64    // A/B: level of the intervals, 0.95 = 95 %
+	targets    targetFlags
+	find       bool     // no URL, or ssh:// targets: find the endpoint
+	sshTargets []string // where to find it; none: this machine
 }
 
 // runProbe runs `tokentop probe URL [flags]`. It returns an error when the
@@ -51,6 +54,12 @@ func runProbe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if cfg.opts.Auth.Insecure {
 		note("WARNING: TLS certificate verification is OFF (--insecure): the endpoint is not authenticated\n")
+	}
+	if cfg.find {
+		defer func() { notes = errors.Join(notes, cfg.targets.close()) }()
+		if err := cfg.findEndpoint(stderr, note); err != nil {
+			return err
+		}
 	}
 	if len(cfg.urls) > 1 {
 		return errors.Join(runProbeAB(ctx, cfg, stdout, note), notes)
@@ -101,6 +110,21 @@ func runProbe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if out.completed == 0 {
 		return fmt.Errorf("all %d requests failed", len(out.results))
 	}
+	return nil
+}
+
+// findEndpoint sets the endpoint to probe from what was found on the
+// ssh:// hosts or, with no target, on this machine: the first found (in
+// discovery's order), saying so when there were several.
+func (cfg *probeConfig) findEndpoint(stderr io.Writer, note func(string, ...any)) error {
+	found, err := cfg.targets.find(cfg.sshTargets, stderr)
+	if err != nil {
+		return err
+	}
+	if len(found) > 1 {
+		note("found %d LLM servers (%s); probing %s; give its URL to choose another\n", len(found), foundNames(found), found[0].URL)
+	}
+	cfg.opts = foundProbe(cfg.opts, found[0])
 	return nil
 }
 
@@ -184,13 +208,15 @@ func parseProbeArgs(args []string, stderr io.Writer) (probeConfig, error) {
 	fs.BoolVar(&jsonOut, "json", false, jsonUsage)
 	fs.BoolVar(&jsonlOut, "jsonl", false, "one JSON object per request, then a summary object (one URL only)")
 	fs.BoolVar(&csvOut, "csv", false, "one CSV row per request (one URL only)")
+	cfg.targets.bind(fs)
 
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return cfg, err
 	}
-	if len(positional) == 0 {
-		return cfg, usagef("give the URL to probe (several for an A/B comparison)")
+	sshTargets, _ := splitSSH(positional)
+	if cfg.find = len(positional) == 0 || len(sshTargets) > 0; cfg.find && len(positional) > len(sshTargets) {
+		return cfg, usagef("probe takes URLs (several for an A/B comparison) or ssh:// targets, not both")
 	}
 	if err := req.validate(); err != nil {
 		return cfg, err
@@ -204,8 +230,13 @@ func parseProbeArgs(args []string, stderr io.Writer) (probeConfig, error) {
 	base.HTTP2, base.Prewarm, base.IncludeMetrics = o.HTTP2, o.Prewarm, o.IncludeMetrics
 	base.Auth.ServerName = o.Auth.ServerName
 	*o = base
-	o.URL = positional[0]
-	cfg.urls = positional
+	if !cfg.find {
+		o.URL = positional[0]
+		cfg.urls = positional
+	} else {
+		cfg.urls = nil
+		cfg.sshTargets = sshTargets
+	}
 	o.Limits = probe.Limits{MaxConcurrency: maxConc, MaxPerMinute: maxRPM}
 	objs, err := bounds.Objectives()
 	if err != nil {

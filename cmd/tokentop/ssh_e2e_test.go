@@ -144,3 +144,64 @@ func TestConfigSSHTargets(t *testing.T) {
 		t.Errorf("source ssh box: %+v (found %v); want live\n%s", st, ok, errs)
 	}
 }
+
+// TestProbeThroughSSH: `tokentop probe ssh://box` finds the host's
+// simulator over the connection and probes it through the tunnel; its
+// JSON says how the endpoint was found and that the figures include the
+// tunnel.
+func TestProbeThroughSSH(t *testing.T) {
+	d, simPort := startSSHBox(t)
+	code, out, errs := runCmd(t, "probe", "--json", "-n", "3", "--max-tokens", "8",
+		"--discover-ports", fmt.Sprint(simPort), "ssh://box")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var doc probeSummaryJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if doc.Completed != 3 || doc.MedianTTFTms == nil {
+		t.Errorf("completed %d, median TTFT %v: want 3 requests measured through the tunnel\n%s", doc.Completed, doc.MedianTTFTms, errs)
+	}
+	if doc.Found != fmt.Sprintf(":%d, a well-known port on box", simPort) || !strings.HasPrefix(doc.Via, "ssh://box") {
+		t.Errorf("found %q via %q: want found on box, via ssh://box", doc.Found, doc.Via)
+	}
+	if !strings.Contains(errs, "found http://127.0.0.1:") {
+		t.Errorf("stderr does not say what was found on box:\n%s", errs)
+	}
+	// Discovery's fingerprint opens two channels (the model list and
+	// /metrics, each its own client); the probe's requests are more.
+	if n := d.Tunnelled(t, simPort); n <= 2 {
+		t.Errorf("sshd opened %d channels to the simulator: the probe did not go through the tunnel", n)
+	}
+}
+
+// TestCheckThroughSSH: `tokentop check ssh://box` measures the host's
+// simulator through the tunnel, judges it, and its JSON says how each
+// endpoint was found.
+func TestCheckThroughSSH(t *testing.T) {
+	_, simPort := startSSHBox(t)
+	code, out, errs := runCmd(t, "check", "--json", "-n", "3", "--max-tokens", "8",
+		"--discover-ports", fmt.Sprint(simPort), "ssh://box")
+	var doc checkReportJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("exit %d: %v\n%s\n%s", code, err, out, errs)
+	}
+	name := fmt.Sprintf("box:%d", simPort)
+	if len(doc.Found) != 1 || doc.Found[0].Endpoint != name || !strings.HasSuffix(doc.Found[0].Found, "on box") ||
+		!strings.HasPrefix(doc.Found[0].Via, "ssh://box") {
+		t.Errorf("found %+v: want %s found on box, via ssh://box", doc.Found, name)
+	}
+	measured := 0
+	for _, r := range doc.Results {
+		if !strings.HasPrefix(r.Endpoint, name+"/") {
+			t.Errorf("result on %q: want the endpoint on box", r.Endpoint)
+		}
+		if r.Measured {
+			measured++
+		}
+	}
+	if measured == 0 {
+		t.Errorf("nothing measured through the tunnel (exit %d):\n%s\n%s", code, out, errs)
+	}
+}

@@ -120,6 +120,21 @@ func viaWords(via string) string {
 	return via + " (client figures include the tunnel)"
 }
 
+// FoundLabels are a discovered endpoint's found and via labels, only the
+// non-empty ones; nil for an endpoint that was given.
+func FoundLabels(ep config.Endpoint) map[string]string {
+	var labels map[string]string
+	for k, v := range map[string]string{LabelFound: ep.Found, LabelVia: viaWords(ep.Via)} {
+		if v != "" {
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			labels[k] = v
+		}
+	}
+	return labels
+}
+
 // ProbeOptions converts a config endpoint into probe options.
 func ProbeOptions(ep config.Endpoint) (probe.Options, error) {
 	pc := ep.Probe
@@ -134,15 +149,7 @@ func ProbeOptions(ep config.Endpoint) (probe.Options, error) {
 	if ep.Model != "" {
 		o.Name = ep.Prefix() + "/" + ep.Model
 	}
-	for k, v := range map[string]string{LabelFound: ep.Found, LabelVia: viaWords(ep.Via)} {
-		if v != "" {
-			if o.Labels == nil {
-				o.Labels = map[string]string{}
-			}
-			o.Labels[k] = v
-		}
-	}
-	o.Dial = ep.Dial
+	o.Labels, o.Dial = FoundLabels(ep), ep.Dial
 	if pc.Seed != 0 {
 		seed := pc.Seed
 		o.Seed = &seed
