@@ -157,10 +157,10 @@ func (f *sourceFlags) objectives(c *config.Config) ([]slo.Objective, error) {
 // open loads the configuration and builds its monitor.
 func (f *sourceFlags) open(urls []string, stderr io.Writer) (*monitor.Monitor, *config.Config, error) {
 	c, err := f.load(urls)
+	f.report(stderr) // also when nothing was found: what was left alone
 	if err != nil {
 		return nil, nil, err
 	}
-	f.report(stderr)
 	m, err := f.build(c, stderr)
 	return m, c, err
 }

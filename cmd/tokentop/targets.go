@@ -82,10 +82,11 @@ func (t *targetFlags) find(sshTargets []string, stderr io.Writer) ([]config.Endp
 		return nil, usagef("nothing to measure: %s", noTargetUsage)
 	}
 	var c config.Config
-	if err := t.addFound(&c, sshTargets, local, config.Probe{}, "", "", false); err != nil {
+	err := t.addFound(&c, sshTargets, local, config.Probe{}, "", "", false)
+	t.report(stderr) // also when nothing was found: what was left alone
+	if err != nil {
 		return nil, err
 	}
-	t.report(stderr)
 	if len(c.Endpoints) == 0 {
 		where := "this machine"
 		if !local {
