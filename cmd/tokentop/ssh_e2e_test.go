@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -203,5 +205,52 @@ func TestCheckThroughSSH(t *testing.T) {
 	}
 	if measured == 0 {
 		t.Errorf("nothing measured through the tunnel (exit %d):\n%s\n%s", code, out, errs)
+	}
+}
+
+// hostSMI is the nvidia-smi of the test's ssh host: it answers only the
+// query the nvidia-smi source sends (else it fails as nvidia-smi does
+// on a bad field), one line per refresh. The line is in the format of
+// the source's own tests (sources/gpu): index, uuid, name, memory busy
+// %, used MiB, total MiB, util %, power W, power limit W, temperature.
+const hostSMI = `#!/bin/sh
+[ "$1" = "--query-gpu=index,uuid,name,utilization.memory,memory.used,memory.total,utilization.gpu,power.draw,power.limit,temperature.gpu" ] ||
+  { echo "Field \"$1\" is not a valid field to query." >&2; exit 2; }
+while echo "0, GPU-5e1f, NVIDIA H200, 37, 61234, 143771, 92, 412.50, 700.00, 58"; do sleep 0.2; done
+`
+
+// TestSnapshotThroughSSHReadsHostGPUs: an ssh:// host with nvidia-smi
+// has its GPUs read by running it over the connection, named by the host
+// and joined to the endpoints found there.
+func TestSnapshotThroughSSHReadsHostGPUs(t *testing.T) {
+	d, simPort := startSSHBox(t)
+	if err := os.WriteFile(filepath.Join(d.Bin, "nvidia-smi"), []byte(hostSMI), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "snapshot", "--json", "--duration", "4s", "--interval", "500ms", "--max-tokens", "8",
+		"--discover-ports", fmt.Sprint(simPort), "ssh://box")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var doc struct {
+		GPUs    []telemetry.GPUDevice    `json:"gpus"`
+		Sources []telemetry.SourceStatus `json:"sources"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	name := fmt.Sprintf("box:%d/%s", simPort, sim.DemoHealthy)
+	if len(doc.GPUs) != 1 {
+		t.Fatalf("GPUs %+v: want box's one GPU\n%s", doc.GPUs, errs)
+	}
+	g := doc.GPUs[0]
+	if g.Host != "box" || g.Source != "nvidia-smi:box" || g.Name != "NVIDIA H200" || g.PowerW == nil || *g.PowerW != 412.5 {
+		t.Errorf("GPU %+v: want box's H200 at 412.5 W from nvidia-smi:box", g)
+	}
+	if !slices.Contains(g.Endpoints, name) {
+		t.Errorf("GPU joined to %v: want %s", g.Endpoints, name)
+	}
+	if st, ok := sourceNamed(doc.Sources, "nvidia-smi box"); !ok || st.State != telemetry.Live {
+		t.Errorf("source %+v: want live", st)
 	}
 }

@@ -92,10 +92,15 @@ func openHost(ctx context.Context, t sshhost.Target, o sshhost.Options, ports []
 	return h, r, nil
 }
 
-// addTunnels reports each host's connection as a source.
+// addTunnels reports each host's connection as a source, and reads its
+// GPUs with its nvidia-smi when it has one.
 func (s *sshFlags) addTunnels(m *monitor.Monitor) {
 	for _, h := range s.hosts {
-		m.AddTunnel(h, h.Target().String())
+		t := h.Target()
+		m.AddTunnel(h, t.String())
+		if s.results[t.String()].NvidiaSMI {
+			m.AddHostNvidiaSMI(t.String(), t.Alias, h.Start)
+		}
 	}
 }
 

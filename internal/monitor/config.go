@@ -117,7 +117,19 @@ func viaWords(via string) string {
 	if via == "" {
 		return ""
 	}
-	return via + " (client figures include the tunnel)"
+	return via + viaSuffix
+}
+
+const viaSuffix = " (client figures include the tunnel)"
+
+// joinHost is the host an endpoint's GPUs are on: the tunnel's for one
+// reached through a tunnel (its URL names the far end's loopback), else
+// its URL's.
+func joinHost(o probe.Options) string {
+	if via, ok := strings.CutSuffix(o.Labels[LabelVia], viaSuffix); ok {
+		return via
+	}
+	return hostOf(o.URL)
 }
 
 // FoundLabels are a discovered endpoint's found and via labels, only the

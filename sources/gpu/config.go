@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"context"
+	"io"
 	"time"
 
 	"github.com/tokentop/tokentop/sources/httpclient"
@@ -99,7 +101,14 @@ type SMIConfig struct {
 	Host string `json:"host,omitempty" yaml:"host,omitempty"`
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time `json:"-" yaml:"-"`
+	// Exec, when set, runs nvidia-smi elsewhere (on an ssh:// host);
+	// nil runs it here.
+	Exec Exec `json:"-" yaml:"-"`
 }
+
+// Exec starts a command (argv) and returns its stdout and a wait that
+// returns once it exits, with its stderr in the error when it failed.
+type Exec func(ctx context.Context, argv []string) (stdout io.Reader, wait func() error, err error)
 
 // WithDefaults returns c with unset fields at their defaults.
 func (c SMIConfig) WithDefaults() SMIConfig {
