@@ -3,14 +3,21 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tokentop/tokentop/internal/fixtures"
 	"github.com/tokentop/tokentop/internal/sim"
 	"github.com/tokentop/tokentop/internal/sshhost/sshdtest"
 	"github.com/tokentop/tokentop/internal/syncbuf"
@@ -252,5 +259,70 @@ func TestSnapshotThroughSSHReadsHostGPUs(t *testing.T) {
 	}
 	if st, ok := sourceNamed(doc.Sources, "nvidia-smi box"); !ok || st.State != telemetry.Live {
 		t.Errorf("source %+v: want live", st)
+	}
+}
+
+// TestSSHHostDCGMThroughTunnel: a dcgm-exporter on the ssh:// host
+// (a real capture served there) is found and scraped through the
+// connection, its source names the host, and its GPU is joined to the
+// endpoints found there. (The port is the test's: :9400 is not ours.)
+func TestSSHHostDCGMThroughTunnel(t *testing.T) {
+	d, simPort := startSSHBox(t)
+	capture := fixtures.Read(t, "metrics", "dcgm-exporter-metrics.txt")
+	exporter := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		_, _ = io.WriteString(w, capture)
+	}))
+	t.Cleanup(exporter.Close)
+	u, err := url.Parse(exporter.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dcgmPort, err := strconv.Atoi(u.Port())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f sourceFlags
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	f.bind(fs)
+	if err := fs.Parse([]string{"--discover-ports", fmt.Sprint(simPort), "--interval", "500ms", "--max-tokens", "8"}); err != nil {
+		t.Fatal(err)
+	}
+	f.ssh.dcgmPort = dcgmPort
+	var stderr syncbuf.Buffer
+	m, _, err := f.open([]string{"ssh://box"}, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	name := fmt.Sprintf("box:%d/%s", simPort, sim.DemoHealthy)
+	// The capture is of several exporters' GPUs (T4s and an A10G): every
+	// one is the host's, joined to its endpoint.
+	joined := func(gpus []telemetry.GPUDevice) bool {
+		for _, g := range gpus {
+			if !slices.Contains(g.Endpoints, name) || !strings.HasPrefix(g.Source, "dcgm:ssh://box ") {
+				return false
+			}
+		}
+		return len(gpus) == 3
+	}
+	var gpus []telemetry.GPUDevice
+	for ctx.Err() == nil {
+		if gpus = m.Store.Snapshot(time.Now(), time.Minute).GPUs; joined(gpus) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond) // polling the store, bounded by ctx
+	}
+	cancel()
+	<-done
+	if !joined(gpus) {
+		t.Fatalf("GPUs %+v: want the capture's three from dcgm:ssh://box, joined to %s\n%s", gpus, name, stderr.String())
+	}
+	// Discovery asked once; the scrapes are more.
+	if n := d.Tunnelled(t, dcgmPort); n < 2 {
+		t.Errorf("sshd opened %d channels to the exporter: not scraped through the tunnel", n)
 	}
 }

@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"net/url"
@@ -81,7 +82,7 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 			// Quick mode: the models found on a host get that host's GPUs;
 			// GPUs nothing claims are said as a warning, not a phantom row.
 			dc.EmitUnmapped = false
-			dc.MoreTargets = m.gpus.targetsFor(hostOf(d.URL))
+			dc.MoreTargets = m.gpus.targetsFor(cmp.Or(d.Via, hostOf(d.URL)))
 		}
 		m.AddDCGM(dc)
 	}
@@ -101,7 +102,9 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 // DCGMConfig converts a config dcgm entry; the endpoints' GPU maps are its
 // targets, and with none every GPU is reported under its host.
 func DCGMConfig(d config.DCGM, targets []gpu.Target) gpu.Config {
-	return gpu.Config{URL: d.URL, Interval: d.Interval.D(), HTTP: HTTPConfig(d.Auth), Targets: targets, EmitUnmapped: len(targets) == 0}
+	c := gpu.Config{URL: d.URL, Interval: d.Interval.D(), HTTP: HTTPConfig(d.Auth), Targets: targets, EmitUnmapped: len(targets) == 0, Via: d.Via}
+	c.HTTP.Dial = d.Dial
+	return c
 }
 
 // LabelFound is the label of a discovered endpoint: how it was found

@@ -72,6 +72,10 @@ type Config struct {
 	EmitUnmapped bool `json:"emit_unmapped,omitempty" yaml:"emit_unmapped,omitempty"`
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time `json:"-" yaml:"-"`
+	// Via names the tunnel the exporter is reached through
+	// ("ssh://box"; HTTP.Dial opens it): its source says it, where the
+	// far end's loopback URL alone would read as this machine's.
+	Via string `json:"-" yaml:"-"`
 }
 
 // WithDefaults returns c with unset fields at their defaults (the rules
