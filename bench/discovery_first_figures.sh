@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Time from start to first figures without configuration: `tokentop` with
 # no target (local discovery), and `tokentop ssh://box` (discovery and
-# probes through one SSH connection to a real sshd on loopback). The
+# probes through one SSH connection to a real sshd on loopback), and
+# `tokentop probe ssh://box` (its first request line with a TTFT). The
 # engine is the simulator started as a process named vllm (found through
 # the socket it owns; --discover-ports "" scans no well-known port, so
 # nothing else on a shared machine is measured). "First figures" is the
@@ -85,3 +86,24 @@ for _ in $(seq "$runs"); do
 	HOME="$tmp/home" SSH_AUTH_SOCK="" timeout 60 bash -c "$(declare -f first_figures); tmp=$tmp; first_figures $tmp/tokentop ssh://box" || true
 done | tee "$tmp/ssh" | sed 's/^/  /'
 echo "  median $(median <"$tmp/ssh") s"
+
+# probe_first CMD...: seconds from start to probe's first request line
+# with a TTFT (--jsonl prints each request as it ends).
+probe_first() {
+	local start end
+	start=$(date +%s.%N)
+	"$@" --jsonl -n 3 --max-tokens 16 --discover-ports "" 2>"$tmp/stderr" |
+		while IFS= read -r line; do
+			if jq -e '.ttft_ms? != null' <<<"$line" >/dev/null; then
+				end=$(date +%s.%N)
+				echo "$start $end" | awk '{printf "%.2f\n", $2-$1}'
+				break
+			fi
+		done
+}
+
+echo "probe through ssh (tokentop probe ssh://box):"
+for _ in $(seq "$runs"); do
+	HOME="$tmp/home" SSH_AUTH_SOCK="" timeout 60 bash -c "$(declare -f probe_first); tmp=$tmp; probe_first $tmp/tokentop probe ssh://box" || true
+done | tee "$tmp/probe" | sed 's/^/  /'
+echo "  median $(median <"$tmp/probe") s"

@@ -24,7 +24,13 @@ func init() {
 }
 
 const checkUsage = `tokentop check URL [URL...] [flags]
+       tokentop check [ssh://[user@]host[:port]...] [flags]
        tokentop check --config FILE [flags]
+
+With no URL and no config file, checks the LLM servers found on this
+machine; with ssh:// targets, those found on each host, measured through
+its SSH connection (docs/discovery.md). --json's "found" says how each
+was found.
 
 Sends -n streaming requests to each endpoint (without --model, to every
 model the server lists on /v1/models, one after the other), then judges

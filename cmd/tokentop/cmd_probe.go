@@ -139,9 +139,15 @@ func probeRenamed() renamedFlags {
 
 const probeUsage = `tokentop probe URL [flags]
        tokentop probe URL1 URL2 [URL...] [flags]      (A/B: compare endpoints)
+       tokentop probe [ssh://[user@]host[:port]] [flags]
 
 ` + probeSummary + `.
 URL: server root (http://host:8000), the /v1 base, or a full endpoint path.
+With no URL, the LLM server found on this machine (--discover-ports,
+--no-discover); with an ssh:// target, the one found on that host, probed
+through the SSH connection (TTFT and E2E include the tunnel). With several
+found, the first is probed and the others named on stderr. --json says
+how it was found (found, via). See docs/discovery.md.
 
 With one URL: -n requests (-c at once), then a table of every request and
 mean/median/p90/p95/p99 of TTFT, TTFA, TPOT, ITL and E2E; --json one
