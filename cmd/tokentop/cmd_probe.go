@@ -57,7 +57,7 @@ func runProbe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if cfg.find {
 		defer func() { notes = errors.Join(notes, cfg.targets.close()) }()
-		if err := cfg.findEndpoint(stderr, note); err != nil {
+		if cfg.opts, err = cfg.targets.findOne(cfg.opts, cfg.sshTargets, stderr); err != nil {
 			return err
 		}
 	}
@@ -110,21 +110,6 @@ func runProbe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if out.completed == 0 {
 		return fmt.Errorf("all %d requests failed", len(out.results))
 	}
-	return nil
-}
-
-// findEndpoint sets the endpoint to probe from what was found on the
-// ssh:// hosts or, with no target, on this machine: the first found (in
-// discovery's order), saying so when there were several.
-func (cfg *probeConfig) findEndpoint(stderr io.Writer, note func(string, ...any)) error {
-	found, err := cfg.targets.find(cfg.sshTargets, stderr)
-	if err != nil {
-		return err
-	}
-	if len(found) > 1 {
-		note("found %d LLM servers (%s); probing %s; give its URL to choose another\n", len(found), foundNames(found), found[0].URL)
-	}
-	cfg.opts = foundProbe(cfg.opts, found[0])
 	return nil
 }
 

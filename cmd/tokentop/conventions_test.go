@@ -213,7 +213,7 @@ func TestEveryUsageErrorExits2InOneLine(t *testing.T) {
 			{"http://127.0.0.1:1", "--model", "m"}, {"http://127.0.0.1:1", "http://127.0.0.1:2", "--max-tokens", "0"}},
 		"sim":     {{"extra"}, {"--model", ""}},
 		"version": {{"extra"}},
-		"sweep": {{}, {"http://127.0.0.1:1", "--max-tokens", "0"}, {"http://127.0.0.1:1", "--keda-window", "soon"},
+		"sweep": {{"--no-discover"}, {"http://127.0.0.1:1", "ssh://box"}, {"http://127.0.0.1:1", "--max-tokens", "0"}, {"http://127.0.0.1:1", "--keda-window", "soon"},
 			{"http://127.0.0.1:1", "--max-step-time", "1m0x"}},
 	}
 	for _, cmd := range commandNames() {

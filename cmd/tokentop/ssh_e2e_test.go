@@ -326,3 +326,28 @@ func TestSSHHostDCGMThroughTunnel(t *testing.T) {
 		t.Errorf("sshd opened %d channels to the exporter: not scraped through the tunnel", n)
 	}
 }
+
+// TestSweepThroughSSH: `tokentop sweep ssh://box` finds the host's
+// simulator and sweeps it through the tunnel.
+func TestSweepThroughSSH(t *testing.T) {
+	d, simPort := startSSHBox(t)
+	code, out, errs := runCmd(t, "sweep", "--json", "--max-concurrency", "1", "--min-requests", "3", "--max-step-time", "10s",
+		"--max-tokens", "8", "--discover-ports", fmt.Sprint(simPort), "ssh://box")
+	// One step finds no knee (exit 1, a single closed-loop stream rarely
+	// keeps 90 % in flight); the step itself is what is looked at here.
+	var doc struct {
+		Steps []struct {
+			Concurrency int `json:"concurrency"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Steps) != 1 || code == 2 {
+		t.Fatalf("exit %d, %v: want one step measured\n%s\n%s", code, err, out, errs)
+	}
+	if !strings.Contains(errs, fmt.Sprintf("ssh://box: found http://127.0.0.1:%d", simPort)) {
+		t.Errorf("stderr does not say what was found on box:\n%s", errs)
+	}
+	// Discovery's fingerprint opens two channels; the sweep's requests more.
+	if n := d.Tunnelled(t, simPort); n <= 2 {
+		t.Errorf("sshd opened %d channels to the simulator: the sweep did not go through the tunnel", n)
+	}
+}

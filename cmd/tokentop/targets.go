@@ -97,6 +97,24 @@ func (t *targetFlags) find(sshTargets []string, stderr io.Writer) ([]config.Endp
 	return c.Endpoints, nil
 }
 
+// findOne is base aimed at one endpoint found on the ssh:// hosts or,
+// with none, on this machine: the first found (in discovery's order),
+// saying on stderr which when there were several. For probe and sweep,
+// which measure one endpoint.
+func (t *targetFlags) findOne(base probe.Options, sshTargets []string, stderr io.Writer) (probe.Options, error) {
+	found, err := t.find(sshTargets, stderr)
+	if err != nil {
+		return base, err
+	}
+	if len(found) > 1 {
+		if _, err := fmt.Fprintf(stderr, "tokentop: found %d LLM servers (%s); measuring %s; give its URL to choose another\n",
+			len(found), foundNames(found), found[0].URL); err != nil {
+			return base, err
+		}
+	}
+	return foundProbe(base, found[0]), nil
+}
+
 // foundNames lists found endpoints for a message.
 func foundNames(eps []config.Endpoint) string {
 	s := make([]string, len(eps))
