@@ -221,12 +221,9 @@ func parseProbeArgs(args []string, stderr io.Writer) (probeConfig, error) {
 	base.HTTP2, base.Prewarm, base.IncludeMetrics = o.HTTP2, o.Prewarm, o.IncludeMetrics
 	base.Auth.ServerName = o.Auth.ServerName
 	*o = base
-	if !cfg.find {
+	if cfg.sshTargets = sshTargets; !cfg.find {
 		o.URL = positional[0]
 		cfg.urls = positional
-	} else {
-		cfg.urls = nil
-		cfg.sshTargets = sshTargets
 	}
 	o.Limits = probe.Limits{MaxConcurrency: maxConc, MaxPerMinute: maxRPM}
 	objs, err := bounds.Objectives()

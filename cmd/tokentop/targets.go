@@ -67,9 +67,6 @@ func foundProbe(base probe.Options, ep config.Endpoint) probe.Options {
 	o := base
 	o.URL, o.API, o.Dial = ep.URL, cmp.Or(o.API, probe.API(ep.API)), ep.Dial
 	o.Labels = monitor.FoundLabels(ep)
-	if ep.Name != "" && o.Name == "" {
-		o.Name = ep.Name
-	}
 	return o
 }
 
