@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Time from start to first figures without configuration: `tokentop` with
 # no target (local discovery), and `tokentop ssh://box` (discovery and
-# probes through one SSH connection to a real sshd on loopback). The
+# probes through one SSH connection to a real sshd on loopback), and
+# `tokentop probe ssh://box` (its first request line with a TTFT). The
 # engine is the simulator started as a process named vllm (found through
 # the socket it owns; --discover-ports "" scans no well-known port, so
 # nothing else on a shared machine is measured). "First figures" is the
@@ -27,13 +28,15 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 pids+=($!)
 until curl -fs "http://127.0.0.1:$port/v1/models" >/dev/null; do sleep 0.1; done
 
-# first_figures CMD...: seconds from start to the first line with a probed TTFT.
-first_figures() {
-	local start end
+# first_line FILTER CMD...: seconds from start to CMD's first stdout line
+# that jq FILTER holds for.
+first_line() {
+	local filter=$1 start end
+	shift
 	start=$(date +%s.%N)
-	"$@" --json --refresh 100ms --interval 1s --max-tokens 16 --discover-ports "" 2>"$tmp/stderr" |
+	"$@" 2>"$tmp/stderr" |
 		while IFS= read -r line; do
-			if jq -e '[.endpoints[]? | .signals.ttft? | select(.count? > 0 and (.source | startswith("probe:")))] | length > 0' <<<"$line" >/dev/null; then
+			if jq -e "$filter" <<<"$line" >/dev/null; then
 				end=$(date +%s.%N)
 				echo "$start $end" | awk '{printf "%.2f\n", $2-$1}'
 				break
@@ -41,11 +44,23 @@ first_figures() {
 		done
 }
 
+# first_figures CMD...: a monitoring command's first line with a probed TTFT.
+first_figures() {
+	first_line '[.endpoints[]? | .signals.ttft? | select(.count? > 0 and (.source | startswith("probe:")))] | length > 0' \
+		"$@" --json --refresh 100ms --interval 1s --max-tokens 16 --discover-ports ""
+}
+
+# probe_first CMD...: probe's first request line with a TTFT (--jsonl
+# prints each request as it ends).
+probe_first() {
+	first_line '.ttft_ms? != null' "$@" --jsonl -n 3 --max-tokens 16 --discover-ports ""
+}
+
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 echo "local (tokentop, no target):"
 for _ in $(seq "$runs"); do
-	XDG_CONFIG_HOME="$tmp/noconfig" timeout 60 bash -c "$(declare -f first_figures); tmp=$tmp; first_figures $tmp/tokentop" || true
+	XDG_CONFIG_HOME="$tmp/noconfig" timeout 60 bash -c "$(declare -f first_line first_figures); tmp=$tmp; first_figures $tmp/tokentop" || true
 done | tee "$tmp/local" | sed 's/^/  /'
 echo "  median $(median <"$tmp/local") s"
 
@@ -82,6 +97,12 @@ until (exec 3<>"/dev/tcp/127.0.0.1/$sport") 2>/dev/null; do sleep 0.1; done
 
 echo "ssh (tokentop ssh://box):"
 for _ in $(seq "$runs"); do
-	HOME="$tmp/home" SSH_AUTH_SOCK="" timeout 60 bash -c "$(declare -f first_figures); tmp=$tmp; first_figures $tmp/tokentop ssh://box" || true
+	HOME="$tmp/home" SSH_AUTH_SOCK="" timeout 60 bash -c "$(declare -f first_line first_figures); tmp=$tmp; first_figures $tmp/tokentop ssh://box" || true
 done | tee "$tmp/ssh" | sed 's/^/  /'
 echo "  median $(median <"$tmp/ssh") s"
+
+echo "probe through ssh (tokentop probe ssh://box):"
+for _ in $(seq "$runs"); do
+	HOME="$tmp/home" SSH_AUTH_SOCK="" timeout 60 bash -c "$(declare -f first_line probe_first); tmp=$tmp; probe_first $tmp/tokentop probe ssh://box" || true
+done | tee "$tmp/probe" | sed 's/^/  /'
+echo "  median $(median <"$tmp/probe") s"

@@ -24,7 +24,13 @@ func init() {
 }
 
 const checkUsage = `tokentop check URL [URL...] [flags]
+       tokentop check [ssh://[user@]host[:port]...] [flags]
        tokentop check --config FILE [flags]
+
+With no URL and no config file, checks the LLM servers found on this
+machine; with ssh:// targets, those found on each host, measured through
+its SSH connection (docs/discovery.md). --json's "found" says how each
+was found.
 
 Sends -n streaming requests to each endpoint (without --model, to every
 model the server lists on /v1/models, one after the other), then judges
@@ -56,7 +62,8 @@ type measurer func(ctx context.Context, sink telemetry.Sink) error
 type checkTarget struct {
 	label   string // for messages: the URL
 	measure measurer
-	err     error // why it could not be measured at all
+	err     error           // why it could not be measured at all
+	found   config.Endpoint // how discovery found it, when it did
 }
 
 // checkReport is the check's verdict; `check --json` prints it as
@@ -73,6 +80,27 @@ type checkReport struct {
 	// Goodput per probed endpoint: the share of requests meeting every
 	// latency objective, and good tokens/s.
 	Goodput []probe.Goodput `json:"goodput,omitempty"`
+	// Found: how each discovered endpoint was found.
+	Found []checkFound `json:"found,omitempty"`
+}
+
+// checkFound says how a discovered endpoint (the results' endpoints that
+// begin with Endpoint) was found, and the tunnel it was measured through.
+type checkFound struct {
+	Endpoint string `json:"endpoint"`
+	Found    string `json:"found"`
+	Via      string `json:"via,omitempty"`
+}
+
+// foundOf are the discovered targets' checkFound.
+func foundOf(targets []checkTarget) []checkFound {
+	var out []checkFound
+	for _, t := range targets {
+		if labels := monitor.FoundLabels(t.found); labels != nil {
+			out = append(out, checkFound{Endpoint: t.label, Found: labels[monitor.LabelFound], Via: labels[monitor.LabelVia]})
+		}
+	}
+	return out
 }
 
 // checkReportJSON is what `check --json` prints: the report with every
@@ -85,6 +113,7 @@ type checkReportJSON struct {
 	Warnings    []string          `json:"warnings,omitempty"`
 	Interrupted bool              `json:"interrupted,omitempty"`
 	Goodput     []probe.Goodput   `json:"goodput,omitempty"`
+	Found       []checkFound      `json:"found,omitempty"`
 }
 
 // checkResultJSON is one objective on one endpoint. A latency objective's
@@ -112,7 +141,7 @@ type checkResultJSON struct {
 
 func (rep checkReport) json() checkReportJSON {
 	out := checkReportJSON{Pass: rep.Pass, ExitCode: rep.ExitCode, Errors: rep.Errors, Warnings: rep.Warnings,
-		Interrupted: rep.Interrupted, Goodput: rep.Goodput, Results: make([]checkResultJSON, len(rep.Results))}
+		Interrupted: rep.Interrupted, Goodput: rep.Goodput, Found: rep.Found, Results: make([]checkResultJSON, len(rep.Results))}
 	for i, r := range rep.Results {
 		j := checkResultJSON{Objective: r.Objective, Description: r.Description, Endpoint: r.Endpoint, Kind: r.Kind,
 			Signal: r.Signal, Measured: r.Measured, Pass: r.Pass, Count: r.Count, Approx: r.Approx, Data: r.Data,
@@ -138,7 +167,7 @@ func isLatencyObjective(r slo.Result) bool {
 	return r.Kind == slo.Percentile && r.Signal.Info().Unit == "ms"
 }
 
-func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlagSet("check", checkUsage, stderr)
 	sloFlags := bindSLOFlags(fs)
 	n := fs.Int("n", defaultRequests, nUsage)
@@ -148,11 +177,14 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	req.bind(fs)
 	var nf notifyFlags
 	nf.bind(fs)
+	var tf targetFlags
+	tf.bind(fs)
 
-	urls, err := parseInterspersed(fs, args)
+	args, err = parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
+	sshTargets, urls := splitSSH(args)
 	if *n < 1 {
 		return usagef("-n must be at least 1")
 	}
@@ -172,8 +204,19 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	base := slo.DefaultObjectives()
 	var notifyCfg config.Notify
 	path := *configPath
-	if path == "" && len(urls) == 0 {
+	if path == "" && len(args) == 0 {
 		path = existingDefaultConfig()
+	}
+	var found []config.Endpoint
+	if len(sshTargets) > 0 || (path == "" && len(args) == 0) {
+		defer func() { err = errors.Join(err, tf.close()) }()
+		if found, err = tf.find(sshTargets, stderr); err != nil {
+			return err
+		}
+	}
+	for _, ep := range found {
+		o := foundProbe(po, ep)
+		targets = append(targets, checkTarget{label: ep.Prefix(), measure: probeMeasurer(o, ep.Name, *n), found: ep})
 	}
 	if path != "" {
 		cfg, err := checkConfig(path, *n)
@@ -188,7 +231,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	nf.apply(&notifyCfg)
 	if len(targets) == 0 {
-		return usagef("give at least one URL or --config FILE")
+		return usagef("give at least one URL, ssh://[user@]host[:port] or --config FILE")
 	}
 	objs, err := sloFlags.Apply(base)
 	if err != nil {
@@ -200,6 +243,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return exitError{code: 2, err: err}
 	}
 	rep := check(ctx, targets, objs, sloFlags.Options())
+	rep.Found = foundOf(targets)
 	now := time.Now()
 	nt.Notify(now, failedTransitions(rep.Results, objs, now))
 	if err := stopNotifications(nt); err != nil {

@@ -33,6 +33,9 @@ type probeConfig struct {
 	bounds     slo.Bounds // goodput: per-request latency bounds
 	urls       []string   // more than one: an A/B comparison
 	confidence float64    // A/B: level of the intervals, 0.95 = 95 %
+	targets    targetFlags
+	find       bool     // no URL, or ssh:// targets: find the endpoint
+	sshTargets []string // where to find it; none: this machine
 }
 
 // runProbe runs `tokentop probe URL [flags]`. It returns an error when the
@@ -51,6 +54,12 @@ func runProbe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if cfg.opts.Auth.Insecure {
 		note("WARNING: TLS certificate verification is OFF (--insecure): the endpoint is not authenticated\n")
+	}
+	if cfg.find {
+		defer func() { notes = errors.Join(notes, cfg.targets.close()) }()
+		if cfg.opts, err = cfg.targets.findOne(cfg.opts, cfg.sshTargets, stderr); err != nil {
+			return err
+		}
 	}
 	if len(cfg.urls) > 1 {
 		return errors.Join(runProbeAB(ctx, cfg, stdout, note), notes)
@@ -115,9 +124,15 @@ func probeRenamed() renamedFlags {
 
 const probeUsage = `tokentop probe URL [flags]
        tokentop probe URL1 URL2 [URL...] [flags]      (A/B: compare endpoints)
+       tokentop probe [ssh://[user@]host[:port]] [flags]
 
 ` + probeSummary + `.
 URL: server root (http://host:8000), the /v1 base, or a full endpoint path.
+With no URL, the LLM server found on this machine (--discover-ports,
+--no-discover); with an ssh:// target, the one found on that host, probed
+through the SSH connection (TTFT and E2E include the tunnel). With several
+found, the first is probed and the others named on stderr. --json says
+how it was found (found, via). See docs/discovery.md.
 
 With one URL: -n requests (-c at once), then a table of every request and
 mean/median/p90/p95/p99 of TTFT, TTFA, TPOT, ITL and E2E; --json one
@@ -184,13 +199,15 @@ func parseProbeArgs(args []string, stderr io.Writer) (probeConfig, error) {
 	fs.BoolVar(&jsonOut, "json", false, jsonUsage)
 	fs.BoolVar(&jsonlOut, "jsonl", false, "one JSON object per request, then a summary object (one URL only)")
 	fs.BoolVar(&csvOut, "csv", false, "one CSV row per request (one URL only)")
+	cfg.targets.bind(fs)
 
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		return cfg, err
 	}
-	if len(positional) == 0 {
-		return cfg, usagef("give the URL to probe (several for an A/B comparison)")
+	sshTargets, _ := splitSSH(positional)
+	if cfg.find = len(positional) == 0 || len(sshTargets) > 0; cfg.find && len(positional) > len(sshTargets) {
+		return cfg, usagef("probe takes URLs (several for an A/B comparison) or ssh:// targets, not both")
 	}
 	if err := req.validate(); err != nil {
 		return cfg, err
@@ -204,8 +221,10 @@ func parseProbeArgs(args []string, stderr io.Writer) (probeConfig, error) {
 	base.HTTP2, base.Prewarm, base.IncludeMetrics = o.HTTP2, o.Prewarm, o.IncludeMetrics
 	base.Auth.ServerName = o.Auth.ServerName
 	*o = base
-	o.URL = positional[0]
-	cfg.urls = positional
+	if cfg.sshTargets = sshTargets; !cfg.find {
+		o.URL = positional[0]
+		cfg.urls = positional
+	}
 	o.Limits = probe.Limits{MaxConcurrency: maxConc, MaxPerMinute: maxRPM}
 	objs, err := bounds.Objectives()
 	if err != nil {

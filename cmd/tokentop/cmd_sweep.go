@@ -21,6 +21,7 @@ func init() {
 }
 
 const sweepUsage = `tokentop sweep URL [flags]
+       tokentop sweep [ssh://[user@]host[:port]] [flags]
 
 ` + sweepSummary + `.
 Steps through concurrency 1, 2, 4, … up to --max-concurrency (closed loop:
@@ -31,7 +32,10 @@ times over. The knee is the highest concurrency that, with every lower
 step, meets every --slo-* objective. Prints a KEDA ScaledObject whose
 prometheus trigger fires past the knee's load, on the engine's TPOT
 histogram at a bucket bound it can resolve (and says when it cannot).
-All figures are the client's (probe) measurements; see docs/sweep.md.`
+All figures are the client's (probe) measurements; see docs/sweep.md.
+With no URL, the LLM server found on this machine; with an ssh:// target,
+the one found on that host, measured through the SSH connection (its
+latencies include the tunnel); see docs/discovery.md.`
 
 var sweepMaxRPMUsage = fmt.Sprintf("ceiling on requests started per minute (default: %d per stream of --max-concurrency, at least %d, at most %d: "+
 	"a request every 100 ms per stream, which a closed loop against an LLM never reaches; a step it holds back below 90 %% in flight ends the sweep)",
@@ -44,12 +48,21 @@ type sweepConfig struct {
 	json       bool
 	prompt     string
 	promptFile string
+	targets    targetFlags
+	find       bool     // no URL, or an ssh:// target: find the endpoint
+	sshTargets []string // where to find it; none: this machine
 }
 
-func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	cfg, err := parseSweepArgs(args, stderr)
 	if err != nil {
 		return err
+	}
+	if cfg.find {
+		defer func() { err = errors.Join(err, cfg.targets.close()) }()
+		if cfg.sweep.Probe, err = cfg.targets.findOne(cfg.sweep.Probe, cfg.sshTargets, stderr); err != nil {
+			return err
+		}
 	}
 	if cfg.sweep.Probe.Auth.Insecure {
 		if _, err := fmt.Fprintln(stderr, "WARNING: TLS certificate verification is OFF (--insecure): the endpoint is not authenticated"); err != nil {
@@ -235,6 +248,7 @@ func parseSweepArgs(args []string, stderr io.Writer) (sweepConfig, error) {
 	fs.IntVar(&cfg.keda.MaxReplicas, "keda-max-replicas", 10, "KEDA: maxReplicaCount")
 	fs.StringVar(&cfg.keda.Window, "keda-window", "2m", "KEDA: rate window of the TPOT query")
 	sloFlags := bindSLOFlags(fs)
+	cfg.targets.bind(fs)
 
 	var positional []string
 	for {
@@ -247,8 +261,10 @@ func parseSweepArgs(args []string, stderr io.Writer) (sweepConfig, error) {
 		positional = append(positional, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	if len(positional) != 1 {
-		return cfg, usagef("want exactly one URL, got %d arguments", len(positional))
+	cfg.sshTargets, _ = splitSSH(positional)
+	cfg.find = len(positional) == 0 || len(cfg.sshTargets) == 1
+	if len(positional) > 1 {
+		return cfg, usagef("want one URL or ssh:// target (none: this machine's engine), got %d arguments", len(positional))
 	}
 	objs, err := sloFlags.Objectives()
 	if err != nil {
@@ -263,7 +279,9 @@ func parseSweepArgs(args []string, stderr io.Writer) (sweepConfig, error) {
 		return cfg, err
 	}
 	*o = ro
-	o.URL = positional[0]
+	if !cfg.find {
+		o.URL = positional[0]
+	}
 	o.Limits = probe.Limits{MaxConcurrency: s.MaxConcurrency, MaxPerMinute: maxRPM}
 	if cfg.keda.MinReplicas < 0 || cfg.keda.MaxReplicas < max(cfg.keda.MinReplicas, 1) {
 		return cfg, usagef("KEDA replicas: want 0 ≤ --keda-min-replicas ≤ --keda-max-replicas, max ≥ 1")

@@ -197,12 +197,12 @@ func TestEveryUsageErrorExits2InOneLine(t *testing.T) {
 	// No target runs discovery, which may find something on this machine:
 	// the no-target cases say --no-discover.
 	cases := map[string][][]string{
-		"probe": {{}, {"http://127.0.0.1:1", "-n", "0"}, {"http://127.0.0.1:1", "--json", "--csv"},
+		"probe": {{"--no-discover"}, {"http://127.0.0.1:1", "ssh://box"}, {"http://127.0.0.1:1", "-n", "0"}, {"http://127.0.0.1:1", "--json", "--csv"},
 			{"http://127.0.0.1:1", "--seed", "1"}, {"http://127.0.0.1:1", "--interval", "1s"},
 			{"http://127.0.0.1:1", "http://127.0.0.1:2", "-c", "2"}, {"http://127.0.0.1:1", "--max-tokens", "0"},
 			{"http://127.0.0.1:1", "--timeout", "0"}, {"http://127.0.0.1:1", "--header", "broken"},
 			{"http://127.0.0.1:1", "--api-key-env", "A", "--api-key-file", "B"}, {"http://127.0.0.1:1", "--timeout", "soon"}},
-		"check":     {{}, {"http://127.0.0.1:1", "-n", "0"}, {"http://127.0.0.1:1", "--slo-ttft", "fast"}, {"http://127.0.0.1:1", "--timeout", "0"}},
+		"check":     {{"--no-discover"}, {"--discover-ports", "80,http"}, {"http://127.0.0.1:1", "-n", "0"}, {"http://127.0.0.1:1", "--slo-ttft", "fast"}, {"http://127.0.0.1:1", "--timeout", "0"}},
 		"snapshot":  {{"http://127.0.0.1:1", "--duration", "0"}, {"http://127.0.0.1:1", "--text", "--json"}, {"--no-discover"}},
 		"dashboard": {{"--json", "--no-discover"}, {"http://127.0.0.1:1", "--interval", "0"}, {"--discover-ports", "80,http"}},
 		"exporter":  {{"--no-discover"}},
@@ -213,7 +213,7 @@ func TestEveryUsageErrorExits2InOneLine(t *testing.T) {
 			{"http://127.0.0.1:1", "--model", "m"}, {"http://127.0.0.1:1", "http://127.0.0.1:2", "--max-tokens", "0"}},
 		"sim":     {{"extra"}, {"--model", ""}},
 		"version": {{"extra"}},
-		"sweep": {{}, {"http://127.0.0.1:1", "--max-tokens", "0"}, {"http://127.0.0.1:1", "--keda-window", "soon"},
+		"sweep": {{"--no-discover"}, {"http://127.0.0.1:1", "ssh://box"}, {"http://127.0.0.1:1", "--max-tokens", "0"}, {"http://127.0.0.1:1", "--keda-window", "soon"},
 			{"http://127.0.0.1:1", "--max-step-time", "1m0x"}},
 	}
 	for _, cmd := range commandNames() {

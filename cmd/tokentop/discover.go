@@ -18,6 +18,9 @@ type discoverFlags struct {
 	off   bool
 	ports string
 	found *discover.Result // what the last discovery found, to say on stderr
+	// machine is what discovery reads (zero: this machine's /proc,
+	// nvidia-smi on PATH, :9400); tests point it at an empty machine.
+	machine discover.Options
 }
 
 func (d *discoverFlags) bind(fs *flag.FlagSet) {
@@ -55,7 +58,9 @@ func (d *discoverFlags) discoverInto(c *config.Config, p config.Probe, model, ap
 		return err
 	}
 	// Bounded by the fingerprint timeout: no cancellation needed.
-	r, err := discover.Local(context.Background(), discover.Options{Ports: ports})
+	o := d.machine
+	o.Ports = ports
+	r, err := discover.Local(context.Background(), o)
 	if err != nil {
 		return err
 	}
@@ -97,7 +102,7 @@ func (d *discoverFlags) report(w io.Writer) {
 	for _, line := range d.found.Describe() {
 		fmt.Fprintf(w, "tokentop: %s\n", line)
 	}
-	if len(d.found.Endpoints) == 0 {
+	if len(d.found.Endpoints) == 0 && (d.found.DCGM != "" || d.found.NvidiaSMI) {
 		fmt.Fprintf(w, "tokentop: no LLM server found on this machine (looked at %s): showing its GPUs only\n", d.found.Looked)
 	}
 }

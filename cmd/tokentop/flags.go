@@ -31,8 +31,7 @@ type sourceFlags struct {
 	noScrape    bool
 	record      string
 	fromDefault bool // the config came from the default path
-	disc        discoverFlags
-	ssh         sshFlags
+	targetFlags
 }
 
 func (f *sourceFlags) bind(fs *flag.FlagSet) {
@@ -50,8 +49,7 @@ func (f *sourceFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noScrape, "no-scrape", false, "probe the URLs only; do not scrape their /metrics")
 	bindRecord(fs, &f.record)
 	f.slo = bindSLOFlags(fs)
-	f.disc.bind(fs)
-	f.ssh.bind(fs)
+	f.targetFlags.bind(fs)
 }
 
 // existingDefaultConfig is the default config path when that file exists.
@@ -108,20 +106,9 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 		ep.MetricsImplied = "--no-scrape to silence" // its /metrics was not asked for: most gateways have none
 		c.Endpoints = append(c.Endpoints, ep)
 	}
-	if noTarget && path == "" && !f.disc.off {
-		if err := f.disc.discoverInto(c, probeDefaults, r.model, r.api, f.noScrape); err != nil {
-			return nil, err
-		}
-	}
 	sshTargets = append(sshTargets, c.SSH...)
-	if len(sshTargets) > 0 {
-		ports, err := f.disc.portList()
-		if err != nil {
-			return nil, err
-		}
-		if err := f.ssh.addHosts(c, sshTargets, ports, probeDefaults, r.model, r.api, f.noScrape); err != nil {
-			return nil, err
-		}
+	if err := f.addFound(c, sshTargets, noTarget && path == "", probeDefaults, r.model, r.api, f.noScrape); err != nil {
+		return nil, err
 	}
 	for _, u := range f.scrape {
 		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: u, Probe: &config.Probe{Disabled: true}})
@@ -170,11 +157,10 @@ func (f *sourceFlags) objectives(c *config.Config) ([]slo.Objective, error) {
 // open loads the configuration and builds its monitor.
 func (f *sourceFlags) open(urls []string, stderr io.Writer) (*monitor.Monitor, *config.Config, error) {
 	c, err := f.load(urls)
+	f.report(stderr) // also when nothing was found: what was left alone
 	if err != nil {
 		return nil, nil, err
 	}
-	f.disc.report(stderr)
-	f.ssh.report(stderr)
 	m, err := f.build(c, stderr)
 	return m, c, err
 }

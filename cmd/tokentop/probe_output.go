@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tokentop/tokentop/internal/monitor"
 	"github.com/tokentop/tokentop/sources/probe"
 	"github.com/tokentop/tokentop/telemetry"
 )
@@ -146,10 +147,14 @@ func cancelled(r *probe.Result) bool { return r.ErrorKind == probe.ErrCanceled }
 // probeSummaryJSON is the run summary (vLLM's names: mean_/median_/p90_/
 // p95_/p99_; E2E is e2e_ms, as everywhere in tokentop, where vLLM says e2el).
 type probeSummaryJSON struct {
-	Summary   bool   `json:"summary,omitempty"`
-	URL       string `json:"url"`
-	API       string `json:"api"`
-	Model     string `json:"model"`
+	Summary bool   `json:"summary,omitempty"`
+	URL     string `json:"url"`
+	API     string `json:"api"`
+	Model   string `json:"model"`
+	// Found and Via: how discovery found the endpoint and the tunnel it
+	// is reached through (its TTFT and E2E include the tunnel's time).
+	Found     string `json:"found,omitempty"`
+	Via       string `json:"via,omitempty"`
 	Completed int    `json:"completed"`
 	Failed    int    `json:"failed"`
 	// Cancelled requests were in flight when the user stopped the run.
@@ -303,7 +308,9 @@ func optInt(p *int) string {
 
 func (rp *probeReport) summary() probeSummaryJSON {
 	sort.Slice(rp.results, func(i, k int) bool { return rp.results[i].Seq < rp.results[k].Seq })
-	s := probeSummaryJSON{URL: rp.p.URL(), API: string(rp.p.API()), Model: rp.p.Model(), DurationMS: ms(rp.duration)}
+	labels := rp.p.Options().Labels
+	s := probeSummaryJSON{URL: rp.p.URL(), API: string(rp.p.API()), Model: rp.p.Model(), DurationMS: ms(rp.duration),
+		Found: labels[monitor.LabelFound], Via: labels[monitor.LabelVia]}
 	var ttft, ttfa, tpot, itl, e2e []float64
 	for _, r := range rp.results {
 		if cancelled(r) {

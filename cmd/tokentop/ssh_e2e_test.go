@@ -3,12 +3,21 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tokentop/tokentop/internal/fixtures"
 	"github.com/tokentop/tokentop/internal/sim"
 	"github.com/tokentop/tokentop/internal/sshhost/sshdtest"
 	"github.com/tokentop/tokentop/internal/syncbuf"
@@ -142,5 +151,203 @@ func TestConfigSSHTargets(t *testing.T) {
 	}
 	if st, ok := sourceNamed(doc.Sources, "ssh box"); !ok || st.State != telemetry.Live {
 		t.Errorf("source ssh box: %+v (found %v); want live\n%s", st, ok, errs)
+	}
+}
+
+// TestProbeThroughSSH: `tokentop probe ssh://box` finds the host's
+// simulator over the connection and probes it through the tunnel; its
+// JSON says how the endpoint was found and that the figures include the
+// tunnel.
+func TestProbeThroughSSH(t *testing.T) {
+	d, simPort := startSSHBox(t)
+	code, out, errs := runCmd(t, "probe", "--json", "-n", "3", "--max-tokens", "8",
+		"--discover-ports", fmt.Sprint(simPort), "ssh://box")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var doc probeSummaryJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if doc.Completed != 3 || doc.MedianTTFTms == nil {
+		t.Errorf("completed %d, median TTFT %v: want 3 requests measured through the tunnel\n%s", doc.Completed, doc.MedianTTFTms, errs)
+	}
+	if doc.Found != fmt.Sprintf(":%d, a well-known port on box", simPort) || !strings.HasPrefix(doc.Via, "ssh://box") {
+		t.Errorf("found %q via %q: want found on box, via ssh://box", doc.Found, doc.Via)
+	}
+	if !strings.Contains(errs, "found http://127.0.0.1:") {
+		t.Errorf("stderr does not say what was found on box:\n%s", errs)
+	}
+	// Discovery's fingerprint opens two channels (the model list and
+	// /metrics, each its own client); the probe's requests are more.
+	if n := d.Tunnelled(t, simPort); n <= 2 {
+		t.Errorf("sshd opened %d channels to the simulator: the probe did not go through the tunnel", n)
+	}
+}
+
+// TestCheckThroughSSH: `tokentop check ssh://box` measures the host's
+// simulator through the tunnel, judges it, and its JSON says how each
+// endpoint was found.
+func TestCheckThroughSSH(t *testing.T) {
+	_, simPort := startSSHBox(t)
+	code, out, errs := runCmd(t, "check", "--json", "-n", "3", "--max-tokens", "8",
+		"--discover-ports", fmt.Sprint(simPort), "ssh://box")
+	var doc checkReportJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("exit %d: %v\n%s\n%s", code, err, out, errs)
+	}
+	name := fmt.Sprintf("box:%d", simPort)
+	if len(doc.Found) != 1 || doc.Found[0].Endpoint != name || !strings.HasSuffix(doc.Found[0].Found, "on box") ||
+		!strings.HasPrefix(doc.Found[0].Via, "ssh://box") {
+		t.Errorf("found %+v: want %s found on box, via ssh://box", doc.Found, name)
+	}
+	measured := 0
+	for _, r := range doc.Results {
+		if !strings.HasPrefix(r.Endpoint, name+"/") {
+			t.Errorf("result on %q: want the endpoint on box", r.Endpoint)
+		}
+		if r.Measured {
+			measured++
+		}
+	}
+	if measured == 0 {
+		t.Errorf("nothing measured through the tunnel (exit %d):\n%s\n%s", code, out, errs)
+	}
+}
+
+// hostSMI is the nvidia-smi of the test's ssh host: it answers only the
+// query the nvidia-smi source sends (else it fails as nvidia-smi does
+// on a bad field), one line per refresh. The line is in the format of
+// the source's own tests (sources/gpu): index, uuid, name, memory busy
+// %, used MiB, total MiB, util %, power W, power limit W, temperature.
+const hostSMI = `#!/bin/sh
+[ "$1" = "--query-gpu=index,uuid,name,utilization.memory,memory.used,memory.total,utilization.gpu,power.draw,power.limit,temperature.gpu" ] ||
+  { echo "Field \"$1\" is not a valid field to query." >&2; exit 2; }
+while echo "0, GPU-5e1f, NVIDIA H200, 37, 61234, 143771, 92, 412.50, 700.00, 58"; do sleep 0.2; done
+`
+
+// TestSnapshotThroughSSHReadsHostGPUs: an ssh:// host with nvidia-smi
+// has its GPUs read by running it over the connection, named by the host
+// and joined to the endpoints found there.
+func TestSnapshotThroughSSHReadsHostGPUs(t *testing.T) {
+	d, simPort := startSSHBox(t)
+	if err := os.WriteFile(filepath.Join(d.Bin, "nvidia-smi"), []byte(hostSMI), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd(t, "snapshot", "--json", "--duration", "4s", "--interval", "500ms", "--max-tokens", "8",
+		"--discover-ports", fmt.Sprint(simPort), "ssh://box")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	var doc struct {
+		GPUs    []telemetry.GPUDevice    `json:"gpus"`
+		Sources []telemetry.SourceStatus `json:"sources"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	name := fmt.Sprintf("box:%d/%s", simPort, sim.DemoHealthy)
+	if len(doc.GPUs) != 1 {
+		t.Fatalf("GPUs %+v: want box's one GPU\n%s", doc.GPUs, errs)
+	}
+	g := doc.GPUs[0]
+	if g.Host != "box" || g.Source != "nvidia-smi:box" || g.Name != "NVIDIA H200" || g.PowerW == nil || *g.PowerW != 412.5 {
+		t.Errorf("GPU %+v: want box's H200 at 412.5 W from nvidia-smi:box", g)
+	}
+	if !slices.Contains(g.Endpoints, name) {
+		t.Errorf("GPU joined to %v: want %s", g.Endpoints, name)
+	}
+	if st, ok := sourceNamed(doc.Sources, "nvidia-smi box"); !ok || st.State != telemetry.Live {
+		t.Errorf("source %+v: want live", st)
+	}
+}
+
+// TestSSHHostDCGMThroughTunnel: a dcgm-exporter on the ssh:// host
+// (a real capture served there) is found and scraped through the
+// connection, its source names the host, and its GPU is joined to the
+// endpoints found there. (The port is the test's: :9400 is not ours.)
+func TestSSHHostDCGMThroughTunnel(t *testing.T) {
+	d, simPort := startSSHBox(t)
+	capture := fixtures.Read(t, "metrics", "dcgm-exporter-metrics.txt")
+	exporter := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		_, _ = io.WriteString(w, capture)
+	}))
+	t.Cleanup(exporter.Close)
+	u, err := url.Parse(exporter.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dcgmPort, err := strconv.Atoi(u.Port())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f sourceFlags
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	f.bind(fs)
+	if err := fs.Parse([]string{"--discover-ports", fmt.Sprint(simPort), "--interval", "500ms", "--max-tokens", "8"}); err != nil {
+		t.Fatal(err)
+	}
+	f.ssh.dcgmPort = dcgmPort
+	var stderr syncbuf.Buffer
+	m, _, err := f.open([]string{"ssh://box"}, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	name := fmt.Sprintf("box:%d/%s", simPort, sim.DemoHealthy)
+	// The capture is of several exporters' GPUs (T4s and an A10G): every
+	// one is the host's, joined to its endpoint.
+	joined := func(gpus []telemetry.GPUDevice) bool {
+		for _, g := range gpus {
+			if !slices.Contains(g.Endpoints, name) || !strings.HasPrefix(g.Source, "dcgm:ssh://box ") {
+				return false
+			}
+		}
+		return len(gpus) == 3
+	}
+	var gpus []telemetry.GPUDevice
+	for ctx.Err() == nil {
+		if gpus = m.Store.Snapshot(time.Now(), time.Minute).GPUs; joined(gpus) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond) // polling the store, bounded by ctx
+	}
+	cancel()
+	<-done
+	if !joined(gpus) {
+		t.Fatalf("GPUs %+v: want the capture's three from dcgm:ssh://box, joined to %s\n%s", gpus, name, stderr.String())
+	}
+	// Discovery asked once; the scrapes are more.
+	if n := d.Tunnelled(t, dcgmPort); n < 2 {
+		t.Errorf("sshd opened %d channels to the exporter: not scraped through the tunnel", n)
+	}
+}
+
+// TestSweepThroughSSH: `tokentop sweep ssh://box` finds the host's
+// simulator and sweeps it through the tunnel.
+func TestSweepThroughSSH(t *testing.T) {
+	d, simPort := startSSHBox(t)
+	code, out, errs := runCmd(t, "sweep", "--json", "--max-concurrency", "1", "--min-requests", "3", "--max-step-time", "10s",
+		"--max-tokens", "8", "--discover-ports", fmt.Sprint(simPort), "ssh://box")
+	// One step finds no knee (exit 1, a single closed-loop stream rarely
+	// keeps 90 % in flight); the step itself is what is looked at here.
+	var doc struct {
+		Steps []struct {
+			Concurrency int `json:"concurrency"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Steps) != 1 || code == 2 {
+		t.Fatalf("exit %d, %v: want one step measured\n%s\n%s", code, err, out, errs)
+	}
+	if !strings.Contains(errs, fmt.Sprintf("ssh://box: found http://127.0.0.1:%d", simPort)) {
+		t.Errorf("stderr does not say what was found on box:\n%s", errs)
+	}
+	// Discovery's fingerprint opens two channels; the sweep's requests more.
+	if n := d.Tunnelled(t, simPort); n <= 2 {
+		t.Errorf("sshd opened %d channels to the simulator: the sweep did not go through the tunnel", n)
 	}
 }

@@ -21,6 +21,9 @@ type sshFlags struct {
 	acceptNew bool
 	hosts     []*sshhost.Host
 	results   map[string]discover.Result // by target, to say on stderr
+	// dcgmPort is where a host's dcgm-exporter is looked for (0: 9400);
+	// tests, which cannot take :9400, set another.
+	dcgmPort int
 }
 
 func (s *sshFlags) bind(fs *flag.FlagSet) {
@@ -52,7 +55,7 @@ func (s *sshFlags) addHosts(c *config.Config, targets []string, ports []int, p c
 			return usagef("%v", err)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), sshSetup)
-		h, r, err := openHost(ctx, t, sshhost.Options{AcceptNew: s.acceptNew}, ports)
+		h, r, err := openHost(ctx, t, sshhost.Options{AcceptNew: s.acceptNew}, ports, s.dcgmPort)
 		cancel()
 		if err != nil {
 			return err
@@ -69,12 +72,15 @@ func (s *sshFlags) addHosts(c *config.Config, targets []string, ports []int, p c
 			ep.Via, ep.Dial = t.String(), h.Dial
 			c.Endpoints = append(c.Endpoints, ep)
 		}
+		if r.DCGM != "" {
+			c.DCGM = append(c.DCGM, config.DCGM{URL: r.DCGM, Via: t.String(), Dial: h.Dial})
+		}
 	}
 	return nil
 }
 
 // openHost connects and runs discovery on the host.
-func openHost(ctx context.Context, t sshhost.Target, o sshhost.Options, ports []int) (*sshhost.Host, discover.Result, error) {
+func openHost(ctx context.Context, t sshhost.Target, o sshhost.Options, ports []int, dcgmPort int) (*sshhost.Host, discover.Result, error) {
 	h, err := sshhost.Open(ctx, t, o)
 	if err != nil {
 		return nil, discover.Result{}, err
@@ -84,7 +90,7 @@ func openHost(ctx context.Context, t sshhost.Target, o sshhost.Options, ports []
 		_ = h.Close()
 		return nil, discover.Result{}, err
 	}
-	r, err := discover.FromMachine(ctx, m, discover.Options{Dial: h.Dial, Ports: ports, DCGMPort: -1})
+	r, err := discover.FromMachine(ctx, m, discover.Options{Dial: h.Dial, Ports: ports, DCGMPort: dcgmPort})
 	if err != nil {
 		_ = h.Close()
 		return nil, discover.Result{}, err
@@ -92,10 +98,15 @@ func openHost(ctx context.Context, t sshhost.Target, o sshhost.Options, ports []
 	return h, r, nil
 }
 
-// addTunnels reports each host's connection as a source.
+// addTunnels reports each host's connection as a source, and reads its
+// GPUs with its nvidia-smi when it has one.
 func (s *sshFlags) addTunnels(m *monitor.Monitor) {
 	for _, h := range s.hosts {
-		m.AddTunnel(h, h.Target().String())
+		t := h.Target()
+		m.AddTunnel(h, t.String())
+		if s.results[t.String()].NvidiaSMI {
+			m.AddHostNvidiaSMI(t.String(), t.Alias, h.Start)
+		}
 	}
 }
 

@@ -131,6 +131,10 @@ type DCGM struct {
 	URL      string   `yaml:"url"`
 	Interval Duration `yaml:"interval"`
 	Auth     `yaml:",inline"`
+	// Via and Dial: the tunnel an exporter found on an ssh:// host is
+	// reached through, as Endpoint's.
+	Via  string                                                            `yaml:"-"`
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error) `yaml:"-"`
 }
 
 // GPUMap ties an endpoint to GPUs by dcgm labels.

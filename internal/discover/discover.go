@@ -101,6 +101,7 @@ func FromMachine(ctx context.Context, m Machine, o Options) (Result, error) {
 	if port := cmp.Or(o.DCGMPort, DefaultDCGMPort); port > 0 {
 		r.DCGM = findDCGM(ctx, m, port, o)
 	}
+	r.NvidiaSMI = m.NvidiaSMI
 	return r, nil
 }
 
@@ -179,7 +180,7 @@ func (r Result) Describe() []string {
 		out = append(out, "found a dcgm-exporter at "+r.DCGM)
 	}
 	if r.NvidiaSMI {
-		out = append(out, "found nvidia-smi: reading this machine's GPUs")
+		out = append(out, "found nvidia-smi: reading the host's GPUs")
 	}
 	return out
 }

@@ -31,6 +31,9 @@ type Machine struct {
 	Procs         []Proc
 	// Processes counts the processes looked at.
 	Processes int
+	// NvidiaSMI: nvidia-smi is installed (read over SSH; Local asks
+	// its LookPath).
+	NvidiaSMI bool
 }
 
 // ReadMachine reads the listening sockets and engine processes under

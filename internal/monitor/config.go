@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"net/url"
@@ -81,7 +82,7 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 			// Quick mode: the models found on a host get that host's GPUs;
 			// GPUs nothing claims are said as a warning, not a phantom row.
 			dc.EmitUnmapped = false
-			dc.MoreTargets = m.gpus.targetsFor(hostOf(d.URL))
+			dc.MoreTargets = m.gpus.targetsFor(cmp.Or(d.Via, hostOf(d.URL)))
 		}
 		m.AddDCGM(dc)
 	}
@@ -101,7 +102,9 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 // DCGMConfig converts a config dcgm entry; the endpoints' GPU maps are its
 // targets, and with none every GPU is reported under its host.
 func DCGMConfig(d config.DCGM, targets []gpu.Target) gpu.Config {
-	return gpu.Config{URL: d.URL, Interval: d.Interval.D(), HTTP: HTTPConfig(d.Auth), Targets: targets, EmitUnmapped: len(targets) == 0}
+	c := gpu.Config{URL: d.URL, Interval: d.Interval.D(), HTTP: HTTPConfig(d.Auth), Targets: targets, EmitUnmapped: len(targets) == 0, Via: d.Via}
+	c.HTTP.Dial = d.Dial
+	return c
 }
 
 // LabelFound is the label of a discovered endpoint: how it was found
@@ -117,7 +120,34 @@ func viaWords(via string) string {
 	if via == "" {
 		return ""
 	}
-	return via + " (client figures include the tunnel)"
+	return via + viaSuffix
+}
+
+const viaSuffix = " (client figures include the tunnel)"
+
+// joinHost is the host an endpoint's GPUs are on: the tunnel's for one
+// reached through a tunnel (its URL names the far end's loopback), else
+// its URL's.
+func joinHost(o probe.Options) string {
+	if via, ok := strings.CutSuffix(o.Labels[LabelVia], viaSuffix); ok {
+		return via
+	}
+	return hostOf(o.URL)
+}
+
+// FoundLabels are a discovered endpoint's found and via labels, only the
+// non-empty ones; nil for an endpoint that was given.
+func FoundLabels(ep config.Endpoint) map[string]string {
+	var labels map[string]string
+	for k, v := range map[string]string{LabelFound: ep.Found, LabelVia: viaWords(ep.Via)} {
+		if v != "" {
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			labels[k] = v
+		}
+	}
+	return labels
 }
 
 // ProbeOptions converts a config endpoint into probe options.
@@ -134,15 +164,7 @@ func ProbeOptions(ep config.Endpoint) (probe.Options, error) {
 	if ep.Model != "" {
 		o.Name = ep.Prefix() + "/" + ep.Model
 	}
-	for k, v := range map[string]string{LabelFound: ep.Found, LabelVia: viaWords(ep.Via)} {
-		if v != "" {
-			if o.Labels == nil {
-				o.Labels = map[string]string{}
-			}
-			o.Labels[k] = v
-		}
-	}
-	o.Dial = ep.Dial
+	o.Labels, o.Dial = FoundLabels(ep), ep.Dial
 	if pc.Seed != 0 {
 		seed := pc.Seed
 		o.Seed = &seed

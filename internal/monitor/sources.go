@@ -105,7 +105,7 @@ func (m *Monitor) discover(ctx context.Context, o probe.Options, prefix string) 
 
 func (m *Monitor) runProbe(ctx context.Context, o probe.Options) error {
 	if p, err := probe.New(o); err == nil && o.Model != "" {
-		m.gpus.add(p.Endpoint().Name, hostOf(o.URL))
+		m.gpus.add(p.Endpoint().Name, joinHost(o))
 		m.noteProbed(p.Endpoint().Name, o)
 		p.Close()
 	}
@@ -144,6 +144,14 @@ func (m *Monitor) AddPromQL(c promql.Config) error {
 func (m *Monitor) AddDCGM(c gpu.Config) {
 	d := gpu.New(c, m)
 	m.add("dcgm:"+c.URL, d.Run)
+}
+
+// AddHostNvidiaSMI reads a tunnelled host's GPUs with its nvidia-smi,
+// run by exec (over the SSH connection), joined to the endpoints reached
+// through via; host names them.
+func (m *Monitor) AddHostNvidiaSMI(via, host string, exec gpu.Exec) {
+	s := gpu.NewSMI(gpu.SMIConfig{Host: host, Exec: exec, MoreTargets: m.gpus.targetsFor(via)}, m)
+	m.add("nvidia-smi:"+host, s.Run)
 }
 
 // AddNvidiaSMI reads local GPUs with nvidia-smi.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -155,5 +156,45 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(50 * time.Millisecond) // polling with a deadline
+	}
+}
+
+// TestHostCommands: the host's nvidia-smi is seen by ReadMachine and run
+// by Start over the connection, its arguments quoted for the host's
+// shell; a failing command's error carries its stderr.
+func TestHostCommands(t *testing.T) {
+	d := sshdtest.Start(t)
+	t.Setenv("SSH_AUTH_SOCK", "")
+	script := "#!/bin/sh\n[ \"$1\" = \"it's --one\" ] || { echo \"bad field $1\" >&2; exit 2; }\necho \"0, GPU-a\"\n"
+	if err := os.WriteFile(filepath.Join(d.Bin, "nvidia-smi"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h, err := Open(ctx, Target{Alias: "box"}, Options{Home: d.Home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close() })
+	if m, err := h.ReadMachine(ctx); err != nil || !m.NvidiaSMI {
+		t.Errorf("ReadMachine: nvidia-smi %v, %v: want it seen on box", m.NvidiaSMI, err)
+	}
+	out, wait, err := h.Start(ctx, []string{"nvidia-smi", "it's --one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(out)
+	if err := errors.Join(err, wait()); err != nil || string(b) != "0, GPU-a\n" {
+		t.Errorf("Start: %q, %v: want the script's line", b, err)
+	}
+	out, wait, err = h.Start(ctx, []string{"nvidia-smi", "--two"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(out); err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(); err == nil || err.Error() != "on box: bad field --two" {
+		t.Errorf("failing command: %v; want its stderr", err)
 	}
 }

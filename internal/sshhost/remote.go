@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -11,9 +12,10 @@ import (
 )
 
 // listScript prints the host's TCP tables and every process's command
-// line (arguments separated by \037, one process a line): what local
-// discovery reads of /proc, in one exec. Nothing is installed there.
-const listScript = `cat /proc/net/tcp 2>/dev/null; echo @@tcp6; cat /proc/net/tcp6 2>/dev/null; echo @@procs
+// line (arguments separated by \037, one process a line), first @@smi
+// when nvidia-smi is installed: what local discovery reads of /proc and
+// PATH, in one exec. Nothing is installed there.
+const listScript = `command -v nvidia-smi >/dev/null && echo @@smi; cat /proc/net/tcp 2>/dev/null; echo @@tcp6; cat /proc/net/tcp6 2>/dev/null; echo @@procs
 for d in /proc/[0-9]*; do printf '%s ' "${d#/proc/}"; tr '\000' '\037' < "$d/cmdline" 2>/dev/null; echo; done`
 
 // ReadMachine reads the host's listening sockets and engine processes
@@ -47,6 +49,7 @@ func (h *Host) ReadMachine(ctx context.Context) (discover.Machine, error) {
 // parseListing reads listScript's output.
 func parseListing(b []byte) discover.Machine {
 	var m discover.Machine
+	b, m.NvidiaSMI = bytes.CutPrefix(b, []byte("@@smi\n"))
 	tcp, rest, _ := bytes.Cut(b, []byte("@@tcp6\n"))
 	tcp6, procs, _ := bytes.Cut(rest, []byte("@@procs\n"))
 	for _, t := range [][]byte{tcp, tcp6} {
@@ -111,4 +114,60 @@ func (h *Host) run(ctx context.Context, cmd string) ([]byte, error) {
 		return nil, fmt.Errorf("ssh %s: reading /proc: %w", h.target.Alias, err)
 	}
 	return out.Bytes(), nil
+}
+
+// Start runs argv on the host (each argument quoted for its shell) and
+// returns its stdout and a wait that ends the session; the error of a
+// failed command carries its stderr. ctx's end closes the session.
+func (h *Host) Start(ctx context.Context, argv []string) (io.Reader, func() error, error) {
+	c, err := h.conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := c.NewSession()
+	if err != nil {
+		return nil, nil, fmt.Errorf("ssh %s: %w", h.target.Alias, err)
+	}
+	out, err := s.StdoutPipe()
+	if err != nil {
+		_ = s.Close()
+		return nil, nil, err
+	}
+	stderr := &headBuffer{max: 4096}
+	s.Stderr = stderr
+	stop := context.AfterFunc(ctx, func() { _ = s.Close() })
+	quoted := make([]string, len(argv))
+	for i, a := range argv {
+		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	if err := s.Start(strings.Join(quoted, " ")); err != nil {
+		stop()
+		_ = s.Close()
+		return nil, nil, fmt.Errorf("ssh %s: %w", h.target.Alias, err)
+	}
+	wait := func() error {
+		defer stop()
+		defer s.Close()
+		if err := s.Wait(); err != nil {
+			if msg := strings.TrimSpace(stderr.String()); msg != "" {
+				return fmt.Errorf("on %s: %s", h.target.Alias, msg)
+			}
+			return fmt.Errorf("on %s: %w", h.target.Alias, err)
+		}
+		return nil
+	}
+	return out, wait, nil
+}
+
+// headBuffer keeps the first max bytes written (a command's stderr).
+type headBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (b *headBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.Len(); room > 0 {
+		b.Buffer.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
 }

@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"context"
+	"io"
 	"time"
 
 	"github.com/tokentop/tokentop/sources/httpclient"
@@ -70,6 +72,10 @@ type Config struct {
 	EmitUnmapped bool `json:"emit_unmapped,omitempty" yaml:"emit_unmapped,omitempty"`
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time `json:"-" yaml:"-"`
+	// Via names the tunnel the exporter is reached through
+	// ("ssh://box"; HTTP.Dial opens it): its source says it, where the
+	// far end's loopback URL alone would read as this machine's.
+	Via string `json:"-" yaml:"-"`
 }
 
 // WithDefaults returns c with unset fields at their defaults (the rules
@@ -99,7 +105,14 @@ type SMIConfig struct {
 	Host string `json:"host,omitempty" yaml:"host,omitempty"`
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time `json:"-" yaml:"-"`
+	// Exec, when set, runs nvidia-smi elsewhere (on an ssh:// host);
+	// nil runs it here.
+	Exec Exec `json:"-" yaml:"-"`
 }
+
+// Exec starts a command (argv) and returns its stdout and a wait that
+// returns once it exits, with its stderr in the error when it failed.
+type Exec func(ctx context.Context, argv []string) (stdout io.Reader, wait func() error, err error)
 
 // WithDefaults returns c with unset fields at their defaults.
 func (c SMIConfig) WithDefaults() SMIConfig {

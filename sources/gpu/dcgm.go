@@ -73,6 +73,10 @@ func New(cfg Config, sink telemetry.Sink) *DCGM {
 		d.initErr = fmt.Errorf("dcgm URL %s: want http(s)://host:port", httpclient.Redact(base))
 	default:
 		d.host = sanitize.Text(u.Host)
+		if cfg.Via != "" {
+			d.host = sanitize.Text(cfg.Via + " " + u.Host)
+			d.source = "dcgm:" + d.host
+		}
 		d.client, d.initErr = httpclient.New(cfg.HTTP)
 	}
 	return d

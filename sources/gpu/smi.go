@@ -65,12 +65,14 @@ func (s *SMI) Run(ctx context.Context) error {
 
 // runOnce runs one nvidia-smi process until it exits or ctx is done.
 func (s *SMI) runOnce(ctx context.Context) error {
+	if s.cfg.Exec != nil {
+		return s.runElsewhere(ctx)
+	}
 	path, err := exec.LookPath(s.cfg.Binary)
 	if err != nil {
 		return errNotFound
 	}
-	ms := max(s.cfg.Interval.Milliseconds(), 100)
-	cmd := exec.CommandContext(ctx, path, "--query-gpu="+smiQuery, "--format=csv,noheader,nounits", "-lms", strconv.FormatInt(ms, 10))
+	cmd := exec.CommandContext(ctx, path, s.args()...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &cappedWriter{buf: &stderr, max: 4096}
 	cmd.WaitDelay = time.Second
@@ -94,6 +96,30 @@ func (s *SMI) runOnce(ctx context.Context) error {
 		msg = "exited"
 	}
 	return fmt.Errorf("nvidia-smi: %s", sanitize.Text(msg))
+}
+
+// args are nvidia-smi's arguments: the query, every Interval.
+func (s *SMI) args() []string {
+	ms := max(s.cfg.Interval.Milliseconds(), 100)
+	return []string{"--query-gpu=" + smiQuery, "--format=csv,noheader,nounits", "-lms", strconv.FormatInt(ms, 10)}
+}
+
+// runElsewhere runs one nvidia-smi through cfg.Exec (another host's)
+// until it exits or ctx is done.
+func (s *SMI) runElsewhere(ctx context.Context) error {
+	out, wait, err := s.cfg.Exec(ctx, append([]string{s.cfg.Binary}, s.args()...))
+	if err != nil {
+		return err
+	}
+	s.read(out)
+	err = wait()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err == nil {
+		return errors.New("nvidia-smi: exited")
+	}
+	return fmt.Errorf("nvidia-smi: %s", sanitize.Text(err.Error()))
 }
 
 var errNotFound = errors.New("nvidia-smi not found")

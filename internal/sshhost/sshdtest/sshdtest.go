@@ -24,6 +24,11 @@ type SSHD struct {
 	Proxy   *Proxy
 	// KnownHosts is the file the config names.
 	KnownHosts string
+	// Bin is first on the PATH of the server's sessions: a test puts
+	// the host's commands there (a captured nvidia-smi).
+	Bin string
+	// Log is sshd's debug log: each channel it opens is a line.
+	Log string
 }
 
 const sshdPath = "/usr/sbin/sshd"
@@ -55,6 +60,10 @@ func Start(t *testing.T) *SSHD {
 	authorized := filepath.Join(dir, "authorized_keys")
 	write(t, authorized, pub)
 	port := enginetest.FreePort(t)
+	bin, logFile := filepath.Join(dir, "bin"), filepath.Join(dir, "sshd.log")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	conf := filepath.Join(dir, "sshd_config")
 	write(t, conf, fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
@@ -67,9 +76,10 @@ PasswordAuthentication no
 KbdInteractiveAuthentication no
 PubkeyAuthentication yes
 PermitRootLogin prohibit-password
-LogLevel ERROR
-`, port, hostKey, authorized, filepath.Join(dir, "sshd.pid")))
-	cmd := exec.Command(sshdPath, "-D", "-e", "-f", conf)
+LogLevel DEBUG1
+SetEnv PATH=%s:/usr/local/bin:/usr/bin:/bin
+`, port, hostKey, authorized, filepath.Join(dir, "sshd.pid"), bin))
+	cmd := exec.Command(sshdPath, "-D", "-E", logFile, "-f", conf)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -86,7 +96,8 @@ LogLevel ERROR
 	if user == "" {
 		user = "root"
 	}
-	s := &SSHD{Home: home, HostKey: read(t, hostKey+".pub"), Proxy: p, KnownHosts: filepath.Join(sshDir, "known_hosts")}
+	s := &SSHD{Home: home, HostKey: read(t, hostKey+".pub"), Proxy: p, KnownHosts: filepath.Join(sshDir, "known_hosts"),
+		Bin: bin, Log: logFile}
 	write(t, filepath.Join(sshDir, "config"), fmt.Sprintf(`Host box
     HostName 127.0.0.1
     Port %d
@@ -217,4 +228,17 @@ func (p *Proxy) Refuse(down bool) {
 	p.mu.Lock()
 	p.down = down
 	p.mu.Unlock()
+}
+
+// Tunnelled counts the channels sshd opened to a loopback port: the
+// connections carried through it, as its log says.
+func (s *SSHD) Tunnelled(t *testing.T, port int) int {
+	t.Helper()
+	n, want := 0, fmt.Sprintf("target 127.0.0.1 port %d", port)
+	for _, line := range strings.Split(read(t, s.Log), "\n") {
+		if strings.HasSuffix(strings.TrimSpace(line), want) {
+			n++
+		}
+	}
+	return n
 }
