@@ -1,7 +1,6 @@
 package scrape
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -27,15 +26,7 @@ func TestNewProcessStartRestartsRates(t *testing.T) {
 	c := &collector{}
 	s := New(Config{URL: tg.URL, Now: clk.Now}, c)
 	ep := tg.host() + "/m"
-	step := func(body string) []telemetry.Observation {
-		t.Helper()
-		tg.set(body)
-		clk.Advance(2 * time.Second)
-		if err := s.ScrapeOnce(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		return c.Take()
-	}
+	step := stepper(t, tg, s, clk, c)
 	label := func(obs []telemetry.Observation) string {
 		var v string
 		for _, o := range find(obs, telemetry.KindEndpoint, ep, "") {
