@@ -58,7 +58,7 @@ func main() {
 }
 
 func serveFleet(n int, urlFile string) error {
-	f := &fleet{n: n}
+	f := &fleet{n: n, started: time.Now().Add(-time.Hour)}
 	url, err := f.listen()
 	if err != nil {
 		return err

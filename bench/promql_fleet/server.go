@@ -22,6 +22,7 @@ import (
 // measures tokentop, not the server.
 type fleet struct {
 	n        int
+	started  time.Time // every target's process start
 	requests atomic.Int64
 	points   atomic.Int64 // range points served
 }
@@ -119,9 +120,11 @@ func (f *fleet) instant(q string, now time.Time) []byte {
 	}
 	b := []byte(`{"status":"success","data":{"resultType":"vector","result":[`)
 	if strings.Contains(q, "(up)") {
-		// Target health: one up series per target, by instance (the
-		// stand-in's endpoints are models without replicas: nothing
-		// joins, the answer is read and costs what it costs).
+		// Target health: one up series per target, by instance, and its
+		// process start (the stand-in's endpoints are models without
+		// replicas: nothing joins, the answer is read and costs what it
+		// costs).
+		starts := strings.Contains(q, "process_start_time_seconds")
 		for i := range f.n {
 			if i > 0 {
 				b = append(b, ',')
@@ -129,6 +132,11 @@ func (f *fleet) instant(q string, now time.Time) []byte {
 			b = fmt.Appendf(b, `{"metric":{"instance":"10.%d.%d.%d:8000"},"value":[`, i>>16&255, i>>8&255, i&255)
 			b = strconv.AppendFloat(b, ts, 'f', 3, 64)
 			b = append(b, `,"1"]}`...)
+			if starts {
+				b = fmt.Appendf(b, `,{"metric":{"instance":"10.%d.%d.%d:8000","tokentop_part":"start"},"value":[`, i>>16&255, i>>8&255, i&255)
+				b = strconv.AppendFloat(b, ts, 'f', 3, 64)
+				b = fmt.Appendf(b, `,"%d"]}`, f.started.Unix())
+			}
 		}
 		return append(b, `]}}`...)
 	}

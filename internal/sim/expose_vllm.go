@@ -64,11 +64,22 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 	if s.format == FormatSGLang {
 		writeSGLang(&b, snaps)
 	} else {
-		writeVLLM(&b, snaps, pyFloat(float64(s.wallStart.UnixNano())/1e9))
+		created := pyFloat(float64(s.wallStart.UnixNano()) / 1e9)
+		writeProcessStart(&b, created)
+		writeVLLM(&b, snaps, created)
 	}
 	s.metricsSize.Store(int64(b.Len()))
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	io.WriteString(w, b.String())
+}
+
+// writeProcessStart writes the start time the Python client's process
+// collector exports, as vLLM's /metrics has it
+// (internal/fixtures/testdata/metrics/vllm-v0.10-metrics.txt): a server
+// started again is a new process to whoever reads it.
+func writeProcessStart(b *strings.Builder, start string) {
+	family(b, "process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.")
+	sample(b, "process_start_time_seconds", "", start)
 }
 
 // vllmFamily describes one vLLM V1 family (loggers.py names and HELP).

@@ -28,7 +28,8 @@
 //
 // # Target health
 //
-// Each refresh also asks for min by (<replica labels>, <group_by>) (up)
+// Each refresh also asks for min by (<replica labels>, <group_by>) (up),
+// with the targets' process starts in the same answer (processstart.go),
 // and joins it to the replicas by their replica key (targets.go): a
 // replica whose up is 0 is DOWN (telemetry.LabelTarget, TargetUp 0), for
 // the reason the store's /api/v1/targets gives (asked when a target goes
@@ -94,7 +95,9 @@
 // A restarted engine counts from zero again. Counter rates are generated
 // by afreshRate: while a reset lies in [W], the counter's new count over
 // W, never rate()'s average of the old life, the gap and the new one. A
-// restart is seen as a reset in the histogram chain, as samples back
+// restart is seen as a new process_start_time_seconds of the replica's
+// target (asked with up, processstart.go), as a reset in the histogram
+// chain, as samples back
 // after a stop, or as a replica found again after it was retired; its
 // rates are then marked young until W has passed, and it is labelled
 // restarted (restarts.go, young.go).

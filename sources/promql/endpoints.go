@@ -129,6 +129,9 @@ type endpointState struct {
 	// health what up said of it (targets.go).
 	target string
 	health targetHealth
+	// processStart is its target's newest process_start_time_seconds
+	// (processstart.go); 0 until one is seen.
+	processStart float64
 	// aggregate is a replica's aggregate; members an aggregate's replicas.
 	aggregate *endpointState
 	members   []*endpointState

@@ -17,8 +17,10 @@ import (
 // (young.go) and the replica is labelled restarted
 // (telemetry.LabelRestarted) for a while. A restart is seen as a counter
 // reset in the histogram chain (a bucket count went down between two
-// steps: a restart between two scrapes leaves no gap to see), or as
-// samples that come back after the endpoint had stopped (lag.go).
+// steps: a restart between two scrapes leaves no gap to see), as a new
+// process_start_time_seconds of its target (processstart.go: seen a step
+// sooner, and on engines without histograms), or as samples that come
+// back after the endpoint had stopped (lag.go).
 
 // restart records that e's series began again at at (server time), the
 // newest sample of its life before at before; how says how it was seen.
@@ -26,11 +28,13 @@ func (rd *round) restart(e *endpointState, at, before time.Time, how string) {
 	if len(e.members) > 0 {
 		return // a model row: its replicas restart, and its figures are young through them
 	}
-	if since, ok := rd.s.state.ages.restartedAt(e.info.Name); ok && !at.After(since) {
-		return // seen already, by another signal's chain
-	}
 	if before.IsZero() {
 		before = at // never in a freshness answer before: its older samples still answered rates over [W]
+	}
+	if since, ok := rd.s.state.ages.restartedAt(e.info.Name); ok && (!at.After(since) || since.After(before)) {
+		// Seen already: by another signal's chain, or dated inside this
+		// gap by a signal that saw it sooner (a new process start).
+		return
 	}
 	rd.s.state.ages.restarted(e.info.Name, at, before)
 	label := telemetry.RestartedLabel(rd.s.localEval(at), how)

@@ -13,8 +13,11 @@ import (
 // resetFake serves model llama on two replicas, r1 and r2: instant answers
 // as the fake's defaults (the model row's too), and a TTFT histogram chain whose +Inf count per
 // point is inf1 on r1 (where it may go down: a restart between two
-// scrapes, never seen stopped) and steadily growing on r2.
-func resetFake(t *testing.T, inf1 []float64) *fakeProm {
+// scrapes, never seen stopped) and steadily growing on r2; without inf1,
+// growing by the clock on both. With starts,
+// the up query's answer has both replicas up and, where starts has one,
+// their process starts.
+func resetFake(t *testing.T, inf1 []float64, starts func(inst string) (float64, bool)) *fakeProm {
 	t.Helper()
 	f := newFakeProm(t, "llama")
 	f.set(func(f *fakeProm) {
@@ -28,6 +31,17 @@ func resetFake(t *testing.T, inf1 []float64) *fakeProm {
 					m[kv[i]] = kv[i+1]
 				}
 				return m
+			}
+			if strings.HasSuffix(r.URL.Path, "/api/v1/query") && starts != nil && strings.Contains(q, "(up)") {
+				var ss []fakeSeries
+				for _, inst := range []string{"r1", "r2"} {
+					ss = append(ss, fakeSeries{labels: map[string]string{"instance": inst}, value: 1})
+					if v, ok := starts(inst); ok {
+						ss = append(ss, fakeSeries{labels: map[string]string{"instance": inst, "tokentop_part": "start"}, value: v})
+					}
+				}
+				writeVector(w, f.clock(), ss, nil, nil)
+				return true
 			}
 			if strings.HasSuffix(r.URL.Path, "/api/v1/query") {
 				var ss []fakeSeries
@@ -48,8 +62,11 @@ func resetFake(t *testing.T, inf1 []float64) *fakeProm {
 			}
 			var ss []fakeSeries
 			for inst, inf := range map[string][]float64{"r1": inf1, "r2": inf2} {
-				ss = append(ss,
-					fakeSeries{labels: lbl(inst, "le", "+Inf"), seq: inf},
+				inf := fakeSeries{labels: lbl(inst, "le", "+Inf"), seq: inf}
+				if inf1 == nil {
+					inf.seq, inf.perSecond = nil, 4 // by the clock: no reset across refreshes
+				}
+				ss = append(ss, inf,
 					fakeSeries{labels: lbl(inst, "tokentop_part", "series"), value: 1})
 			}
 			start, end, step := parseRange(r)
@@ -74,7 +91,7 @@ func TestCounterResetRestartsRates(t *testing.T) {
 		{"VictoriaMetrics", time.Unix(1_000_000, 0)},
 	} {
 		t.Run(store.name, func(t *testing.T) {
-			f := resetFake(t, []float64{100, 140, 5, 25})
+			f := resetFake(t, []float64{100, 140, 5, 25}, nil)
 			s, rec, _ := clockedSource(t, f, store.start)
 			if err := s.RefreshOnce(context.Background()); err != nil {
 				t.Fatal(err)
@@ -114,7 +131,7 @@ func TestCounterResetRestartsRates(t *testing.T) {
 
 // A chain without a reset restarts nothing.
 func TestNoResetNoRestart(t *testing.T) {
-	f := resetFake(t, []float64{100, 140, 180, 220})
+	f := resetFake(t, []float64{100, 140, 180, 220}, nil)
 	s, rec, _ := clockedSource(t, f, time.Unix(1_000_000, 0).Add(250*time.Millisecond))
 	if err := s.RefreshOnce(context.Background()); err != nil {
 		t.Fatal(err)

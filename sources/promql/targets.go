@@ -52,10 +52,11 @@ type targetsBook struct {
 	failed  string            // why the last ask gave no answer ("" when it did)
 }
 
-// upQuery is the up query: one series per replica identity.
+// upQuery is the up query: one series per replica identity, and its
+// process start (processstart.go).
 func (g generator) upQuery() string {
-	by := append(append([]string{}, g.replicas...), g.groupBy...)
-	return "min by (" + strings.Join(by, ", ") + ") (up)"
+	by := strings.Join(append(append([]string{}, g.replicas...), g.groupBy...), ", ")
+	return "min by (" + by + ") (up) or " + startExpr(by)
 }
 
 // replicaKeyOf is the replica identity of a series of up or of a target's
@@ -81,7 +82,8 @@ func (p parser) replicaKeyOf(get func(string) string) string {
 // has given no sample for MaxLag is GONE too. It runs once the freshness
 // answer is read, before any value is mapped.
 func (rd *round) targets(ctx context.Context, a *answer) {
-	ups, answered := rd.upAnswer(a)
+	ups, starts, answered := rd.upAnswer(a)
+	rd.noteStarts(starts)
 	var newlyDown bool
 	for _, e := range rd.reg.all() {
 		if e.aggregate == nil {
@@ -121,24 +123,24 @@ func (rd *round) silentFor(e *endpointState) time.Duration {
 	return rd.began.Sub(last)
 }
 
-// upAnswer maps the up answer by replica key; answered is false when the
-// query failed or was not run.
-func (rd *round) upAnswer(a *answer) (map[string]float64, bool) {
+// upAnswer maps the up answer by replica key, and the process starts
+// apart; answered is false when the query failed or was not run.
+func (rd *round) upAnswer(a *answer) (ups, starts map[string]float64, answered bool) {
 	if a == nil {
-		return nil, false
+		return nil, nil, false
 	}
 	// Target health adds to the figures: a store that cannot answer it
 	// is warned about, not failing.
 	if a.err != nil {
 		rd.warn("target health: the up query failed: " + describeError(a.err, rd.s.cfg.HTTP.Timeout, rd.s.creds.secrets()))
-		return nil, false
+		return nil, nil, false
 	}
 	vec, ok := a.value.(model.Vector)
 	if !ok {
 		rd.warn("target health: the up query returned a " + valueType(a.value) + ", want an instant vector")
-		return nil, false
+		return nil, nil, false
 	}
-	out := make(map[string]float64, len(vec))
+	ups, starts = make(map[string]float64, len(vec)), map[string]float64{}
 	for _, smp := range vec {
 		v := float64(smp.Value)
 		if math.IsNaN(v) {
@@ -148,11 +150,15 @@ func (rd *round) upAnswer(a *answer) (map[string]float64, bool) {
 		if key == "" {
 			continue
 		}
-		if old, seen := out[key]; !seen || v < old {
-			out[key] = v
+		if smp.Metric[partTag] == startPart {
+			starts[key] = max(starts[key], v)
+			continue
+		}
+		if old, seen := ups[key]; !seen || v < old {
+			ups[key] = v
 		}
 	}
-	return out, true
+	return ups, starts, true
 }
 
 // downReasons fills the reason of every DOWN replica: the store's own

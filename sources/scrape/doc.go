@@ -13,10 +13,11 @@
 // Config.RateWindow (RateWindow: max(10 s, 4 intervals)), each carrying
 // the span it covers as its RateWindow; KindHistogram counts for the error
 // rate; KindSample Approx for the MBU estimate when configured; KindNoData
-// for NaN or 0/0; and one KindSource with the source's health. A counter
-// reset (a count going down, a new _created) counts the new value from
-// zero in a window's increase, as Prometheus' rate() does, and skips that
-// interval of a histogram or the error counts: no negative rates. Failures emit
+// for NaN or 0/0; and one KindSource with the source's health. A restart
+// (a count going down, a new _created, a new process_start_time_seconds)
+// starts the rate windows afresh from that scrape and skips that interval
+// of a histogram or the error counts: no rate spans two lives, none is
+// negative; the endpoints are labelled restarted. Failures emit
 // KindFailure for every endpoint of the target, so the last good values
 // stay and are shown as failed/stale.
 package scrape

@@ -1,6 +1,7 @@
 package scrape
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -150,4 +151,18 @@ func (tg *target) host() string { return strings.TrimPrefix(tg.URL, "http://") }
 func readFixture(t testing.TB, name string) string {
 	t.Helper()
 	return fixtures.Read(t, "metrics", name)
+}
+
+// stepper returns a function that sets tg's page, advances clk by 2 s,
+// scrapes with s and returns what c collected.
+func stepper(t *testing.T, tg *target, s *Scraper, clk *clock, c *collector) func(body string) []telemetry.Observation {
+	return func(body string) []telemetry.Observation {
+		t.Helper()
+		tg.set(body)
+		clk.Advance(2 * time.Second)
+		if err := s.ScrapeOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return c.Take()
+	}
 }

@@ -45,6 +45,7 @@ type modelVals struct {
 func (s *Scraper) newScrape(ctx context.Context, page *expo.Page, at time.Time) *scrape {
 	s.st.gen++
 	s.st.now = at
+	s.st.newProcess = s.st.noteProcessStart(page, at)
 	sc := &scrape{s: s, ctx: ctx, page: page, at: at, byRaw: map[string]*modelVals{},
 		obs: make([]telemetry.Observation, 0, s.st.observations)}
 	sc.det = s.detect(page.Names)

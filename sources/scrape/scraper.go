@@ -124,7 +124,7 @@ func (s *Scraper) process(ctx context.Context, body string, h http.Header, at, s
 		return notExposition{err}
 	}
 	page, err := expo.Parse(body, expo.Options{
-		Want:        s.table.Wants,
+		Want:        s.wants,
 		StripPrefix: s.cfg.StripPrefix,
 		OpenMetrics: om,
 		SizeHint:    s.st.families,

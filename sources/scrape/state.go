@@ -26,12 +26,19 @@ type state struct {
 	// noPage: an implied scrape found no metrics page from the start
 	// (absent.go); said once, not fetched again.
 	noPage bool
-	// restartedAt is when a counter last went back (the engine
-	// restarted): its endpoints are labelled restarted for a while.
-	restartedAt time.Time
-	downSince   time.Time // first failed scrape after one that worked (target.go)
-	engine      telemetry.Engine
-	info        modelInfo
+	// restartedAt is when the engine last restarted (a counter went
+	// back, or a new process start), restartedHow how it was seen: its
+	// endpoints are labelled restarted for a while.
+	restartedAt  time.Time
+	restartedHow string
+	// processStart is the last process start seen (processstart.go);
+	// newProcess says this scrape's page has a new one: every counter
+	// and histogram starts afresh.
+	processStart float64
+	newProcess   bool
+	downSince    time.Time // first failed scrape after one that worked (target.go)
+	engine       telemetry.Engine
+	info         modelInfo
 	// never is what the engine of neverOf can never give (each endpoint's
 	// announcement says it), kept while the engine stays the same.
 	never   map[telemetry.Signal]string
@@ -114,6 +121,14 @@ func (st *state) series(fam string, ser *expo.Series) (p *prevSeries, fresh bool
 	return p, false
 }
 
+// counterWentBack records a restart seen by a counter reset, unless this
+// scrape's new process start has dated it already.
+func (st *state) counterWentBack() {
+	if !st.newProcess {
+		st.restartedAt, st.restartedHow = st.now, counterReset
+	}
+}
+
 // restarted reports a changed _created timestamp.
 func restarted(prevCreated, created float64) bool {
 	return prevCreated != 0 && created != 0 && prevCreated != created
@@ -158,13 +173,13 @@ func (st *state) counter(fam string, ser *expo.Series, v float64) *prevSeries {
 	case fresh || !p.valid:
 		p.status, p.valid = deltaNew, true
 		p.points, p.lost = p.points[:0], 0
-	case v < p.value || restarted(p.created, ser.Created):
+	case v < p.value || restarted(p.created, ser.Created) || st.newProcess:
 		// The engine restarted: the rate window starts afresh from this
 		// reading, so that rates never average the old life, the gap and
 		// the new one (the first rate comes with the next scrape).
 		p.status = deltaReset
 		p.points, p.lost = p.points[:0], 0
-		st.restartedAt = st.now
+		st.counterWentBack()
 	default:
 		p.status, p.delta = deltaOK, v-p.value
 	}
@@ -215,10 +230,10 @@ func (st *state) histDelta(fam string, ser *expo.Series, scale float64, acc *his
 		p.status, p.valid = deltaNaN, false
 	case fresh || !p.valid:
 		p.status, p.valid = deltaNew, true
-	case !sameBounds(p.buckets, cur) || restarted(p.created, ser.Created) || decreased(p.buckets, cur):
+	case !sameBounds(p.buckets, cur) || restarted(p.created, ser.Created) || decreased(p.buckets, cur) || st.newProcess:
 		p.status = deltaReset
 		if sameBounds(p.buckets, cur) {
-			st.restartedAt = st.now
+			st.counterWentBack()
 		}
 	default:
 		p.status = deltaOK

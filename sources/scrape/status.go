@@ -101,13 +101,14 @@ func (s *Scraper) baseStatus(latency time.Duration) telemetry.SourceStatus {
 
 // endpointLabels are the labels each announcement sets: the target is up
 // (LabelTarget taken off: no longer down), and the restarted label, set for
-// telemetry.RestartedFor after a counter went back, then taken off ("").
+// telemetry.RestartedFor after a restart (a counter went back, a new
+// process start), then taken off ("").
 func (s *Scraper) endpointLabels(now time.Time) map[string]string {
 	labels := map[string]string{telemetry.LabelTarget: ""}
 	if at := s.st.restartedAt; !at.IsZero() {
 		v := ""
 		if now.Sub(at) < telemetry.RestartedFor {
-			v = telemetry.RestartedLabel(at, "counter reset")
+			v = telemetry.RestartedLabel(at, s.st.restartedHow)
 		}
 		labels[telemetry.LabelRestarted] = v
 	}

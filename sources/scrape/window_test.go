@@ -95,15 +95,7 @@ func TestRestartSkipsHistogramInterval(t *testing.T) {
 	clk := newClock()
 	s := New(Config{URL: tg.URL, Now: clk.Now}, c)
 	ep := tg.host() + "/m"
-	step := func(body string) []telemetry.Observation {
-		t.Helper()
-		tg.set(body)
-		clk.Advance(2 * time.Second)
-		if err := s.ScrapeOnce(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		return c.Take()
-	}
+	step := stepper(t, tg, s, clk, c)
 	step(page(1000, 100, []float64{1, 2, 3, 4}))
 	obs := step(page(1100, 100, []float64{2, 4, 6, 8}))
 	checkGauge(t, obs, ep, telemetry.OutputTPS, 50) // 100 tokens / 2 s
