@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"maps"
 	"sort"
 	"sync"
 	"time"
@@ -260,16 +261,27 @@ func mergeEndpoint(dst *Endpoint, src Endpoint) {
 	if src.Unmeasurable != nil { // each announcement says all of them
 		dst.Unmeasurable = src.Unmeasurable
 	}
+	if len(src.Labels) == 0 {
+		return
+	}
+	// A new map, never the old one changed: snapshots hand the endpoint out
+	// by value, its Labels map with it, and views read it while sources
+	// announce (a down target, a restart) under the store's lock.
+	labels := maps.Clone(dst.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
 	for k, v := range src.Labels {
 		if v == "" { // as in Prometheus, an empty label is no label: a source takes one back so
-			delete(dst.Labels, k)
+			delete(labels, k)
 			continue
 		}
-		if dst.Labels == nil {
-			dst.Labels = map[string]string{}
-		}
-		dst.Labels[k] = v
+		labels[k] = v
 	}
+	if len(labels) == 0 {
+		labels = nil
+	}
+	dst.Labels = labels
 }
 
 // EndpointNames returns the known endpoint names, sorted.

@@ -309,3 +309,34 @@ func TestProbeSuccessIsTheLastProbe(t *testing.T) {
 	probeResult(true)
 	expect("recovered", 1, Live, 100*10.0/41)
 }
+
+// A snapshot's endpoint labels stay as they were while the store takes new
+// announcements: views read (and JSON-encode) them outside the store's
+// lock, so the store must never change a map it has handed out (the race
+// detector caught a down target's label written during an encode).
+func TestSnapshotLabelsNotChangedByLaterAnnouncements(t *testing.T) {
+	s := NewStore(StoreConfig{})
+	at := time.Unix(1_700_000_000, 0)
+	announce := func(v string) {
+		s.Observe(Observation{Kind: KindEndpoint, At: at, Endpoint: "e", Info: &Endpoint{Name: "e", Labels: map[string]string{"target": v}}})
+	}
+	announce("down since 12:00: refused")
+	snap := s.Snapshot(at, time.Minute)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			if i%2 == 0 {
+				announce("")
+			} else {
+				announce("down since 12:01: refused")
+			}
+		}
+	}()
+	for range 200 {
+		if got := snap.Endpoints[0].Labels["target"]; got != "down since 12:00: refused" {
+			t.Fatalf("a snapshot's label changed under it: %q", got)
+		}
+	}
+	<-done
+}
