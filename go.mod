@@ -1,4 +1,4 @@
-module github.com/tokentop/tokentop
+module github.com/ttftop/ttftop
 
 go 1.26.8
 

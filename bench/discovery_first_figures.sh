@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Time from start to first figures without configuration: `tokentop` with
-# no target (local discovery), and `tokentop ssh://box` (discovery and
+# Time from start to first figures without configuration: `ttftop` with
+# no target (local discovery), and `ttftop ssh://box` (discovery and
 # probes through one SSH connection to a real sshd on loopback), and
-# `tokentop probe ssh://box` (its first request line with a TTFT). The
+# `ttftop probe ssh://box` (its first request line with a TTFT). The
 # engine is the simulator started as a process named vllm (found through
 # the socket it owns; --discover-ports "" scans no well-known port, so
 # nothing else on a shared machine is measured). "First figures" is the
@@ -21,8 +21,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-go build -o "$tmp/tokentop" ./cmd/tokentop
-cp "$tmp/tokentop" "$tmp/vllm"
+go build -o "$tmp/ttftop" ./cmd/ttftop
+cp "$tmp/ttftop" "$tmp/vllm"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$tmp/vllm" sim --listen "127.0.0.1:$port" --dcgm-listen "" --load 2 >/dev/null 2>&1 &
 pids+=($!)
@@ -58,9 +58,9 @@ probe_first() {
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-echo "local (tokentop, no target):"
+echo "local (ttftop, no target):"
 for _ in $(seq "$runs"); do
-	XDG_CONFIG_HOME="$tmp/noconfig" timeout 60 bash -c "$(declare -f first_line first_figures); tmp=$tmp; first_figures $tmp/tokentop" || true
+	XDG_CONFIG_HOME="$tmp/noconfig" timeout 60 bash -c "$(declare -f first_line first_figures); tmp=$tmp; first_figures $tmp/ttftop" || true
 done | tee "$tmp/local" | sed 's/^/  /'
 echo "  median $(median <"$tmp/local") s"
 
@@ -95,14 +95,14 @@ CONF
 echo "[127.0.0.1]:$sport $(cut -d' ' -f1,2 "$tmp/hostkey.pub")" >"$tmp/home/.ssh/known_hosts"
 until (exec 3<>"/dev/tcp/127.0.0.1/$sport") 2>/dev/null; do sleep 0.1; done
 
-echo "ssh (tokentop ssh://box):"
+echo "ssh (ttftop ssh://box):"
 for _ in $(seq "$runs"); do
-	HOME="$tmp/home" SSH_AUTH_SOCK="" timeout 60 bash -c "$(declare -f first_line first_figures); tmp=$tmp; first_figures $tmp/tokentop ssh://box" || true
+	HOME="$tmp/home" SSH_AUTH_SOCK="" timeout 60 bash -c "$(declare -f first_line first_figures); tmp=$tmp; first_figures $tmp/ttftop ssh://box" || true
 done | tee "$tmp/ssh" | sed 's/^/  /'
 echo "  median $(median <"$tmp/ssh") s"
 
-echo "probe through ssh (tokentop probe ssh://box):"
+echo "probe through ssh (ttftop probe ssh://box):"
 for _ in $(seq "$runs"); do
-	HOME="$tmp/home" SSH_AUTH_SOCK="" timeout 60 bash -c "$(declare -f first_line probe_first); tmp=$tmp; probe_first $tmp/tokentop probe ssh://box" || true
+	HOME="$tmp/home" SSH_AUTH_SOCK="" timeout 60 bash -c "$(declare -f first_line probe_first); tmp=$tmp; probe_first $tmp/ttftop probe ssh://box" || true
 done | tee "$tmp/probe" | sed 's/^/  /'
 echo "  median $(median <"$tmp/probe") s"

@@ -2,7 +2,7 @@
 # Measures an exporter process feeding 100 endpoints probed every 5 s and
 # scraped every second: CPU % and RSS from /proc, plus scrape size and time.
 # Usage: bench/exporter_load.sh [endpoints] [interval] [seconds]
-# Runs bench/exporter_load (a stand-in for `tokentop exporter` that feeds
+# Runs bench/exporter_load (a stand-in for `ttftop exporter` that feeds
 # the probe Runner's observation pattern without network probes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,9 +45,9 @@ rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
 hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")
 cpu=$(awk -v a="$t0" -v b="$t1" -v hz="$hz" -v s0="$s0" -v s1="$s1" 'BEGIN {printf "%.2f", (b - a) / hz / (s1 - s0) * 100}')
 scrape=$(awk '{t += $1; b = $2; n++} END {if (n) printf "%d scrapes, mean %.1f ms, %d bytes", n, t / n * 1000, b}' "$tmp/scrapes")
-series=$(curl -s "http://$addr/metrics" | grep -c '^tokentop_probe_' || true)
+series=$(curl -s "http://$addr/metrics" | grep -c '^ttftop_probe_' || true)
 
 echo "exporter load: $endpoints endpoints every $interval, scraped every 1 s, measured ${seconds}s after ${warmup}s warm-up"
 echo "  CPU:    ${cpu}% of one core"
 echo "  RSS:    $((rss / 1024)) MiB (peak $((hwm / 1024)) MiB)"
-echo "  scrape: $scrape, $series tokentop_probe_* samples"
+echo "  scrape: $scrape, $series ttftop_probe_* samples"

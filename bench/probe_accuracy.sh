@@ -10,6 +10,6 @@
 # usage: bench/probe_accuracy.sh [runs]
 set -eu
 cd "$(dirname "$0")/.."
-TOKENTOP_PROBE_BENCH=1 TOKENTOP_PROBE_BENCH_RUNS="${1:-3}" \
+TTFTOP_PROBE_BENCH=1 TTFTOP_PROBE_BENCH_RUNS="${1:-3}" \
 	go test -count=1 -timeout 20m -run '^TestProbeAccuracy$' -v ./bench/ |
 	grep -vE '^(=== RUN|PASS$)'

@@ -1,6 +1,6 @@
-// Package bench holds tokentop's measurement benchmarks. They print
+// Package bench holds ttftop's measurement benchmarks. They print
 // figures rather than pass or fail on timing, and run only when asked
-// (bench/probe_accuracy.sh sets TOKENTOP_PROBE_BENCH=1).
+// (bench/probe_accuracy.sh sets TTFTOP_PROBE_BENCH=1).
 package bench
 
 import (
@@ -26,13 +26,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/sources/probe"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // The server runs in a child process (this test binary re-executed with
 // serverEnv set) so that its CPU is not charged to the probe.
-const serverEnv = "TOKENTOP_PROBE_ACCURACY_SERVER"
+const serverEnv = "TTFTOP_PROBE_ACCURACY_SERVER"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(serverEnv) == "1" {
@@ -154,11 +154,11 @@ type figures struct {
 }
 
 func TestProbeAccuracy(t *testing.T) {
-	if os.Getenv("TOKENTOP_PROBE_BENCH") != "1" {
-		t.Skip("benchmark: run bench/probe_accuracy.sh (sets TOKENTOP_PROBE_BENCH=1)")
+	if os.Getenv("TTFTOP_PROBE_BENCH") != "1" {
+		t.Skip("benchmark: run bench/probe_accuracy.sh (sets TTFTOP_PROBE_BENCH=1)")
 	}
 	runs := 3
-	if v, err := strconv.Atoi(os.Getenv("TOKENTOP_PROBE_BENCH_RUNS")); err == nil && v > 0 {
+	if v, err := strconv.Atoi(os.Getenv("TTFTOP_PROBE_BENCH_RUNS")); err == nil && v > 0 {
 		runs = v
 	}
 	base := startServer(t)
@@ -240,7 +240,7 @@ func runScenario(t *testing.T, base string, sc scenario) figures {
 	runtime.GC()
 	baseMem := memSample()
 	wall0 := time.Now()
-	if path := os.Getenv("TOKENTOP_PROBE_BENCH_CPUPROFILE"); path != "" && sc.streams > 1 {
+	if path := os.Getenv("TTFTOP_PROBE_BENCH_CPUPROFILE"); path != "" && sc.streams > 1 {
 		pf, err := os.Create(path)
 		if err != nil {
 			t.Fatal(err)
@@ -278,7 +278,7 @@ func runScenario(t *testing.T, base string, sc scenario) figures {
 			if m := memSample(); m.total() > peakMem.total() {
 				peakMem = m
 			}
-			if path := os.Getenv("TOKENTOP_PROBE_BENCH_HEAPPROFILE"); path != "" {
+			if path := os.Getenv("TTFTOP_PROBE_BENCH_HEAPPROFILE"); path != "" {
 				if hf, err := os.Create(path); err == nil {
 					_ = pprof.Lookup("heap").WriteTo(hf, 0)
 					_ = hf.Close()
@@ -346,14 +346,14 @@ func runScenario(t *testing.T, base string, sc scenario) figures {
 		truth := float64(srv[len(srv)-1]-srv[0]) / float64(r.OutputTokens-1)
 		tpotErr = append(tpotErr, msAbs(float64(tpot)-truth))
 	}
-	if os.Getenv("TOKENTOP_PROBE_BENCH_DEBUG") != "" {
+	if os.Getenv("TTFTOP_PROBE_BENCH_DEBUG") != "" {
 		for sec := 0; sec < len(bySecond); sec++ {
 			v := bySecond[sec]
 			_ = 0
 			t.Logf("second %d: %d events, arrival delay ms med %.3f p90 %.3f p99 %.3f max %.3f", sec, len(v), q(0.5, v), q(0.9, v), q(0.99, v), q(1, v))
 		}
 	}
-	if os.Getenv("TOKENTOP_PROBE_BENCH_DEBUG") != "" {
+	if os.Getenv("TTFTOP_PROBE_BENCH_DEBUG") != "" {
 		for i := 0; i < 4; i++ {
 			v := byIndex[i]
 			t.Logf("event index %d: arrival delay ms med %.3f p10 %.3f p90 %.3f p99 %.3f", i, q(0.5, v), q(0.1, v), q(0.9, v), q(0.99, v))

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures what `tokentop race` costs over SSH, as bench/tui_bandwidth.sh
+# Measures what `ttftop race` costs over SSH, as bench/tui_bandwidth.sh
 # does for the dashboard: bytes written per second and CPU % of one core
 # in a 160x50 pty (TERM=xterm-256color, no COLORTERM), while two racers
 # stream 300 tok/s each (bench/race_pace on loopback, words of ~4.5
@@ -23,7 +23,7 @@ cleanup() {
 trap cleanup EXIT
 
 go build -o "$tmp/tui_pty" ./bench/tui_pty
-go build -o "$tmp/tokentop" ./cmd/tokentop
+go build -o "$tmp/ttftop" ./cmd/ttftop
 go build -o "$tmp/race_pace" ./bench/race_pace
 "$tmp/race_pace" -listen 127.0.0.1:18511 -tps "$tps" -tokens 100000 & pids+=($!)
 "$tmp/race_pace" -listen 127.0.0.1:18512 -tps "$tps" -tokens 100000 & pids+=($!)
@@ -32,7 +32,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]
 bps=() cpu=()
 for ((i = 0; i < runs; i++)); do
 	out=$("$tmp/tui_pty" -cols 160 -rows 50 -warmup "$warmup" -measure "$measure" -- \
-		"$tmp/tokentop" race http://127.0.0.1:18511 http://127.0.0.1:18512 --model m --max-tokens 100000 --timeout 10m)
+		"$tmp/ttftop" race http://127.0.0.1:18511 http://127.0.0.1:18512 --model m --max-tokens 100000 --timeout 10m)
 	eval "$out" # bytes=N seconds=S bytes_per_s=B cpu_pct=C
 	bps+=("$bytes_per_s")
 	cpu+=("$cpu_pct")

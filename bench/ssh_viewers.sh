@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What SSH viewers cost the serving process: `tokentop serve --ssh`'s
+# What SSH viewers cost the serving process: `ttftop serve --ssh`'s
 # server (sshserve, default view options) over one monitor of 20 endpoints
 # updated every second, watched by 1 and then by 10 viewers (160x50
 # xterm-256color ptys). The viewers are SSH clients in a child process, so

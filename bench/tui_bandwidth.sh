@@ -7,7 +7,7 @@
 #
 # Usage: bench/tui_bandwidth.sh            (WARMUP=10s MEASURE=60s RUNS=3)
 # Runs, in order:
-#   1. `tokentop demo` (built from ./cmd/tokentop): the whole program,
+#   1. `ttftop demo` (built from ./cmd/ttftop): the whole program,
 #      simulator, probes and scrapes included, main screen and detail;
 #   2. the TUI alone over a synthetic demo-shaped feed (bench/tui_pty:
 #      3 endpoints, 1m window, no network), main screen and detail.
@@ -25,7 +25,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 go build -o "$tmp/tui_pty" ./bench/tui_pty
-go build -o "$tmp/tokentop" ./cmd/tokentop
+go build -o "$tmp/ttftop" ./cmd/ttftop
 fail=0
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 run() {
@@ -57,8 +57,8 @@ run() {
 }
 
 echo "160x50, TERM=xterm-256color, warm-up $warmup, measured $measure, $runs runs; targets <= $max_bps B/s, <= $max_cpu % CPU; load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
-run "tokentop demo (main screen)" -- "$tmp/tokentop" demo
-run "tokentop demo (detail, live)" -keys $'\r' -- "$tmp/tokentop" demo
+run "ttftop demo (main screen)" -- "$tmp/ttftop" demo
+run "ttftop demo (detail, live)" -keys $'\r' -- "$tmp/ttftop" demo
 run "TUI alone, synthetic (main)" -synthetic
 run "TUI alone, synthetic (detail, live)" -synthetic -keys $'\r'
 exit "$fail"

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // BenchmarkUpdateFleet is one refresh's diagnosis of a 500-endpoint fleet

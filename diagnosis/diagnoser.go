@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Config tunes a Diagnoser; the zero value takes the defaults.

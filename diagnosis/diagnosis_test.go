@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // figs are an endpoint's figures in display units, by signal; the client

@@ -1,6 +1,6 @@
 package diagnosis
 
-import "github.com/tokentop/tokentop/telemetry"
+import "github.com/ttftop/ttftop/telemetry"
 
 // figure is one current figure of an endpoint, in display units.
 type figure struct {

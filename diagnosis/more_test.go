@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Every probe failing is down, with the probes' error; a scrape-only

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // The documented ratios every rule compares with (docs/diagnosis.md); no

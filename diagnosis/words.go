@@ -3,8 +3,8 @@ package diagnosis
 import (
 	"strings"
 
-	fig "github.com/tokentop/tokentop/figures"
-	"github.com/tokentop/tokentop/slo"
+	fig "github.com/ttftop/ttftop/figures"
+	"github.com/ttftop/ttftop/slo"
 )
 
 // Words is one evidence entry as a person reads it: "queue_time_ms mean

@@ -69,7 +69,7 @@ type Alias struct {
 	// Per is the denominator counter of a CounterRatio, or the other
 	// outcome's counter of a CounterShare.
 	Per string
-	// Scale converts the exposed unit to tokentop's base unit (seconds,
+	// Scale converts the exposed unit to ttftop's base unit (seconds,
 	// ratio 0–1): 1e-3 for milliseconds, 1e-6 for microseconds. For
 	// histograms it scales the bucket bounds and the sum. 0 means 1.
 	Scale float64

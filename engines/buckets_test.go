@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/tokentop/tokentop/internal/fixtures"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/fixtures"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // A histogram's bucket bounds in the table are the engine's own, as a

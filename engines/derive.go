@@ -1,6 +1,6 @@
 package engines
 
-import "github.com/tokentop/tokentop/telemetry"
+import "github.com/ttftop/ttftop/telemetry"
 
 // Derivation is a signal computed from another signal's histogram where an
 // engine exposes no metric of its own for it. Readers apply it per

@@ -3,7 +3,7 @@ package engines
 import (
 	"sort"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Detection is the result of Detect.

@@ -1,7 +1,7 @@
-// Package engines is tokentop's one alias table: for every serving engine
+// Package engines is ttftop's one alias table: for every serving engine
 // (vLLM V0/V1 across renames, SGLang, TGI, llama.cpp, LMDeploy, NVIDIA NIM,
 // TensorRT-LLM, Triton, NVIDIA Dynamo's frontend) it says which Prometheus
-// metric carries which tokentop signal, in which unit, with which model
+// metric carries which ttftop signal, in which unit, with which model
 // label, and how to aggregate it across data-parallel engines and ranks.
 //
 // It is pure data plus engine detection from metric names: the direct

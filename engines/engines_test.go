@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokentop/tokentop/internal/fixtures"
-	"github.com/tokentop/tokentop/sources/scrape/expo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/fixtures"
+	"github.com/ttftop/ttftop/sources/scrape/expo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func fixtureNames(t *testing.T, file string) []string {

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Table is the alias table with its lookup indexes, built once by

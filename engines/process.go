@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Process is how an engine's server process shows itself in a process

@@ -3,7 +3,7 @@ package engines
 import (
 	"testing"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Command lines as engines are started, and the port each names.

@@ -3,7 +3,7 @@ package engines
 import (
 	"testing"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // The diagnosis signals are plain rows of the generic alias types, so a

@@ -1,6 +1,6 @@
 package engines
 
-import "github.com/tokentop/tokentop/telemetry"
+import "github.com/ttftop/ttftop/telemetry"
 
 // Queue is the server-side queueing time signal (request waiting before
 // scheduling), kept as an alias of telemetry.QueueTime.
@@ -61,7 +61,7 @@ type LoRAInfo struct {
 	Info, RunningLabel, WaitingLabel, MaxLabel string
 }
 
-// Spec is everything tokentop knows about one engine's metrics.
+// Spec is everything ttftop knows about one engine's metrics.
 type Spec struct {
 	Engine telemetry.Engine
 	// Title is the display name.

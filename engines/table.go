@@ -1,6 +1,6 @@
 package engines
 
-import "github.com/tokentop/tokentop/telemetry"
+import "github.com/ttftop/ttftop/telemetry"
 
 // All returns every engine spec in detection order. Each call builds a
 // fresh table, so callers may keep and modify their copy.

@@ -1,6 +1,6 @@
 package engines
 
-import "github.com/tokentop/tokentop/telemetry"
+import "github.com/ttftop/ttftop/telemetry"
 
 // Unmeasurable returns the signals that engine's metrics can never give,
 // with why ("TGI exposes no TTFT histogram"): signals some engine of the

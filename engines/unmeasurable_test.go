@@ -3,7 +3,7 @@ package engines
 import (
 	"testing"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // What an engine can never give follows from the table alone: TGI has no

@@ -40,11 +40,11 @@ func TestBucketsMatchRealVLLM(t *testing.T) {
 		vllm, ours string
 		table      []float64
 	}{
-		{"vllm:time_to_first_token_seconds", "tokentop_probe_ttft_seconds", TTFTBuckets()},
-		{"vllm:time_to_first_token_seconds", "tokentop_probe_ttfa_seconds", TTFTBuckets()},
-		{"vllm:request_time_per_output_token_seconds", "tokentop_probe_tpot_seconds", ITLBuckets()},
-		{"vllm:inter_token_latency_seconds", "tokentop_probe_itl_seconds", ITLBuckets()},
-		{"vllm:e2e_request_latency_seconds", "tokentop_probe_e2e_seconds", E2EBuckets()},
+		{"vllm:time_to_first_token_seconds", "ttftop_probe_ttft_seconds", TTFTBuckets()},
+		{"vllm:time_to_first_token_seconds", "ttftop_probe_ttfa_seconds", TTFTBuckets()},
+		{"vllm:request_time_per_output_token_seconds", "ttftop_probe_tpot_seconds", ITLBuckets()},
+		{"vllm:inter_token_latency_seconds", "ttftop_probe_itl_seconds", ITLBuckets()},
+		{"vllm:e2e_request_latency_seconds", "ttftop_probe_e2e_seconds", E2EBuckets()},
 	} {
 		want := familyBounds(t, vllm[c.vllm])
 		if len(want) < 10 {

@@ -3,7 +3,7 @@ package exporter
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/tokentop/tokentop/diagnosis"
+	"github.com/ttftop/ttftop/diagnosis"
 )
 
 // DiagnosisSource is what the diagnosis collector reads at scrape time;
@@ -26,10 +26,10 @@ type diagnosisCollector struct {
 func newDiagnosisCollector(src DiagnosisSource) *diagnosisCollector {
 	return &diagnosisCollector{
 		src: src,
-		cause: prometheus.NewDesc("tokentop_diagnosis_cause",
+		cause: prometheus.NewDesc("ttftop_diagnosis_cause",
 			"1 for each cause the diagnosis names on the endpoint (none when healthy, unclear when the signals allow no call), 0 for the other causes of the vocabulary (docs/diagnosis.md).",
 			[]string{"endpoint", "cause"}, nil),
-		since: prometheus.NewDesc("tokentop_diagnosis_cause_since_seconds",
+		since: prometheus.NewDesc("ttftop_diagnosis_cause_since_seconds",
 			"Unix time since which a named cause has been named without a break.",
 			[]string{"endpoint", "cause"}, nil),
 	}

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/diagnosis"
+	"github.com/ttftop/ttftop/diagnosis"
 )
 
 type fixedDiagnosis map[string]diagnosis.Diagnosis
@@ -32,9 +32,9 @@ func TestDiagnosisSeries(t *testing.T) {
 				l[p.GetName()] = p.GetValue()
 			}
 			switch f.GetName() {
-			case "tokentop_diagnosis_cause":
+			case "ttftop_diagnosis_cause":
 				got[l["endpoint"]+" "+l["cause"]] = m.GetGauge().GetValue()
-			case "tokentop_diagnosis_cause_since_seconds":
+			case "ttftop_diagnosis_cause_since_seconds":
 				sinces[l["endpoint"]+" "+l["cause"]] = m.GetGauge().GetValue()
 			}
 		}
@@ -60,7 +60,7 @@ func TestDiagnosisSeries(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range fams {
-		if f.GetName() == "tokentop_diagnosis_cause" {
+		if f.GetName() == "ttftop_diagnosis_cause" {
 			t.Errorf("series without a source: %v", f)
 		}
 	}

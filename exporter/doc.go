@@ -1,10 +1,10 @@
-// Package exporter serves tokentop's own probe measurements and SLO state as
+// Package exporter serves ttftop's own probe measurements and SLO state as
 // Prometheus metrics, so a Prometheus (and KEDA, Grafana, Alertmanager) can
-// use what tokentop measures from the outside.
+// use what ttftop measures from the outside.
 //
 // Latency histograms reuse vLLM's exact bucket boundaries: dashboards and SLO
 // rules written for vllm:time_to_first_token_seconds work on
-// tokentop_probe_ttft_seconds by changing only the metric name, and SLO
+// ttftop_probe_ttft_seconds by changing only the metric name, and SLO
 // thresholds that are exact vLLM bucket bounds (5 s TTFT, 50 ms TPOT) stay
 // exact here.
 //

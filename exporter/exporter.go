@@ -9,10 +9,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/tokentop/tokentop/internal/config"
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/config"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Defaults for Options.
@@ -67,11 +67,11 @@ type Options struct {
 	// MaxErrorKinds caps distinct error_kind values; further kinds are
 	// reported as OtherErrorKind. Zero: DefaultMaxErrorKinds.
 	MaxErrorKinds int
-	// Alerts, when set, is read at every scrape for the tokentop_slo_*
+	// Alerts, when set, is read at every scrape for the ttftop_slo_*
 	// metrics.
 	Alerts AlertSource
 	// Diagnosis, when set, is read at every scrape for the
-	// tokentop_diagnosis_* metrics.
+	// ttftop_diagnosis_* metrics.
 	Diagnosis DiagnosisSource
 	// Now is the clock for /healthz; nil means time.Now.
 	Now func() time.Time
@@ -208,9 +208,9 @@ func (e *Exporter) Observe(o telemetry.Observation) {
 	}
 }
 
-// isProbeSource reports whether the observation comes from tokentop's own
+// isProbeSource reports whether the observation comes from ttftop's own
 // probe ("probe:<url>"); PromQL or scrape sources describe other clients'
-// requests and must not be re-exported as tokentop's measurements.
+// requests and must not be re-exported as ttftop's measurements.
 func isProbeSource(source string) bool { return telemetry.SourceKind(source) == "probe" }
 
 // observeGoodput counts a probe judged good (1) or not (0).

@@ -15,8 +15,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 const src = "probe:http://127.0.0.1:8000/v1/chat/completions"
@@ -123,7 +123,7 @@ func TestProbeMetrics(t *testing.T) {
 	fams := scrape(t, e.Handler())
 	lbl := map[string]string{"endpoint": "ep1", "model": "llama-3-8b"}
 
-	ttft := mustFind(t, fams, "tokentop_probe_ttft_seconds", lbl)
+	ttft := mustFind(t, fams, "ttftop_probe_ttft_seconds", lbl)
 	if h := ttft.GetHistogram(); h.GetSampleCount() != 3 || math.Abs(h.GetSampleSum()-6.28) > 1e-9 {
 		t.Errorf("ttft count/sum = %d/%g, want 3/6.28", h.GetSampleCount(), h.GetSampleSum())
 	}
@@ -141,30 +141,30 @@ func TestProbeMetrics(t *testing.T) {
 			t.Errorf("ttft lacks vLLM bound le=%g", le)
 		}
 	}
-	tpot := mustFind(t, fams, "tokentop_probe_tpot_seconds", lbl)
+	tpot := mustFind(t, fams, "ttftop_probe_tpot_seconds", lbl)
 	if n := tpot.GetHistogram().GetSampleCount(); n != 2 {
 		t.Errorf("tpot count = %d, want 2 (no TPOT for a one-token reply)", n)
 	}
 	if b := buckets(tpot); b[0.05] != 1 || b[0.075] != 2 || len(b) != len(ITLBuckets())+1 {
 		t.Errorf("tpot buckets = %v", b)
 	}
-	itl := mustFind(t, fams, "tokentop_probe_itl_seconds", lbl)
+	itl := mustFind(t, fams, "ttftop_probe_itl_seconds", lbl)
 	if b := buckets(itl); itl.GetHistogram().GetSampleCount() != 4 || b[0.01] != 1 || b[0.025] != 2 || b[0.05] != 3 || b[0.075] != 4 {
 		t.Errorf("itl count %d buckets %v", itl.GetHistogram().GetSampleCount(), b)
 	}
-	e2e := mustFind(t, fams, "tokentop_probe_e2e_seconds", lbl)
+	e2e := mustFind(t, fams, "ttftop_probe_e2e_seconds", lbl)
 	if b := buckets(e2e); e2e.GetHistogram().GetSampleCount() != 3 || b[0.3] != 1 || b[0.8] != 2 || b[5.0] != 2 || b[10] != 3 || len(b) != len(E2EBuckets())+1 {
 		t.Errorf("e2e count %d buckets %v", e2e.GetHistogram().GetSampleCount(), b)
 	}
 
 	// TTFA: observed for the requests that answered (okProbe leaves it
 	// out: none here), see TestTTFAHistogram.
-	if n := mustFind(t, fams, "tokentop_probe_ttfa_seconds", lbl).GetHistogram().GetSampleCount(); n != 0 {
+	if n := mustFind(t, fams, "ttftop_probe_ttfa_seconds", lbl).GetHistogram().GetSampleCount(); n != 0 {
 		t.Errorf("ttfa count = %d for records without a TTFA", n)
 	}
 
 	counts := map[[2]string]float64{}
-	for _, m := range fams["tokentop_probe_requests_total"].GetMetric() {
+	for _, m := range fams["ttftop_probe_requests_total"].GetMetric() {
 		var k [2]string
 		for _, l := range m.Label {
 			switch l.GetName() {
@@ -185,17 +185,17 @@ func TestProbeMetrics(t *testing.T) {
 			t.Errorf("requests_total%v = %g, want %g", k, counts[k], v)
 		}
 	}
-	if v := mustFind(t, fams, "tokentop_probe_output_tokens_total", lbl).GetCounter().GetValue(); v != 16 {
+	if v := mustFind(t, fams, "ttftop_probe_output_tokens_total", lbl).GetCounter().GetValue(); v != 16 {
 		t.Errorf("output tokens = %g, want 16", v)
 	}
-	if v := mustFind(t, fams, "tokentop_probe_success", lbl).GetGauge().GetValue(); v != 0 {
+	if v := mustFind(t, fams, "ttftop_probe_success", lbl).GetGauge().GetValue(); v != 0 {
 		t.Errorf("success = %g, want 0 after a failure", v)
 	}
-	if v := mustFind(t, fams, "tokentop_probe_last_result_timestamp_seconds", lbl).GetGauge().GetValue(); v != float64(at.Unix()+3) {
+	if v := mustFind(t, fams, "ttftop_probe_last_result_timestamp_seconds", lbl).GetGauge().GetValue(); v != float64(at.Unix()+3) {
 		t.Errorf("last result timestamp = %g", v)
 	}
 	for name := range fams {
-		if strings.HasPrefix(name, "tokentop_probe_") && find(fams, name, map[string]string{"model": ""}) != nil {
+		if strings.HasPrefix(name, "ttftop_probe_") && find(fams, name, map[string]string{"model": ""}) != nil {
 			t.Errorf("%s has a series without the model label", name)
 		}
 	}
@@ -211,13 +211,13 @@ func TestModelLearntLater(t *testing.T) {
 	at := time.Unix(1_700_000_000, 0)
 	e.Observe(probeObs("ep", at, okProbe(100, 10, 200, 3)))
 	fams := scrape(t, e.Handler())
-	mustFind(t, fams, "tokentop_probe_ttft_seconds", map[string]string{"endpoint": "ep", "model": ""})
+	mustFind(t, fams, "ttftop_probe_ttft_seconds", map[string]string{"endpoint": "ep", "model": ""})
 	e.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: at, Endpoint: "ep", Source: "scrape:http://x",
 		Info: &telemetry.Endpoint{Name: "ep", Model: "m"}})
 	fams = scrape(t, e.Handler())
-	m := mustFind(t, fams, "tokentop_probe_ttft_seconds", map[string]string{"endpoint": "ep", "model": "m"})
-	if m.GetHistogram().GetSampleCount() != 1 || len(fams["tokentop_probe_ttft_seconds"].Metric) != 1 {
-		t.Errorf("after the model is known the one series carries it: %v", fams["tokentop_probe_ttft_seconds"])
+	m := mustFind(t, fams, "ttftop_probe_ttft_seconds", map[string]string{"endpoint": "ep", "model": "m"})
+	if m.GetHistogram().GetSampleCount() != 1 || len(fams["ttftop_probe_ttft_seconds"].Metric) != 1 {
+		t.Errorf("after the model is known the one series carries it: %v", fams["ttftop_probe_ttft_seconds"])
 	}
 }
 
@@ -232,8 +232,8 @@ func TestOpenMetrics(t *testing.T) {
 	if ct := rec.Header().Get("Content-Type"); !strings.HasPrefix(ct, "application/openmetrics-text") {
 		t.Fatalf("content-type %q", ct)
 	}
-	if !strings.HasSuffix(body, "# EOF\n") || !strings.Contains(body, "tokentop_probe_requests_total{") ||
-		!strings.Contains(body, "# TYPE tokentop_probe_requests counter") {
+	if !strings.HasSuffix(body, "# EOF\n") || !strings.Contains(body, "ttftop_probe_requests_total{") ||
+		!strings.Contains(body, "# TYPE ttftop_probe_requests counter") {
 		t.Errorf("not OpenMetrics:\n%s", body)
 	}
 }
@@ -250,22 +250,22 @@ func TestCardinalityCap(t *testing.T) {
 	// Invalid UTF-8 and overlong names must not break the scrape.
 	e2 := New(Options{})
 	e2.Observe(probeObs("bad\xff"+strings.Repeat("x", 1000), at, okProbe(100, 10, 200, 3)))
-	if f := scrape(t, e2.Handler())["tokentop_probe_ttft_seconds"]; f == nil || len(f.Metric) != 1 {
+	if f := scrape(t, e2.Handler())["ttftop_probe_ttft_seconds"]; f == nil || len(f.Metric) != 1 {
 		t.Errorf("invalid UTF-8 endpoint not exported")
 	}
 
 	fams := scrape(t, e.Handler())
-	if n := len(fams["tokentop_probe_ttft_seconds"].GetMetric()); n != 3 {
+	if n := len(fams["ttftop_probe_ttft_seconds"].GetMetric()); n != 3 {
 		t.Errorf("%d endpoints exported, want the cap 3", n)
 	}
-	if m := find(fams, "tokentop_probe_ttft_seconds", map[string]string{"endpoint": "d"}); m != nil {
+	if m := find(fams, "ttftop_probe_ttft_seconds", map[string]string{"endpoint": "d"}); m != nil {
 		t.Errorf("endpoint past the cap exported")
 	}
-	if v := mustFind(t, fams, "tokentop_exporter_dropped_observations_total", map[string]string{"reason": "endpoint_limit"}).GetCounter().GetValue(); v != 2 {
+	if v := mustFind(t, fams, "ttftop_exporter_dropped_observations_total", map[string]string{"reason": "endpoint_limit"}).GetCounter().GetValue(); v != 2 {
 		t.Errorf("dropped = %g, want 2", v)
 	}
 	kinds := map[string]float64{}
-	for _, m := range fams["tokentop_probe_requests_total"].GetMetric() {
+	for _, m := range fams["ttftop_probe_requests_total"].GetMetric() {
 		for _, l := range m.Label {
 			if l.GetName() == "error_kind" && l.GetValue() != "" {
 				kinds[l.GetValue()] += m.GetCounter().GetValue()
@@ -341,18 +341,18 @@ func TestAnnouncedAtZero(t *testing.T) {
 		Info: &telemetry.Endpoint{Name: "scraped", Model: "m2"}})
 	fams := scrape(t, e.Handler())
 	lbl := map[string]string{"endpoint": "ep", "model": "m"}
-	for _, name := range []string{"tokentop_probe_ttft_seconds", "tokentop_probe_ttfa_seconds", "tokentop_probe_tpot_seconds", "tokentop_probe_itl_seconds", "tokentop_probe_e2e_seconds"} {
+	for _, name := range []string{"ttftop_probe_ttft_seconds", "ttftop_probe_ttfa_seconds", "ttftop_probe_tpot_seconds", "ttftop_probe_itl_seconds", "ttftop_probe_e2e_seconds"} {
 		if m := mustFind(t, fams, name, lbl); m.GetHistogram().GetSampleCount() != 0 {
 			t.Errorf("%s count %d before any probe", name, m.GetHistogram().GetSampleCount())
 		}
 	}
-	if v := mustFind(t, fams, "tokentop_probe_requests_total", map[string]string{"result": "success"}).GetCounter().GetValue(); v != 0 {
+	if v := mustFind(t, fams, "ttftop_probe_requests_total", map[string]string{"result": "success"}).GetCounter().GetValue(); v != 0 {
 		t.Errorf("requests before any probe = %g", v)
 	}
-	if fams["tokentop_probe_success"] != nil || fams["tokentop_probe_last_result_timestamp_seconds"] != nil {
+	if fams["ttftop_probe_success"] != nil || fams["ttftop_probe_last_result_timestamp_seconds"] != nil {
 		t.Errorf("success/last-result exported before any result (unknown must be absent, not 0)")
 	}
-	if find(fams, "tokentop_probe_ttft_seconds", map[string]string{"endpoint": "scraped"}) != nil {
+	if find(fams, "ttftop_probe_ttft_seconds", map[string]string{"endpoint": "scraped"}) != nil {
 		t.Errorf("endpoint only announced by a scrape source is exported")
 	}
 }
@@ -361,7 +361,7 @@ func TestAnnouncedAtZero(t *testing.T) {
 var _ AlertSource = (*slo.Engine)(nil)
 
 // TestTTFAHistogram: a reasoning probe's time to first answer lands in
-// tokentop_probe_ttfa_seconds with vLLM's TTFT bounds; a record without an
+// ttftop_probe_ttfa_seconds with vLLM's TTFT bounds; a record without an
 // answer (reasoning cut by max_tokens) is not observed.
 func TestTTFAHistogram(t *testing.T) {
 	e := New(Options{})
@@ -371,12 +371,12 @@ func TestTTFAHistogram(t *testing.T) {
 	e.Observe(probeObs("ep", at, r))
 	e.Observe(probeObs("ep", at, okProbe(40, 10, 500, 50))) // only reasoned: no TTFA
 	fams := scrape(t, e.Handler())
-	m := mustFind(t, fams, "tokentop_probe_ttfa_seconds", map[string]string{"endpoint": "ep"})
+	m := mustFind(t, fams, "ttftop_probe_ttfa_seconds", map[string]string{"endpoint": "ep"})
 	b := buckets(m)
 	if h := m.GetHistogram(); h.GetSampleCount() != 1 || math.Abs(h.GetSampleSum()-0.6) > 1e-9 || b[0.5] != 0 || b[0.75] != 1 {
 		t.Errorf("ttfa count %d sum %g buckets %v, want one 0.6 s sample", h.GetSampleCount(), h.GetSampleSum(), b)
 	}
-	if n := mustFind(t, fams, "tokentop_probe_ttft_seconds", map[string]string{"endpoint": "ep"}).GetHistogram().GetSampleCount(); n != 2 {
+	if n := mustFind(t, fams, "ttftop_probe_ttft_seconds", map[string]string{"endpoint": "ep"}).GetHistogram().GetSampleCount(); n != 2 {
 		t.Errorf("ttft count %d, want 2", n)
 	}
 }
@@ -393,10 +393,10 @@ func TestGoodRequests(t *testing.T) {
 		e.Observe(probeObs("free", at.Add(time.Duration(i)*time.Second), okProbe(30, 10, 900, 50)))
 	}
 	fams := scrape(t, e.Handler())
-	if v := mustFind(t, fams, "tokentop_probe_good_requests_total", map[string]string{"endpoint": "judged"}).GetCounter().GetValue(); v != 3 {
+	if v := mustFind(t, fams, "ttftop_probe_good_requests_total", map[string]string{"endpoint": "judged"}).GetCounter().GetValue(); v != 3 {
 		t.Errorf("good requests %g, want 3", v)
 	}
-	if m := find(fams, "tokentop_probe_good_requests_total", map[string]string{"endpoint": "free"}); m != nil {
+	if m := find(fams, "ttftop_probe_good_requests_total", map[string]string{"endpoint": "free"}); m != nil {
 		t.Errorf("unjudged endpoint has good_requests_total: %v", m)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // sourceHealth is what /healthz knows of one non-probe source (PromQL,

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func sourceObs(id string, at time.Time, every time.Duration, state telemetry.State, err string) telemetry.Observation {
@@ -16,7 +16,7 @@ func sourceObs(id string, at time.Time, every time.Duration, state telemetry.Sta
 		Status: &telemetry.SourceStatus{Name: id, Kind: telemetry.SourceKind(id), State: state, Err: err}}
 }
 
-// An exporter with only a PromQL source (QA: `tokentop exporter
+// An exporter with only a PromQL source (QA: `ttftop exporter
 // --prometheus URL` answered 503 "no probe result" forever) is healthy
 // while the store answers within its staleness, and says why when not.
 func TestHealthzWithoutProbesFollowsSources(t *testing.T) {

@@ -39,7 +39,7 @@ func (e *Exporter) Handler() http.Handler {
 	mux.HandleFunc("GET /healthz", e.serveHealth)
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = fmt.Fprintln(w, "tokentop exporter: /metrics, /healthz") // a client gone away is not an error to act on
+		_, _ = fmt.Fprintln(w, "ttftop exporter: /metrics, /healthz") // a client gone away is not an error to act on
 	})
 	return mux
 }

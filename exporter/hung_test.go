@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/sources/probe"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // QA: against a `kill -STOP`ped server /healthz flapped 200/503 every

@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/promtest"
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/sources/probe"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/promtest"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
-// TestPrometheusScrapesRealProbe runs the whole path: tokentop's probe
+// TestPrometheusScrapesRealProbe runs the whole path: ttftop's probe
 // measures the simulator, the exporter serves the results, a real
 // Prometheus scrapes them, and PromQL over what Prometheus stored must
 // agree with the probe's own results: counts exactly, the median within
@@ -60,7 +60,7 @@ func TestPrometheusScrapesRealProbe(t *testing.T) {
 		}
 	}()
 
-	prom := &promServer{promtest.Start(t, promtest.Target{Job: "tokentop", URL: "http://" + ln.Addr().String() + "/metrics"})}
+	prom := &promServer{promtest.Start(t, promtest.Target{Job: "ttftop", URL: "http://" + ln.Addr().String() + "/metrics"})}
 
 	// Probe results wait at the gate until Prometheus holds the zero
 	// series, so rate() over Prometheus's data covers every probe.
@@ -88,7 +88,7 @@ func TestPrometheusScrapesRealProbe(t *testing.T) {
 	go func() { probed <- runner.Run(probeCtx) }()
 
 	waitFor(t, ctx, "Prometheus to scrape the announced endpoint's zero series", func() bool {
-		v, ok := prom.scalar(t, `sum(tokentop_probe_ttft_seconds_count)`)
+		v, ok := prom.scalar(t, `sum(ttftop_probe_ttft_seconds_count)`)
 		return ok && v == 0
 	})
 	close(gate)
@@ -106,7 +106,7 @@ func TestPrometheusScrapesRealProbe(t *testing.T) {
 	// the series stale).
 	stopped := float64(time.Now().UnixNano()) / 1e9
 	waitFor(t, ctx, "a successful scrape after probing stopped", func() bool {
-		v, ok := prom.scalar(t, `timestamp(up{job="tokentop"} == 1)`)
+		v, ok := prom.scalar(t, `timestamp(up{job="ttftop"} == 1)`)
 		return ok && v > stopped+1.5
 	})
 
@@ -129,20 +129,20 @@ func TestPrometheusScrapesRealProbe(t *testing.T) {
 		t.Fatalf("only %d successful probes of %d", len(ttft), len(records))
 	}
 	for q, want := range map[string]float64{
-		`sum(tokentop_probe_requests_total)`:                        float64(len(records)),
-		`sum(tokentop_probe_requests_total{result="success"})`:      float64(len(ttft)),
-		`sum(tokentop_probe_ttft_seconds_count)`:                    float64(len(ttft)),
-		`sum(tokentop_probe_tpot_seconds_count)`:                    float64(len(tpot)),
-		`sum(tokentop_probe_itl_seconds_count)`:                     gaps,
-		`sum(tokentop_probe_output_tokens_total)`:                   tokens,
-		`count(tokentop_probe_ttft_seconds_bucket{model="sim-3b"})`: float64(len(TTFTBuckets()) + 1),
+		`sum(ttftop_probe_requests_total)`:                        float64(len(records)),
+		`sum(ttftop_probe_requests_total{result="success"})`:      float64(len(ttft)),
+		`sum(ttftop_probe_ttft_seconds_count)`:                    float64(len(ttft)),
+		`sum(ttftop_probe_tpot_seconds_count)`:                    float64(len(tpot)),
+		`sum(ttftop_probe_itl_seconds_count)`:                     gaps,
+		`sum(ttftop_probe_output_tokens_total)`:                   tokens,
+		`count(ttftop_probe_ttft_seconds_bucket{model="sim-3b"})`: float64(len(TTFTBuckets()) + 1),
 	} {
 		if v, ok := prom.scalar(t, q); !ok || v != want {
 			t.Errorf("%s = %g (found %v), want %g", q, v, ok, want)
 		}
 	}
-	checkMedian(t, prom, "tokentop_probe_ttft_seconds", TTFTBuckets(), ttft)
-	checkMedian(t, prom, "tokentop_probe_tpot_seconds", ITLBuckets(), tpot)
+	checkMedian(t, prom, "ttftop_probe_ttft_seconds", TTFTBuckets(), ttft)
+	checkMedian(t, prom, "ttftop_probe_tpot_seconds", ITLBuckets(), tpot)
 }
 
 // checkMedian compares Prometheus's histogram_quantile(0.5) with the

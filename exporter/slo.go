@@ -7,12 +7,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/model"
 
-	"github.com/tokentop/tokentop/slo"
+	"github.com/ttftop/ttftop/slo"
 )
 
-// alertStates lists every state tokentop_slo_alert_state reports, so a
+// alertStates lists every state ttftop_slo_alert_state reports, so a
 // state's series exists (at 0) before the alert first enters it and a
-// query like `tokentop_slo_alert_state{state="firing"} == 1` never hits a
+// query like `ttftop_slo_alert_state{state="firing"} == 1` never hits a
 // missing series mistaken for "not firing".
 func alertStates() []slo.State {
 	return []slo.State{slo.Inactive, slo.Pending, slo.Firing, slo.Resolved, slo.NoDataState, slo.UnknownState, slo.Unmeasurable}
@@ -31,16 +31,16 @@ type sloCollector struct {
 func newSLOCollector(src AlertSource) *sloCollector {
 	return &sloCollector{
 		src: src,
-		burn: prometheus.NewDesc("tokentop_slo_burn_rate",
+		burn: prometheus.NewDesc("ttftop_slo_burn_rate",
 			"Error-budget burn rate of a ratio objective on an endpoint over a window (1 = spending the budget exactly over the SLO period); absent while the window holds no events.",
 			[]string{"objective", "endpoint", "window"}, nil),
-		state: prometheus.NewDesc("tokentop_slo_alert_state",
+		state: prometheus.NewDesc("ttftop_slo_alert_state",
 			"1 for the alert's current state (inactive, pending, firing, resolved, no_data, unknown, unmeasurable), 0 for the others; a ratio objective has one alert per severity (page, ticket).",
 			[]string{"objective", "endpoint", "severity", "state"}, nil),
-		budget: prometheus.NewDesc("tokentop_slo_error_budget_remaining_ratio",
+		budget: prometheus.NewDesc("ttftop_slo_error_budget_remaining_ratio",
 			"Fraction of a ratio objective's error budget left over its period (1 = untouched, 0 or less = spent); absent until the events cover the objective's longest burn window.",
 			[]string{"objective", "endpoint"}, nil),
-		budgetSpan: prometheus.NewDesc("tokentop_slo_error_budget_span_seconds",
+		budgetSpan: prometheus.NewDesc("ttftop_slo_error_budget_span_seconds",
 			"How much of the SLO period the events behind the error budget cover (at most the period).",
 			[]string{"objective", "endpoint"}, nil),
 	}

@@ -11,14 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/monitor"
-	"github.com/tokentop/tokentop/internal/promtest"
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/sources/probe"
+	"github.com/ttftop/ttftop/internal/monitor"
+	"github.com/ttftop/ttftop/internal/promtest"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/probe"
 )
 
-// TestPrometheusSeesSLOSeries wires what `tokentop exporter` wires (a
+// TestPrometheusSeesSLOSeries wires what `ttftop exporter` wires (a
 // monitor probing the simulator, its SLO engine read by the exporter) and
 // checks, in what a real Prometheus stored, that a healthy endpoint has
 // every objective inactive and the ratio objective's burn rates at 0 over
@@ -75,14 +75,14 @@ func TestPrometheusSeesSLOSeries(t *testing.T) {
 		}
 	}()
 	metricsURL := "http://" + ln.Addr().String() + "/metrics"
-	prom := &promServer{promtest.Start(t, promtest.Target{Job: "tokentop", URL: metricsURL})}
+	prom := &promServer{promtest.Start(t, promtest.Target{Job: "ttftop", URL: metricsURL})}
 	start := time.Now()
 	go func() { ran <- m.Run(runCtx) }()
 
 	// One alert per percentile objective, page and ticket for the ratio.
 	wantAlerts := float64(len(slo.DefaultObjectives()) + 2)
 	waitFor(t, ctx, "every objective inactive in Prometheus", func() bool {
-		v, ok := prom.scalar(t, `count(tokentop_slo_alert_state{state="inactive"} == 1)`)
+		v, ok := prom.scalar(t, `count(ttftop_slo_alert_state{state="inactive"} == 1)`)
 		return ok && v == wantAlerts
 	})
 	t.Logf("every objective inactive in Prometheus %s after start", time.Since(start).Round(100*time.Millisecond))
@@ -93,23 +93,23 @@ func TestPrometheusSeesSLOSeries(t *testing.T) {
 	}
 	endpoint := alerts[0].Endpoint
 	for _, o := range m.SLO.Objectives() {
-		q := `tokentop_slo_alert_state{objective="` + o.Name + `",state="inactive"} == 1`
+		q := `ttftop_slo_alert_state{objective="` + o.Name + `",state="inactive"} == 1`
 		if res := prom.Query(t, q, time.Time{}); len(res) == 0 {
 			t.Errorf("%s: empty", q)
 		}
 	}
 	// One-hot: each alert's states sum to 1, over all six states.
 	for q, want := range map[string]float64{
-		`count(sum by (objective, endpoint, severity) (tokentop_slo_alert_state) == 1)`: wantAlerts,
-		`count(tokentop_slo_alert_state)`:                                               wantAlerts * float64(len(alertStates())),
-		`count(tokentop_slo_error_budget_span_seconds)`:                                 1,
+		`count(sum by (objective, endpoint, severity) (ttftop_slo_alert_state) == 1)`: wantAlerts,
+		`count(ttftop_slo_alert_state)`:                                               wantAlerts * float64(len(alertStates())),
+		`count(ttftop_slo_error_budget_span_seconds)`:                                 1,
 	} {
 		if v, ok := prom.scalar(t, q); !ok || v != want {
 			t.Errorf("%s = %g (found %v), want %g", q, v, ok, want)
 		}
 	}
 	burn := map[string]float64{}
-	for _, s := range prom.Query(t, `tokentop_slo_burn_rate{objective="ttft-ratio-99"}`, time.Time{}) {
+	for _, s := range prom.Query(t, `ttftop_slo_burn_rate{objective="ttft-ratio-99"}`, time.Time{}) {
 		burn[s.Metric["window"]] = s.Value
 	}
 	if got := slices.Sorted(maps.Keys(burn)); !slices.Equal(got, workbookWindows) {
@@ -120,15 +120,15 @@ func TestPrometheusSeesSLOSeries(t *testing.T) {
 			t.Errorf("burn rate %s = %g on a healthy endpoint, want 0", w, v)
 		}
 	}
-	if res := prom.Query(t, `tokentop_slo_error_budget_remaining_ratio`, time.Time{}); len(res) != 0 {
+	if res := prom.Query(t, `ttftop_slo_error_budget_remaining_ratio`, time.Time{}); len(res) != 0 {
 		t.Errorf("budget after seconds of a 28 d period: %v, want absent", res)
 	}
 
 	// Figures for the report: series per endpoint, and one scrape's size.
 	for _, q := range []string{
-		`count({job="tokentop",endpoint="` + endpoint + `"})`,
-		`count({job="tokentop",endpoint="` + endpoint + `",__name__=~"tokentop_slo_.*"})`,
-		`count({job="tokentop",__name__=~"go_.*|process_.*|promhttp_.*"})`,
+		`count({job="ttftop",endpoint="` + endpoint + `"})`,
+		`count({job="ttftop",endpoint="` + endpoint + `",__name__=~"ttftop_slo_.*"})`,
+		`count({job="ttftop",__name__=~"go_.*|process_.*|promhttp_.*"})`,
 	} {
 		v, _ := prom.scalar(t, q)
 		t.Logf("%s = %g", q, v)

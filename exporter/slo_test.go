@@ -10,9 +10,9 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/sources/probe"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // sloRig is a real store and SLO engine with an exporter behind them, fed
@@ -78,7 +78,7 @@ func labelsOf(m *dto.Metric) map[string]string {
 // others, and that there are no other state series.
 func checkOneHot(t *testing.T, fams map[string]*dto.MetricFamily, alerts []slo.Alert, want slo.State) {
 	t.Helper()
-	if n, exp := len(fams["tokentop_slo_alert_state"].GetMetric()), len(alerts)*len(alertStates()); n != exp {
+	if n, exp := len(fams["ttftop_slo_alert_state"].GetMetric()), len(alerts)*len(alertStates()); n != exp {
 		t.Errorf("%d alert_state series, want %d (%d alerts × %d states)", n, exp, len(alerts), len(alertStates()))
 	}
 	for _, a := range alerts {
@@ -87,13 +87,13 @@ func checkOneHot(t *testing.T, fams map[string]*dto.MetricFamily, alerts []slo.A
 		}
 		for _, st := range alertStates() {
 			lbl := map[string]string{"objective": a.Objective, "endpoint": a.Endpoint, "severity": a.Severity, "state": string(st)}
-			m := find(fams, "tokentop_slo_alert_state", lbl)
+			m := find(fams, "ttftop_slo_alert_state", lbl)
 			if m == nil {
-				t.Errorf("no tokentop_slo_alert_state%v", lbl)
+				t.Errorf("no ttftop_slo_alert_state%v", lbl)
 				continue
 			}
 			if v, exp := m.GetGauge().GetValue(), map[bool]float64{true: 1, false: 0}[st == want]; v != exp {
-				t.Errorf("tokentop_slo_alert_state%v = %g, want %g", lbl, v, exp)
+				t.Errorf("ttftop_slo_alert_state%v = %g, want %g", lbl, v, exp)
 			}
 		}
 	}
@@ -102,7 +102,7 @@ func checkOneHot(t *testing.T, fams map[string]*dto.MetricFamily, alerts []slo.A
 // burnRates returns window → rate of one objective's burn-rate series.
 func burnRates(fams map[string]*dto.MetricFamily, objective string) map[string]float64 {
 	out := map[string]float64{}
-	for _, m := range fams["tokentop_slo_burn_rate"].GetMetric() {
+	for _, m := range fams["ttftop_slo_burn_rate"].GetMetric() {
 		if l := labelsOf(m); l["objective"] == objective {
 			out[l["window"]] = m.GetGauge().GetValue()
 		}
@@ -122,7 +122,7 @@ func TestSLOSeriesFromFirstEvaluation(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	r.announce(t0)
 	fams := scrape(t, r.exp.Handler())
-	if f := fams["tokentop_slo_alert_state"]; f != nil {
+	if f := fams["ttftop_slo_alert_state"]; f != nil {
 		t.Errorf("state series before any evaluation: %v", f)
 	}
 
@@ -133,7 +133,7 @@ func TestSLOSeriesFromFirstEvaluation(t *testing.T) {
 	}
 	fams = scrape(t, r.exp.Handler())
 	checkOneHot(t, fams, alerts, slo.NoDataState)
-	for _, name := range []string{"tokentop_slo_burn_rate", "tokentop_slo_error_budget_remaining_ratio", "tokentop_slo_error_budget_span_seconds"} {
+	for _, name := range []string{"ttftop_slo_burn_rate", "ttftop_slo_error_budget_remaining_ratio", "ttftop_slo_error_budget_span_seconds"} {
 		if fams[name] != nil {
 			t.Errorf("%s before any event (unknown must be absent): %v", name, fams[name])
 		}
@@ -169,10 +169,10 @@ func TestSLOSeriesFromFirstEvaluation(t *testing.T) {
 		}
 	}
 	lbl := map[string]string{"objective": "ttft-ratio-99", "endpoint": rigEndpoint}
-	if v := mustFind(t, fams, "tokentop_slo_error_budget_span_seconds", lbl).GetGauge().GetValue(); v != 19 {
+	if v := mustFind(t, fams, "ttftop_slo_error_budget_span_seconds", lbl).GetGauge().GetValue(); v != 19 {
 		t.Errorf("budget span = %g s, want 19 (first event at +1 s, evaluated at +20 s)", v)
 	}
-	if m := find(fams, "tokentop_slo_error_budget_remaining_ratio", lbl); m != nil {
+	if m := find(fams, "ttftop_slo_error_budget_remaining_ratio", lbl); m != nil {
 		t.Errorf("budget after 19 s of a 28 d period: %g, want absent", m.GetGauge().GetValue())
 	}
 }
@@ -206,21 +206,21 @@ func TestSLOFailuresBudgetHidden(t *testing.T) {
 		}
 	}
 	lbl := map[string]string{"objective": "ttft-ratio-99", "endpoint": rigEndpoint}
-	if v := mustFind(t, fams, "tokentop_slo_error_budget_span_seconds", lbl).GetGauge().GetValue(); v != 25 {
+	if v := mustFind(t, fams, "ttftop_slo_error_budget_span_seconds", lbl).GetGauge().GetValue(); v != 25 {
 		t.Errorf("budget span = %g s, want 25", v)
 	}
-	if m := find(fams, "tokentop_slo_error_budget_remaining_ratio", lbl); m != nil {
+	if m := find(fams, "ttftop_slo_error_budget_remaining_ratio", lbl); m != nil {
 		t.Errorf("budget exported after 25 s: %g", m.GetGauge().GetValue())
 	}
 	// The probe's own series say the same.
 	plbl := map[string]string{"endpoint": rigEndpoint, "model": "m"}
-	if v := mustFind(t, fams, "tokentop_probe_success", plbl).GetGauge().GetValue(); v != 0 {
+	if v := mustFind(t, fams, "ttftop_probe_success", plbl).GetGauge().GetValue(); v != 0 {
 		t.Errorf("probe_success = %g, want 0", v)
 	}
-	if v := mustFind(t, fams, "tokentop_probe_requests_total", map[string]string{"result": "failure", "error_kind": "connect"}).GetCounter().GetValue(); v != 6 {
+	if v := mustFind(t, fams, "ttftop_probe_requests_total", map[string]string{"result": "failure", "error_kind": "connect"}).GetCounter().GetValue(); v != 6 {
 		t.Errorf("failures = %g, want 6", v)
 	}
-	if v := mustFind(t, fams, "tokentop_probe_requests_total", map[string]string{"result": "success"}).GetCounter().GetValue(); v != 0 {
+	if v := mustFind(t, fams, "ttftop_probe_requests_total", map[string]string{"result": "success"}).GetCounter().GetValue(); v != 0 {
 		t.Errorf("successes = %g, want 0 (series kept at zero)", v)
 	}
 }
@@ -247,11 +247,11 @@ func TestSLOBudgetOnceSpanCoversLongestWindow(t *testing.T) {
 		}
 		r.eng.Evaluate(at)
 		fams := scrape(t, r.exp.Handler())
-		span := mustFind(t, fams, "tokentop_slo_error_budget_span_seconds", lbl).GetGauge().GetValue()
+		span := mustFind(t, fams, "ttftop_slo_error_budget_span_seconds", lbl).GetGauge().GetValue()
 		if want := at.Sub(t0).Seconds(); span != want {
 			t.Errorf("span = %g s, want %g", span, want)
 		}
-		m := find(fams, "tokentop_slo_error_budget_remaining_ratio", lbl)
+		m := find(fams, "ttftop_slo_error_budget_remaining_ratio", lbl)
 		if i == n-2 {
 			if m != nil {
 				t.Errorf("budget exported at a span of %g s, under the 3 d window", span)
@@ -324,7 +324,7 @@ func TestSLOMetricsReadAtScrape(t *testing.T) {
 	e := New(Options{Alerts: src})
 	fams := scrape(t, e.Handler())
 	lbl := map[string]string{"objective": "ttft-ratio-99", "endpoint": "ep"}
-	if v := mustFind(t, fams, "tokentop_slo_error_budget_remaining_ratio", lbl).GetGauge().GetValue(); v != 0.25 {
+	if v := mustFind(t, fams, "ttftop_slo_error_budget_remaining_ratio", lbl).GetGauge().GetValue(); v != 0.25 {
 		t.Errorf("budget = %g", v)
 	}
 	want := map[string]float64{"1h": 15, "5m": 20, "6h": 7, "30m": 9, "3d": 1.5}
@@ -338,7 +338,7 @@ func TestSLOMetricsReadAtScrape(t *testing.T) {
 	fams = scrape(t, e.Handler())
 	for _, s := range []string{"page", "ticket"} {
 		sl := map[string]string{"severity": s, "state": "silenced"}
-		if v := mustFind(t, fams, "tokentop_slo_alert_state", sl).GetGauge().GetValue(); v != 1 {
+		if v := mustFind(t, fams, "ttftop_slo_alert_state", sl).GetGauge().GetValue(); v != 1 {
 			t.Errorf("alert_state%v = %g", sl, v)
 		}
 	}

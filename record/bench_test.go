@@ -10,16 +10,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // The replay benchmarks run on a generated recording of benchHours (env
-// TOKENTOP_BENCH_HOURS, default 24) of 50 endpoints at realistic rates:
+// TTFTOP_BENCH_HOURS, default 24) of 50 endpoints at realistic rates:
 // a probe every 10 s per endpoint (TTFT, TPOT, E2E, tok/s, 63 ITL samples,
 // success, the probe record, source status: what probe.Runner emits for a
 // 64-token answer) and a scrape every 5 s (four latency histograms with
 // vLLM's buckets, running, waiting, KV cache, tok/s, source status). The
-// file is cached in TOKENTOP_BENCH_DIR (default the system temp dir), as
+// file is cached in TTFTOP_BENCH_DIR (default the system temp dir), as
 // generating a day takes minutes.
 //
 //	go test ./record -run '^$' -bench Replay -benchtime 1x -timeout 60m
@@ -27,7 +27,7 @@ import (
 const benchEndpoints = 50
 
 func benchHours() int {
-	if h, err := strconv.Atoi(os.Getenv("TOKENTOP_BENCH_HOURS")); err == nil && h > 0 {
+	if h, err := strconv.Atoi(os.Getenv("TTFTOP_BENCH_HOURS")); err == nil && h > 0 {
 		return h
 	}
 	return 24
@@ -38,12 +38,12 @@ func benchStart() time.Time { return time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC
 // benchRecording returns the cached recording, generating it if needed.
 func benchRecording(b *testing.B) string {
 	b.Helper()
-	dir := os.Getenv("TOKENTOP_BENCH_DIR")
+	dir := os.Getenv("TTFTOP_BENCH_DIR")
 	if dir == "" {
 		dir = os.TempDir()
 	}
 	hours := benchHours()
-	path := filepath.Join(dir, fmt.Sprintf("tokentop-bench-%dep-%dh.v1.jsonl.gz", benchEndpoints, hours))
+	path := filepath.Join(dir, fmt.Sprintf("ttftop-bench-%dep-%dh.v1.jsonl.gz", benchEndpoints, hours))
 	if _, err := os.Stat(path + ".done"); err == nil {
 		return path
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // TestCutOnLineBoundary: a recording whose writer was killed between two
@@ -65,11 +65,11 @@ func TestVersion2WithoutClosingLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v3 := []byte(`"format":"tokentop-recording","version":3}`)
+	v3 := []byte(`"format":"ttftop-recording","version":3}`)
 	if !bytes.Contains(raw, v3) {
 		t.Fatalf("header is not version 3: %.120s", raw)
 	}
-	raw = bytes.Replace(raw, v3, []byte(`"format":"tokentop-recording","version":2}`), 1)
+	raw = bytes.Replace(raw, v3, []byte(`"format":"ttftop-recording","version":2}`), 1)
 	raw = raw[:bytes.LastIndex(raw, []byte(`{"kind":"end"`))]
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // AlertFunc receives alert lines as a replay reaches them.

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // decodeLine parses one line into l. Replaying an hour of a busy recording
 // decodes over a million lines and encoding/json takes several
 // microseconds for each (reflection, an Unmarshaler per float), so the
-// lines tokentop writes are parsed by hand. Anything the fast path does
+// lines ttftop writes are parsed by hand. Anything the fast path does
 // not handle is decoded again by encoding/json, whose verdict wins: the
 // fast path can only be faster, never stricter or different
 // (FuzzFastDecode checks this).

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // sameLine compares decoded lines, NaN equal to NaN.

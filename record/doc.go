@@ -1,12 +1,12 @@
-// Package record writes tokentop's observations to a file and plays them
+// Package record writes ttftop's observations to a file and plays them
 // back, so a session can be replayed in the dashboard or queried later
-// (`tokentop replay FILE`, `--at TIME`).
+// (`ttftop replay FILE`, `--at TIME`).
 //
 // # Format
 //
 // A recording is JSON lines, gzip-compressed when the name ends in ".gz":
 //
-//	{"kind":"header","at":…,"format":"tokentop-recording","version":3}
+//	{"kind":"header","at":…,"format":"ttftop-recording","version":3}
 //	{"kind":"checkpoint","at":"0001-01-01T00:00:00Z","line":2}
 //	{"kind":"settings","at":…,"settings":{"slo":{"objectives":[…],…},"store":{…}}}
 //	{"kind":"settings","at":…,"settings":{"view":{"window":…,"refresh":…}}}

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Format identifies a recording in its header line. Version 2 added the
@@ -17,7 +17,7 @@ import (
 // versions 1 to 3. (An older reader would count a new kind of line as an
 // observation and call the file damaged, so the version says it.)
 const (
-	FormatName    = "tokentop-recording"
+	FormatName    = "ttftop-recording"
 	FormatVersion = 3
 	// closingSince is the first version whose writer ends a recording
 	// with a closing line.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 var t0 = time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)

@@ -27,7 +27,7 @@ func indexPath(path string) string { return path + ".idx" }
 
 // loadIndex returns the recording's segments, from FILE.idx, or by
 // scanning the file when the index is missing or unreadable (a copied
-// recording, an older tokentop): slower, never wrong. Entries beyond the
+// recording, an older ttftop): slower, never wrong. Entries beyond the
 // file's end (a crash after the index was written) are dropped.
 func loadIndex(path string) ([]indexEntry, error) {
 	fi, err := os.Stat(path)

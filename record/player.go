@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Fastest is the speed that plays without pacing.

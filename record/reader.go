@@ -11,7 +11,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // maxLineBytes bounds one line; a longer one is damage, not a reason to
@@ -225,7 +225,7 @@ func (r *Reader) accept(d *decoded) (Entry, bool) {
 	case kindHeader:
 		r.version = l.Version
 		if l.Format != FormatName || l.Version < 1 || l.Version > FormatVersion {
-			r.err = fmt.Errorf("record: not a tokentop recording of a version this build reads (format %q, version %d)", l.Format, l.Version)
+			r.err = fmt.Errorf("record: not a ttftop recording of a version this build reads (format %q, version %d)", l.Format, l.Version)
 		}
 		return Entry{}, false
 	case kindCheckpoint:

@@ -188,7 +188,7 @@ func TestEmptyAndForeign(t *testing.T) {
 		t.Errorf("empty file: %d, %v", len(got), err)
 	}
 	future := filepath.Join(dir, "future.jsonl")
-	if err := os.WriteFile(future, []byte(`{"kind":"header","format":"tokentop-recording","version":99}`+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(future, []byte(`{"kind":"header","format":"ttftop-recording","version":99}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := readAll(t, future); err == nil || !strings.Contains(err.Error(), "version 99") {

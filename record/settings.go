@@ -7,8 +7,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Settings are what decided what a live session showed: the objectives as
@@ -91,7 +91,7 @@ func alertHistoryOf(s Settings) int {
 }
 
 // ReadSettings returns the settings a recording starts with, and whether
-// it has any (recordings of tokentop before format version 2 have none).
+// it has any (recordings of ttftop before format version 2 have none).
 // It reads only the start of the file.
 func ReadSettings(path string) (Settings, bool, error) {
 	r, err := Open(path)

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func TestSettingsRoundTrip(t *testing.T) {
@@ -64,7 +64,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 func TestVersion1Readable(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "v1.jsonl")
 	at := t0.Format(time.RFC3339Nano)
-	v1 := fmt.Sprintf(`{"kind":"header","at":%q,"format":"tokentop-recording","version":1}
+	v1 := fmt.Sprintf(`{"kind":"header","at":%q,"format":"ttftop-recording","version":1}
 {"kind":"checkpoint","at":"0001-01-01T00:00:00Z","line":2}
 {"kind":"checkpoint","at":%q,"seq":1,"line":3}
 {"kind":"sample","at":%q,"endpoint":"e","signal":"ttft","source":"probe:x","value":0.5}

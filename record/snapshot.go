@@ -3,11 +3,11 @@ package record
 import (
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // SnapshotAt returns the snapshot a store fed with the recording would
-// have given at t over window (`tokentop replay FILE --json --at TIME`). A
+// have given at t over window (`ttftop replay FILE --json --at TIME`). A
 // zero t means the recording's last observation. Only the segments from
 // t − max(window, the store's MaxWindow) are read: a store keeps nothing
 // older, and each segment's preamble restores what is sticky (endpoints,

@@ -3,7 +3,7 @@ package record
 import (
 	"slices"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // maxStateKeys bounds the preamble kept for seeking; keys past it (endless

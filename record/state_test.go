@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // The seek preamble keeps one value per track, and a track is what the

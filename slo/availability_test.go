@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // probeResult is what a probe runner emits for one result: probe_success
@@ -99,7 +99,7 @@ func TestSingleFailedProbeDoesNotFire(t *testing.T) {
 }
 
 // An endpoint that only a scrape or PromQL feeds has no availability
-// rule: the objective judges tokentop's own probes.
+// rule: the objective judges ttftop's own probes.
 func TestAvailabilityOnlyForProbedEndpoints(t *testing.T) {
 	_, e, sink := availabilityEngine(t)
 	now := epoch()

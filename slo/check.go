@@ -4,10 +4,10 @@ import (
 	"math"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
-// Result is one objective judged once on one endpoint, for `tokentop
+// Result is one objective judged once on one endpoint, for `ttftop
 // check`: no For, no alert state, just pass or fail on what was measured.
 type Result struct {
 	Objective   string           `json:"objective"`

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Options tune the engine; the zero value is usable.

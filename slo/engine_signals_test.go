@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // An objective on an engine diagnosis signal: queue time p95 ≤ 200 ms,

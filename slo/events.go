@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // maxSourceKinds bounds the counters of one ratio objective: one per kind

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // goodputSignals are the per-request latencies a goodput bound can judge,

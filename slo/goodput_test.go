@@ -3,7 +3,7 @@ package slo
 import (
 	"testing"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func TestBoundsFor(t *testing.T) {

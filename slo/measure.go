@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // measurement is one objective read on one endpoint at one instant, before
@@ -33,7 +33,7 @@ type measurement struct {
 	budget     *float64
 	budgetSpan time.Duration
 	// goodRatio is the share of good events over the period (Ratio), for
-	// `tokentop check`; NaN when there were none.
+	// `ttftop check`; NaN when there were none.
 	goodRatio float64
 	// never: the endpoint's sources can never give the signal (reason
 	// says why): unmeasurable, not "no data yet".

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/figures"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/figures"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Defaults of an objective's optional fields.

@@ -10,10 +10,10 @@ import (
 
 	"github.com/prometheus/common/model"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
-// ParseDuration is the one duration parser of tokentop: flags, config
+// ParseDuration is the one duration parser of ttftop: flags, config
 // files and thresholds all read durations with it. It takes Prometheus's
 // forms ("2w", "28d", "1d12h", "5m", "1y": prometheus/common's
 // model.ParseDuration) and Go's ("1.5s", "250us"), and fractional days or

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // TestLoneReplicaNotJudged: a model served by one replica is judged once,

@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Transition is one change of an alert's state, returned by Evaluate for

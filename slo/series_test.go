@@ -24,7 +24,7 @@ type step struct {
 
 // parseSeries reads promtool-style input series ('1+0x6 stale _x3'):
 // numbers; 'a+bxN' and 'a-bxN' (N+1 values a, a±b, …); 'axN' (a, N+1
-// times); '_' missing and '_xN' (N missing); 'stale'; plus tokentop's
+// times); '_' missing and '_xN' (N missing); 'stale'; plus ttftop's
 // 'nodata' and 'error' (each also 'xN', N times).
 func parseSeries(s string) ([]step, error) {
 	var out []step

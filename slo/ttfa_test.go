@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // TestTTFAObjective: a percentile objective on the time to the first answer
@@ -14,7 +14,7 @@ func TestTTFAObjective(t *testing.T) {
 		t.Fatalf("ParseThreshold(ttfa, 1500ms) = %v, %v; want 1.5 s", v, err)
 	}
 	// The objective --slo-ttfa 2s --slo-for 20s --slo-keep-firing-for 0s
-	// makes (cmd/tokentop's TestTTFAObjectiveFlags checks the flags).
+	// makes (cmd/ttftop's TestTTFAObjectiveFlags checks the flags).
 	objs := []Objective{Objective{Kind: Percentile, Signal: telemetry.TTFA, Threshold: 2, For: 20 * time.Second}.WithDefaults()}
 	if objs[0].Name != "ttfa-p95" {
 		t.Fatalf("name %q, want ttfa-p95", objs[0].Name)

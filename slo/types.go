@@ -1,4 +1,4 @@
-// Package slo evaluates service-level objectives over tokentop's telemetry
+// Package slo evaluates service-level objectives over ttftop's telemetry
 // and keeps the state and history of breach alerts. It reads the telemetry
 // store and observations; it knows nothing of sources or views.
 package slo
@@ -6,7 +6,7 @@ package slo
 import (
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Kind of objective.
@@ -25,11 +25,11 @@ const (
 	ErrorRate Kind = "error_rate"
 	// Availability: at least Target of the endpoint's probes succeed over
 	// Window (failed probes / probes ≤ 1 − Target). Only probed endpoints
-	// have it: it judges tokentop's own requests, the one figure that
+	// have it: it judges ttftop's own requests, the one figure that
 	// still exists when the server is dead.
 	Availability Kind = "availability"
 	// TargetUp: the endpoint's scrape target is up (telemetry.TargetUp,
-	// the store's up or tokentop's own scrape), as the usual `up == 0`
+	// the store's up or ttftop's own scrape), as the usual `up == 0`
 	// rule: a replica or scraped endpoint down for For pages; a model row
 	// pages when none of its replicas is up and warns when some are not.
 	// Only endpoints whose target health is known have it.

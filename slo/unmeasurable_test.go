@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // announce is a scraped TGI endpoint's announcement, as the scrape source

@@ -19,7 +19,7 @@ import (
 // is that counter's increase per scrape ÷ the scrape interval, so its
 // mean over the window is Δenergy/Δt exactly; otherwise it is sampled
 // power draw. Output tokens are the server's counter (its output tok/s)
-// when one feeds the endpoint, else the tokens tokentop's own probes
+// when one feeds the endpoint, else the tokens ttftop's own probes
 // received in the window (marked approx: the GPUs also serve everyone
 // else's requests, so that figure is an upper bound). ok is false when
 // the endpoint has no GPU power.

@@ -9,7 +9,7 @@ import (
 
 // BenchmarkStore24h feeds 24 h of 1 s data for 50 endpoints, every signal
 // (probe samples, scrape histograms and gauges), and reports the live heap
-// afterwards. Target: under 100 MB however long tokentop runs.
+// afterwards. Target: under 100 MB however long ttftop runs.
 //
 //	go test ./telemetry -run '^$' -bench Store24h -benchtime 1x
 func BenchmarkStore24h(b *testing.B) {

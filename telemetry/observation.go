@@ -174,7 +174,7 @@ func (s SourceStatus) Troubled() bool {
 }
 
 // MarshalJSON writes the latency in milliseconds, as every other duration
-// tokentop prints.
+// ttftop prints.
 func (s SourceStatus) MarshalJSON() ([]byte, error) {
 	type plain SourceStatus
 	return json.Marshal(struct {

@@ -7,7 +7,7 @@ import (
 
 // Ring holds a fixed-resolution time series for charts: one slot per
 // Resolution over Span, each slot the mean of what fell into it. Memory is
-// fixed at creation (8 bytes a slot), however long tokentop runs.
+// fixed at creation (8 bytes a slot), however long ttftop runs.
 type Ring struct {
 	res   time.Duration
 	sum   []float32

@@ -1,11 +1,11 @@
-// Package telemetry is tokentop's domain model: endpoints, signals, values
+// Package telemetry is ttftop's domain model: endpoints, signals, values
 // with their provenance and state, and the bounded windows that turn
 // observations into quantiles and chart series. Sources produce
 // Observations; views read Snapshots. It imports no source and no view.
 package telemetry
 
 // Signal names one measured quantity of an endpoint. The string is the key
-// used in JSON output (`tokentop snapshot`), config and recordings.
+// used in JSON output (`ttftop snapshot`), config and recordings.
 type Signal string
 
 const (
@@ -104,7 +104,7 @@ var signalInfo = map[Signal]SignalInfo{
 	ProbeSuccess: {Unit: "", Scale: 1, Title: "up",
 		Definition: "1 when the last probe succeeded, 0 when it failed (the window's share of failed probes is err)"},
 	TargetUp: {Unit: "%", Scale: 100, Title: "up",
-		Definition: "100% (1) while the target's scrapes succeed, 0 while they fail: the store's up (PromQL mode) or tokentop's own scrape (direct scrape, once one has worked); a model row's is the share of its replicas up (replicas the store no longer knows left out)"},
+		Definition: "100% (1) while the target's scrapes succeed, 0 while they fail: the store's up (PromQL mode) or ttftop's own scrape (direct scrape, once one has worked); a model row's is the share of its replicas up (replicas the store no longer knows left out)"},
 	Goodput: {Unit: "%", Scale: 100, Title: "goodput",
 		Definition: "probes in the window meeting every latency objective of the endpoint (TTFT, TTFA, TPOT, E2E thresholds) / all probes; failed probes are not good"},
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Snapshot is the read-out every view shares: the TUI, `tokentop snapshot`
+// Snapshot is the read-out every view shares: the TUI, `ttftop snapshot`
 // JSON and the exporter.
 type Snapshot struct {
 	At        time.Time          `json:"at"`
@@ -20,7 +20,7 @@ type Snapshot struct {
 
 // EndpointSnapshot is one endpoint and every signal known for it.
 //
-// Signals holds the figure a user reads first: for an endpoint tokentop
+// Signals holds the figure a user reads first: for an endpoint ttftop
 // probes, the client's (probe) figures of the signals a probe measures,
 // in whatever state they are — a failing probe shows as an error, never
 // as the engine's value in its place; for everything else, the server's.
@@ -210,7 +210,7 @@ func (s *Store) Target(endpoint string) (TargetHealth, bool) {
 	return ep.info.Target()
 }
 
-// Probed reports whether tokentop's own probes feed the endpoint.
+// Probed reports whether ttftop's own probes feed the endpoint.
 func (s *Store) Probed(endpoint string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

@@ -6,7 +6,7 @@ import (
 )
 
 // TargetUp is a scraped endpoint's target health, the store's `up` (PromQL
-// mode) or tokentop's own scrape (direct scrape): 1 while the target's
+// mode) or ttftop's own scrape (direct scrape): 1 while the target's
 // scrapes succeed, 0 while they fail. A model row's is the share of its
 // replicas up, replicas the store no longer knows (GONE) left out.
 const TargetUp Signal = "target_up"

@@ -55,7 +55,7 @@ func SourceKind(source string) string {
 type Side string
 
 const (
-	// Client figures are what tokentop's own probes measured: network,
+	// Client figures are what ttftop's own probes measured: network,
 	// gateway and engine included.
 	Client Side = "client"
 	// Server figures are the engine's own (scraped /metrics, PromQL, GPU

@@ -1,4 +1,4 @@
-// Package themes holds tokentop's colour palettes and the styles built from
+// Package themes holds ttftop's colour palettes and the styles built from
 // them: dark, light, high-contrast, colour-blind safe (Okabe–Ito) and
 // monochrome. Styling only ever comes from here; text shown is plain.
 package themes

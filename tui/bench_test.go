@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"

@@ -8,11 +8,11 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/tokentop/tokentop/diagnosis"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/tui/detail"
-	"github.com/tokentop/tokentop/tui/table"
+	"github.com/ttftop/ttftop/diagnosis"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/tui/detail"
+	"github.com/ttftop/ttftop/tui/table"
 )
 
 type tickMsg struct{ id int }

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // t0 is the fixture's start; tests look at it from tNow, 5 minutes later.

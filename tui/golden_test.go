@@ -13,7 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
-	"github.com/tokentop/tokentop/internal/screentest"
+	"github.com/ttftop/ttftop/internal/screentest"
 )
 
 // Goldens run the real program (teatest) over a scripted telemetry.Store

@@ -1,6 +1,6 @@
 package tui
 
-import "github.com/tokentop/tokentop/telemetry"
+import "github.com/ttftop/ttftop/telemetry"
 
 // The GPU panel's place on the main screen, kept here so layout.go and
 // view.go need one line each: it sits between the table and the alerts,

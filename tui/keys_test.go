@@ -6,9 +6,9 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/tokentop/tokentop/internal/screentest"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/tui/table"
+	"github.com/ttftop/ttftop/internal/screentest"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/tui/table"
 )
 
 // rowOrder returns the endpoint names in table order, as drawn.

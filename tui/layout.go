@@ -1,6 +1,6 @@
 package tui
 
-import "github.com/tokentop/tokentop/tui/header"
+import "github.com/ttftop/ttftop/tui/header"
 
 // Minimum size for the normal screens; below it the too-small screen
 // says so instead of drawing a garbled UI.

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/tokentop/tokentop/internal/screentest"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/screentest"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // sizedStore has the first n of the fleet's endpoints, with the GPU

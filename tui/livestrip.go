@@ -6,8 +6,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/tui/common"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/tui/common"
 )
 
 // The live strip: one row under the main table that shows the text the

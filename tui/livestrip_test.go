@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/tui/common"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/tui/common"
 )
 
 // stripOnce runs the strip's read and applies it, as its tick would.

@@ -8,7 +8,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/tokentop/tokentop/tui/raceview"
+	"github.com/ttftop/ttftop/tui/raceview"
 )
 
 // The race key (R) races the endpoints the table shows — the selected

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/tokentop/tokentop/tui/raceview"
+	"github.com/ttftop/ttftop/tui/raceview"
 )
 
 // scriptedRacer races the names it is given (all of them, or says
@@ -188,7 +188,7 @@ func cmdsOf(cmd tea.Cmd) []tea.Msg {
 	return out
 }
 
-// q and ctrl+c in the race quit tokentop, closing the race first (its
+// q and ctrl+c in the race quit ttftop, closing the race first (its
 // round cancelled, Close called) and only then quitting; what Close
 // says went wrong shows in the header.
 func TestRaceQuitKeysCloseTheRace(t *testing.T) {

@@ -1,4 +1,4 @@
-// Package tui is tokentop's terminal UI (Bubble Tea v2). It reads
+// Package tui is ttftop's terminal UI (Bubble Tea v2). It reads
 // telemetry through the Data interface and SLO state through Alerts; it
 // never imports a concrete source or the simulator.
 //
@@ -6,7 +6,7 @@
 // tea.Cmd (off the update path); the frame is rebuilt only when that data
 // or the UI state changed, and the renderer writes only changed cells.
 //
-// Wiring (cmd/tokentop):
+// Wiring (cmd/ttftop):
 //
 //	opts := tui.Options{Theme: theme, ASCII: ascii, FPS: fps, Refresh: refresh, Window: window, Bell: bell}
 //	if err := opts.Validate(); err != nil { ... }       // unknown --theme etc.
@@ -26,11 +26,11 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/tokentop/tokentop/diagnosis"
-	"github.com/tokentop/tokentop/internal/config"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/themes"
+	"github.com/ttftop/ttftop/diagnosis"
+	"github.com/ttftop/ttftop/internal/config"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/themes"
 )
 
 // Data is the telemetry the UI reads; *telemetry.Store satisfies it.
@@ -117,7 +117,7 @@ type Options struct {
 	// Diagnosis, when set, names each unwell endpoint's cause on its
 	// alert lines, under the table, in the detail view and on `e`.
 	Diagnosis Diagnoses
-	// Title is the header's first word (default "tokentop").
+	// Title is the header's first word (default "ttftop").
 	Title string
 	// Getenv reads the environment (default os.Getenv): NO_COLOR.
 	Getenv func(string) string
@@ -174,7 +174,7 @@ func (o Options) withDefaults() Options {
 		o.Clock = time.Now
 	}
 	if o.Title == "" {
-		o.Title = "tokentop"
+		o.Title = "ttftop"
 	}
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv

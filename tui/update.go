@@ -4,8 +4,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // update routes each message to its handler; key and mouse handling live
@@ -135,7 +135,7 @@ func (a *app) onLive(msg liveMsg) tea.Cmd {
 }
 
 // checkBell rings once when an alert starts firing (not for alerts
-// already firing when tokentop started).
+// already firing when ttftop started).
 func (a *app) checkBell(al []slo.Alert) tea.Cmd {
 	now := map[string]bool{}
 	ring := false

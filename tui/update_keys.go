@@ -3,7 +3,7 @@ package tui
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/tokentop/tokentop/themes"
+	"github.com/ttftop/ttftop/themes"
 )
 
 // onKey handles keys: the filter input first (it owns every key while

@@ -2,7 +2,7 @@ package tui
 
 import (
 	tea "charm.land/bubbletea/v2"
-	"github.com/tokentop/tokentop/tui/header"
+	"github.com/ttftop/ttftop/tui/header"
 )
 
 // onClick selects the table row or alert under the pointer.

@@ -7,9 +7,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/tokentop/tokentop/tui/common"
-	"github.com/tokentop/tokentop/tui/header"
-	"github.com/tokentop/tokentop/tui/keys"
+	"github.com/ttftop/ttftop/tui/common"
+	"github.com/ttftop/ttftop/tui/header"
+	"github.com/ttftop/ttftop/tui/keys"
 )
 
 // view returns the cached frame, rebuilding it only when something

@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
-	"github.com/tokentop/tokentop/diagnosis"
+	"github.com/ttftop/ttftop/diagnosis"
 )
 
 // fixedDiagnoses is a scripted diagnoser.

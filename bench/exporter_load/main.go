@@ -3,7 +3,7 @@
 // (announcement, samples, 63 ITL gaps, probe record, live text, source
 // status), and serves /metrics, so bench/exporter_load.sh can measure the
 // CPU and memory an exporter process needs. It stands in for
-// `tokentop exporter` until that command is wired.
+// `ttftop exporter` until that command is wired.
 package main
 
 import (
@@ -18,8 +18,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tokentop/tokentop/exporter"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/exporter"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func main() {

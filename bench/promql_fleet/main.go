@@ -27,8 +27,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tokentop/tokentop/sources/promql"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sources/promql"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func main() {

@@ -19,7 +19,7 @@ import (
 // gauges (instant, and as range answers for their history), and each
 // endpoint's newest sample 2 s old. It stands in for a Prometheus holding
 // a 1,000-endpoint fleet, so that the benchmark
-// measures tokentop, not the server.
+// measures ttftop, not the server.
 type fleet struct {
 	n        int
 	started  time.Time // every target's process start
@@ -133,7 +133,7 @@ func (f *fleet) instant(q string, now time.Time) []byte {
 			b = strconv.AppendFloat(b, ts, 'f', 3, 64)
 			b = append(b, `,"1"]}`...)
 			if starts {
-				b = fmt.Appendf(b, `,{"metric":{"instance":"10.%d.%d.%d:8000","tokentop_part":"start"},"value":[`, i>>16&255, i>>8&255, i&255)
+				b = fmt.Appendf(b, `,{"metric":{"instance":"10.%d.%d.%d:8000","ttftop_part":"start"},"value":[`, i>>16&255, i>>8&255, i&255)
 				b = strconv.AppendFloat(b, ts, 'f', 3, 64)
 				b = fmt.Appendf(b, `,"%d"]}`, f.started.Unix())
 			}
@@ -147,7 +147,7 @@ func (f *fleet) instant(q string, now time.Time) []byte {
 			}
 			b = append(b, `{"metric":{"model_name":"`...)
 			b = append(b, f.model(i)...)
-			b = append(b, `","tokentop_engine":"vllm"},"value":[`...)
+			b = append(b, `","ttftop_engine":"vllm"},"value":[`...)
 			b = strconv.AppendFloat(b, ts, 'f', 3, 64)
 			b = append(b, `,"`...)
 			b = strconv.AppendFloat(b, value(i), 'f', -1, 64)
@@ -179,7 +179,7 @@ func (f *fleet) matrix(q string, start, end, step float64) []byte {
 		first = false
 		b = append(b, `{"metric":{"model_name":"`...)
 		b = append(b, f.model(i)...)
-		b = append(b, `","tokentop_engine":"vllm"`...)
+		b = append(b, `","ttftop_engine":"vllm"`...)
 		b = append(b, labels...)
 		b = append(b, `},"values":[`...)
 		for k, t := range grid {
@@ -212,8 +212,8 @@ func (f *fleet) matrix(q string, start, end, step float64) []byte {
 			}
 			series(i, `,"le":"`+le+`"`, func(t float64) float64 { return math.Floor(rate * t * share) })
 		}
-		series(i, `,"tokentop_part":"sum"`, func(t float64) float64 { return rate * t * med })
-		series(i, `,"tokentop_part":"series"`, func(float64) float64 { return 1 })
+		series(i, `,"ttftop_part":"sum"`, func(t float64) float64 { return rate * t * med })
+		series(i, `,"ttftop_part":"series"`, func(float64) float64 { return 1 })
 	}
 	return append(b, `]}}`...)
 }

@@ -21,8 +21,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tokentop/tokentop/sources/scrape"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sources/scrape"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func main() {

@@ -8,8 +8,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/monitor"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/monitor"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // feed stands in for the sources: n endpoints, each probed and scraped

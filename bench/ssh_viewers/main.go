@@ -32,11 +32,11 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
-	"github.com/tokentop/tokentop/internal/config"
-	"github.com/tokentop/tokentop/internal/monitor"
-	"github.com/tokentop/tokentop/internal/sshserve"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/tui"
+	"github.com/ttftop/ttftop/internal/config"
+	"github.com/ttftop/ttftop/internal/monitor"
+	"github.com/ttftop/ttftop/internal/sshserve"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/tui"
 )
 
 type params struct {
@@ -128,7 +128,7 @@ func runServer(p params) error {
 	}
 	monDone := make(chan error, 1)
 	go func() { monDone <- m.Run(ctx) }()
-	// The options `tokentop serve --ssh` uses by default.
+	// The options `ttftop serve --ssh` uses by default.
 	srv, err := sshserve.New(m.Store, m.SLO, sshserve.Options{Listen: "127.0.0.1:0", AuthorizedKeys: ak,
 		HostKey: filepath.Join(dir, "host_key"), IdleTimeout: -1, MaxDuration: -1, MaxSessions: slices.Max(p.viewers),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/config"
-	"github.com/tokentop/tokentop/internal/monitor"
-	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/ttftop/ttftop/internal/config"
+	"github.com/ttftop/ttftop/internal/monitor"
+	"github.com/ttftop/ttftop/internal/sim"
 )
 
 // simModels are n 8B models on H100s (TPOT ≈ 7 ms, so a 32-token probe
@@ -80,7 +80,7 @@ func startSimulator(n int) (string, func() error, error) {
 	return strings.TrimSpace(line), stop, nil
 }
 
-// addSimSources points the monitor at the simulator as `tokentop serve`
+// addSimSources points the monitor at the simulator as `ttftop serve`
 // would: each model probed every second (32 tokens) and /metrics scraped.
 func addSimSources(m *monitor.Monitor, url string, n int) error {
 	c := &config.Config{}

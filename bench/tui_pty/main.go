@@ -4,7 +4,7 @@
 // second and its CPU % from /proc/<pid>/stat over a steady-state window
 // after a warm-up, then quits it with "q".
 //
-//	tui_pty [-cols 160 -rows 50 -warmup 10s -measure 60s] -- tokentop demo
+//	tui_pty [-cols 160 -rows 50 -warmup 10s -measure 60s] -- ttftop demo
 //	tui_pty -synthetic            # measures the TUI alone (see synth.go)
 //
 // Targets (bench/tui_bandwidth.sh): <= 4 KB/s and <= 3 % of one core.

@@ -11,12 +11,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/tui"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/tui"
 )
 
-// runSynthetic is the UI alone over a feed shaped like `tokentop demo`:
+// runSynthetic is the UI alone over a feed shaped like `ttftop demo`:
 // n endpoints probed every second, scraped every 2 s, and one response
 // streaming word by word. No network, no simulator: the CPU and bytes
 // measured are the UI's (plus this small feeder).

@@ -1,4 +1,4 @@
-// Package config reads tokentop's YAML configuration: endpoints, sources,
+// Package config reads ttftop's YAML configuration: endpoints, sources,
 // probes, SLOs and display. Defaults live in one place (Defaults and
 // applyDefaults); unknown keys are errors with their line number.
 package config
@@ -253,7 +253,7 @@ func cleanYAMLError(err error) error {
 	return errors.New(strings.Join(out, "; "))
 }
 
-// DefaultPath is $XDG_CONFIG_HOME/tokentop/config.yaml (or ~/.config/…);
+// DefaultPath is $XDG_CONFIG_HOME/ttftop/config.yaml (or ~/.config/…);
 // "" when no home is known.
 func DefaultPath() string {
 	dir := os.Getenv("XDG_CONFIG_HOME")
@@ -264,5 +264,5 @@ func DefaultPath() string {
 		}
 		dir = filepath.Join(home, ".config")
 	}
-	return filepath.Join(dir, "tokentop", "config.yaml")
+	return filepath.Join(dir, "ttftop", "config.yaml")
 }

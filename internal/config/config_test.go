@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
+	"github.com/ttftop/ttftop/slo"
 )
 
 func TestExampleFileParses(t *testing.T) {
-	c, err := Load("../../examples/tokentop.yaml")
+	c, err := Load("../../examples/ttftop.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

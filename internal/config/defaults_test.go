@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokentop/tokentop/exporter"
-	"github.com/tokentop/tokentop/internal/config"
-	"github.com/tokentop/tokentop/sources/probe"
+	"github.com/ttftop/ttftop/exporter"
+	"github.com/ttftop/ttftop/internal/config"
+	"github.com/ttftop/ttftop/sources/probe"
 )
 
 // A probe waits the same whether a config file, the flags (which build a

@@ -6,7 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/tokentop/tokentop/slo"
+	"github.com/ttftop/ttftop/slo"
 )
 
 // The value types below read their YAML with slo's parsers, the same ones

@@ -8,7 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/tokentop/tokentop/bandwidth"
+	"github.com/ttftop/ttftop/bandwidth"
 )
 
 // Model is the MBU description of w, for both the direct scrape (an

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokentop/tokentop/bandwidth"
+	"github.com/ttftop/ttftop/bandwidth"
 )
 
 // Every invalid weights field is a load error at its key's line, saying

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/sources/httpclient"
 )
 
 // Defaults of Options.

@@ -2,7 +2,7 @@ package discover
 
 import (
 	"context"
-	"github.com/tokentop/tokentop/internal/discover/enginetest"
+	"github.com/ttftop/ttftop/internal/discover/enginetest"
 	"strings"
 	"testing"
 )

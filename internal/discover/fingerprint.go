@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/sources/httpclient"
-	"github.com/tokentop/tokentop/sources/probe"
-	"github.com/tokentop/tokentop/sources/scrape/expo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/sources/httpclient"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/sources/scrape/expo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Found is a candidate that answered like an LLM server.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tokentop/tokentop/internal/discover/enginetest"
+	"github.com/ttftop/ttftop/internal/discover/enginetest"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -12,8 +12,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // recorder is a non-LLM HTTP server that remembers the methods it got.

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/tokentop/tokentop/internal/discover/enginetest"
+	"github.com/ttftop/ttftop/internal/discover/enginetest"
 )
 
 func TestMain(m *testing.M) {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tokentop/tokentop/engines"
+	"github.com/ttftop/ttftop/engines"
 )
 
 // Proc is a process whose command line names an engine.

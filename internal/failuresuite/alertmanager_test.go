@@ -54,7 +54,7 @@ func startAlertmanager(t *testing.T) *alertmanager {
 	return nil
 }
 
-// webhookURL is what tokentop's --webhook gets: the push API.
+// webhookURL is what ttftop's --webhook gets: the push API.
 func (a *alertmanager) webhookURL() string { return a.url + "/api/v2/alerts" }
 
 // amAlert is one alert of GET /api/v2/alerts.

@@ -21,7 +21,7 @@ func TestCheckTwoModels(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, tokentopBinary(t), "check", sim.url, "-n", "3", "--max-tokens", "16")
+	cmd := exec.CommandContext(ctx, ttftopBinary(t), "check", sim.url, "-n", "3", "--max-tokens", "16")
 	cmd.Env = append(os.Environ(), isolatedEnv(t)...)
 	var stdout, stderr lineLog
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

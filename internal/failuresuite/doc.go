@@ -1,4 +1,4 @@
-// Package failuresuite holds tokentop's failure suite: end-to-end tests
+// Package failuresuite holds ttftop's failure suite: end-to-end tests
 // that build the real binary and run it against the simulator and real
 // servers on loopback (Alertmanager, Prometheus, VictoriaMetrics, tiny
 // misbehaving HTTP servers), asserting what the user sees (a tmux screen,

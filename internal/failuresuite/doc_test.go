@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// The JSON tokentop prints (dashboard --json lines, replay --json), read
+// The JSON ttftop prints (dashboard --json lines, replay --json), read
 // as loosely as the assertions allow. Every field name the suite depends
 // on is here or in the accessors below, so a renamed field is changed in
 // one place (docs/failures.md lists these assumptions).

@@ -39,7 +39,7 @@ const healthyFor = time.Minute
 func startWatchers(t *testing.T, url, endpoint string, healthy time.Duration, flags ...string) watchers {
 	t.Helper()
 	w := watchers{am: startAlertmanager(t), endpoint: endpoint}
-	bin := tokentopBinary(t)
+	bin := ttftopBinary(t)
 	w.term = startTerminal(t, append(append([]string{bin, url}, flags...), "--webhook", w.am.webhookURL())...)
 	w.hl = startHeadless(t, "dashboard", append([]string{url}, flags...)...)
 	live := func(d snapshotDoc) bool { return clientLive(d, endpoint, sigTTFT) }

@@ -18,7 +18,7 @@ type received struct {
 	doc snapshotDoc
 }
 
-// headless is `tokentop ... --json` with stdout a pipe: one snapshot per
+// headless is `ttftop ... --json` with stdout a pipe: one snapshot per
 // refresh, parsed as the lines come.
 type headless struct {
 	*process
@@ -32,14 +32,14 @@ type headless struct {
 // so no user config is read.
 func startHeadless(t *testing.T, name string, args ...string) *headless {
 	t.Helper()
-	bin := tokentopBinary(t)
+	bin := ttftopBinary(t)
 	h := &headless{}
 	opts := procOptions{env: isolatedEnv(t), onLine: h.add}
 	h.process = startProcess(t, name, opts, bin, append(args, "--json")...)
 	return h
 }
 
-// isolatedEnv keeps a tokentop away from the user's configuration.
+// isolatedEnv keeps a ttftop away from the user's configuration.
 func isolatedEnv(t *testing.T) []string {
 	home := t.TempDir()
 	return []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "NO_COLOR=1"}

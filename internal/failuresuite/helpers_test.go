@@ -41,7 +41,7 @@ func TestScreenReaders(t *testing.T) {
 			t.Errorf("latencyPair on %q = %v, want %v", c.row, got, c.want)
 		}
 	}
-	screen := " tokentop    1 endpoints · 2 FIRING · 11:27:51\n sources: ✖ webhook x ERROR: HTTP 405\n ENDPOINT\n" +
+	screen := " ttftop    1 endpoints · 2 FIRING · 11:27:51\n sources: ✖ webhook x ERROR: HTTP 405\n ENDPOINT\n" +
 		" FIRING   127.0.0.1:45963/out-m        availability             since 11:27:19 32s     err 87% > 50%\n" +
 		" RESOLVED 127.0.0.1:45963/out-m        tpot-p95                 ended 11:20:00\n"
 	if n := headerFiring(screen); n != 2 {

@@ -44,18 +44,18 @@ func TestMain(m *testing.M) {
 // buildDir is where the binary is built: one directory per test process,
 // so parallel `go test` runs never share a half-written binary.
 func buildDir() string {
-	return filepath.Join(os.TempDir(), fmt.Sprintf("tokentop-failuresuite-%d", os.Getpid()))
+	return filepath.Join(os.TempDir(), fmt.Sprintf("ttftop-failuresuite-%d", os.Getpid()))
 }
 
 // buildTimeout bounds the one `go build`; a cold build on a loaded
 // two-core machine takes a few minutes.
 const buildTimeout = 6 * time.Minute
 
-// binaryEnv, when set, names a tokentop binary to test instead of
-// building ./cmd/tokentop (a release build, another branch's).
-const binaryEnv = "FAILURESUITE_TOKENTOP"
+// binaryEnv, when set, names a ttftop binary to test instead of
+// building ./cmd/ttftop (a release build, another branch's).
+const binaryEnv = "FAILURESUITE_TTFTOP"
 
-// builtBinary builds ./cmd/tokentop once per test process; every scenario
+// builtBinary builds ./cmd/ttftop once per test process; every scenario
 // shares the result (or the error).
 var builtBinary = sync.OnceValues(func() (string, error) {
 	if p := os.Getenv(binaryEnv); p != "" {
@@ -72,28 +72,28 @@ var builtBinary = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("the go tool is not on PATH: %w", err)
 	}
-	bin := filepath.Join(dir, "tokentop")
+	bin := filepath.Join(dir, "ttftop")
 	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, goTool, "build", "-o", bin, "github.com/tokentop/tokentop/cmd/tokentop")
+	cmd := exec.CommandContext(ctx, goTool, "build", "-o", bin, "github.com/ttftop/ttftop/cmd/ttftop")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("go build ./cmd/tokentop: %w\n%s", err, out)
+		return "", fmt.Errorf("go build ./cmd/ttftop: %w\n%s", err, out)
 	}
 	return bin, nil
 })
 
-// tokentopBinary is the built binary, or the test fails (a build error is
+// ttftopBinary is the built binary, or the test fails (a build error is
 // a failure, never a skip). In -short mode the whole suite is skipped, and
 // says so.
-func tokentopBinary(t *testing.T) string {
+func ttftopBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("failure suite: skipped in -short mode (it runs the built binary against real servers for minutes)")
 	}
 	bin, err := builtBinary()
 	if err != nil {
-		t.Fatalf("building tokentop: %v", err)
+		t.Fatalf("building ttftop: %v", err)
 	}
 	return bin
 }

@@ -56,7 +56,7 @@ func TestQuickModeWithoutMetrics(t *testing.T) {
 	// snapshot --json: exit 0, no failing source.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, tokentopBinary(t), "snapshot", gw.url, "--json", "--duration", "5s", "--interval", "1s", "--max-tokens", "8")
+	cmd := exec.CommandContext(ctx, ttftopBinary(t), "snapshot", gw.url, "--json", "--duration", "5s", "--interval", "1s", "--max-tokens", "8")
 	cmd.Env = append(os.Environ(), isolatedEnv(t)...)
 	var stdout, stderr lineLog
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -97,13 +97,13 @@ type replayOut struct {
 	stderr string
 }
 
-// replayAt runs `tokentop replay FILE --json --at AT` and parses its one
+// replayAt runs `ttftop replay FILE --json --at AT` and parses its one
 // JSON document.
 func replayAt(t *testing.T, path, at string) replayOut {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, tokentopBinary(t), "replay", path, "--json", "--at", at)
+	cmd := exec.CommandContext(ctx, ttftopBinary(t), "replay", path, "--json", "--at", at)
 	cmd.Env = append(os.Environ(), isolatedEnv(t)...)
 	var stdout, stderr lineLog
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -147,13 +147,13 @@ func checkReplayed(t *testing.T, out replayOut, endpoint string, want time.Time)
 // ("2026-12-01T11:05:24Z  window 5m0s").
 var summaryTime = regexp.MustCompile(`(?m)^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))\s`)
 
-// replayHeadless runs `tokentop replay FILE --speed max` with stdout a
+// replayHeadless runs `ttftop replay FILE --speed max` with stdout a
 // pipe (text summaries at the replay's clock) until a summary is at or
 // past want, then interrupts it; it must exit 0. It returns the latest
 // summary time.
 func replayHeadless(t *testing.T, path string, want time.Time) time.Time {
 	t.Helper()
-	p := startProcess(t, "replay", procOptions{env: isolatedEnv(t)}, tokentopBinary(t), "replay", path, "--speed", "max")
+	p := startProcess(t, "replay", procOptions{env: isolatedEnv(t)}, ttftopBinary(t), "replay", path, "--speed", "max")
 	var latest time.Time
 	eventually(60*time.Second, 200*time.Millisecond, func() bool {
 		for _, m := range summaryTime.FindAllStringSubmatch(p.stdout.Text(), -1) {

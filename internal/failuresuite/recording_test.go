@@ -13,7 +13,7 @@ import (
 )
 
 // recordedLine is what the suite reads of one recording line (JSON
-// lines, `tokentop --record`): its kind and time, and a probe's summary.
+// lines, `ttftop --record`): its kind and time, and a probe's summary.
 type recordedLine struct {
 	Kind     string         `json:"kind"`
 	At       time.Time      `json:"at"`
@@ -42,7 +42,7 @@ type recordedProbe struct {
 	TPOTms    float64 `json:"tpot_ms"`
 }
 
-// recordingRead is a recording read independently of tokentop's reader:
+// recordingRead is a recording read independently of ttftop's reader:
 // every complete line, and how the file ended.
 type recordingRead struct {
 	lines []recordedLine

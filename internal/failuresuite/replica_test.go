@@ -88,12 +88,12 @@ func checkReplicaKilled(t *testing.T, kind string, start func(*testing.T, string
 	fs := fleetStore{cfg: writeFile(t, dir, "scrape.yml", fleetScrapeConfig(a.addr, b.addr))}
 	fs.store = start(t, fs.cfg)
 	am := startAlertmanager(t)
-	cfg := writeFile(t, dir, "tokentop.yaml", fmt.Sprintf("prometheus:\n  - url: %s\n    interval: %s\n    max_lag: %s\n",
+	cfg := writeFile(t, dir, "ttftop.yaml", fmt.Sprintf("prometheus:\n  - url: %s\n    interval: %s\n    max_lag: %s\n",
 		fs.url, replicaRefresh, replicaMaxLag))
 	view := []string{"--config", cfg, "--refresh", replicaView.String()}
 	recording := filepath.Join(dir, "fleet.jsonl.gz")
 	hl := startHeadless(t, "dashboard", append(view, "--webhook", am.webhookURL(), "--record", recording)...)
-	term := startTerminal(t, append([]string{tokentopBinary(t)}, view...)...)
+	term := startTerminal(t, append([]string{ttftopBinary(t)}, view...)...)
 	repA, repB := a.addr+"/"+model, b.addr+"/"+model
 
 	hl.mustWaitDoc(t, time.Time{}, 2*time.Minute, "both replicas and the model row up", func(d snapshotDoc) bool {

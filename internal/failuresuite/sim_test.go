@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// simulator is a running `tokentop sim`.
+// simulator is a running `ttftop sim`.
 type simulator struct {
 	url  string // http://127.0.0.1:PORT
 	addr string // 127.0.0.1:PORT
@@ -20,7 +20,7 @@ type simulator struct {
 	launched, ready time.Time
 }
 
-// simBanner is the first line `tokentop sim` prints once it listens.
+// simBanner is the first line `ttftop sim` prints once it listens.
 var simBanner = regexp.MustCompile(`serving \d+ models? on (http://127\.0\.0\.1:\d+) `)
 
 // startSim starts the simulator on addr ("127.0.0.1:0" for any free port)
@@ -53,7 +53,7 @@ func restartSim(t *testing.T, addr string, args ...string) *simulator {
 
 func trySim(t *testing.T, addr string, args ...string) (*simulator, error) {
 	t.Helper()
-	bin := tokentopBinary(t)
+	bin := ttftopBinary(t)
 	argv := append([]string{"sim", "--listen", addr, "--dcgm-listen", ""}, args...)
 	launched := time.Now()
 	p := startProcess(t, "sim "+addr, procOptions{stopGrace: 5 * time.Second}, bin, argv...)

@@ -35,7 +35,7 @@ func TestStalledAndSlowServers(t *testing.T) {
 		"slow":      startFake(t, slowTokens),
 	}
 	dir := t.TempDir()
-	cfg := writeFile(t, dir, "tokentop.yaml", stallConfig(fakes))
+	cfg := writeFile(t, dir, "ttftop.yaml", stallConfig(fakes))
 	rec := filepath.Join(dir, "probes.jsonl")
 	start := time.Now()
 	hl := startHeadless(t, "dashboard", "--config", cfg, "--slo-tpot", "100ms", "--slo-for", "5s", "--record", rec)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/promtest"
+	"github.com/ttftop/ttftop/internal/promtest"
 )
 
 // store is a running Prometheus-compatible server scraping targets.

@@ -42,7 +42,7 @@ type terminal struct {
 	shots     []capture
 }
 
-// startTerminal runs argv (the tokentop binary first) in a new detached
+// startTerminal runs argv (the ttftop binary first) in a new detached
 // tmux session of screenWidth×screenHeight with a 256-colour TERM.
 func startTerminal(t *testing.T, argv ...string) *terminal {
 	t.Helper()

@@ -75,7 +75,7 @@ func TestWebhookFailuresSaid(t *testing.T) {
 		})
 		t.Run("screen/"+wf.name, func(t *testing.T) {
 			t.Parallel()
-			term := startTerminal(t, append([]string{tokentopBinary(t), sim.url, "--webhook", wf.url(t)}, alertFlags...)...)
+			term := startTerminal(t, append([]string{ttftopBinary(t), sim.url, "--webhook", wf.url(t)}, alertFlags...)...)
 			term.mustWaitScreen(60*time.Second, "an alert FIRING", func(s string) bool { return headerFiring(s) > 0 })
 			firedAt := time.Now()
 			scr, ok := term.waitScreen(60*time.Second, func(s string) bool { return wf.said(headerOf(s)) })

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/sources/probe"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Quick mode against a server with LoRA adapters: /v1/models lists each

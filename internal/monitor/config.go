@@ -9,15 +9,15 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tokentop/tokentop/bandwidth"
-	"github.com/tokentop/tokentop/internal/config"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/sources/gpu"
-	"github.com/tokentop/tokentop/sources/httpclient"
-	"github.com/tokentop/tokentop/sources/probe"
-	"github.com/tokentop/tokentop/sources/promql"
-	"github.com/tokentop/tokentop/sources/scrape"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/bandwidth"
+	"github.com/ttftop/ttftop/internal/config"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/gpu"
+	"github.com/ttftop/ttftop/sources/httpclient"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/sources/promql"
+	"github.com/ttftop/ttftop/sources/scrape"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // AddConfig adds every source a config file describes: a probe and a

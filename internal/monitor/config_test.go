@@ -3,14 +3,14 @@ package monitor
 import (
 	"testing"
 
-	"github.com/tokentop/tokentop/internal/config"
+	"github.com/ttftop/ttftop/internal/config"
 )
 
 // The example config loads, and every URL it writes resolves to the page
 // meant: the dcgm entry names its /metrics page, which must not become
 // /metrics/metrics.
 func TestExampleConfigResolvesURLs(t *testing.T) {
-	c, err := config.Load("../../examples/tokentop.yaml")
+	c, err := config.Load("../../examples/ttftop.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,10 +3,10 @@ package monitor
 import (
 	"time"
 
-	"github.com/tokentop/tokentop/internal/config"
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/config"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // DemoWindow is the demo's quantile window: short, so its breaches show

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // TestDemoWiring runs the demo's monitor against the demo simulator for a

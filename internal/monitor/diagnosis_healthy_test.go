@@ -5,18 +5,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/diagnosis"
-	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/ttftop/ttftop/diagnosis"
+	"github.com/ttftop/ttftop/internal/sim"
 )
 
 // The demo simulator without its scenario, watched with the demo's
 // objectives and the default diagnosis, names no cause on any endpoint
-// after the warm-up. TOKENTOP_HEALTHY_RUN sets how long (e.g. 10m);
+// after the warm-up. TTFTOP_HEALTHY_RUN sets how long (e.g. 10m);
 // unset, the test is skipped (it is a soak, not a unit test).
 func TestHealthySimulatorNamesNone(t *testing.T) {
-	d, err := time.ParseDuration(os.Getenv("TOKENTOP_HEALTHY_RUN"))
+	d, err := time.ParseDuration(os.Getenv("TTFTOP_HEALTHY_RUN"))
 	if err != nil || d <= 0 {
-		t.Skip("set TOKENTOP_HEALTHY_RUN=10m to run the healthy soak")
+		t.Skip("set TTFTOP_HEALTHY_RUN=10m to run the healthy soak")
 	}
 	cfg := sim.DemoConfig()
 	cfg.Scenario = sim.Scenario{}

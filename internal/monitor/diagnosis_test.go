@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/diagnosis"
-	"github.com/tokentop/tokentop/internal/config"
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/diagnosis"
+	"github.com/ttftop/ttftop/internal/config"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // faultAt is when the injected faults begin on the simulator's scenario
@@ -68,8 +68,8 @@ func TestSimulatedFaultsNamed(t *testing.T) {
 	// machine one starved refresh slows them all at once (the untouched
 	// model too) and a window may hold no request. Opt-in until the
 	// simulator can run them on separate processes.
-	if os.Getenv("TOKENTOP_FAULT_SUITE") == "" {
-		t.Skip("set TOKENTOP_FAULT_SUITE=1 to inject every simulated fault (about 15 s)")
+	if os.Getenv("TTFTOP_FAULT_SUITE") == "" {
+		t.Skip("set TTFTOP_FAULT_SUITE=1 to inject every simulated fault (about 15 s)")
 	}
 	injectFaults(t, diagFaults(), true)
 }

@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/config"
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/sources/probe"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/config"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
-// A server that is dead when tokentop starts is an outage under its own
+// A server that is dead when ttftop starts is an outage under its own
 // name (it fires), not silence; once it lists its models the placeholder
 // retires with a RESOLVED entry and every model is probed.
 func TestDeadAtStartFiresThenRetires(t *testing.T) {

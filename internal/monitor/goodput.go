@@ -3,8 +3,8 @@ package monitor
 import (
 	"sync"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // maxJudgedEndpoints bounds the cache of per-endpoint bounds against a

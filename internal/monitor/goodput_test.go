@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // TestGoodputOnTheDashboard: each probe is judged against its endpoint's

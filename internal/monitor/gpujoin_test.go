@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/config"
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/config"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Quick mode's join: an endpoint beside the exporter gets all its GPUs;

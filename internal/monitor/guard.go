@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // restartDelay is how long a source that panicked waits before it runs
@@ -31,7 +31,7 @@ func (m *Monitor) guarded(ctx context.Context, name string, run func(context.Con
 		}
 		m.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: time.Now(), Source: name,
 			Status: &telemetry.SourceStatus{Name: name, Kind: "source", State: telemetry.Error, Failures: panics,
-				Err: fmt.Sprintf("internal error (a tokentop bug; please report it): %s; restarting in %s", p, restartDelay)}})
+				Err: fmt.Sprintf("internal error (a ttftop bug; please report it): %s; restarting in %s", p, restartDelay)}})
 		t := time.NewTimer(restartDelay)
 		select {
 		case <-ctx.Done():

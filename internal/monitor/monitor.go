@@ -1,4 +1,4 @@
-// Package monitor assembles a running tokentop: it starts the configured
+// Package monitor assembles a running ttftop: it starts the configured
 // sources, fans their observations out to the telemetry store, the SLO
 // engine and any extra sinks (recorder, exporter), evaluates the SLOs on a
 // tick and hands alert transitions to notifiers. Commands build one and the
@@ -11,10 +11,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tokentop/tokentop/diagnosis"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/sources/probe"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/diagnosis"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Options tune a Monitor; the zero value is usable.

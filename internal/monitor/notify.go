@@ -9,11 +9,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/config"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/slo/notify"
-	"github.com/tokentop/tokentop/sources/httpclient"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/config"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/slo/notify"
+	"github.com/ttftop/ttftop/sources/httpclient"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // NotifyOptions tune AddNotifications; the zero value suits a TUI.
@@ -243,9 +243,9 @@ func (nt *Notifications) reporter(sink telemetry.Sink) func(notify.Health) {
 		}
 		switch {
 		case h.Outcome == notify.GaveUp, h.Outcome == notify.Retrying && h.ConsecutiveFailures == 1:
-			log.printf("tokentop: %s failing: %s\n", h.Notifier, h.Detail())
+			log.printf("ttftop: %s failing: %s\n", h.Notifier, h.Detail())
 		case h.Outcome == notify.Recovered:
-			log.printf("tokentop: %s delivering again\n", h.Notifier)
+			log.printf("ttftop: %s delivering again\n", h.Notifier)
 		}
 	}
 }

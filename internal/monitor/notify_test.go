@@ -10,11 +10,11 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/config"
-	"github.com/tokentop/tokentop/internal/syncbuf"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/slo/notify"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/config"
+	"github.com/ttftop/ttftop/internal/syncbuf"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/slo/notify"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // firingMonitor has one TPOT objective that its data breaches.
@@ -88,8 +88,8 @@ func TestUndeliveredNotificationsSaidAndReturned(t *testing.T) {
 	if !ok || s.State != telemetry.Error || s.Failures != 2 || s.Err != "HTTP 503 Service Unavailable: no (gave up after 2 attempts; 1 undelivered)" {
 		t.Errorf("notify source %+v", s)
 	}
-	want := "tokentop: webhook " + ts.URL + " failing: HTTP 503 Service Unavailable: no (attempt 1 of 2, retrying in 1ms)\n" +
-		"tokentop: webhook " + ts.URL + " failing: HTTP 503 Service Unavailable: no (gave up after 2 attempts; 1 undelivered)\n"
+	want := "ttftop: webhook " + ts.URL + " failing: HTTP 503 Service Unavailable: no (attempt 1 of 2, retrying in 1ms)\n" +
+		"ttftop: webhook " + ts.URL + " failing: HTTP 503 Service Unavailable: no (gave up after 2 attempts; 1 undelivered)\n"
 	if log.String() != want {
 		t.Errorf("log:\n%s\nwant:\n%s", log.String(), want)
 	}
@@ -116,8 +116,8 @@ func TestExitGraceCutShortSaidInAttempts(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		err = nt.Shutdown(ctx)
-		want := "tokentop: on-alert /bin/false failing: exit status 1 (attempt 1 of 4, retrying in 1s)\n" +
-			"tokentop: on-alert /bin/false failing: exit status 1 (gave up after attempt 3 of 4: the exit grace leaves no time for attempt 4; 1 undelivered)\n"
+		want := "ttftop: on-alert /bin/false failing: exit status 1 (attempt 1 of 4, retrying in 1s)\n" +
+			"ttftop: on-alert /bin/false failing: exit status 1 (gave up after attempt 3 of 4: the exit grace leaves no time for attempt 4; 1 undelivered)\n"
 		if log.String() != want {
 			t.Errorf("log:\n%s\nwant:\n%s", log.String(), want)
 		}

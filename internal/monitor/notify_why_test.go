@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/config"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/slo/notify"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/config"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/slo/notify"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // kvFullMonitor breaches its TPOT objective while the engine's KV cache

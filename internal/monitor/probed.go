@@ -1,6 +1,6 @@
 package monitor
 
-import "github.com/tokentop/tokentop/sources/probe"
+import "github.com/ttftop/ttftop/sources/probe"
 
 // noteProbed keeps the options an endpoint is probed with, so that a
 // view can send it other requests the same way (the dashboard's race).

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/probetest"
-	"github.com/tokentop/tokentop/sources/probe"
+	"github.com/ttftop/ttftop/internal/probetest"
+	"github.com/ttftop/ttftop/sources/probe"
 )
 
 // Each model a server lists is probed under its own name, and ProbedAs

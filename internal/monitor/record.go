@@ -4,8 +4,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/tokentop/tokentop/record"
-	"github.com/tokentop/tokentop/slo"
+	"github.com/ttftop/ttftop/record"
+	"github.com/ttftop/ttftop/slo"
 )
 
 // AddRecorder writes every observation and alert transition to path as

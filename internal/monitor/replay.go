@@ -7,10 +7,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tokentop/tokentop/diagnosis"
-	"github.com/tokentop/tokentop/record"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/diagnosis"
+	"github.com/ttftop/ttftop/record"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Judging says how a replay judges a recording.

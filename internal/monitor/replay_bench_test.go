@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/record"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/record"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
-// benchReplay records TOKENTOP_BENCH_MINUTES (default 60) of 50 endpoints
+// benchReplay records TTFTOP_BENCH_MINUTES (default 60) of 50 endpoints
 // through a real monitor on a synthetic clock: a TTFT and a TPOT sample
 // per endpoint every 2 s, an evaluation every second, and alerts flapping
 // on a fifth of the endpoints (an episode every 4 minutes), so that each
@@ -24,7 +24,7 @@ import (
 func benchReplay(b *testing.B) (string, time.Time, time.Time) {
 	b.Helper()
 	minutes := 60
-	if m, err := strconv.Atoi(os.Getenv("TOKENTOP_BENCH_MINUTES")); err == nil && m > 0 {
+	if m, err := strconv.Atoi(os.Getenv("TTFTOP_BENCH_MINUTES")); err == nil && m > 0 {
 		minutes = m
 	}
 	start := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
@@ -66,7 +66,7 @@ func benchReplay(b *testing.B) (string, time.Time, time.Time) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if keep := os.Getenv("TOKENTOP_BENCH_KEEP"); keep != "" {
+	if keep := os.Getenv("TTFTOP_BENCH_KEEP"); keep != "" {
 		if raw, err := os.ReadFile(path); err == nil {
 			_ = os.WriteFile(keep, raw, 0o644)
 		}

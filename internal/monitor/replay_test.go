@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/record"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/record"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 var rt0 = time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/ttftop/ttftop/internal/sim"
 )
 
 // startSim starts a simulator on loopback for the test, until ctx ends

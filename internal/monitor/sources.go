@@ -5,12 +5,12 @@ import (
 	"context"
 	"time"
 
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/sources/gpu"
-	"github.com/tokentop/tokentop/sources/probe"
-	"github.com/tokentop/tokentop/sources/promql"
-	"github.com/tokentop/tokentop/sources/scrape"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/sources/gpu"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/sources/promql"
+	"github.com/ttftop/ttftop/sources/scrape"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // AddProbe probes one endpoint. With no model given, every model the

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Tunnel is a connection every probe and scrape of a host goes through

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/syncbuf"
+	"github.com/ttftop/ttftop/internal/syncbuf"
 )
 
 // InstallHint tells how to get the binary.

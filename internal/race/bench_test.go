@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/probetest"
+	"github.com/ttftop/ttftop/internal/probetest"
 )
 
 // BenchmarkStartSkew races two loopback servers and reports how far apart

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tokentop/tokentop/sources/probe"
+	"github.com/ttftop/ttftop/sources/probe"
 )
 
 // Chunk is one token-bearing event of one racer, delivered as it is read

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/probetest"
-	"github.com/tokentop/tokentop/sources/probe"
+	"github.com/ttftop/ttftop/internal/probetest"
+	"github.com/ttftop/ttftop/sources/probe"
 )
 
 // accuracy is how far a client figure may trail the server's truth on a

@@ -3,8 +3,8 @@ package report
 import (
 	"encoding/json"
 
-	"github.com/tokentop/tokentop/diagnosis"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/diagnosis"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // DiagnosisReader is what a read-out takes from the monitor's diagnosis;

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/diagnosis"
-	"github.com/tokentop/tokentop/internal/syncbuf"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/diagnosis"
+	"github.com/ttftop/ttftop/internal/syncbuf"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // With diagnoses, every endpoint carries "diagnosis": its findings, or

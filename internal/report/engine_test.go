@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // The engine diagnosis signals appear under their endpoint in the text

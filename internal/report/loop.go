@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Reader is what the headless loop reads; *telemetry.Store fits.

@@ -9,10 +9,10 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/tokentop/tokentop/diagnosis"
-	"github.com/tokentop/tokentop/figures"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/diagnosis"
+	"github.com/ttftop/ttftop/figures"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // AlertReader is what a read-out takes from the SLO engine; *slo.Engine
@@ -178,7 +178,7 @@ func since(a slo.Alert, now time.Time) string {
 }
 
 // MarshalJSON writes the SLO state with every duration in milliseconds,
-// named *_ms, as the rest of tokentop's JSON: a latency objective's value,
+// named *_ms, as the rest of ttftop's JSON: a latency objective's value,
 // threshold and peak (slo.Alert keeps seconds, its base unit), the burn
 // windows and the budget span (nanoseconds in slo.Alert). Ratios stay
 // fractions. An unmeasured objective's value stays null.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 type fakeAlerts struct{ current, history []slo.Alert }

@@ -1,5 +1,5 @@
 // Package report renders snapshots as plain text or JSON, for headless use:
-// the dashboard when stdout is not a terminal, and `tokentop snapshot`.
+// the dashboard when stdout is not a terminal, and `ttftop snapshot`.
 package report
 
 import (
@@ -12,8 +12,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // JSON writes the snapshot as one JSON document.

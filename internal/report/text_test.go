@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func TestTextShowsStatesNotNumbersAsLive(t *testing.T) {

@@ -1,8 +1,8 @@
-// Package screentest reads a captured tokentop main screen (a golden
+// Package screentest reads a captured ttftop main screen (a golden
 // frame, a tmux capture) back into its sections: the header, the table's
 // rows with their server groups and chart lines, the selected endpoint's
 // info line, the GPU panel, the alerts and the footer. Tests in tui and
-// cmd/tokentop share it so they parse a screen the same way.
+// cmd/ttftop share it so they parse a screen the same way.
 package screentest
 
 import (
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokentop/tokentop/tui/common"
+	"github.com/ttftop/ttftop/tui/common"
 )
 
 // Kind is what a table line is.

@@ -6,7 +6,7 @@ import (
 )
 
 // A grouped fleet screen with a GPU panel, as the main screen draws it.
-const fleet = ` tokentop                     2 endpoints · 12:05:00
+const fleet = ` ttftop                     2 endpoints · 12:05:00
  sources: ● probe ok 42ms
  ENDPOINT▲                  TTFT p50/p99   SLO
  gpu-a:8000 · 2 endpoints · vllm · 1 BREACH

@@ -10,7 +10,7 @@ const (
 	DemoReasoning = "deepseek-ai/DeepSeek-R1-Distill-Llama-8B"
 )
 
-// DemoConfig is the setup of tokentop's demo, on loopback ports chosen by
+// DemoConfig is the setup of ttftop's demo, on loopback ports chosen by
 // the OS (read them from URL and DCGMURL after Start):
 //   - DemoHealthy: 8B on an H100 with speculative decoding (2 draft
 //     tokens, 70 % acceptance: ≈ 2.2 tokens per step, TPOT ≈ 3 ms) and

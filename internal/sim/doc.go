@@ -1,4 +1,4 @@
-// Package sim is tokentop's built-in, in-process engine simulator: a
+// Package sim is ttftop's built-in, in-process engine simulator: a
 // vLLM-compatible OpenAI server whose latencies come from a small model of
 // a memory-bandwidth-bound GPU, plus a dcgm-exporter style GPU endpoint.
 //
@@ -44,7 +44,7 @@
 // numbered across models in Config.Models order (a model with NumGPUs 2
 // takes two consecutive indices). As dcgm-exporter does with its Kubernetes
 // mapping, every series carries pod, namespace and container labels; pod is
-// PodName(served model name), namespace "tokentop-sim", container "vllm".
+// PodName(served model name), namespace "ttftop-sim", container "vllm".
 // Hostname is Config.Hostname on all GPUs, so (Hostname, gpu) is unique and
 // GPUs maps it back to the served model.
 //

@@ -5,11 +5,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tokentop/tokentop/bandwidth"
+	"github.com/ttftop/ttftop/bandwidth"
 )
 
 // GPU describes a simulated accelerator. Name and PeakBW come from
-// bandwidth.Table, the one table of GPUs, so MBU computed by tokentop from
+// bandwidth.Table, the one table of GPUs, so MBU computed by ttftop from
 // the simulator's numbers uses the same denominators as on real hardware.
 type GPU struct {
 	Name       string  // bandwidth.Table's name, used in ModelSpec.GPU, e.g. "H100 SXM"

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/bandwidth"
+	"github.com/ttftop/ttftop/bandwidth"
 )
 
 // kvHeavyModel has a 10 ms step at batch 1 and KV traffic that doubles
@@ -137,7 +137,7 @@ func itoa(i int) string { return strings.TrimSuffix(pyFloat(float64(i)), ".0") }
 
 // The simulator's GPUs are bandwidth.Table's: every one it plays is in the
 // table with the table's peak, and the name its dcgm-exporter reports maps
-// back to the same entry, so tokentop's MBU of the simulator divides by
+// back to the same entry, so ttftop's MBU of the simulator divides by
 // the peak the simulator used.
 func TestGPUsAreBandwidthTableEntries(t *testing.T) {
 	names := GPUNames()

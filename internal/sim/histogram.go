@@ -1,8 +1,8 @@
 package sim
 
 import (
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // histogram is a Prometheus-style histogram with fixed upper bounds. It is
@@ -39,7 +39,7 @@ func (h *histogram) observe(v float64) {
 
 // Bucket boundaries copied from the engines (docs/engines.md and the
 // captures in internal/fixtures/testdata/metrics) so dashboards and
-// tokentop's quantile maths see real layouts.
+// ttftop's quantile maths see real layouts.
 var (
 	vllmTTFTBuckets = []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75,
 		1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0}

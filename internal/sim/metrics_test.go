@@ -12,7 +12,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/tokentop/tokentop/internal/fixtures"
+	"github.com/ttftop/ttftop/internal/fixtures"
 )
 
 func bounds(h *dto.Histogram) []float64 {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/sources/probe"
+	"github.com/ttftop/ttftop/sources/probe"
 )
 
 func reasoningModel() ModelSpec {
@@ -18,7 +18,7 @@ func reasoningModel() ModelSpec {
 }
 
 // A reasoning model streams its thinking as delta.reasoning_content
-// before the answer, and counts it in usage; tokentop's probe sees the
+// before the answer, and counts it in usage; ttftop's probe sees the
 // answer start after the thinking: TTFA ≈ TTFT + reasoning tokens × step.
 func TestReasoningPhaseOnChat(t *testing.T) {
 	s := startServer(t, Config{Models: []ModelSpec{reasoningModel()}})

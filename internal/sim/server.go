@@ -42,14 +42,14 @@ type Config struct {
 	// can jump to any point of a scenario. Token timing always uses the
 	// real monotonic clock.
 	Clock    func() time.Time
-	Hostname string // DCGM Hostname label; default "tokentop-sim"
+	Hostname string // DCGM Hostname label; default "ttftop-sim"
 	// CoarseTiming waits for steps with Go timers only, without the final
 	// nanosleep and spin: tokens land up to ~1 ms late, which a demo never
 	// shows, and the process uses about 2 % of a core less. While no HTTP
 	// client is streaming from a model, its engine also runs its steps in
 	// batches up to coarseLag late (the schedule and metrics are the same;
 	// /metrics and DCGM trail by at most that), which saves most of its
-	// timer wake-ups. Benchmarks and `tokentop sim` keep precise timing.
+	// timer wake-ups. Benchmarks and `ttftop sim` keep precise timing.
 	CoarseTiming bool
 }
 
@@ -103,7 +103,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("shared prefix share %v: must be within [0, 1]", cfg.SharedPrefixShare)
 	}
 	if cfg.Hostname == "" {
-		cfg.Hostname = "tokentop-sim"
+		cfg.Hostname = "ttftop-sim"
 	}
 	s := &Server{cfg: cfg, format: cfg.MetricsFormat, byName: map[string]*engine{}, epoch: time.Now()}
 	s.wallStart = s.wallNow()

@@ -82,7 +82,7 @@ type GPUInfo struct {
 
 // PodNamespace and PodContainer are the fixed k8s labels of DCGM series.
 const (
-	PodNamespace = "tokentop-sim"
+	PodNamespace = "ttftop-sim"
 	PodContainer = "vllm"
 )
 

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/discover"
-	"github.com/tokentop/tokentop/internal/discover/enginetest"
-	"github.com/tokentop/tokentop/internal/sshhost/sshdtest"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/discover"
+	"github.com/ttftop/ttftop/internal/discover/enginetest"
+	"github.com/ttftop/ttftop/internal/sshhost/sshdtest"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // TestRemoteDiscoveryThroughSSH: through a real sshd reached as "box"

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tokentop/tokentop/internal/discover"
+	"github.com/ttftop/ttftop/internal/discover"
 )
 
 // listScript prints the host's TCP tables and every process's command

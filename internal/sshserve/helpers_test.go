@@ -16,9 +16,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	gossh "golang.org/x/crypto/ssh"
 
-	"github.com/tokentop/tokentop/internal/monitor"
-	"github.com/tokentop/tokentop/internal/syncbuf"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/monitor"
+	"github.com/ttftop/ttftop/internal/syncbuf"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // waitLong bounds every wait: generous, because the test machine is a

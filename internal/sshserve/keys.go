@@ -56,7 +56,7 @@ func parseAuthorizedKeys(path string) (keySet, []string, error) {
 			continue
 		}
 		if why := unsupportedOption(opts); why != "" {
-			warnings = append(warnings, fmt.Sprintf("%s:%d: skipped: option %s is not enforced by tokentop serve", path, n+1, why))
+			warnings = append(warnings, fmt.Sprintf("%s:%d: skipped: option %s is not enforced by ttftop serve", path, n+1, why))
 			continue
 		}
 		keys[string(key.Marshal())] = struct{}{}
@@ -185,7 +185,7 @@ func createHostKey(path string) error {
 	if err != nil {
 		return fmt.Errorf("host key: %w", err)
 	}
-	block, err := gossh.MarshalPrivateKey(priv, "tokentop host key")
+	block, err := gossh.MarshalPrivateKey(priv, "ttftop host key")
 	if err != nil {
 		return fmt.Errorf("host key: %w", err)
 	}

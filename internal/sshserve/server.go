@@ -1,4 +1,4 @@
-// Package sshserve serves the tokentop dashboard, read-only, over SSH: a
+// Package sshserve serves the ttftop dashboard, read-only, over SSH: a
 // team runs `ssh -p 2222 host` and watches the same live data without
 // installing anything.
 //
@@ -8,7 +8,7 @@
 // authentication only, from an authorized-keys file; it runs no shell and
 // no command, forwards nothing, and needs a pty.
 //
-// Wiring (cmd/tokentop):
+// Wiring (cmd/ttftop):
 //
 //	s, err := sshserve.New(m.Store, m.SLO, sshserve.Options{AuthorizedKeys: ak, HostKey: hk, View: opts})
 //	if err := s.Listen(); err != nil { ... }
@@ -30,7 +30,7 @@ import (
 	"charm.land/wish/v2"
 	gossh "golang.org/x/crypto/ssh"
 
-	"github.com/tokentop/tokentop/tui"
+	"github.com/ttftop/ttftop/tui"
 )
 
 // Defaults for Options.
@@ -160,11 +160,11 @@ func New(data tui.Data, alerts tui.Alerts, opts Options) (*Server, error) {
 	return s, nil
 }
 
-// newSSH configures the library server so that only what tokentop needs
+// newSSH configures the library server so that only what ttftop needs
 // is reachable: public keys, "session" channels, nothing else.
 func (s *Server) newSSH(signer gossh.Signer) (*ssh.Server, error) {
 	srv := &ssh.Server{
-		Version:          "tokentop",
+		Version:          "ttftop",
 		HandshakeTimeout: handshakeTimeout,
 		// The connection-level idle timer counts the frames we write, so
 		// it only catches dead peers; viewer idleness is timed on input.
@@ -211,7 +211,7 @@ func (s *Server) Listen() error {
 	if !isLoopback(s.opts.Listen) {
 		s.log.Warn("listening on a non-loopback address: anyone who can reach it may try to log in (keys are still required)", "listen", s.opts.Listen)
 	}
-	s.log.Info("tokentop ssh server listening", "addr", ln.Addr().String(), "host_key", s.hostFP)
+	s.log.Info("ttftop ssh server listening", "addr", ln.Addr().String(), "host_key", s.hostFP)
 	return nil
 }
 

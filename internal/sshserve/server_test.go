@@ -13,7 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	gossh "golang.org/x/crypto/ssh"
 
-	"github.com/tokentop/tokentop/tui"
+	"github.com/ttftop/ttftop/tui"
 )
 
 func TestViewerSeesLiveFrames(t *testing.T) {
@@ -115,7 +115,7 @@ func TestNoPTYRefused(t *testing.T) {
 	}
 	err := sess.Wait()
 	var exit *gossh.ExitError
-	if !errors.As(err, &exit) || exit.ExitStatus() != 1 || !strings.Contains(stderr.String(), "tokentop needs a terminal: ssh -t") {
+	if !errors.As(err, &exit) || exit.ExitStatus() != 1 || !strings.Contains(stderr.String(), "ttftop needs a terminal: ssh -t") {
 		t.Errorf("shell without pty: got %v, stderr %q", err, stderr.String())
 	}
 }
@@ -184,7 +184,7 @@ func waitLog(t *testing.T, f *fixture, s string) {
 
 func TestHostKeyCreatedOnceAndReused(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "state", "tokentop", "ssh_host_ed25519_key")
+	path := filepath.Join(dir, "state", "ttftop", "ssh_host_ed25519_key")
 	fingerprints := make([]string, 2)
 	for i := range fingerprints {
 		f := startServer(t, func(o *Options) { o.HostKey = path })
@@ -285,7 +285,7 @@ func TestLeavingAndPanickingViewersDisturbNoOne(t *testing.T) {
 	f := startServer(t, nil, func(s *Server) {
 		real := s.newModel
 		s.newModel = func(d tui.Data, a tui.Alerts, o tui.Options) tea.Model {
-			if o.Getenv("TOKENTOP_TEST_PANIC") != "" {
+			if o.Getenv("TTFTOP_TEST_PANIC") != "" {
 				return panicModel{}
 			}
 			return real(d, a, o)
@@ -295,7 +295,7 @@ func TestLeavingAndPanickingViewersDisturbNoOne(t *testing.T) {
 	a.waitText("llama-test")
 	b.waitText("llama-test")
 	a.close()
-	bad := f.openViewer(map[string]string{"TOKENTOP_TEST_PANIC": "1"})
+	bad := f.openViewer(map[string]string{"TTFTOP_TEST_PANIC": "1"})
 	if err := bad.waitEnd(); err == nil {
 		t.Log("panicking session ended cleanly")
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	gossh "golang.org/x/crypto/ssh"
 
-	"github.com/tokentop/tokentop/sanitize"
+	"github.com/ttftop/ttftop/sanitize"
 )
 
 // Why a session ended, told to its viewer.
@@ -21,11 +21,11 @@ var (
 	errMaxTime   = errors.New("session time limit reached")
 	errShutdown  = errors.New("the server is shutting down")
 	errTooMany   = errors.New("too many viewers")
-	errNoPTY     = errors.New("tokentop needs a terminal: ssh -t")
-	errNoCommand = errors.New("tokentop only shows its dashboard here: commands are not run (connect without one)")
+	errNoPTY     = errors.New("ttftop needs a terminal: ssh -t")
+	errNoCommand = errors.New("ttftop only shows its dashboard here: commands are not run (connect without one)")
 )
 
-// handle is the session handler: it refuses what tokentop does not offer,
+// handle is the session handler: it refuses what ttftop does not offer,
 // enforces the viewer cap, then runs one dashboard until it ends.
 func (s *Server) handle(sess ssh.Session) {
 	if !s.enter() {
@@ -111,8 +111,8 @@ func (s *Server) refuse(sess ssh.Session, why error) {
 // tell writes a one-line message to the client's stderr.
 func (s *Server) tell(sess ssh.Session, why error) {
 	msg := why.Error()
-	if !strings.HasPrefix(msg, "tokentop") {
-		msg = "tokentop: " + msg
+	if !strings.HasPrefix(msg, "ttftop") {
+		msg = "ttftop: " + msg
 	}
 	if _, err := fmt.Fprintf(sess.Stderr(), "%s\r\n", msg); err != nil {
 		s.log.Debug("ssh write", "err", err)

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/tui"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/tui"
 )
 
 // sharedReadAge is how far apart two viewers' refreshes may be and still

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/tui"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/tui"
 )
 
 // countingData counts the snapshots it computes.

@@ -1,7 +1,7 @@
 // Package sweep finds an endpoint's capacity knee: it ramps closed-loop
 // concurrency (1, 2, 4, … up to a maximum) with sources/probe requests,
 // measures each step until its p95s are stable, and judges every step
-// against the objectives. It is the logic of `tokentop sweep`.
+// against the objectives. It is the logic of `ttftop sweep`.
 //
 // # A step
 //

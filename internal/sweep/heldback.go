@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tokentop/tokentop/sources/probe"
+	"github.com/ttftop/ttftop/sources/probe"
 )
 
 // Holder names what kept a step below its concurrency.

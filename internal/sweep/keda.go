@@ -57,7 +57,7 @@ func Snippet(k KEDA, r *Report, tr Trigger) (string, error) {
 		return "", err
 	}
 	head := fmt.Sprintf("# KEDA ScaledObject: scale %s past the load of concurrency %d, the most that met every objective\n"+
-		"# (TPOT p95 %s, tokentop sweep of %s, client-measured).\n# Reads %s.\n",
+		"# (TPOT p95 %s, ttftop sweep of %s, client-measured).\n# Reads %s.\n",
 		k.Target, r.Knee.Concurrency, msText(r.Knee.TPOTp95ms), r.Endpoint, tr.Reads)
 	if tr.Warning != "" {
 		head += "# WARNING: " + tr.Warning + ".\n"

@@ -6,8 +6,8 @@ import (
 	"math"
 	"strings"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Lines are the SLO thresholds the view draws, in milliseconds (nil =

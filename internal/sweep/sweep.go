@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/sources/probe"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Defaults of Config.
@@ -180,7 +180,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	ep := p.Endpoint()
 	opts.Model = p.Model()
 	rep := &Report{URL: p.URL(), Model: p.Model(), Engine: ep.Engine, Endpoint: ep.Name,
-		Source: "client (tokentop probe requests)", Limits: p.Options().Limits}
+		Source: "client (ttftop probe requests)", Limits: p.Options().Limits}
 	bounds := slo.BoundsFor(cfg.Objectives, ep.Name)
 	var objs []slo.Objective
 	for _, o := range cfg.Objectives {

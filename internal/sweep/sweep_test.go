@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/internal/sim/simtest"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/sources/probe"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/internal/sim/simtest"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func f(v float64) *float64 { return &v }

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // kneeQuantile is the quantile the knee's TPOT is described by (its p95),
@@ -83,7 +83,7 @@ func triggerOf(r *Report, window string) (Trigger, error) {
 			kneeQuantile, a.Bucket(), braces(sel), window)),
 			Threshold: kneeS, Series: a.Bucket(),
 			Reads: fmt.Sprintf("TPOT p95 interpolated by histogram_quantile from %s, against the knee's %.1f ms", a.Bucket(), kneeS*1000),
-			Warning: fmt.Sprintf("tokentop does not know the bucket bounds of %s: histogram_quantile interpolates inside a bucket, "+
+			Warning: fmt.Sprintf("ttftop does not know the bucket bounds of %s: histogram_quantile interpolates inside a bucket, "+
 				"so a threshold inside one is not resolved; check it against the engine's buckets", a.Name),
 		}, nil
 	case a.Type == engines.CounterRatio:

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // kneeReport is a sweep whose knee's requests had these TPOTs (ms).
@@ -77,7 +77,7 @@ func TestTriggerBoundAboveTheKnee(t *testing.T) {
 	}
 }
 
-// Where tokentop does not know the buckets (TGI), the trigger interpolates
+// Where ttftop does not know the buckets (TGI), the trigger interpolates
 // and warns that it may not resolve the threshold.
 func TestTriggerUnknownBuckets(t *testing.T) {
 	tr, err := TriggerOf(kneeReport(telemetry.EngineTGI, spread(20, 20, 24)...), "5m")

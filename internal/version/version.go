@@ -1,5 +1,5 @@
-// Package version reports tokentop's version: the value injected at build
-// time with -ldflags "-X github.com/tokentop/tokentop/internal/version.Version=v1.2.3",
+// Package version reports ttftop's version: the value injected at build
+// time with -ldflags "-X github.com/ttftop/ttftop/internal/version.Version=v1.2.3",
 // else the module version recorded by the Go toolchain.
 package version
 

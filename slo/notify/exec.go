@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/slo"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/slo"
 )
 
 // ExecOptions tune a command notifier; zero values take defaults.
@@ -95,10 +95,10 @@ func (x *Exec) run(ctx context.Context, job execJob) error {
 	stderr := &tailBuffer{max: 512}
 	cmd.Stderr = stderr
 	cmd.Env = append(os.Environ(),
-		"TOKENTOP_ALERT_STATUS="+ev.Status,
-		"TOKENTOP_ALERT_OBJECTIVE="+ev.Alert.Objective,
-		"TOKENTOP_ALERT_ENDPOINT="+ev.Alert.Endpoint,
-		"TOKENTOP_ALERT_SEVERITY="+ev.Alert.Severity,
+		"TTFTOP_ALERT_STATUS="+ev.Status,
+		"TTFTOP_ALERT_OBJECTIVE="+ev.Alert.Objective,
+		"TTFTOP_ALERT_ENDPOINT="+ev.Alert.Endpoint,
+		"TTFTOP_ALERT_SEVERITY="+ev.Alert.Severity,
 	)
 	// Output pipes held open by a grandchild must not hang the worker.
 	cmd.WaitDelay = time.Second

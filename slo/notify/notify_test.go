@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func epoch() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }
@@ -56,7 +56,7 @@ func TestExecPassesHostileTextLiterally(t *testing.T) {
 	hook := script(t, `out="$1"
 cat > "$out/stdin.json"
 printf '%s\n' "$@" > "$out/args"
-printf '%s' "$TOKENTOP_ALERT_OBJECTIVE" > "$out/env"
+printf '%s' "$TTFTOP_ALERT_OBJECTIVE" > "$out/env"
 `)
 	hostile := "ttft $(rm -rf /) `touch " + dir + "/pwned1`; touch " + dir + "/pwned2 && echo \"$HOME\" | sh"
 	x, err := NewExec([]string{hook, dir, "--team", "inference"}, ExecOptions{})
@@ -190,7 +190,7 @@ func TestWebhookRetriesThenSucceeds(t *testing.T) {
 	srv := &server{fail: 2, status: http.StatusServiceUnavailable}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	w, err := NewWebhook(ts.URL+"/api/v2/alerts", WebhookOptions{Backoff: 10 * time.Millisecond, GeneratorURL: "http://tokentop.local/"})
+	w, err := NewWebhook(ts.URL+"/api/v2/alerts", WebhookOptions{Backoff: 10 * time.Millisecond, GeneratorURL: "http://ttftop.local/"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestWebhookRetriesThenSucceeds(t *testing.T) {
 	if a.Labels["alertname"] != "ttft-p95" || a.Labels["endpoint"] != "llama-prod" || a.Labels["severity"] != "warning" {
 		t.Errorf("labels %v", a.Labels)
 	}
-	if !a.StartsAt.Equal(tr.Alert.ActiveAt) || !a.EndsAt.Equal(tr.At.Add(4*time.Minute)) || a.GeneratorURL != "http://tokentop.local/" {
+	if !a.StartsAt.Equal(tr.Alert.ActiveAt) || !a.EndsAt.Equal(tr.At.Add(4*time.Minute)) || a.GeneratorURL != "http://ttftop.local/" {
 		t.Errorf("times %v–%v, generator %q", a.StartsAt, a.EndsAt, a.GeneratorURL)
 	}
 	if !strings.Contains(a.Annotations["summary"], "TTFT p95 7.25s > 5s over 5m on llama-prod") {

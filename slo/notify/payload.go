@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tokentop/tokentop/figures"
-	"github.com/tokentop/tokentop/slo"
+	"github.com/ttftop/ttftop/figures"
+	"github.com/ttftop/ttftop/slo"
 )
 
 // Event is the JSON a command receives on stdin: one transition.

@@ -1,4 +1,4 @@
-// Package notify delivers alert transitions outside tokentop: a command run
+// Package notify delivers alert transitions outside ttftop: a command run
 // per alert (--on-alert) and Alertmanager-compatible webhooks. Delivery
 // must never stall the monitor: every notifier queues work for its own
 // single worker and never blocks the caller (the UI loop): when the queue
@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
+	"github.com/ttftop/ttftop/slo"
 )
 
 // Notifier receives the transitions of each evaluation. Notify must not

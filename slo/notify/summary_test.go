@@ -3,8 +3,8 @@ package notify
 import (
 	"testing"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // alertOf is an alert of objective o (completed as the engine completes

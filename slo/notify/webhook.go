@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/slo"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/slo"
 )
 
 // WebhookOptions tune a webhook notifier; zero values take defaults.
@@ -141,7 +141,7 @@ func (w *Webhook) attempt(ctx context.Context, body []byte) error {
 		return fmt.Errorf("%w: %w", ErrPermanent, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "tokentop")
+	req.Header.Set("User-Agent", "ttftop")
 	if w.opts.Authorize != nil {
 		if err := w.opts.Authorize(req); err != nil {
 			return fmt.Errorf("credentials: %w", err)

@@ -5,9 +5,9 @@ import (
 	"io"
 	"time"
 
-	"github.com/tokentop/tokentop/sources/httpclient"
-	"github.com/tokentop/tokentop/sources/internal/loop"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sources/httpclient"
+	"github.com/ttftop/ttftop/sources/internal/loop"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // FBUsedMiB is the framebuffer memory in use, in MiB, summed over an

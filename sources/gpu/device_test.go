@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/fixtures"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/fixtures"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func devices(obs []telemetry.Observation) map[string]*telemetry.GPUDevice {

@@ -1,4 +1,4 @@
-// Package gpu reads GPU memory activity for tokentop's endpoints from
+// Package gpu reads GPU memory activity for ttftop's endpoints from
 // dcgm-exporter (scraped directly) or from a local nvidia-smi loop, and
 // maps GPUs to endpoints.
 //

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/sources/scrape"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/sources/scrape"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // sumSeries adds up the values of the series of family name whose label

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/fixtures"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/telemetry/telemetrytest"
+	"github.com/ttftop/ttftop/internal/fixtures"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/telemetry/telemetrytest"
 )
 
 // collector keeps every observation (a concurrency-safe Sink).
@@ -350,7 +350,7 @@ func TestSMIFailingBinary(t *testing.T) {
 }
 
 // A dcgm URL may be the exporter's base or its /metrics page (as
-// examples/tokentop.yaml writes it): both reach /metrics, never
+// examples/ttftop.yaml writes it): both reach /metrics, never
 // /metrics/metrics.
 func TestDCGMURLWithOrWithoutMetricsPath(t *testing.T) {
 	body := fixture(t)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // reading is one GPU's values from one refresh. NaN means no value.
@@ -285,7 +285,7 @@ func models(readings []*reading) []string {
 
 // energyMeter turns each GPU's energy counter into its mean power
 // between the counter's last two changes. dcgm-exporter refreshes fields
-// on its own period (30 s by default) while tokentop may scrape every
+// on its own period (30 s by default) while ttftop may scrape every
 // second: an unchanged counter is not zero power, so the last mean is
 // held until the counter moves again. A counter that goes down (driver
 // reload) or a GPU seen for the first time has no mean yet.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/bandwidth"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/bandwidth"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // TestRealNvidiaSMI runs against the machine's nvidia-smi when there is

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func TestScrapeSimulatorDCGM(t *testing.T) {
@@ -28,9 +28,9 @@ func TestScrapeSimulatorDCGM(t *testing.T) {
 	time.Sleep(500 * time.Millisecond) // let the 1 s activity window fill
 	var targets []Target
 	for _, m := range models {
-		targets = append(targets, Target{Endpoint: m.Name, Pod: sim.PodName(m.Name), Namespace: "tokentop-sim"})
+		targets = append(targets, Target{Endpoint: m.Name, Pod: sim.PodName(m.Name), Namespace: "ttftop-sim"})
 	}
-	targets = append(targets, Target{Endpoint: "host", Host: "tokentop-sim"})
+	targets = append(targets, Target{Endpoint: "host", Host: "ttftop-sim"})
 	c := &collector{}
 	if err := New(Config{URL: srv.DCGMURL(), Targets: targets}, c).ScrapeOnce(context.Background()); err != nil {
 		t.Fatal(err)

@@ -14,8 +14,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // SMI runs nvidia-smi in loop mode (-lms) and reports local GPUs. A

@@ -11,7 +11,7 @@ const (
 	DefaultTimeout      = 5 * time.Second
 	DefaultMaxRedirects = 3
 	DefaultMaxBodyBytes = 32 << 20 // 32 MiB
-	DefaultUserAgent    = "tokentop"
+	DefaultUserAgent    = "ttftop"
 	// ErrorBodyBytes caps how much of an error response is quoted.
 	ErrorBodyBytes = 512
 )
@@ -36,7 +36,7 @@ type Config struct {
 	MaxRedirects int `json:"max_redirects,omitempty" yaml:"max_redirects,omitempty"`
 	// MaxBodyBytes caps a response body. Default 32 MiB.
 	MaxBodyBytes int64 `json:"max_body_bytes,omitempty" yaml:"max_body_bytes,omitempty"`
-	// UserAgent defaults to "tokentop".
+	// UserAgent defaults to "ttftop".
 	UserAgent string `json:"user_agent,omitempty" yaml:"user_agent,omitempty"`
 	// Dial, when set, opens every connection (an SSH tunnel's
 	// ssh.Client.DialContext); nil dials directly.

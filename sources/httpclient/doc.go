@@ -1,4 +1,4 @@
-// Package httpclient is the HTTP client shared by tokentop's network
+// Package httpclient is the HTTP client shared by ttftop's network
 // sources (scrape, gpu, later probe and promql): bearer token and custom
 // headers from env or file, re-read on every request; a CA file; TLS
 // verification on unless explicitly disabled; a redirect limit that never

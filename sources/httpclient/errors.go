@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net/url"
 
-	"github.com/tokentop/tokentop/sanitize"
+	"github.com/ttftop/ttftop/sanitize"
 )
 
 // ErrBodyTooLarge is wrapped by the error of a response over the body cap.

@@ -3,7 +3,7 @@ package probe
 import (
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Breakdown parts, in waterfall order.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func partsByName(parts []telemetry.ProbePart) map[string]telemetry.ProbePart {

@@ -11,8 +11,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // target is where requests go, resolved from the URL the user gave.

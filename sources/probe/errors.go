@@ -9,7 +9,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/tokentop/tokentop/sanitize"
+	"github.com/ttftop/ttftop/sanitize"
 )
 
 // ErrorKind is the category of a failed probe, stable for JSON and alerts.

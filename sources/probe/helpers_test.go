@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/fixtures"
-	"github.com/tokentop/tokentop/internal/probetest"
-	"github.com/tokentop/tokentop/telemetry/telemetrytest"
+	"github.com/ttftop/ttftop/internal/fixtures"
+	"github.com/ttftop/ttftop/internal/probetest"
+	"github.com/ttftop/ttftop/telemetry/telemetrytest"
 )
 
 // fixtureDir is the repository's stream captures.

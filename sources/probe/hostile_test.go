@@ -20,7 +20,7 @@ import (
 // TestRoleChunkThenDelay is the acceptance scenario of docs/definitions.md:
 // a role-only chunk at once, the first text 200 ms later, then 10 tokens
 // 20 ms apart, a finish-only chunk and usage 10. vLLM reports TTFT ≈ 4 ms
-// and TPOT 42.9 ms here; tokentop's definitions give TTFT ≈ 200 ms and
+// and TPOT 42.9 ms here; ttftop's definitions give TTFT ≈ 200 ms and
 // TPOT ≈ 20 ms.
 func TestRoleChunkThenDelay(t *testing.T) {
 	steps := []step{{Data: sseData(roleChunk)}, {Wait: 200 * time.Millisecond, Data: sseData(chatChunk("t0"))}}
@@ -344,7 +344,7 @@ func TestConnectFailures(t *testing.T) {
 	if r := probeOnce(t, Options{URL: "http://" + addr}); r.ErrorKind != ErrConnect {
 		t.Errorf("refused: kind %q err %q", r.ErrorKind, r.Err)
 	}
-	if r := probeOnce(t, Options{URL: "http://tokentop-probe-test.invalid:8000", Timeout: 10 * time.Second}); r.ErrorKind != ErrDNS {
+	if r := probeOnce(t, Options{URL: "http://ttftop-probe-test.invalid:8000", Timeout: 10 * time.Second}); r.ErrorKind != ErrDNS {
 		t.Errorf("dns: kind %q err %q", r.ErrorKind, r.Err)
 	}
 }

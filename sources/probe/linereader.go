@@ -164,7 +164,7 @@ type framer interface {
 	next() (frame, error)
 }
 
-// sseFramer implements the WHATWG event-stream rules tokentop needs:
+// sseFramer implements the WHATWG event-stream rules ttftop needs:
 // event/data fields, optional space after the colon, multi-line data,
 // comments, and a final event without its blank line dispatched at EOF.
 type sseFramer struct {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/sanitize"
+	"github.com/ttftop/ttftop/sanitize"
 )
 
 // hostileModel is a model id that, printed raw, would retitle the terminal,

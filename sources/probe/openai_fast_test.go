@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokentop/tokentop/internal/fixtures"
+	"github.com/ttftop/ttftop/internal/fixtures"
 )
 
 // simChunks are the simulator's chunk layouts (vLLM's field order): role,

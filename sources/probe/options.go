@@ -3,10 +3,10 @@ package probe
 import (
 	"errors"
 	"fmt"
-	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/ttftop/ttftop/sources/httpclient"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/config"
+	"github.com/ttftop/ttftop/internal/config"
 )
 
 // API names a wire protocol, as accepted by --api.

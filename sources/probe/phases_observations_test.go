@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/probetest"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/probetest"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // TestReasoningObservations: a reasoning probe feeds a TTFA sample to the

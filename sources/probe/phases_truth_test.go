@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // truthStream is one protocol's reasoning → answer → tool-call stream, as

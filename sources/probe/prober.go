@@ -15,8 +15,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Prober sends probe requests to one endpoint. It is safe for concurrent
@@ -168,7 +168,7 @@ func withQuery(u, query string) string {
 }
 
 func (p *Prober) setHeaders(h http.Header, key Secret) {
-	h.Set("User-Agent", "tokentop-probe")
+	h.Set("User-Agent", "ttftop-probe")
 	// Identity: compressed streams are buffered by gzip middleware.
 	h.Set("Accept-Encoding", "identity")
 	p.proto.SetAuth(h, key)

@@ -3,7 +3,7 @@ package probe
 import (
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Result is one probe request, successful or not. Durations are offsets

@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Live text limits: the dashboard shows the tail of the current answer.
@@ -20,7 +20,7 @@ const (
 	liveTextInterval = 100 * time.Millisecond // ≤ 10 updates a second
 )
 
-// Runner probes one endpoint on its schedule and feeds tokentop: an
+// Runner probes one endpoint on its schedule and feeds ttftop: an
 // endpoint announcement, samples per successful probe, failures, probe
 // records, live text and the source's own health.
 type Runner struct {

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/ttftop/ttftop/sources/httpclient"
 )
 
 // Secret is httpclient.Secret: a credential that prints as "<secret>"

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/probetest"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/probetest"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func TestSecretNeverPrinted(t *testing.T) {

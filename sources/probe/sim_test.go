@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/sources/probe"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
-// TestAgainstSimulator probes tokentop's own vLLM simulator end to end:
+// TestAgainstSimulator probes ttftop's own vLLM simulator end to end:
 // discovery, both OpenAI APIs, usage counts, plausible timings.
 func TestAgainstSimulator(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

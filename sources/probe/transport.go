@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/ttftop/ttftop/sources/httpclient"
 )
 
 // idleConnTimeout stays below uvicorn's 5 s keep-alive so the pool never

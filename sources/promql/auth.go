@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/ttftop/ttftop/sources/httpclient"
 )
 
 // BasicAuth is HTTP basic auth, which the shared httpclient.Config lacks.

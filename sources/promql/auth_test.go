@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/sources/httpclient"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sources/httpclient"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 const testToken = "s3cr3t-T0KEN-d0-not-print"

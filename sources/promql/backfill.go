@@ -10,7 +10,7 @@ import (
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // History of the viewed window. The live chain (steps.go) fetches every
@@ -168,7 +168,7 @@ func (rd *round) chunk(p *historyPlan, series int, templates []string) {
 }
 
 // runHistory fetches the plans' chunks in order, historyPrefetch ahead of
-// the one being turned into History (the server and tokentop work at
+// the one being turned into History (the server and ttftop work at
 // once), so at most historyPrefetch+1 chunks' answers are held. A failed chunk ends its plan there:
 // what came before it stays (the oldest point held, or what was asked,
 // moved back with it), retried after DiscoveryInterval; it is a warning,

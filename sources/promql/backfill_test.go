@@ -12,7 +12,7 @@ import (
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // windowsOf returns the TTFT windows of an endpoint sorted by end.
@@ -216,7 +216,7 @@ func TestValueHistoryTilesWithoutOverlap(t *testing.T) {
 			}
 			start, end, step := parseRange(r)
 			ranges = append(ranges, v1.Range{Start: start, End: end, Step: step})
-			writeMatrix(w, []fakeSeries{{labels: map[string]string{"model_name": "llama-8b", "tokentop_engine": "vllm"}, value: 7}}, start, end, step, nil, nil)
+			writeMatrix(w, []fakeSeries{{labels: map[string]string{"model_name": "llama-8b", "ttftop_engine": "vllm"}, value: 7}}, start, end, step, nil, nil)
 			return true
 		}
 	})
@@ -284,7 +284,7 @@ func TestHistoryFailureRetried(t *testing.T) {
 				_, _ = w.Write([]byte(`{"status":"error","errorType":"unavailable","error":"overloaded"}`))
 				return true
 			}
-			writeMatrix(w, []fakeSeries{{labels: map[string]string{"model_name": "llama-8b", "tokentop_engine": "vllm"}, value: 7}}, start, end, step, nil, nil)
+			writeMatrix(w, []fakeSeries{{labels: map[string]string{"model_name": "llama-8b", "ttftop_engine": "vllm"}, value: 7}}, start, end, step, nil, nil)
 			return true
 		}
 	})

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/bandwidth"
-	"github.com/tokentop/tokentop/sources/httpclient"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/bandwidth"
+	"github.com/ttftop/ttftop/sources/httpclient"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Config configures a PromQL source. Zero fields take the defaults of
@@ -175,7 +175,7 @@ func (c Config) validate() (*url.URL, error) {
 		return nil, fmt.Errorf("prometheus URL must be http(s)://host[:port][/prefix], got %q", redactURLString(c.URL))
 	}
 	if p := strings.TrimSuffix(u.Path, "/"); strings.Contains(p+"/", "/api/v1/") || strings.HasSuffix(p, "/metrics") {
-		// tokentop adds /api/v1/…; an engine's or exporter's /metrics is
+		// ttftop adds /api/v1/…; an engine's or exporter's /metrics is
 		// not a store (scrape it with --scrape instead).
 		return nil, fmt.Errorf("prometheus URL %q: give the store's API root (http(s)://host[:port][/prefix], e.g. http://prom:9090), without /api/v1/… or /metrics (an engine's /metrics is read with --scrape)",
 			redactURLString(c.URL))

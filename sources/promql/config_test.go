@@ -11,7 +11,7 @@ import (
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func TestConfigDefaults(t *testing.T) {
@@ -83,12 +83,12 @@ func TestQueriesExpand(t *testing.T) {
 	ttft := e.expand(all["hist ttft"])
 	for _, want := range []string{
 		`sum by (le, model_name, pod, instance, namespace) (vllm:time_to_first_token_seconds_bucket)`,
-		`label_replace(sum by (model_name, pod, instance, namespace) (vllm:time_to_first_token_seconds_sum), "tokentop_part", "sum", "", "")`,
-		`label_replace(count by (model_name, pod, instance, namespace) (vllm:time_to_first_token_seconds_count), "tokentop_part", "series", "", "")`,
-		`"tokentop_engine", "sglang"`,
-		`sum by (le, model, endpoint, pod, instance, namespace) (tokentop_probe_ttft_seconds_bucket)`,
+		`label_replace(sum by (model_name, pod, instance, namespace) (vllm:time_to_first_token_seconds_sum), "ttftop_part", "sum", "", "")`,
+		`label_replace(count by (model_name, pod, instance, namespace) (vllm:time_to_first_token_seconds_count), "ttftop_part", "series", "", "")`,
+		`"ttftop_engine", "sglang"`,
+		`sum by (le, model, endpoint, pod, instance, namespace) (ttftop_probe_ttft_seconds_bucket)`,
 		// Triton's millisecond histogram is scaled by the client.
-		`label_replace(sum by (le, model, pod, instance, namespace) (nv_inference_first_response_histogram_ms_bucket), "tokentop_scale", "0.001", "", "")`,
+		`label_replace(sum by (le, model, pod, instance, namespace) (nv_inference_first_response_histogram_ms_bucket), "ttftop_scale", "0.001", "", "")`,
 	} {
 		if !strings.Contains(ttft, want) {
 			t.Errorf("TTFT query lacks %q:\n%s", want, ttft)
@@ -98,7 +98,7 @@ func TestQueriesExpand(t *testing.T) {
 	if !strings.Contains(itl, `(sum by (le, model_name, pod, instance, namespace) (vllm:time_per_output_token_seconds_bucket) unless on(model_name, pod, instance, namespace) (group by (model_name, pod, instance, namespace) (vllm:inter_token_latency_seconds_count)))`) {
 		t.Errorf("ITL lacks the old-name fallback: %s", itl)
 	}
-	if got := e.expand(all["value gpu_mem_bw"]); !strings.HasPrefix(got, `label_replace(avg by (Hostname, instance, pod, namespace, exported_pod, exported_namespace) (DCGM_FI_PROF_DRAM_ACTIVE <= 1 and (label_replace(topk by (UUID, GPU_I_ID, tokentop_host) (1, `) {
+	if got := e.expand(all["value gpu_mem_bw"]); !strings.HasPrefix(got, `label_replace(avg by (Hostname, instance, pod, namespace, exported_pod, exported_namespace) (DCGM_FI_PROF_DRAM_ACTIVE <= 1 and (label_replace(topk by (UUID, GPU_I_ID, ttftop_host) (1, `) {
 		t.Errorf("DCGM query %s", got)
 	}
 	if got := newExpander(time.Minute, 30*time.Second, 0.9, nil).expand(`histogram_quantile($Q, sum by (le, model_name$_GROUP) (rate(x[W])))`); got != `histogram_quantile(0.9, sum by (le, model_name) (rate(x[1m])))` {

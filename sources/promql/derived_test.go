@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // An endpoint whose TPOT was derived (no per-request TPOT histogram in the
@@ -24,7 +24,7 @@ func TestDerivedLabelClearedByOwnHistogram(t *testing.T) {
 			tpot := strings.Contains(q, "vllm:request_time_per_output_token_seconds_bucket")
 			switch {
 			case strings.HasSuffix(r.URL.Path, "/query") && strings.Contains(q, derivedTag) && !own.Load():
-				writeVector(w, clk.Now(), []fakeSeries{{labels: map[string]string{"model_name": "a", "tokentop_engine": "vllm",
+				writeVector(w, clk.Now(), []fakeSeries{{labels: map[string]string{"model_name": "a", "ttftop_engine": "vllm",
 					derivedTag: "itl_mean"}, value: 0.012}}, nil, nil)
 				return true
 			case strings.HasSuffix(r.URL.Path, "/query_range") && tpot && own.Load():

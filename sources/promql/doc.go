@@ -4,7 +4,7 @@
 // # Queries from the alias table
 //
 // The default queries are generated (generate.go, families.go) from
-// engines.All(), the table the direct scraper reads, plus tokentop's own
+// engines.All(), the table the direct scraper reads, plus ttftop's own
 // exporter: every engine, signal and alias type (histograms with their
 // scale, gauges with their aggregation and label matches, counter rates,
 // counter ratios, histogram sums, error counters), older names used per
@@ -61,7 +61,7 @@
 // scrapes, which measurably distorts sparse tails. A counter reset or a
 // change in the number of series summed (a pod came or went) would corrupt a
 // difference of sums: the window is skipped with a warning (the
-// tokentop_part="series" count detects churn). A custom query whose series
+// ttftop_part="series" count detects churn). A custom query whose series
 // carry no le label (say a histogram_quantile with $Q) is emitted as plain
 // samples instead.
 //
@@ -74,18 +74,18 @@
 //
 // # Result contract (default and custom queries)
 //
-//   - tokentop_engine: which family answered (an engine of engines.All(),
-//     tokentop, dcgm); recorded as the endpoint's engine. Its model labels
+//   - ttftop_engine: which family answered (an engine of engines.All(),
+//     ttftop, dcgm); recorded as the endpoint's engine. Its model labels
 //     name the model (untagged: model_name, else model); engines without
 //     one take Config.Models by job, or the job label. endpoint names the endpoint
-//     (tokentop exporter), else the model does. Config.GroupBy values
+//     (ttftop exporter), else the model does. Config.GroupBy values
 //     prefix it: "<namespace>/<model>".
 //   - Replica labels (pod, instance) set: the series is one replica's,
 //     "<replica>/<model>"; unset: the aggregate's.
-//   - le: a cumulative histogram bucket; tokentop_part="sum": the _sum;
-//     tokentop_part="series": how many series the sums cover (optional);
-//     tokentop_scale: factor to seconds of bounds and sum.
-//   - tokentop_derived, tokentop_mean: the value is derived or a mean of
+//   - le: a cumulative histogram bucket; ttftop_part="sum": the _sum;
+//     ttftop_part="series": how many series the sums cover (optional);
+//     ttftop_scale: factor to seconds of bounds and sum.
+//   - ttftop_derived, ttftop_mean: the value is derived or a mean of
 //     counters (marked approximate).
 //   - A series with no model or endpoint label is joined by pod, host or
 //     GroupBy values (gpu.go); one that joins nothing is a warning.

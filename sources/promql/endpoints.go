@@ -10,15 +10,15 @@ import (
 
 	"github.com/prometheus/common/model"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // seriesID is what a result series says about its endpoint. Label values
 // are sanitised here, where they enter.
 type seriesID struct {
-	family string // tokentop_engine tag; "" when the query does not tag
+	family string // ttftop_engine tag; "" when the query does not tag
 	ident  string // endpoint, else the model
 	model  string
 	// modelFrom says where the model name came from, for engines without
@@ -256,7 +256,7 @@ func (r *registry) replica(agg *endpointState, id seriesID) *endpointState {
 		family: id.family, groups: id.groups, aggregate: agg, target: id.replicaKey,
 		seenHist: map[telemetry.Signal]bool{}, seenValue: map[telemetry.Signal]bool{},
 	}
-	if id.family != tokentopTag { // a probe's host is not the model's: no GPU join
+	if id.family != ttftopTag { // a probe's host is not the model's: no GPU join
 		e.host, e.pod, e.namespace = hostOf(id.instance), id.pod, id.namespace
 	}
 	r.add(key, e)
@@ -275,7 +275,7 @@ func (r *registry) add(key string, e *endpointState) {
 }
 
 // unique returns name, or a variant no endpoint has. Two families (say vLLM
-// and a tokentop probe) may name the same model: the later one gets a
+// and a ttftop probe) may name the same model: the later one gets a
 // suffix, and keeps it.
 func (r *registry) unique(name, family string) string {
 	if _, taken := r.byName[name]; taken && family != "" {

@@ -13,11 +13,11 @@ import (
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/internal/fixtures"
-	"github.com/tokentop/tokentop/internal/promtest"
-	"github.com/tokentop/tokentop/sources/scrape"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/internal/fixtures"
+	"github.com/ttftop/ttftop/internal/promtest"
+	"github.com/ttftop/ttftop/sources/scrape"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // engineTarget is one growing page Prometheus scrapes.

@@ -11,8 +11,8 @@ import (
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/sources/httpclient"
 )
 
 // maxErrLen caps an error message shown in the UI.

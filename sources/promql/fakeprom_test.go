@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/telemetry/telemetrytest"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/telemetry/telemetrytest"
 )
 
 // fakeSeries is one result series of the fake API.
@@ -192,7 +192,7 @@ func instantAnswer(q string, models []string, now time.Time, values map[string]f
 		if o, ok := values[metric]; ok {
 			v = o
 		}
-		out = append(out, fakeSeries{labels: map[string]string{"model_name": m, "tokentop_engine": "vllm"}, value: v})
+		out = append(out, fakeSeries{labels: map[string]string{"model_name": m, "ttftop_engine": "vllm"}, value: v})
 	}
 	return out
 }
@@ -210,10 +210,10 @@ func rangeAnswer(q string, models []string, born map[string]time.Time) []fakeSer
 			le string
 			n  float64
 		}{{"0.1", 10}, {"0.5", 30}, {"+Inf", 40}} {
-			out = append(out, fakeSeries{labels: map[string]string{"model_name": m, "tokentop_engine": "vllm", "le": b.le}, perSecond: b.n / 10, born: born[m]})
+			out = append(out, fakeSeries{labels: map[string]string{"model_name": m, "ttftop_engine": "vllm", "le": b.le}, perSecond: b.n / 10, born: born[m]})
 		}
-		out = append(out, fakeSeries{labels: map[string]string{"model_name": m, "tokentop_engine": "vllm", "tokentop_part": "sum"}, perSecond: 0.8, born: born[m]},
-			fakeSeries{labels: map[string]string{"model_name": m, "tokentop_engine": "vllm", "tokentop_part": "series"}, value: 1, born: born[m]})
+		out = append(out, fakeSeries{labels: map[string]string{"model_name": m, "ttftop_engine": "vllm", "ttftop_part": "sum"}, perSecond: 0.8, born: born[m]},
+			fakeSeries{labels: map[string]string{"model_name": m, "ttftop_engine": "vllm", "ttftop_part": "series"}, value: 1, born: born[m]})
 	}
 	return out
 }

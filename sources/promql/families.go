@@ -4,25 +4,25 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
-// tokentopTag is the family of tokentop's own exporter (a fleet of probes).
-const tokentopTag = "tokentop"
+// ttftopTag is the family of ttftop's own exporter (a fleet of probes).
+const ttftopTag = "ttftop"
 
-// family is one engine of the alias table, or tokentop's exporter, as the
+// family is one engine of the alias table, or ttftop's exporter, as the
 // PromQL source reads it. Everything here is derived from engines.All():
 // a signal, alias or engine added there is queried without a change here.
 type family struct {
-	tag    string // tokentop_engine value
+	tag    string // ttftop_engine value
 	engine telemetry.Engine
 	spec   engines.Spec
 	// modelLabels name the model, tried in order; empty for engines
 	// without a model label, whose model is the job label or a
 	// Config.Models entry.
 	modelLabels []string
-	// identLabel names the endpoint when it is not the model (tokentop's
+	// identLabel names the endpoint when it is not the model (ttftop's
 	// exporter: endpoint).
 	identLabel string
 	// claim restricts the family's series to the targets it owns, for
@@ -45,14 +45,14 @@ type family struct {
 func (f *family) labelless() bool { return len(f.modelLabels) == 0 && f.identLabel == "" }
 
 // allFamilies returns every engine of engines.All() in detection order,
-// then tokentop's exporter.
+// then ttftop's exporter.
 func allFamilies() []*family {
 	specs := engines.All()
 	out := make([]*family, 0, len(specs)+1)
 	for _, s := range specs {
 		out = append(out, newFamily(string(s.Engine), s.Engine, s, s.ModelLabels, ""))
 	}
-	out = append(out, newFamily(tokentopTag, telemetry.EngineUnknown, exporterSpec(), []string{"model"}, "endpoint"))
+	out = append(out, newFamily(ttftopTag, telemetry.EngineUnknown, exporterSpec(), []string{"model"}, "endpoint"))
 	setClaims(out)
 	return out
 }
@@ -88,23 +88,23 @@ func newFamily(tag string, e telemetry.Engine, s engines.Spec, modelLabels []str
 	return f
 }
 
-// exporterSpec describes tokentop's exporter (package exporter) in the
+// exporterSpec describes ttftop's exporter (package exporter) in the
 // alias table's terms: its probe histograms and request counter.
 func exporterSpec() engines.Spec {
 	h := func(n string) []engines.Alias { return []engines.Alias{{Name: n, Type: engines.Histogram}} }
 	return engines.Spec{
 		Engine:   telemetry.EngineUnknown,
-		Title:    "tokentop exporter",
-		Prefixes: []string{"tokentop_probe_"},
+		Title:    "ttftop exporter",
+		Prefixes: []string{"ttftop_probe_"},
 		Signals: map[telemetry.Signal][]engines.Alias{
-			telemetry.TTFT: h("tokentop_probe_ttft_seconds"),
-			telemetry.TTFA: h("tokentop_probe_ttfa_seconds"),
-			telemetry.TPOT: h("tokentop_probe_tpot_seconds"),
-			telemetry.ITL:  h("tokentop_probe_itl_seconds"),
-			telemetry.E2E:  h("tokentop_probe_e2e_seconds"),
+			telemetry.TTFT: h("ttftop_probe_ttft_seconds"),
+			telemetry.TTFA: h("ttftop_probe_ttfa_seconds"),
+			telemetry.TPOT: h("ttftop_probe_tpot_seconds"),
+			telemetry.ITL:  h("ttftop_probe_itl_seconds"),
+			telemetry.E2E:  h("ttftop_probe_e2e_seconds"),
 		},
-		Errors: []engines.ErrorCounters{{Failed: "tokentop_probe_requests_total", FailedLabel: "result",
-			FailedValues: []string{"failure"}, All: "tokentop_probe_requests_total"}},
+		Errors: []engines.ErrorCounters{{Failed: "ttftop_probe_requests_total", FailedLabel: "result",
+			FailedValues: []string{"failure"}, All: "ttftop_probe_requests_total"}},
 	}
 }
 

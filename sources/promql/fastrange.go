@@ -24,7 +24,7 @@ import (
 // through reflection (an instant vector sample by sample, each through
 // encoding/json once more); at fleet scale (a 1 h backfill of 1,000
 // endpoints is a million points, each refresh's gauges 1,000 samples a
-// query) that was most of tokentop's CPU. Errors are built as
+// query) that was most of ttftop's CPU. Errors are built as
 // client_golang builds them (describeError reads both alike); a status
 // client_golang answers by retrying with GET, or a success body in a
 // shape not read here (a scalar, native histograms), is asked again
@@ -558,7 +558,7 @@ func (d *jsonReader) sampleStream() (*model.SampleStream, error) {
 				return err
 			})
 		default:
-			err = d.skip() // native histograms: not read by tokentop
+			err = d.skip() // native histograms: not read by ttftop
 		}
 		return err
 	})

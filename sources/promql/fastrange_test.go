@@ -180,7 +180,7 @@ func BenchmarkDecodeRangeAnswer(b *testing.B) {
 			if i > 0 || k > 0 {
 				body.WriteByte(',')
 			}
-			fmt.Fprintf(&body, `{"metric":{"model_name":"org/model-%04d","tokentop_engine":"vllm","le":%q},"values":[`, i, le)
+			fmt.Fprintf(&body, `{"metric":{"model_name":"org/model-%04d","ttftop_engine":"vllm","le":%q},"values":[`, i, le)
 			for s := range 9 {
 				if s > 0 {
 					body.WriteByte(',')

@@ -6,15 +6,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Tags the generated queries add to result series (see the package doc).
 const (
-	scaleTag   = "tokentop_scale"   // histogram bounds and _sum × this (ms, µs buckets)
-	derivedTag = "tokentop_derived" // the value is derived (engines.Derivation.Tag)
-	meanTag    = "tokentop_mean"    // the value is a mean of two counters over [W]
+	scaleTag   = "ttftop_scale"   // histogram bounds and _sum × this (ms, µs buckets)
+	derivedTag = "ttftop_derived" // the value is derived (engines.Derivation.Tag)
+	meanTag    = "ttftop_mean"    // the value is a mean of two counters over [W]
 )
 
 // querySet is one refresh's queries: per signal, range queries of
@@ -231,8 +231,8 @@ func preferred(f *family, aliases []engines.Alias, i int, by, expr string) strin
 
 // histExpr returns, for the histogram aliases of one signal, the cumulative
 // buckets summed per endpoint (sum by (le, …)), the summed _sum
-// (tokentop_part="sum") and the number of series summed (count of _count,
-// tokentop_part="series"); "" when the signal has no histogram alias.
+// (ttftop_part="sum") and the number of series summed (count of _count,
+// ttftop_part="series"); "" when the signal has no histogram alias.
 func (g generator) histExpr(f *family, aliases []engines.Alias, by string) string {
 	var parts []string
 	for i, a := range aliases {
@@ -338,7 +338,7 @@ func promAgg(a engines.Agg) string {
 // derivedExprs returns the derived value of d.Signal for the family's
 // endpoints that have had no series of its own aliases, nor of those of
 // d.Unless (spec decoding), in [W]: the mean of
-// d.From's histogram over [W], tagged tokentop_derived.
+// d.From's histogram over [W], tagged ttftop_derived.
 func (g generator) derivedExprs(f *family, d engines.Derivation) string {
 	from := d.Of(f.spec)
 	if len(from) == 0 {

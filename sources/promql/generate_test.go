@@ -14,9 +14,9 @@ import (
 
 	"github.com/prometheus/common/model"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/internal/promtest"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/internal/promtest"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Signals and aliases added to the engines table later (new Alias entries

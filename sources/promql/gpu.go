@@ -9,8 +9,8 @@ import (
 
 	"github.com/prometheus/common/model"
 
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // GPU joins. DCGM series name no endpoint: each is the mean over the GPUs
@@ -37,7 +37,7 @@ import (
 // Power joined by host is the host's whole draw even where several models
 // run there: it is never split by a guess, but stated as shared by those
 // endpoints (gpuShareOf), and energy per token is then the host's.
-// tokentop's exporter (probes) is never joined: a probe's host is not the
+// ttftop's exporter (probes) is never joined: a probe's host is not the
 // model's.
 // GPU series that join no endpoint, and endpoints that join none, are named
 // in the source status.
@@ -86,7 +86,7 @@ func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointSt
 	leaves := map[*endpointState]gpuMatch{}
 	var unjoined []string
 	for _, e := range rd.reg.all() {
-		if len(e.members) > 0 || e.family == tokentopTag {
+		if len(e.members) > 0 || e.family == ttftopTag {
 			continue
 		}
 		m := rd.gpuMatches(e, groups)
@@ -107,7 +107,7 @@ func (rd *round) joinGPU(sig telemetry.Signal, vec model.Vector) map[*endpointSt
 		}
 	}
 	for _, e := range rd.reg.all() {
-		if len(e.members) == 0 || e.family == tokentopTag {
+		if len(e.members) == 0 || e.family == ttftopTag {
 			continue
 		}
 		set := map[*gpuGroup]bool{}
@@ -241,7 +241,7 @@ func groupsByPlace(groupBy []string) bool {
 }
 
 // gpuGroups reads the GPU series (values and, tagged
-// tokentop_part="series", GPU counts) by their join labels.
+// ttftop_part="series", GPU counts) by their join labels.
 func gpuGroups(vec model.Vector, groupBy []string) []*gpuGroup {
 	byKey := map[string]*gpuGroup{}
 	var order []string

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/internal/fixtures"
-	"github.com/tokentop/tokentop/internal/promtest"
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/internal/fixtures"
+	"github.com/ttftop/ttftop/internal/promtest"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // TestIntegrationGPUPerHost runs two simulators with different load on
@@ -67,7 +67,7 @@ func TestIntegrationGPUPerHost(t *testing.T) {
 
 // victoriaTol is how near VictoriaMetrics' own answer the figures must
 // be. Its answer for a time changes as samples arrive behind its 30 s
-// latency offset, so asked later than tokentop asked it can differ (seen
+// latency offset, so asked later than ttftop asked it can differ (seen
 // 12 % on a busy machine); the exact join is checked on Prometheus, and
 // here that it works: per-host values that differ, the warning for the
 // unjoined host, and sums that are not means (÷3).

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // gpuHook answers the fake API as a store holding vLLM replicas (the
@@ -42,7 +42,7 @@ func gpuHook(metric string, fleet, gpus []fakeSeries, query *string) func(w http
 func podReplicas() []fakeSeries {
 	rep := func(pod, ip string) fakeSeries {
 		return fakeSeries{labels: map[string]string{"model_name": "llama", "pod": pod, "namespace": "serve",
-			"instance": ip + ":8000", "tokentop_engine": "vllm"}, value: 2}
+			"instance": ip + ":8000", "ttftop_engine": "vllm"}, value: 2}
 	}
 	return []fakeSeries{rep("llama-a", "10.0.0.1"), rep("llama-b", "10.0.0.2"), rep("llama-c", "10.0.0.3")}
 }
@@ -51,12 +51,12 @@ func podReplicas() []fakeSeries {
 // user (Prometheus renamed the pod labels to exported_*).
 func podGPU(pod string, v float64) fakeSeries {
 	return fakeSeries{labels: map[string]string{"Hostname": "node-1", "instance": "10.1.0.9:9400", "pod": "dcgm-exporter-x",
-		"namespace": "gpu-operator", "exported_pod": pod, "exported_namespace": "serve", "tokentop_engine": "dcgm"}, value: v}
+		"namespace": "gpu-operator", "exported_pod": pod, "exported_namespace": "serve", "ttftop_engine": "dcgm"}, value: v}
 }
 
-// gpuCount is the GPU-count series (tokentop_part="series") of s.
+// gpuCount is the GPU-count series (ttftop_part="series") of s.
 func gpuCount(s fakeSeries, n float64) fakeSeries {
-	c := map[string]string{"tokentop_part": "series"}
+	c := map[string]string{"ttftop_part": "series"}
 	for k, v := range s.labels {
 		c[k] = v
 	}
@@ -133,7 +133,7 @@ func TestGPUPowerSummedByPod(t *testing.T) {
 // all their tokens); each pod's replica keeps its own pod's figure.
 func TestGPUPowerPodsAndPodlessOnOneNode(t *testing.T) {
 	f := newFakeProm(t)
-	podless := fakeSeries{labels: map[string]string{"model_name": "llama", "instance": "10.1.0.9:8000", "tokentop_engine": "vllm"}, value: 2}
+	podless := fakeSeries{labels: map[string]string{"model_name": "llama", "instance": "10.1.0.9:8000", "ttftop_engine": "vllm"}, value: 2}
 	f.set(func(f *fakeProm) {
 		f.hook = gpuHook("DCGM_FI_DEV_POWER_USAGE", append(podReplicas()[:2], podless),
 			[]fakeSeries{podGPU("llama-a", 310), podGPU("llama-b", 840)}, nil)
@@ -161,10 +161,10 @@ func TestGPUPowerPodsAndPodlessOnOneNode(t *testing.T) {
 func TestGPUPowerSharedByHost(t *testing.T) {
 	f := newFakeProm(t)
 	rep := func(model, ip string) fakeSeries {
-		return fakeSeries{labels: map[string]string{"model_name": model, "instance": ip + ":8000", "tokentop_engine": "vllm"}, value: 2}
+		return fakeSeries{labels: map[string]string{"model_name": model, "instance": ip + ":8000", "ttftop_engine": "vllm"}, value: 2}
 	}
 	host := func(ip string, watts float64) fakeSeries {
-		return fakeSeries{labels: map[string]string{"Hostname": "node-" + ip, "instance": ip + ":9400", "tokentop_engine": "dcgm"}, value: watts}
+		return fakeSeries{labels: map[string]string{"Hostname": "node-" + ip, "instance": ip + ":9400", "ttftop_engine": "dcgm"}, value: watts}
 	}
 	f.set(func(f *fakeProm) {
 		f.hook = gpuHook("DCGM_FI_DEV_POWER_USAGE", []fakeSeries{rep("llama", "10.0.0.1"), rep("qwen", "10.0.0.1"), rep("phi", "10.0.0.2")},
@@ -202,9 +202,9 @@ func TestGPUPowerSharedByHost(t *testing.T) {
 // by equal grouping labels.
 func TestGPUGroupByNeverLendsAnotherHostsGPUs(t *testing.T) {
 	rep := func(ip string) fakeSeries {
-		return fakeSeries{labels: map[string]string{"model_name": "llama", "namespace": "prod", "instance": ip + ":8000", "tokentop_engine": "vllm"}, value: 2}
+		return fakeSeries{labels: map[string]string{"model_name": "llama", "namespace": "prod", "instance": ip + ":8000", "ttftop_engine": "vllm"}, value: 2}
 	}
-	gpu := fakeSeries{labels: map[string]string{"Hostname": "node-1", "instance": "10.0.0.1:9400", "namespace": "prod", "tokentop_engine": "dcgm"}, value: 0.65}
+	gpu := fakeSeries{labels: map[string]string{"Hostname": "node-1", "instance": "10.0.0.1:9400", "namespace": "prod", "ttftop_engine": "dcgm"}, value: 0.65}
 	f := newFakeProm(t)
 	f.set(func(f *fakeProm) {
 		f.hook = gpuHook("DCGM_FI_PROF_DRAM_ACTIVE", []fakeSeries{rep("10.0.0.1"), rep("10.0.0.3")}, []fakeSeries{gpu, gpuCount(gpu, 1)}, nil)
@@ -243,8 +243,8 @@ func TestGPUGroupByNeverLendsAnotherHostsGPUs(t *testing.T) {
 // Where neither side carries a host or pod (both aggregated by the
 // grouping labels), equal grouping labels join them.
 func TestGPUGroupByJoinsSeriesWithoutHosts(t *testing.T) {
-	rep := fakeSeries{labels: map[string]string{"model_name": "llama", "namespace": "prod", "tokentop_engine": "vllm"}, value: 2}
-	gpu := fakeSeries{labels: map[string]string{"namespace": "prod", "tokentop_engine": "dcgm"}, value: 0.4}
+	rep := fakeSeries{labels: map[string]string{"model_name": "llama", "namespace": "prod", "ttftop_engine": "vllm"}, value: 2}
+	gpu := fakeSeries{labels: map[string]string{"namespace": "prod", "ttftop_engine": "dcgm"}, value: 0.4}
 	f := newFakeProm(t)
 	f.set(func(f *fakeProm) {
 		f.hook = gpuHook("DCGM_FI_PROF_DRAM_ACTIVE", []fakeSeries{rep}, []fakeSeries{gpu, gpuCount(gpu, 2)}, nil)

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // scrapeIndexGauge is the gauge a growing page adds: which page (0, 1, …)
 // a scrape got, so a test knows the exact page behind any stored sample.
-const scrapeIndexGauge = "tokentop_fixture_scrape"
+const scrapeIndexGauge = "ttftop_fixture_scrape"
 
 // growingPage serves a metrics page whose counters and histograms grow at
 // every scrape: page k has every counter, bucket, _sum and _count sample v

@@ -9,7 +9,7 @@ import (
 
 	"github.com/prometheus/common/model"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // cumPoint is one endpoint's cumulative histogram at one step.
@@ -58,7 +58,7 @@ func addSeries(points map[*endpointState]map[model.Time]*cumPoint, eps []*endpoi
 
 // histogram maps a range answer of a distribution signal. Per endpoint,
 // consecutive steps are differenced into a KindHistogram (cumulative
-// buckets of the window, Value = its _sum increase), so tokentop's store
+// buckets of the window, Value = its _sum increase), so ttftop's store
 // computes quantiles and SLO ratios over its own windows with the same
 // maths as for a direct scrape. Points after the endpoint's final time
 // (finalAt) wait for a later refresh; points before its frontier were
@@ -229,7 +229,7 @@ func seriesPart(m model.Metric) (partKind, float64, error) {
 	return partBucket, b, nil
 }
 
-// seriesScale is the factor of tokentop_scale (ms or µs histograms to
+// seriesScale is the factor of ttftop_scale (ms or µs histograms to
 // seconds), 1 without it.
 func seriesScale(m model.Metric) float64 {
 	if v, ok := m[scaleTag]; ok {

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // inFlight watches the refresh in progress: a store that accepts queries

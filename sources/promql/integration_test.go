@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/promtest"
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/internal/sim/simtest"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/promtest"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/internal/sim/simtest"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // TestIntegrationRealPrometheus runs the default queries against a real

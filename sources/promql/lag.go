@@ -92,7 +92,7 @@ func (rd *round) stopped(e *endpointState) bool {
 		// Never in a freshness answer, while its model's other replicas
 		// are: a replica that stopped before it was first seen, known only
 		// from rates over [W] of its older samples (QA: a replica killed
-		// before tokentop started read 50 tok/s live for the rate window).
+		// before ttftop started read 50 tok/s live for the rate window).
 		return e.aggregate != nil && slices.ContainsFunc(e.aggregate.members, func(m *endpointState) bool { return !m.newest.IsZero() })
 	}
 	if e.newest.IsZero() {
@@ -215,7 +215,7 @@ func (rd *round) lagWarnings() []string {
 			what = "1 " + noun + " stopped"
 		}
 		// No brackets: the header shows the first warning in brackets, cut.
-		newest := stopped[0].info.Name + " has had no sample since tokentop started"
+		newest := stopped[0].info.Name + " has had no sample since ttftop started"
 		if at := stopped[0].dataAt; !at.IsZero() {
 			newest = "the newest sample of " + stopped[0].info.Name + " is " + roundLag(v.serverNow.Sub(rd.s.state.offset.toServer(at))) + " old"
 		}

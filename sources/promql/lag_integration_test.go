@@ -10,15 +10,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/promtest"
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/internal/sim/simtest"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/promtest"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/internal/sim/simtest"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // soakEnv overrides how long TestIntegrationLaggingVictoriaMetrics watches
 // the figures after they first appear (a Go duration, default 60s).
-const soakEnv = "TOKENTOP_LAG_SOAK"
+const soakEnv = "TTFTOP_LAG_SOAK"
 
 // storeReader is one PromQL source over one store, feeding a recorder and
 // the store the dashboard reads.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/prometheus/common/model"
 
-	"github.com/tokentop/tokentop/bandwidth"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/bandwidth"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // MBU in PromQL mode, from the same model descriptions (Config.MBU) and
@@ -29,7 +29,7 @@ import (
 
 // kvCapacitySignal tags the answer of the KV-cache query; it is not a
 // figure of its own.
-const kvCapacitySignal telemetry.Signal = "tokentop_kv_capacity"
+const kvCapacitySignal telemetry.Signal = "ttftop_kv_capacity"
 
 // Parts of the KV-cache query's answer (partTag).
 const (
@@ -168,7 +168,7 @@ func (rd *round) mbu() {
 	in := rd.mbuIn
 	got := map[*endpointState]mbuValue{}
 	for _, e := range rd.reg.all() {
-		if len(e.members) > 0 || e.family == tokentopTag {
+		if len(e.members) > 0 || e.family == ttftopTag {
 			continue
 		}
 		m, ok := bandwidth.ModelFor(models, e.info.Model)

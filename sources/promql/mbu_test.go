@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/bandwidth"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/bandwidth"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Measured MBU per replica from the engine's bytes-read rate (per GPU) ÷
@@ -18,11 +18,11 @@ func TestMBUMeasuredPerReplica(t *testing.T) {
 	f := newFakeProm(t)
 	const read = "vllm:estimated_read_bytes_per_gpu_total"
 	rep := func(model, ip string, v float64) fakeSeries {
-		return fakeSeries{labels: map[string]string{"model_name": model, "instance": ip + ":8000", "tokentop_engine": "vllm"}, value: v}
+		return fakeSeries{labels: map[string]string{"model_name": model, "instance": ip + ":8000", "ttftop_engine": "vllm"}, value: v}
 	}
 	fleet := []fakeSeries{rep("llama", "10.0.0.1", 1), rep("llama", "10.0.0.2", 1), rep("t4", "10.0.0.3", 1), rep("plain", "10.0.0.4", 1)}
 	reads := []fakeSeries{rep("llama", "10.0.0.1", 1.675e12), rep("llama", "10.0.0.2", 0.8375e12), rep("t4", "10.0.0.3", 1e11), rep("plain", "10.0.0.4", 1e11),
-		{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: 1.25625e12}} // avg by model_name
+		{labels: map[string]string{"model_name": "llama", "ttftop_engine": "vllm"}, value: 1.25625e12}} // avg by model_name
 	f.set(func(f *fakeProm) { f.hook = gpuHook(read, fleet, reads, nil) })
 	cfg := testConfig(f.URL())
 	cfg.MBU = map[string]bandwidth.Model{
@@ -61,11 +61,11 @@ func TestMBUMeasuredYoungWithItsBytesRead(t *testing.T) {
 	f := newFakeProm(t)
 	const read = "vllm:estimated_read_bytes_per_gpu_total"
 	rep := func(ip string, v float64) fakeSeries {
-		return fakeSeries{labels: map[string]string{"model_name": "llama", "instance": ip + ":8000", "tokentop_engine": "vllm"}, value: v}
+		return fakeSeries{labels: map[string]string{"model_name": "llama", "instance": ip + ":8000", "ttftop_engine": "vllm"}, value: v}
 	}
 	fleet := []fakeSeries{rep("10.0.0.1", 1), rep("10.0.0.2", 1)}
 	reads := []fakeSeries{rep("10.0.0.1", 1.675e12), rep("10.0.0.2", 0.8375e12),
-		{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: 1.25625e12}}
+		{labels: map[string]string{"model_name": "llama", "ttftop_engine": "vllm"}, value: 1.25625e12}}
 	f.set(func(f *fakeProm) { f.hook = gpuHook(read, fleet, reads, nil) })
 	cfg := testConfig(f.URL())
 	cfg.MBU = map[string]bandwidth.Model{"llama": {Parameters: 8e9, BytesPerParameter: 2, GPU: "NVIDIA H100 80GB HBM3"}}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // A replica whose process started anew between two refreshes (a kill -9

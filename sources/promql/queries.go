@@ -10,8 +10,8 @@ import (
 
 // Labels with a meaning in query results (see the package documentation).
 const (
-	engineTag      = "tokentop_engine" // which family answered: an engine of engines.All(), tokentop, dcgm
-	partTag        = "tokentop_part"   // "sum": the histogram's _sum; "series": how many series are summed
+	engineTag      = "ttftop_engine" // which family answered: an engine of engines.All(), ttftop, dcgm
+	partTag        = "ttftop_part"   // "sum": the histogram's _sum; "series": how many series are summed
 	modelNameLabel = "model_name"
 	modelLabel     = "model"
 	endpointLabel  = "endpoint"
@@ -51,11 +51,11 @@ func gpuOnce(metric string) string {
 }
 
 // hostTag holds a GPU series' host while gpuOnce groups them.
-const hostTag = "tokentop_host"
+const hostTag = "ttftop_host"
 
 // gpuExpr is the GPU memory-bandwidth query: the mean DCGM DRAM-active
 // ratio per host or pod, with the number of GPUs averaged
-// (tokentop_part="series"), each GPU once (gpuOnce); values above 1 are
+// (ttftop_part="series"), each GPU once (gpuOnce); values above 1 are
 // DCGM's "no value" sentinels.
 func (g generator) gpuExpr() string {
 	by := g.gpuBy()

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // After a store recovers, a signal whose query answers is no longer in

@@ -8,7 +8,7 @@ import (
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // refresh runs one refresh. Phase 1 runs the instant queries (freshness,

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Replicas are endpoints of their own under the model's aggregate: the
@@ -23,7 +23,7 @@ func TestReplicasUnderAggregateAndRetired(t *testing.T) {
 			for i, p := range live {
 				ss = append(ss, podSeries(p, float64(i+1)))
 			}
-			ss = append(ss, fakeSeries{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: 3})
+			ss = append(ss, fakeSeries{labels: map[string]string{"model_name": "llama", "ttftop_engine": "vllm"}, value: 3})
 		}
 		return ss
 	})
@@ -107,7 +107,7 @@ func TestLabellessModelNames(t *testing.T) {
 			}
 			ts := float64(time.Now().UnixMilli()) / 1000
 			tgi := func(job, inst string) fakeSeries {
-				return fakeSeries{labels: map[string]string{"job": job, "instance": inst, "tokentop_engine": "tgi"}, value: ts}
+				return fakeSeries{labels: map[string]string{"job": job, "instance": inst, "ttftop_engine": "tgi"}, value: ts}
 			}
 			writeVector(w, time.Now(), []fakeSeries{tgi("tgi-prod", "10.0.0.1:80"), tgi("tgi-prod", "10.0.0.2:80"), tgi("tgi-canary", "10.0.0.3:80")}, nil, nil)
 			return true
@@ -148,7 +148,7 @@ func TestModelRowYoungWithARestartedReplica(t *testing.T) {
 			return nil
 		}
 		return []fakeSeries{podSeries("llama-a", 100), podSeries("llama-b", 50),
-			{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: 150}}
+			{labels: map[string]string{"model_name": "llama", "ttftop_engine": "vllm"}, value: 150}}
 	})
 	f := pf.f
 	s, rec := newTestSource(t, testConfig(f.URL()))
@@ -184,7 +184,7 @@ type podFleet struct {
 }
 
 func podSeries(pod string, v float64) fakeSeries {
-	return fakeSeries{labels: map[string]string{"model_name": "llama", "pod": pod, "instance": pod + ":8000", "tokentop_engine": "vllm"}, value: v}
+	return fakeSeries{labels: map[string]string{"model_name": "llama", "pod": pod, "instance": pod + ":8000", "ttftop_engine": "vllm"}, value: v}
 }
 
 func newPodFleet(t *testing.T, clk *fakeClock, pods []string, answer func(q string, live []string) []fakeSeries) *podFleet {

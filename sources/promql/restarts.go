@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Restarts. An engine that restarts starts its counters from zero. Over a

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // resetFake serves model llama on two replicas, r1 and r2: instant answers
@@ -23,7 +23,7 @@ func resetFake(t *testing.T, inf1 []float64, starts func(inst string) (float64, 
 	f.set(func(f *fakeProm) {
 		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
 			lbl := func(inst string, kv ...string) map[string]string {
-				m := map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}
+				m := map[string]string{"model_name": "llama", "ttftop_engine": "vllm"}
 				if inst != "" {
 					m["instance"] = inst
 				}
@@ -37,7 +37,7 @@ func resetFake(t *testing.T, inf1 []float64, starts func(inst string) (float64, 
 				for _, inst := range []string{"r1", "r2"} {
 					ss = append(ss, fakeSeries{labels: map[string]string{"instance": inst}, value: 1})
 					if v, ok := starts(inst); ok {
-						ss = append(ss, fakeSeries{labels: map[string]string{"instance": inst, "tokentop_part": "start"}, value: v})
+						ss = append(ss, fakeSeries{labels: map[string]string{"instance": inst, "ttftop_part": "start"}, value: v})
 					}
 				}
 				writeVector(w, f.clock(), ss, nil, nil)
@@ -67,7 +67,7 @@ func resetFake(t *testing.T, inf1 []float64, starts func(inst string) (float64, 
 					inf.seq, inf.perSecond = nil, 4 // by the clock: no reset across refreshes
 				}
 				ss = append(ss, inf,
-					fakeSeries{labels: lbl(inst, "tokentop_part", "series"), value: 1})
+					fakeSeries{labels: lbl(inst, "ttftop_part", "series"), value: 1})
 			}
 			start, end, step := parseRange(r)
 			writeMatrix(w, ss, start, end, step, nil, nil)
@@ -148,7 +148,7 @@ func TestNoResetNoRestart(t *testing.T) {
 	}
 }
 
-// A replica restarted less than W before tokentop started: its rate over
+// A replica restarted less than W before ttftop started: its rate over
 // [W] still answers from its life before, so the value history's first
 // point is the range's start; its histogram's raw series begin at the
 // restart. The raw answer dates it, whichever comes first: it is young.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/prometheus/common/model"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // round turns one refresh's answers into observations.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/common/model"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // History of value signals (gauges and rates: output tok/s, KV %,

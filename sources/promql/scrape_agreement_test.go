@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/promtest"
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/sources/scrape"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/promtest"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/sources/scrape"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // checkScrapeAgreement feeds the direct scraper (sources/scrape) the two

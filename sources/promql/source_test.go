@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/sources/httpclient"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/sources/httpclient"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 type fakeClock struct {
@@ -158,7 +158,7 @@ func TestGroupByNamesAndDCGMJoin(t *testing.T) {
 				ss = append(ss, fakeSeries{labels: map[string]string{"instance": "gpu-a:8000"}, value: 0.6})
 			case strings.Contains(q, "timestamp("), strings.Contains(q, "vllm:num_requests_running"):
 				for _, inst := range []string{"gpu-a:8000", "gpu-b:8000"} {
-					ss = append(ss, fakeSeries{labels: map[string]string{"model_name": "llama", "instance": inst, "tokentop_engine": "vllm"}, value: 2})
+					ss = append(ss, fakeSeries{labels: map[string]string{"model_name": "llama", "instance": inst, "ttftop_engine": "vllm"}, value: 2})
 				}
 			}
 			writeVector(w, now, ss, nil, nil)
@@ -557,7 +557,7 @@ func TestResetsAndSeriesChangesSkipOneWindow(t *testing.T) {
 						return false
 					}
 					lbl := func(kv ...string) map[string]string {
-						m := map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}
+						m := map[string]string{"model_name": "llama", "ttftop_engine": "vllm"}
 						for i := 0; i < len(kv); i += 2 {
 							m[kv[i]] = kv[i+1]
 						}
@@ -571,7 +571,7 @@ func TestResetsAndSeriesChangesSkipOneWindow(t *testing.T) {
 					writeMatrix(w, []fakeSeries{
 						{labels: lbl("le", "0.5"), seq: half},
 						{labels: lbl("le", "+Inf"), seq: c.inf},
-						{labels: lbl("tokentop_part", "series"), seq: c.series},
+						{labels: lbl("ttftop_part", "series"), seq: c.series},
 					}, start, end, step, nil, nil)
 					return true
 				}
@@ -604,10 +604,10 @@ func TestFamiliesNameAndEngine(t *testing.T) {
 			}
 			ts := float64(time.Now().UnixMilli()) / 1000
 			writeVector(w, time.Now(), []fakeSeries{
-				{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: ts},
-				{labels: map[string]string{"model_name": "llama", "tokentop_engine": "sglang"}, value: ts},
-				{labels: map[string]string{"endpoint": "edge-probe", "model": "gpt-x", "tokentop_engine": "tokentop"}, value: ts},
-				{labels: map[string]string{"model_name": "evil\x1b]0;pwned\x07\u202e", "tokentop_engine": "vllm"}, value: ts},
+				{labels: map[string]string{"model_name": "llama", "ttftop_engine": "vllm"}, value: ts},
+				{labels: map[string]string{"model_name": "llama", "ttftop_engine": "sglang"}, value: ts},
+				{labels: map[string]string{"endpoint": "edge-probe", "model": "gpt-x", "ttftop_engine": "ttftop"}, value: ts},
+				{labels: map[string]string{"model_name": "evil\x1b]0;pwned\x07\u202e", "ttftop_engine": "vllm"}, value: ts},
 			}, nil, nil)
 			return true
 		}

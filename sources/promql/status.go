@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // maxWarnings caps the warnings carried by one status.
@@ -121,7 +121,7 @@ func (rd *round) describe(queries int) string {
 		d += "; grouped by " + strings.Join(s.cfg.GroupBy, ", ")
 	}
 	if !s.state.discovered.IsZero() && len(s.state.recognised) == 0 {
-		d += "; no metrics of a known engine, tokentop's exporter or DCGM in the last " + promDuration(s.cfg.Window)
+		d += "; no metrics of a known engine, ttftop's exporter or DCGM in the last " + promDuration(s.cfg.Window)
 	}
 	for _, f := range s.state.active {
 		if f.labelless() {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // refreshFrozen runs refreshes every 5s for 20s on a fake clock; freeze
@@ -188,7 +188,7 @@ func TestRateKindCountsDistinctWholeSeconds(t *testing.T) {
 }
 
 // A replica that stopped before the source first saw it (killed before
-// tokentop started) is in no freshness answer while its model's other
+// ttftop started) is in no freshness answer while its model's other
 // replica is, yet its rate over [W] still answers from its older samples:
 // it has stopped all the same, its rates are no data, and its model row
 // sums only the live replica, saying so; once it returns, the row is the
@@ -201,7 +201,7 @@ func TestReplicaStoppedBeforeFirstSeen(t *testing.T) {
 		}
 		// Rates answer for both pods, the dead one's from older samples.
 		return []fakeSeries{podSeries("llama-a", 100), podSeries("llama-b", 50),
-			{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: 150}}
+			{labels: map[string]string{"model_name": "llama", "ttftop_engine": "vllm"}, value: 150}}
 	})
 	s, rec := newTestSource(t, testConfig(pf.f.URL()))
 	s.now = clk.Now
@@ -228,7 +228,7 @@ func TestReplicaStoppedBeforeFirstSeen(t *testing.T) {
 		t.Errorf("model row's %s label %q", countedLabel, label)
 	}
 	w := strings.Join(rec.status(t).Warnings, "\n")
-	if !strings.Contains(w, "1 replica stopped, target down or gone") || !strings.Contains(w, "llama-b/llama has had no sample since tokentop started") {
+	if !strings.Contains(w, "1 replica stopped, target down or gone") || !strings.Contains(w, "llama-b/llama has had no sample since ttftop started") {
 		t.Errorf("warnings %q: want the stopped replica named", w)
 	}
 	if strings.ContainsAny(w, "()") {
@@ -407,7 +407,7 @@ func TestModelRowWithALaggingReplicaNotStopped(t *testing.T) {
 	live := map[string]bool{"llama-a": true, "llama-b": true}
 	f := newFakeProm(t)
 	series := func(pod, model string, v float64) fakeSeries {
-		return fakeSeries{labels: map[string]string{"model_name": model, "pod": pod, "instance": pod + ":8000", "tokentop_engine": "vllm"}, value: v}
+		return fakeSeries{labels: map[string]string{"model_name": model, "pod": pod, "instance": pod + ":8000", "ttftop_engine": "vllm"}, value: v}
 	}
 	f.set(func(f *fakeProm) {
 		f.clock = clk.Now
@@ -432,7 +432,7 @@ func TestModelRowWithALaggingReplicaNotStopped(t *testing.T) {
 				}
 			case strings.Contains(q, "vllm:num_requests_running"):
 				ss = append(ss, series("other-x", "other", 5), series("llama-a", "llama", 1),
-					fakeSeries{labels: map[string]string{"model_name": "llama", "tokentop_engine": "vllm"}, value: 1})
+					fakeSeries{labels: map[string]string{"model_name": "llama", "ttftop_engine": "vllm"}, value: 1})
 			}
 			writeVector(w, now, ss, nil, nil)
 			return true

@@ -5,8 +5,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // countedLabel is the model row's label that says, while some of its

@@ -14,22 +14,22 @@ import (
 
 	"github.com/prometheus/common/model"
 
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/sources/httpclient"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/sources/httpclient"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Target health (docs/failures.md): each refresh asks the store for `up`
 // by the replica labels, joined to the replicas by the labels their series
 // are joined by. A replica whose target is up reads up; one at 0 is DOWN
-// since tokentop first read it so, with the store's own reason where it
+// since ttftop first read it so, with the store's own reason where it
 // has a targets API (Prometheus, VictoriaMetrics' scraper); one whose up
 // series the store no longer has (removed from discovery, or its series
 // gone) is GONE, and stays listed for the viewed window, then leaves.
 
 // upSignal tags the answer of the up query; it is not a signal of any
 // endpoint.
-const upSignal telemetry.Signal = "tokentop_target_up"
+const upSignal telemetry.Signal = "ttftop_target_up"
 
 // targetHealth is what the source knows of a replica's target.
 type targetHealth struct {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // TestTargetHealthFromUp: a store whose up says one replica's target is

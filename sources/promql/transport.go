@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/ttftop/ttftop/sources/httpclient"
 )
 
 // newHTTPClient builds the client used for every API call from the shared

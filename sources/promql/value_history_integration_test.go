@@ -13,9 +13,9 @@ import (
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/internal/promtest"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/internal/promtest"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // waitHeld polls until Prometheus holds at least d of series.

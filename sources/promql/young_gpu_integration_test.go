@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/promtest"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/internal/promtest"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // youngGPUWatts is the draw of the GPU the young-power test serves.

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tokentop/tokentop/sources/httpclient"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sources/httpclient"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // No metrics page. Quick mode scrapes the /metrics of every URL it

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // pageTarget serves /metrics as mode says: "404", "html" (a gateway's

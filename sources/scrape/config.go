@@ -3,10 +3,10 @@ package scrape
 import (
 	"time"
 
-	"github.com/tokentop/tokentop/bandwidth"
-	"github.com/tokentop/tokentop/sources/httpclient"
-	"github.com/tokentop/tokentop/sources/internal/loop"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/bandwidth"
+	"github.com/ttftop/ttftop/sources/httpclient"
+	"github.com/ttftop/ttftop/sources/internal/loop"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Defaults, in one place.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/bandwidth"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/bandwidth"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // freshPage is raw as a just-started server would expose it: every sample

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // vLLM 0.27's real page has the waiting reasons and the prompt-token

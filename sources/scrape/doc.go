@@ -1,5 +1,5 @@
 // Package scrape reads an LLM serving engine's Prometheus metrics page
-// directly (no Prometheus server) and turns it into tokentop
+// directly (no Prometheus server) and turns it into ttftop
 // observations, one endpoint per model served by the target.
 //
 // Per scrape it emits, for each model: KindEndpoint; KindHistogram with

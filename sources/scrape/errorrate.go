@@ -3,8 +3,8 @@ package scrape
 import (
 	"math"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // errorRate emits Δfailed of Δall requests per model (telemetry.ErrorCounts).

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // scrapeTwice scrapes body twice, one second apart, and returns the

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/fixtures"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/telemetry/telemetrytest"
+	"github.com/ttftop/ttftop/internal/fixtures"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/telemetry/telemetrytest"
 )
 
 // collector keeps every observation (a concurrency-safe Sink).

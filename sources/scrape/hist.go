@@ -4,7 +4,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // histAcc sums bucket increments of several series (engines, ranks) of one

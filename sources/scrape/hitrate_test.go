@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // scrapeSeq scrapes each body in turn, one second apart, from a target

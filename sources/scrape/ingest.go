@@ -6,10 +6,10 @@ import (
 	"math"
 	"time"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/sources/scrape/expo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/sources/scrape/expo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // scrape is one successful page being turned into observations.

@@ -3,8 +3,8 @@ package scrape
 import (
 	"strings"
 
-	"github.com/tokentop/tokentop/sources/scrape/expo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/sources/scrape/expo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // lora reads the engine's LoRA info gauge: of its series (one per change,

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/sanitize"
+	"github.com/ttftop/ttftop/sanitize"
 )
 
 // modelInfo caches the model name read from an info endpoint.

@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/tokentop/tokentop/sources/scrape/expo"
+	"github.com/ttftop/ttftop/sources/scrape/expo"
 )
 
 // processStartFamily is the start time (Unix seconds) that the Prometheus

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // A new process_start_time_seconds restarts the target's rates at once,

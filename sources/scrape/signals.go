@@ -4,8 +4,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // histogram emits each model's bucket increments, summed over its series.

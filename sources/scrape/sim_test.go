@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/bandwidth"
-	"github.com/tokentop/tokentop/internal/sim"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/bandwidth"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // simModels are two small models so the test machine keeps up.

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/engines"
-	"github.com/tokentop/tokentop/sources/scrape/expo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/engines"
+	"github.com/ttftop/ttftop/sources/scrape/expo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // state is what a scraper keeps between scrapes.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // succeed emits a successful scrape: endpoints, observations, status.

@@ -3,7 +3,7 @@ package scrape
 import (
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // targetDown says, after a failed scrape of a target whose scrapes have

@@ -5,7 +5,7 @@ package telemetrytest
 import (
 	"sync"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Collector is a concurrency-safe telemetry.Sink that keeps every

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/diagnosis"
-	"github.com/tokentop/tokentop/figures"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/tui/common"
+	"github.com/ttftop/ttftop/diagnosis"
+	"github.com/ttftop/ttftop/figures"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/tui/common"
 )
 
 // RecentResolved is how long a resolved alert stays listed.

@@ -7,10 +7,10 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	_ "github.com/charmbracelet/x/exp/golden" // registers -update for go test ./tui/... -update
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/themes"
-	"github.com/tokentop/tokentop/tui/common"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/themes"
+	"github.com/ttftop/ttftop/tui/common"
 )
 
 func TestListOrderAndWording(t *testing.T) {

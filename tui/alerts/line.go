@@ -7,12 +7,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/figures"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/themes"
-	"github.com/tokentop/tokentop/tui/common"
-	"github.com/tokentop/tokentop/tui/format"
+	"github.com/ttftop/ttftop/figures"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/themes"
+	"github.com/ttftop/ttftop/tui/common"
+	"github.com/ttftop/ttftop/tui/format"
 )
 
 func stateWord(a slo.Alert) (string, format.Kind) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/tokentop/tokentop/themes"
+	"github.com/ttftop/ttftop/themes"
 )
 
 // Bar is one row of a horizontal bar chart.

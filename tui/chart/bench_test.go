@@ -9,7 +9,7 @@ import (
 	"github.com/NimbleMarkets/ntcharts/v2/canvas"
 	"github.com/NimbleMarkets/ntcharts/v2/sparkline"
 
-	"github.com/tokentop/tokentop/themes"
+	"github.com/ttftop/ttftop/themes"
 )
 
 // The benchmarks compare Spark and Line (ntcharts draws, this package

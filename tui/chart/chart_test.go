@@ -10,7 +10,7 @@ import (
 	// golden registers -update, so `go test ./tui/... -update` runs here too.
 	_ "github.com/charmbracelet/x/exp/golden"
 
-	"github.com/tokentop/tokentop/themes"
+	"github.com/ttftop/ttftop/themes"
 )
 
 func monoStyles() *themes.Styles { return themes.NewStyles(themes.Mono()) }

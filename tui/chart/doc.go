@@ -1,4 +1,4 @@
-// Package chart draws tokentop's small charts as text: sparklines, line
+// Package chart draws ttftop's small charts as text: sparklines, line
 // charts with an SLO threshold and breach shading, and horizontal bars.
 //
 // Sparklines (table rows, GPU trends) are ntcharts/v2 sparklines one row

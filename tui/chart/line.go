@@ -12,8 +12,8 @@ import (
 	"github.com/NimbleMarkets/ntcharts/v2/canvas/runes"
 	"github.com/NimbleMarkets/ntcharts/v2/linechart"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/tokentop/tokentop/figures"
-	"github.com/tokentop/tokentop/themes"
+	"github.com/ttftop/ttftop/figures"
+	"github.com/ttftop/ttftop/themes"
 )
 
 // Line is a time-series chart of one signal, drawn in braille (2×4 dots a

@@ -3,7 +3,7 @@ package chart
 import (
 	"strings"
 
-	"github.com/tokentop/tokentop/themes"
+	"github.com/ttftop/ttftop/themes"
 )
 
 // line accumulates one row of text, emitting one SGR pair per run.

@@ -10,9 +10,9 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/themes"
-	"github.com/tokentop/tokentop/tui/format"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/themes"
+	"github.com/ttftop/ttftop/tui/format"
 )
 
 // Context is shared, read-only for panes.

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tokentop/tokentop/themes"
+	"github.com/ttftop/ttftop/themes"
 )
 
 // Scroller shows a window of pre-rendered lines (detail and help views):

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/themes"
-	"github.com/tokentop/tokentop/tui/format"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/themes"
+	"github.com/ttftop/ttftop/tui/format"
 )
 
 var sgrParams = regexp.MustCompile(`\x1b\[([0-9;:]*)m`)

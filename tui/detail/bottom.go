@@ -4,10 +4,10 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/tokentop/tokentop/figures"
-	"github.com/tokentop/tokentop/sanitize"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/tui/common"
+	"github.com/ttftop/ttftop/figures"
+	"github.com/ttftop/ttftop/sanitize"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/tui/common"
 )
 
 // MaxProbes is how many recent probes the table lists.

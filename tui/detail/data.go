@@ -10,17 +10,17 @@
 // whole-screen diff of each repaint (~2–3 ms at 160×50) costs more than
 // drawing, so the root also caps live reads at 5 Hz, phase-locked to the
 // refresh (tui/fetch.go liveTick): bench/tui_bandwidth.sh, 160×50, 60 s,
-// medians of 3 interleaved runs, tokentop demo detail 5.87 → 5.12 % CPU
+// medians of 3 interleaved runs, ttftop demo detail 5.87 → 5.12 % CPU
 // (its main screen, unchanged code, read 4.10 / 4.27 % that day), TUI alone
 // (synthetic) detail 3.13 → 1.77 %.
 package detail
 
 import (
-	"github.com/tokentop/tokentop/diagnosis"
+	"github.com/ttftop/ttftop/diagnosis"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Source is what the detail view reads (the root's Data satisfies it).

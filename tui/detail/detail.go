@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/tui/chart"
-	"github.com/tokentop/tokentop/tui/common"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/tui/chart"
+	"github.com/ttftop/ttftop/tui/common"
 )
 
 // Model is the detail view of one endpoint; content taller than the

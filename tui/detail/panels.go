@@ -6,12 +6,12 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/tokentop/tokentop/figures"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/themes"
-	"github.com/tokentop/tokentop/tui/chart"
-	"github.com/tokentop/tokentop/tui/common"
-	"github.com/tokentop/tokentop/tui/format"
+	"github.com/ttftop/ttftop/figures"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/themes"
+	"github.com/ttftop/ttftop/tui/chart"
+	"github.com/ttftop/ttftop/tui/common"
+	"github.com/ttftop/ttftop/tui/format"
 )
 
 // panelsView is the middle row: ITL distribution, tokens per event, GPU;

@@ -7,13 +7,13 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/tokentop/tokentop/figures"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/tui/alerts"
-	"github.com/tokentop/tokentop/tui/chart"
-	"github.com/tokentop/tokentop/tui/common"
-	"github.com/tokentop/tokentop/tui/format"
-	"github.com/tokentop/tokentop/tui/why"
+	"github.com/ttftop/ttftop/figures"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/tui/alerts"
+	"github.com/ttftop/ttftop/tui/chart"
+	"github.com/ttftop/ttftop/tui/common"
+	"github.com/ttftop/ttftop/tui/format"
+	"github.com/ttftop/ttftop/tui/why"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }

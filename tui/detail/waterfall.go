@@ -3,10 +3,10 @@ package detail
 import (
 	"strings"
 
-	"github.com/tokentop/tokentop/figures"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/themes"
-	"github.com/tokentop/tokentop/tui/common"
+	"github.com/ttftop/ttftop/figures"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/themes"
+	"github.com/ttftop/ttftop/tui/common"
 )
 
 // MaxWaterfall is how many recent successful probes the waterfall draws.

@@ -7,7 +7,7 @@ import (
 
 	_ "github.com/charmbracelet/x/exp/golden" // registers -update for go test ./tui/... -update
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func TestSignalStatesNeverLookLive(t *testing.T) {

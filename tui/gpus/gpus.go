@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tokentop/tokentop/figures"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/themes"
-	"github.com/tokentop/tokentop/tui/common"
+	"github.com/ttftop/ttftop/figures"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/themes"
+	"github.com/ttftop/ttftop/tui/common"
 )
 
 // Model is the panel.

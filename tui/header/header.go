@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/tokentop/tokentop/figures"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/themes"
-	"github.com/tokentop/tokentop/tui/alerts"
-	"github.com/tokentop/tokentop/tui/common"
+	"github.com/ttftop/ttftop/figures"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/themes"
+	"github.com/ttftop/ttftop/tui/alerts"
+	"github.com/ttftop/ttftop/tui/common"
 )
 
 // Info is what the header shows.

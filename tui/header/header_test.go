@@ -7,10 +7,10 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/themes"
-	"github.com/tokentop/tokentop/tui/alerts"
-	"github.com/tokentop/tokentop/tui/common"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/themes"
+	"github.com/ttftop/ttftop/tui/alerts"
+	"github.com/ttftop/ttftop/tui/common"
 )
 
 func ctx() *common.Context {
@@ -39,7 +39,7 @@ func TestHeaderNeverCalmWhileASourceFails(t *testing.T) {
 }
 
 func TestRecBadge(t *testing.T) {
-	got := ansi.Strip(View(ctx(), Info{Title: "tokentop", Recording: "/var/tmp/incident.jsonl.gz"}, 120))
+	got := ansi.Strip(View(ctx(), Info{Title: "ttftop", Recording: "/var/tmp/incident.jsonl.gz"}, 120))
 	if !strings.Contains(got, "REC incident.jsonl.gz") {
 		t.Errorf("no REC badge: %q", got)
 	}
@@ -113,7 +113,7 @@ func TestMoreOffersEOnlyForTrouble(t *testing.T) {
 }
 
 func TestReadOnlyBadge(t *testing.T) {
-	got := ansi.Strip(View(ctx(), Info{Title: "tokentop", Viewers: 3}, 120))
+	got := ansi.Strip(View(ctx(), Info{Title: "ttftop", Viewers: 3}, 120))
 	if !strings.Contains(got, "READ-ONLY · 3 viewers") {
 		t.Errorf("no read-only badge: %q", got)
 	}
@@ -122,7 +122,7 @@ func TestReadOnlyBadge(t *testing.T) {
 func TestReplayEndedSaid(t *testing.T) {
 	c := ctx()
 	rp := &Replay{Speed: 1, First: c.Now.Add(-time.Minute), Last: c.Now, Ended: true}
-	if got := ansi.Strip(View(c, Info{Title: "tokentop", Replay: rp}, 160)); !strings.Contains(got, "(ended: the recording's last moment) 01:00/01:00") {
+	if got := ansi.Strip(View(c, Info{Title: "ttftop", Replay: rp}, 160)); !strings.Contains(got, "(ended: the recording's last moment) 01:00/01:00") {
 		t.Errorf("replay end not said: %q", got)
 	}
 }
@@ -132,7 +132,7 @@ func TestReplayEndedSaid(t *testing.T) {
 func TestReplayCutSaid(t *testing.T) {
 	c := ctx()
 	rp := &Replay{Speed: 1, First: c.Now.Add(-time.Minute), Last: c.Now, Ended: true, Cut: true}
-	got := ansi.Strip(View(c, Info{Title: "tokentop", Replay: rp}, 200))
+	got := ansi.Strip(View(c, Info{Title: "ttftop", Replay: rp}, 200))
 	if !strings.Contains(got, "(ended: the recording is cut here, its recorder killed or crashed)") || strings.Contains(got, "last moment") {
 		t.Errorf("header %q: want the cut said", got)
 	}

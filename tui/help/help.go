@@ -10,11 +10,11 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/tui/common"
-	"github.com/tokentop/tokentop/tui/format"
-	"github.com/tokentop/tokentop/tui/gpus"
-	"github.com/tokentop/tokentop/tui/keys"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/tui/common"
+	"github.com/ttftop/ttftop/tui/format"
+	"github.com/ttftop/ttftop/tui/gpus"
+	"github.com/ttftop/ttftop/tui/keys"
 )
 
 // Model is the help screen.
@@ -100,7 +100,7 @@ func (m *Model) render() string {
 	out = append(append(out, ""), m.heading(" terms")...)
 	for _, s := range [][2]string{
 		{"TTFT p50/" + m.ctx.Glyphs.Down + "p99", "the column sorted on (s; S reverses): TTFT and TPOT sort by p99, the tail, the figure the arrow marks; unknown figures always sort last"},
-		{"SRC probe", "the row's latency figures are the client's: tokentop's own requests, network included"},
+		{"SRC probe", "the row's latency figures are the client's: ttftop's own requests, network included"},
 		{"SRC server", "the engine's own figures (scraped /metrics or PromQL); v switches a probed row to them"},
 		{"availability", "objective on every probed endpoint: more than half the probes of the last minute failed → FIRING"},
 		{"burn 20×/30× > 14.4× over 1h/5m", "error budget spent 20 times (long window, 1h) and 30 times (short window, 5m) as fast as the SLO allows; the pair fires when both exceed its factor (14.4×); \"vs\" instead of \">\": one of them does not"},

@@ -1,4 +1,4 @@
-// Package keys is tokentop's key map. Help screens are generated from it
+// Package keys is ttftop's key map. Help screens are generated from it
 // (bubbles/help), so a binding and its help text cannot drift apart.
 package keys
 
@@ -13,7 +13,7 @@ type Map struct {
 	Faster, Slower                          key.Binding
 	Theme, Redraw, Help, Quit               key.Binding
 	// Side switches the latency columns between the client's figures
-	// (tokentop's probes) and the engine's own (scrape, PromQL).
+	// (ttftop's probes) and the engine's own (scrape, PromQL).
 	Side key.Binding
 	// Expand lists or hides a model's replicas under its aggregate row.
 	Expand key.Binding

@@ -12,11 +12,11 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/tokentop/tokentop/diagnosis"
-	"github.com/tokentop/tokentop/figures"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/tui/common"
-	"github.com/tokentop/tokentop/tui/why"
+	"github.com/ttftop/ttftop/diagnosis"
+	"github.com/ttftop/ttftop/figures"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/tui/common"
+	"github.com/ttftop/ttftop/tui/why"
 )
 
 // Model is the problems screen.

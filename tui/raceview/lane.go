@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tokentop/tokentop/figures"
+	"github.com/ttftop/ttftop/figures"
 )
 
 // point is the token count at a chunk's arrival.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/tokentop/tokentop/tui/common"
+	"github.com/ttftop/ttftop/tui/common"
 )
 
 // SGR attributes, each closed by its own reset so spans nest.
@@ -61,7 +61,7 @@ func (m *Model) render() string {
 	}
 	ly := m.layout()
 	rows := []string{
-		boldOn + common.Fit("tokentop race", 13, ellipsis) + boldOff + " " + common.Fit(m.opts.Title, max(m.width-14, 0), ellipsis),
+		boldOn + common.Fit("ttftop race", 13, ellipsis) + boldOff + " " + common.Fit(m.opts.Title, max(m.width-14, 0), ellipsis),
 		common.Fit(m.status(), m.width, ellipsis),
 	}
 	if ly.columns {

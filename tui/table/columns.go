@@ -1,8 +1,8 @@
 package table
 
 import (
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/tui/format"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/tui/format"
 )
 
 // Col identifies a column.

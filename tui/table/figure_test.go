@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/themes"
-	"github.com/tokentop/tokentop/tui/common"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/themes"
+	"github.com/ttftop/ttftop/tui/common"
 )
 
 // A figure too wide for its cell is shortened without losing a number:

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tokentop/tokentop/tui/format"
+	"github.com/ttftop/ttftop/tui/format"
 )
 
 // Replicas. A model served by several instances (PromQL mode) arrives as

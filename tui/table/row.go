@@ -4,9 +4,9 @@
 package table
 
 import (
-	"github.com/tokentop/tokentop/diagnosis"
-	"github.com/tokentop/tokentop/slo"
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/diagnosis"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Row is one endpoint with everything its line shows. Rows are built off

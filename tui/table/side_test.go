@@ -3,7 +3,7 @@ package table
 import (
 	"testing"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 func ptr(v float64) *float64 { return &v }

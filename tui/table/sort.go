@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/tui/format"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/tui/format"
 )
 
 // sortKeys are the columns `s` cycles through.

@@ -3,8 +3,8 @@ package table
 import (
 	"strings"
 
-	"github.com/tokentop/tokentop/telemetry"
-	"github.com/tokentop/tokentop/tui/common"
+	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/tui/common"
 )
 
 // Model is the endpoint table.

@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/tokentop/tokentop/diagnosis"
-	"github.com/tokentop/tokentop/figures"
-	"github.com/tokentop/tokentop/tui/common"
+	"github.com/ttftop/ttftop/diagnosis"
+	"github.com/ttftop/ttftop/figures"
+	"github.com/ttftop/ttftop/tui/common"
 )
 
 // Lines is d in lines of at most w cells, each indented by indent.

@@ -20,14 +20,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/ttftop/ttftop/internal/sim"
 )
 
 // Environment of a started engine process.
 const (
-	childMode = "TOKENTOP_DISCOVER_CHILD"
-	childAddr = "TOKENTOP_DISCOVER_ADDR"
-	childLog  = "TOKENTOP_DISCOVER_LOG"
+	childMode = "TTFTOP_DISCOVER_CHILD"
+	childAddr = "TTFTOP_DISCOVER_ADDR"
+	childLog  = "TTFTOP_DISCOVER_LOG"
 )
 
 // Modes of a started engine process.

@@ -6,7 +6,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/tokentop/tokentop/internal/sim"
+	"github.com/ttftop/ttftop/internal/sim"
 )
 
 // Start builds and starts a simulator from cfg (give Listen a loopback

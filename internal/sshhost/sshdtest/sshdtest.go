@@ -6,7 +6,7 @@ package sshdtest
 
 import (
 	"fmt"
-	"github.com/tokentop/tokentop/internal/discover/enginetest"
+	"github.com/ttftop/ttftop/internal/discover/enginetest"
 	"io"
 	"net"
 	"os"

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tokentop/tokentop/sources/httpclient"
+	"github.com/ttftop/ttftop/sources/httpclient"
 )
 
 // Defaults of every polled metrics page (an engine's /metrics, a

@@ -5,7 +5,7 @@
 //
 // Why not expfmt: prometheus/common v0.73.1's TextParser needs ~190 ms and
 // 1.7 M allocations for a 50,000-line page on the reference machine, and
-// its ABNF-based OpenMetrics decoder ~13 s for 5,000 lines; tokentop's
+// its ABNF-based OpenMetrics decoder ~13 s for 5,000 lines; ttftop's
 // budget is 50 ms per 50,000 lines and 5 % of a core for 50 targets at
 // 1 Hz. This parser keeps expfmt's acceptance rules for the text format
 // (values, escapes, quoted UTF-8 names, a final line without a newline is

@@ -3,7 +3,7 @@ package expo
 import (
 	"fmt"
 
-	"github.com/tokentop/tokentop/sanitize"
+	"github.com/ttftop/ttftop/sanitize"
 )
 
 // ParseError is a syntax error that fails the whole page.

@@ -3,7 +3,7 @@ package expo
 import (
 	"testing"
 
-	"github.com/tokentop/tokentop/internal/fixtures"
+	"github.com/ttftop/ttftop/internal/fixtures"
 )
 
 func readFixture(t testing.TB, name string) string {

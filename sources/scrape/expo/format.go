@@ -7,7 +7,7 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/tokentop/tokentop/sanitize"
+	"github.com/ttftop/ttftop/sanitize"
 )
 
 // Accept headers sent with a scrape.

@@ -169,8 +169,8 @@ func TestFixturesMatchExpfmt(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	// The fixtures are seeds for "go test" runs; long fuzzing sessions
-	// with 50 KB seeds crawl, so TOKENTOP_FUZZ_SMALL=1 leaves them out.
-	if os.Getenv("TOKENTOP_FUZZ_SMALL") == "" {
+	// with 50 KB seeds crawl, so TTFTOP_FUZZ_SMALL=1 leaves them out.
+	if os.Getenv("TTFTOP_FUZZ_SMALL") == "" {
 		for _, name := range fixtureNames() {
 			f.Add(readFixture(f, name))
 		}

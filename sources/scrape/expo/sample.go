@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // sample parses one sample line: name{labels} value [timestamp] [# exemplar].

@@ -3,7 +3,7 @@ package expo
 import (
 	"strings"
 
-	"github.com/tokentop/tokentop/telemetry"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Type is a family's metric type.
