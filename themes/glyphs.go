@@ -17,6 +17,9 @@ type Glyphs struct {
 	Sel, Up, Down string
 	// OKMark, BadMark, StaleMark precede source states in the header.
 	OKMark, BadMark, StaleMark string
+	// More precedes the count of sources a cut header line leaves out
+	// ("+3 more"); in ASCII a word, as + marks a rate that reads low.
+	More string
 	// HLine, VLine draw rules; Axis corner for charts.
 	HLine, VLine, Corner string
 	// Bar and HalfBar fill histogram bars; Point plots ASCII charts.
@@ -35,14 +38,14 @@ func NewGlyphs(ascii bool) Glyphs {
 	if ascii {
 		return Glyphs{
 			ASCII: true, Spark: []rune("_.-~=+*#"), Unknown: "-", Ellipsis: ".",
-			Sel: ">", Up: "^", Down: "v", OKMark: "+", BadMark: "x", StaleMark: "~",
+			Sel: ">", Up: "^", Down: "v", OKMark: "o", BadMark: "x", StaleMark: "~", More: "and ",
 			HLine: "-", VLine: "|", Corner: "+", Bar: "#", HalfBar: "=", Point: "*",
 			ThreshLine: "-", BreachMark: "!", Border: lipgloss.ASCIIBorder(), Dot: "|",
 		}
 	}
 	return Glyphs{
 		Spark: []rune("▁▂▃▄▅▆▇█"), Unknown: "—", Ellipsis: "…",
-		Sel: "▸", Up: "▲", Down: "▼", OKMark: "●", BadMark: "✖", StaleMark: "◌",
+		Sel: "▸", Up: "▲", Down: "▼", OKMark: "●", BadMark: "✖", StaleMark: "◌", More: "+",
 		HLine: "─", VLine: "│", Corner: "└", Bar: "█", HalfBar: "▌", Point: "•",
 		ThreshLine: "╌", BreachMark: "▲", Border: lipgloss.RoundedBorder(), Dot: "·",
 	}

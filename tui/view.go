@@ -210,7 +210,7 @@ func (a *app) tooSmallView() string {
 // layout does not move. Drawing glyphs come from themes.Glyphs already.
 func asciiFold() *strings.Replacer {
 	return strings.NewReplacer("·", "|", "—", "-", "–", "-", "−", "-", "×", "x", "…", ".", "≤", "<", "≥", ">",
-		"▲", "^", "▼", "v", "●", "+", "✖", "x", "◌", "~", "▸", ">")
+		"▲", "^", "▼", "v", "●", "o", "✖", "x", "◌", "~", "▸", ">")
 }
 
 func (a *app) viewers() int {

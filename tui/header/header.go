@@ -365,16 +365,16 @@ func sourcesLine(ctx *common.Context, srcs []telemetry.SourceStatus, width int) 
 			s.Name = strings.TrimPrefix(common.Safe(s.Name), shared)
 		}
 		sg := sourceSeg(ctx, s, true, maxShortCaveat)
-		rest := moreText(len(ordered)-i-1, trouble)
+		rest := moreText(g.More, len(ordered)-i-1, trouble)
 		if used+1+common.Width(sg.text)+common.Width(rest) <= width {
 			segs, shown = append(segs, sg), append(shown, s)
 			used += 1 + common.Width(sg.text)
 			tail = rest
 			continue
 		}
-		tail = moreText(len(ordered)-i, trouble)
+		tail = moreText(g.More, len(ordered)-i, trouble)
 		if i == 0 { // the first always shows, cut to leave room for the count
-			tail = moreText(len(ordered)-i-1, trouble)
+			tail = moreText(g.More, len(ordered)-i-1, trouble)
 			sg.text = common.Fit(sg.text, max(width-used-1-common.Width(tail), 1), g.Ellipsis)
 			segs = append(segs, sg)
 			shown = nil // nothing to widen
@@ -442,11 +442,11 @@ func sharedHost(srcs []telemetry.SourceStatus) string {
 // out and, when some source is in trouble, the key that shows it in full
 // (the e screen lists only sources in trouble: healthy ones cut from the
 // line are not there).
-func moreText(n int, trouble bool) string {
+func moreText(more string, n int, trouble bool) string {
 	if n <= 0 {
 		return ""
 	}
-	t := " +" + strconv.Itoa(n) + " more"
+	t := " " + more + strconv.Itoa(n) + " more"
 	if trouble {
 		t += " (e)"
 	}

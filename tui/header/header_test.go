@@ -1,6 +1,7 @@
 package header
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/ttftop/ttftop/themes"
 	"github.com/ttftop/ttftop/tui/alerts"
 	"github.com/ttftop/ttftop/tui/common"
+	"github.com/ttftop/ttftop/tui/format"
 )
 
 func ctx() *common.Context {
@@ -188,7 +190,7 @@ func TestCutSourcesLineDropsSharedHost(t *testing.T) {
 	got := strings.Split(ansi.Strip(View(ctx(), Info{Sources: srcs}, 200)), "\n")[1]
 	// The room left after every source is placed goes to the caveat, cut
 	// after a whole word.
-	if strings.Contains(got, "127.0.0.1:43799/") || !strings.Contains(got, "+ Qwen/Qwen2.5-14B-Instruct ok 1s (53 of 95 event gaps are under 1 ms: buffered path.)") ||
+	if strings.Contains(got, "127.0.0.1:43799/") || !strings.Contains(got, "o Qwen/Qwen2.5-14B-Instruct ok 1s (53 of 95 event gaps are under 1 ms: buffered path.)") ||
 		!strings.Contains(got, "meta-llama/Llama-3.2-3B-Instruct ok") || !strings.Contains(got, "dcgm ok") || ansi.StringWidth(got) > 200 {
 		t.Errorf("cut line: %q", got)
 	}
@@ -206,11 +208,11 @@ func TestSourcesCaveatUsesTheRoom(t *testing.T) {
 		if w := ansi.StringWidth(got); w > width || w < width-24 {
 			t.Errorf("%d columns: line %d wide: %q", width, w, got)
 		}
-		if !strings.HasPrefix(got, " sources: + prometheus ok 21ms (gpu_mem_bw: no GPU series shares a pod or host with") || !strings.HasSuffix(got, "….)") && !strings.HasSuffix(got, ".)") {
+		if !strings.HasPrefix(got, " sources: o prometheus ok 21ms (gpu_mem_bw: no GPU series shares a pod or host with") || !strings.HasSuffix(got, "….)") && !strings.HasSuffix(got, ".)") {
 			t.Errorf("%d columns: %q", width, got)
 		}
 		// Cut after a whole word of the warning.
-		body := strings.TrimSuffix(strings.TrimPrefix(got, " sources: + prometheus ok 21ms ("), ".)")
+		body := strings.TrimSuffix(strings.TrimPrefix(got, " sources: o prometheus ok 21ms ("), ".)")
 		body = strings.TrimSuffix(body, "…)")
 		if !strings.HasPrefix(warn, body) || (len(body) < len(warn) && !strings.ContainsRune(" ,;:", rune(warn[len(body)]))) {
 			t.Errorf("%d columns: caveat %q not cut at a word of %q", width, body, warn)
@@ -229,5 +231,36 @@ func TestCaveatCutToNothingLeavesNoParentheses(t *testing.T) {
 	}
 	if got := sourceSeg(c, s, true, 40); !strings.HasSuffix(got.text, "prom ok (lagging-behind-the-store 30s)") {
 		t.Errorf("caveat with room: %q", got.text)
+	}
+}
+
+// In --ascii each mark means one thing: o a working source, "and N more"
+// the sources a cut line leaves out, + only a rate that reads low
+// (format.YoungMark) and the borders' corners.
+func TestASCIIMarksEachMeanOneThing(t *testing.T) {
+	var srcs []telemetry.SourceStatus
+	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+		srcs = append(srcs, telemetry.SourceStatus{Name: "probe 127.0.0.1:40677/meta-llama/Llama-3.1-8B-Instruct-" + n, Kind: "probe",
+			State: telemetry.Live, Latency: 300 * time.Millisecond})
+	}
+	line := strings.Split(ansi.Strip(View(ctx(), Info{Sources: srcs}, 80)), "\n")[1]
+	if strings.Contains(line, format.YoungMark) || !strings.Contains(line, " o meta-llama") ||
+		!regexp.MustCompile(` and \d+ more$`).MatchString(line) {
+		t.Errorf("ascii sources line: %q; want o for ok, 'and N more', no %s", line, format.YoungMark)
+	}
+	g := themes.NewGlyphs(true)
+	marks := map[string]string{"ok": g.OKMark, "bad": g.BadMark, "stale": g.StaleMark, "reads low": format.YoungMark,
+		"more": strings.TrimSpace(g.More)}
+	seen := map[string]string{}
+	for meaning, m := range marks {
+		if other, dup := seen[m]; dup {
+			t.Errorf("ascii %q means both %s and %s", m, meaning, other)
+		}
+		seen[m] = meaning
+	}
+	// The Unicode set keeps its ● and +N more.
+	uni := &common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: time.Unix(1e9, 0)}
+	if line := strings.Split(ansi.Strip(View(uni, Info{Sources: srcs}, 80)), "\n")[1]; !regexp.MustCompile(`● meta-llama.* \+\d+ more$`).MatchString(line) {
+		t.Errorf("unicode sources line: %q", line)
 	}
 }
