@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/monitor"
@@ -19,8 +20,8 @@ import (
 	"github.com/ttftop/ttftop/telemetry"
 )
 
-func init() {
-	register(command{name: "check", summary: "measure once, judge the SLOs, exit 0 pass / 1 fail / 2 not measured (CI)", run: runCheck})
+func checkCommand() command {
+	return command{name: "check", summary: "measure once, judge the SLOs, exit 0 pass / 1 fail / 2 not measured (CI)", usage: checkUsage, bind: runCheck}
 }
 
 const checkUsage = `ttftop check URL [URL...] [flags]
@@ -167,10 +168,9 @@ func isLatencyObjective(r slo.Result) bool {
 	return r.Kind == slo.Percentile && r.Signal.Info().Unit == "ms"
 }
 
-func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
-	fs := newFlagSet("check", checkUsage, stderr)
+func runCheck(fs *pflag.FlagSet) runFunc {
 	sloFlags := bindSLOFlags(fs)
-	n := fs.Int("n", defaultRequests, nUsage)
+	n := fs.IntP("n", "n", defaultRequests, nUsage)
 	jsonOut := fs.Bool("json", false, jsonUsage)
 	configPath := fs.String("config", "", configUsage)
 	var req requestFlags
@@ -179,95 +179,92 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	nf.bind(fs)
 	var tf targetFlags
 	tf.bind(fs)
-
-	args, err = parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	sshTargets, urls := splitSSH(args)
-	if *n < 1 {
-		return usagef("-n must be at least 1")
-	}
-	if err := req.validate(); err != nil {
-		return err
-	}
-	po, err := req.options()
-	if err != nil {
-		return err
-	}
-	var targets []checkTarget
-	for _, u := range urls {
-		o := po
-		o.URL = u
-		targets = append(targets, checkTarget{label: u, measure: probeMeasurer(o, "", *n)})
-	}
-	base := slo.DefaultObjectives()
-	var notifyCfg config.Notify
-	path := *configPath
-	if path == "" && len(args) == 0 {
-		path = existingDefaultConfig()
-	}
-	var found []config.Endpoint
-	if len(sshTargets) > 0 || (path == "" && len(args) == 0) {
-		defer func() { err = errors.Join(err, tf.close()) }()
-		if found, err = tf.find(sshTargets, stderr); err != nil {
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+		sshTargets, urls := splitSSH(args)
+		if *n < 1 {
+			return usagef("-n must be at least 1")
+		}
+		if err := req.validate(); err != nil {
 			return err
 		}
-	}
-	for _, ep := range found {
-		o := foundProbe(po, ep)
-		targets = append(targets, checkTarget{label: ep.Prefix(), measure: probeMeasurer(o, ep.Name, *n), found: ep})
-	}
-	if path != "" {
-		cfg, err := checkConfig(path, *n)
+		po, err := req.options()
+		if err != nil {
+			return err
+		}
+		var targets []checkTarget
+		for _, u := range urls {
+			o := po
+			o.URL = u
+			targets = append(targets, checkTarget{label: u, measure: probeMeasurer(o, "", *n)})
+		}
+		base := slo.DefaultObjectives()
+		var notifyCfg config.Notify
+		path := *configPath
+		if path == "" && len(args) == 0 {
+			path = existingDefaultConfig()
+		}
+		var found []config.Endpoint
+		if len(sshTargets) > 0 || (path == "" && len(args) == 0) {
+			defer func() { err = errors.Join(err, tf.close()) }()
+			if found, err = tf.find(sshTargets, stderr); err != nil {
+				return err
+			}
+		}
+		for _, ep := range found {
+			o := foundProbe(po, ep)
+			targets = append(targets, checkTarget{label: ep.Prefix(), measure: probeMeasurer(o, ep.Name, *n), found: ep})
+		}
+		if path != "" {
+			cfg, err := checkConfig(path, *n)
+			if err != nil {
+				return exitError{code: 2, err: err}
+			}
+			targets = append(targets, cfg.targets...)
+			if len(cfg.objectives) > 0 {
+				base = cfg.objectives
+			}
+			notifyCfg = cfg.notify
+		}
+		nf.apply(&notifyCfg)
+		if len(targets) == 0 {
+			return usagef("give at least one URL, ssh://[user@]host[:port] or --config FILE")
+		}
+		objs, err := sloFlags.Apply(base)
+		if err != nil {
+			return usageError{msg: err.Error()}
+		}
+		// Started before measuring, so a hook that does not exist fails now.
+		nt, err := monitor.StartNotifications(notifyCfg, nil, monitor.NotifyOptions{Log: stderr})
 		if err != nil {
 			return exitError{code: 2, err: err}
 		}
-		targets = append(targets, cfg.targets...)
-		if len(cfg.objectives) > 0 {
-			base = cfg.objectives
+		rep := check(ctx, targets, objs, sloFlags.Options())
+		rep.Found = foundOf(targets)
+		now := time.Now()
+		nt.Notify(now, failedTransitions(rep.Results, objs, now))
+		if err := stopNotifications(nt); err != nil {
+			fmt.Fprintf(stderr, "ttftop check: %v\n", err)
 		}
-		notifyCfg = cfg.notify
-	}
-	nf.apply(&notifyCfg)
-	if len(targets) == 0 {
-		return usagef("give at least one URL, ssh://[user@]host[:port] or --config FILE")
-	}
-	objs, err := sloFlags.Apply(base)
-	if err != nil {
-		return usageError{msg: err.Error()}
-	}
-	// Started before measuring, so a hook that does not exist fails now.
-	nt, err := monitor.StartNotifications(notifyCfg, nil, monitor.NotifyOptions{Log: stderr})
-	if err != nil {
-		return exitError{code: 2, err: err}
-	}
-	rep := check(ctx, targets, objs, sloFlags.Options())
-	rep.Found = foundOf(targets)
-	now := time.Now()
-	nt.Notify(now, failedTransitions(rep.Results, objs, now))
-	if err := stopNotifications(nt); err != nil {
-		fmt.Fprintf(stderr, "ttftop check: %v\n", err)
-	}
-	if *jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep.json()); err != nil {
+		if *jsonOut {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(rep.json()); err != nil {
+				return exitError{code: 2, err: err}
+			}
+		} else if err := printCheck(stdout, stderr, rep); err != nil {
 			return exitError{code: 2, err: err}
 		}
-	} else if err := printCheck(stdout, stderr, rep); err != nil {
-		return exitError{code: 2, err: err}
+		switch rep.ExitCode {
+		case 0:
+			return nil
+		case 1:
+			return exitError{code: 1}
+		}
+		if rep.Interrupted {
+			return exitError{code: 2, err: errors.New("check: interrupted before every request was sent")}
+		}
+		return exitError{code: 2, err: errors.New("check: some objectives could not be measured")}
 	}
-	switch rep.ExitCode {
-	case 0:
-		return nil
-	case 1:
-		return exitError{code: 1}
-	}
-	if rep.Interrupted {
-		return exitError{code: 2, err: errors.New("check: interrupted before every request was sent")}
-	}
-	return exitError{code: 2, err: errors.New("check: some objectives could not be measured")}
 }
 
 // check measures every target in turn, then judges the objectives once.
@@ -454,22 +451,6 @@ func measuredText(r slo.Result) string {
 		unit = "requests"
 	}
 	return fmt.Sprintf("%s (%g %s)", s, r.Count, unit)
-}
-
-// parseInterspersed lets flags follow positional arguments
-// ("check URL --slo-ttft 5s"), which package flag alone does not.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
 
 // probeMeasurer sends n requests, one after the other, to one endpoint:

@@ -161,8 +161,8 @@ func TestCheckUsage(t *testing.T) {
 	if code, _, _ := runCmd(t, "check", "http://x", "--slo-error-rate", "1"); code != 2 {
 		t.Errorf("bad flag value: exit %d, want 2", code)
 	}
-	if code, _, errs := runCmd(t, "check", "--help"); code != 0 || !strings.Contains(errs, "-slo-ttft") {
-		t.Errorf("help: exit %d\n%s", code, errs)
+	if code, out, _ := runCmd(t, "check", "--help"); code != 0 || !strings.Contains(out, "--slo-ttft") {
+		t.Errorf("help: exit %d\n%s", code, out)
 	}
 	if code, _, _ := runCmd(t, "check", "--config", "/nonexistent.yaml"); code != 2 {
 		t.Errorf("missing config: exit %d, want 2", code)
@@ -188,3 +188,4 @@ func TestCheckJudgesAllItMeasured(t *testing.T) {
 		t.Errorf("report %+v: want both samples judged", rep)
 	}
 }
+

@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"time"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/pflag"
 
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/monitor"
@@ -19,8 +19,8 @@ import (
 	"github.com/ttftop/ttftop/tui"
 )
 
-func init() {
-	register(command{name: "dashboard", summary: "the live dashboard ('ttftop URL...' is short for 'ttftop dashboard URL...')", run: runDashboard})
+func dashboardCommand() command {
+	return command{name: "dashboard", summary: "the live dashboard ('ttftop URL...' is short for 'ttftop dashboard URL...')", usage: dashboardUsage, bind: runDashboard}
 }
 
 const dashboardUsage = `ttftop [dashboard] URL [URL...] [flags]
@@ -56,7 +56,7 @@ type viewFlags struct {
 	liveStrip bool
 }
 
-func (v *viewFlags) bind(fs *flag.FlagSet) {
+func (v *viewFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&v.theme, "theme", config.DefaultTheme, "colour theme: dark, light, high-contrast, okabe-ito (colour-blind safe), mono")
 	fs.BoolVar(&v.ascii, "ascii", false, "draw charts and borders with plain ASCII (fonts without braille or box runes)")
 	fs.IntVar(&v.fps, "fps", config.DefaultFPS, "maximum frames per second written to the terminal")
@@ -67,9 +67,9 @@ func (v *viewFlags) bind(fs *flag.FlagSet) {
 }
 
 // merge lets the config file set what the flags did not.
-func (v *viewFlags) merge(fs *flag.FlagSet, c *config.Config) {
+func (v *viewFlags) merge(fs *pflag.FlagSet, c *config.Config) {
 	v.set = map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { v.set[f.Name] = true })
+	fs.Visit(func(f *pflag.Flag) { v.set[f.Name] = true })
 	if !v.set["theme"] && c.Theme != "" {
 		v.theme = c.Theme
 	}
@@ -90,26 +90,23 @@ func (v *viewFlags) merge(fs *flag.FlagSet, c *config.Config) {
 	}
 }
 
-func runDashboard(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("dashboard", dashboardUsage, stderr)
+func runDashboard(fs *pflag.FlagSet) runFunc {
 	var sf sourceFlags
 	var vf viewFlags
 	sf.bind(fs)
 	vf.bind(fs)
 	procs := bindProcs(fs)
-	urls, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
+	return func(ctx context.Context, urls []string, stdout, stderr io.Writer) error {
+		if err := applyProcs(fs, *procs); err != nil {
+			return err
+		}
+		m, c, err := sf.open(urls, stderr)
+		if err != nil {
+			return err
+		}
+		vf.merge(fs, c)
+		return serve(ctx, m, c, vf, stdout, stderr)
 	}
-	if err := applyProcs(fs, *procs); err != nil {
-		return err
-	}
-	m, c, err := sf.open(urls, stderr)
-	if err != nil {
-		return err
-	}
-	vf.merge(fs, c)
-	return serve(ctx, m, c, vf, stdout, stderr)
 }
 
 // serve runs the monitor and its view until the user quits or ctx ends:

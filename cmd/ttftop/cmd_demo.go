@@ -3,19 +3,20 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime/pprof"
+
+	"github.com/spf13/pflag"
 
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/internal/sim"
 )
 
-func init() {
-	register(command{name: "demo", summary: "the dashboard over the built-in simulator: offline, no set-up", run: runDemo})
+func demoCommand() command {
+	return command{name: "demo", summary: "the dashboard over the built-in simulator: offline, no set-up", usage: demoUsage, bind: runDemo}
 }
 
 const demoUsage = `ttftop demo [flags]
@@ -31,13 +32,13 @@ the same prompt to each at once, their text side by side as it streams
 (--record keeps the race for replay, --json prints its figures; the other
 view and notification flags are the dashboard's).`
 
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("demo", demoUsage, stderr)
+func runDemo(fs *pflag.FlagSet) runFunc {
 	var vf viewFlags
 	var nf notifyFlags
 	vf.bind(fs)
 	if err := setFlagDefault(fs, "window", monitor.DemoWindow.String()); err != nil {
-		return err // the help shows the window the demo starts at
+		// The help shows the window the demo starts at.
+		return func(context.Context, []string, io.Writer, io.Writer) error { return err }
 	}
 	nf.bind(fs)
 	seed := fs.Int64("seed", 1, simSeedUsage)
@@ -45,41 +46,40 @@ func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var recordPath string
 	bindRecord(fs, &recordPath)
 	raceModels := fs.Bool("race", false, demoRaceUsage)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("demo takes no arguments (got %q)", fs.Args())
-	}
-	if *raceModels {
-		return runDemoRace(ctx, demoRaceFlags{seed: *seed, record: recordPath, json: vf.json}, stdout, stderr)
-	}
-	if err := applyProcs(fs, *procs); err != nil {
-		return err
-	}
-	stopProfile, err := startDemoCPUProfile(os.Getenv(demoCPUProfileEnv))
-	if err != nil {
-		return err
-	}
-	defer stopProfile(stderr)
-	s, m, c, err := startDemo(ctx, *seed)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	vf.merge(fs, c)
-	vf.liveStrip = true // tokens streaming on the first screen
-	nf.apply(&c.Notify)
-	if recordPath != "" {
-		if err := m.AddRecorder(recordPath); err != nil {
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		if fs.NArg() > 0 {
+			return usagef("demo takes no arguments (got %q)", fs.Args())
+		}
+		if *raceModels {
+			return runDemoRace(ctx, demoRaceFlags{seed: *seed, record: recordPath, json: vf.json}, stdout, stderr)
+		}
+		if err := applyProcs(fs, *procs); err != nil {
 			return err
 		}
+		stopProfile, err := startDemoCPUProfile(os.Getenv(demoCPUProfileEnv))
+		if err != nil {
+			return err
+		}
+		defer stopProfile(stderr)
+		s, m, c, err := startDemo(ctx, *seed)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		vf.merge(fs, c)
+		vf.liveStrip = true // tokens streaming on the first screen
+		nf.apply(&c.Notify)
+		if recordPath != "" {
+			if err := m.AddRecorder(recordPath); err != nil {
+				return err
+			}
+		}
+		if !isTerminal(stdout) {
+			// On stderr: stdout carries only the read-outs (JSON lines with --json).
+			fmt.Fprintf(stderr, "ttftop demo: simulator on %s (metrics %s/metrics, dcgm %s)\n", s.URL(), s.URL(), s.DCGMURL())
+		}
+		return serve(ctx, m, c, vf, stdout, stderr)
 	}
-	if !isTerminal(stdout) {
-		// On stderr: stdout carries only the read-outs (JSON lines with --json).
-		fmt.Fprintf(stderr, "ttftop demo: simulator on %s (metrics %s/metrics, dcgm %s)\n", s.URL(), s.URL(), s.DCGMURL())
-	}
-	return serve(ctx, m, c, vf, stdout, stderr)
 }
 
 // startDemo starts the demo simulator on loopback and a monitor that
@@ -138,7 +138,7 @@ func startDemoCPUProfile(path string) (func(io.Writer), error) {
 
 // setFlagDefault changes a bound flag's default and what the help says
 // it is.
-func setFlagDefault(fs *flag.FlagSet, name, value string) error {
+func setFlagDefault(fs *pflag.FlagSet, name, value string) error {
 	f := fs.Lookup(name)
 	if f == nil {
 		return fmt.Errorf("no flag --%s", name)

@@ -6,12 +6,13 @@ import (
 	"io"
 	"time"
 
+	"github.com/spf13/pflag"
 	"github.com/ttftop/ttftop/exporter"
 	"github.com/ttftop/ttftop/internal/config"
 )
 
-func init() {
-	register(command{name: "exporter", summary: "run probes continuously and serve them as Prometheus metrics", run: runExporter})
+func exporterCommand() command {
+	return command{name: "exporter", summary: "run probes continuously and serve them as Prometheus metrics", usage: exporterUsage, bind: runExporter}
 }
 
 const exporterUsage = `ttftop exporter URL [URL...] [--listen 127.0.0.1:9464] [flags]
@@ -22,29 +23,26 @@ histograms with vLLM-compatible buckets, request counters, success, and
 the SLO burn rates and alert states) and /healthz. With --webhook or
 --on-alert it also notifies; delivery failures are said on stderr.`
 
-func runExporter(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("exporter", exporterUsage, stderr)
+func runExporter(fs *pflag.FlagSet) runFunc {
 	var sf sourceFlags
 	sf.bind(fs)
 	listen := fs.String("listen", "127.0.0.1:9464", "address to serve /metrics and /healthz on (loopback by default; :9464 for every interface)")
-	urls, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
+	return func(ctx context.Context, urls []string, stdout, stderr io.Writer) error {
+		// The exporter exports what its probes measure; engines' own metrics
+		// are better scraped by Prometheus directly.
+		sf.noScrape = true
+		m, c, err := sf.open(urls, stderr)
+		if err != nil {
+			return err
+		}
+		probed, probeTimeout := probesOf(c)
+		exp := exporter.New(exporter.Options{Alerts: m.SLO, Diagnosis: m.Diagnosis, NoProbes: !probed, ProbeTimeout: probeTimeout})
+		m.AddSink(exp)
+		return runMonitor(ctx, m, c.Notify, stderr, func(ctx context.Context) error {
+			fmt.Fprintf(stderr, "ttftop exporter: serving /metrics and /healthz on %s\n", *listen)
+			return exp.Serve(ctx, *listen)
+		})
 	}
-	// The exporter exports what its probes measure; engines' own metrics
-	// are better scraped by Prometheus directly.
-	sf.noScrape = true
-	m, c, err := sf.open(urls, stderr)
-	if err != nil {
-		return err
-	}
-	probed, probeTimeout := probesOf(c)
-	exp := exporter.New(exporter.Options{Alerts: m.SLO, Diagnosis: m.Diagnosis, NoProbes: !probed, ProbeTimeout: probeTimeout})
-	m.AddSink(exp)
-	return runMonitor(ctx, m, c.Notify, stderr, func(ctx context.Context) error {
-		fmt.Fprintf(stderr, "ttftop exporter: serving /metrics and /healthz on %s\n", *listen)
-		return exp.Serve(ctx, *listen)
-	})
 }
 
 // probesOf reports whether any endpoint of c is probed (without probes

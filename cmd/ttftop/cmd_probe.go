@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/pflag"
 	"github.com/ttftop/ttftop/slo"
 	"github.com/ttftop/ttftop/sources/probe"
 )
@@ -19,8 +20,19 @@ import (
 // probeSummary is the one-line description `ttftop help` shows.
 const probeSummary = "send streaming requests to an LLM endpoint and report TTFT, TPOT, ITL, E2E"
 
-func init() {
-	register(command{name: "probe", summary: probeSummary, run: runProbe})
+func probeCommand() command {
+	return command{name: "probe", summary: probeSummary, usage: probeUsage, bind: bindProbe, renamed: probeRenamed()}
+}
+
+func bindProbe(fs *pflag.FlagSet) runFunc {
+	parse := parseProbeArgs(fs)
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		cfg, err := parse(args)
+		if err != nil {
+			return err
+		}
+		return runProbe(ctx, cfg, stdout, stderr)
+	}
 }
 
 // probeConfig is what the flags say.
@@ -38,14 +50,10 @@ type probeConfig struct {
 	sshTargets []string // where to find it; none: this machine
 }
 
-// runProbe runs `ttftop probe URL [flags]`. It returns an error when the
+// runProbe runs `ttftop probe URL [flags]` as cfg says. It returns an error when the
 // arguments are wrong, when nothing could be probed, or when every request
 // failed, so the exit code tells a script whether the endpoint answered.
-func runProbe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, err := parseProbeArgs(args, stderr)
-	if err != nil {
-		return err
-	}
+func runProbe(ctx context.Context, cfg probeConfig, stdout, stderr io.Writer) (err error) {
 	// Messages to stderr: a failed write there is reported with the result.
 	var notes error
 	note := func(format string, a ...any) {
@@ -152,20 +160,16 @@ excludes 0 is a difference the run supports; one that holds 0 is not.
 
 ` + probe.Definitions
 
-func parseProbeArgs(args []string, stderr io.Writer) (probeConfig, error) {
+func parseProbeArgs(fs *pflag.FlagSet) func(positional []string) (probeConfig, error) {
 	var cfg probeConfig
-	if err := probeRenamed().check(args); err != nil {
-		return cfg, err
-	}
 	o := &cfg.opts
-	fs := newFlagSet("probe", probeUsage, stderr)
 	var req requestFlags
 	req.bind(fs)
 	var jsonOut, jsonlOut, csvOut bool
 	var maxRPM, maxConc int
 	fs.StringVar(&o.Name, "name", "", "endpoint name (default host:port/model)")
-	fs.IntVar(&cfg.n, "n", defaultRequests, nUsage)
-	fs.IntVar(&o.Concurrency, "c", 1, "requests in flight at once (one URL only)")
+	letterVar(fs, &cfg.n, "n", defaultRequests, nUsage)
+	letterVar(fs, &o.Concurrency, "c", 1, "requests in flight at once (one URL only)")
 	fs.StringVar(&cfg.prompt, "prompt", "short", "built-in prompt (short, medium, long) or the prompt text")
 	fs.StringVar(&cfg.promptFile, "prompt-file", "", "read the prompt from this file")
 	fs.Float64Var(&o.Temperature, "temperature", 0, "sampling temperature")
@@ -200,70 +204,67 @@ func parseProbeArgs(args []string, stderr io.Writer) (probeConfig, error) {
 	fs.BoolVar(&jsonlOut, "jsonl", false, "one JSON object per request, then a summary object (one URL only)")
 	fs.BoolVar(&csvOut, "csv", false, "one CSV row per request (one URL only)")
 	cfg.targets.bind(fs)
-
-	positional, err := parseInterspersed(fs, args)
-	if err != nil {
-		return cfg, err
-	}
-	sshTargets, _ := splitSSH(positional)
-	if cfg.find = len(positional) == 0 || len(sshTargets) > 0; cfg.find && len(positional) > len(sshTargets) {
-		return cfg, usagef("probe takes URLs (several for an A/B comparison) or ssh:// targets, not both")
-	}
-	if err := req.validate(); err != nil {
-		return cfg, err
-	}
-	base, err := req.options()
-	if err != nil {
-		return cfg, err
-	}
-	base.Temperature, base.Seed, base.Name, base.Concurrency = o.Temperature, o.Seed, o.Name, o.Concurrency
-	base.StallTimeout, base.Interval, base.MaxLineBytes = o.StallTimeout, o.Interval, o.MaxLineBytes
-	base.HTTP2, base.Prewarm, base.IncludeMetrics = o.HTTP2, o.Prewarm, o.IncludeMetrics
-	base.Auth.ServerName = o.Auth.ServerName
-	*o = base
-	if cfg.sshTargets = sshTargets; !cfg.find {
-		o.URL = positional[0]
-		cfg.urls = positional
-	}
-	o.Limits = probe.Limits{MaxConcurrency: maxConc, MaxPerMinute: maxRPM}
-	objs, err := bounds.Objectives()
-	if err != nil {
-		return cfg, usageError{msg: err.Error()}
-	}
-	cfg.bounds = slo.BoundsFor(objs, "")
-	if cfg.n < 1 {
-		return cfg, usagef("-n must be at least 1")
-	}
-	if countTrue(jsonOut, jsonlOut, csvOut) > 1 {
-		return cfg, usagef("choose one of --json, --jsonl, --csv")
-	}
-	switch {
-	case jsonOut:
-		cfg.format = "json"
-	case jsonlOut:
-		cfg.format = "jsonl"
-	case csvOut:
-		cfg.format = "csv"
-	default:
-		cfg.format = "table"
-	}
-	if len(cfg.urls) > 1 {
-		if o.Concurrency != 1 {
-			return cfg, usagef("an A/B comparison sends one request at a time: -c must be 1")
+	return func(positional []string) (probeConfig, error) {
+		sshTargets, _ := splitSSH(positional)
+		if cfg.find = len(positional) == 0 || len(sshTargets) > 0; cfg.find && len(positional) > len(sshTargets) {
+			return cfg, usagef("probe takes URLs (several for an A/B comparison) or ssh:// targets, not both")
 		}
-		if cfg.format == "jsonl" || cfg.format == "csv" {
-			return cfg, usagef("an A/B comparison prints a table or --json")
+		if err := req.validate(); err != nil {
+			return cfg, err
 		}
-		if o.Name != "" {
-			return cfg, usagef("--name names one endpoint: not with several URLs")
+		base, err := req.options()
+		if err != nil {
+			return cfg, err
 		}
+		base.Temperature, base.Seed, base.Name, base.Concurrency = o.Temperature, o.Seed, o.Name, o.Concurrency
+		base.StallTimeout, base.Interval, base.MaxLineBytes = o.StallTimeout, o.Interval, o.MaxLineBytes
+		base.HTTP2, base.Prewarm, base.IncludeMetrics = o.HTTP2, o.Prewarm, o.IncludeMetrics
+		base.Auth.ServerName = o.Auth.ServerName
+		*o = base
+		if cfg.sshTargets = sshTargets; !cfg.find {
+			o.URL = positional[0]
+			cfg.urls = positional
+		}
+		o.Limits = probe.Limits{MaxConcurrency: maxConc, MaxPerMinute: maxRPM}
+		objs, err := bounds.Objectives()
+		if err != nil {
+			return cfg, usageError{msg: err.Error()}
+		}
+		cfg.bounds = slo.BoundsFor(objs, "")
+		if cfg.n < 1 {
+			return cfg, usagef("-n must be at least 1")
+		}
+		if countTrue(jsonOut, jsonlOut, csvOut) > 1 {
+			return cfg, usagef("choose one of --json, --jsonl, --csv")
+		}
+		switch {
+		case jsonOut:
+			cfg.format = "json"
+		case jsonlOut:
+			cfg.format = "jsonl"
+		case csvOut:
+			cfg.format = "csv"
+		default:
+			cfg.format = "table"
+		}
+		if len(cfg.urls) > 1 {
+			if o.Concurrency != 1 {
+				return cfg, usagef("an A/B comparison sends one request at a time: -c must be 1")
+			}
+			if cfg.format == "jsonl" || cfg.format == "csv" {
+				return cfg, usagef("an A/B comparison prints a table or --json")
+			}
+			if o.Name != "" {
+				return cfg, usagef("--name names one endpoint: not with several URLs")
+			}
+		}
+		prompt, err := loadProbePrompt(cfg.prompt, cfg.promptFile)
+		if err != nil {
+			return cfg, usageError{msg: err.Error()}
+		}
+		o.Prompt = prompt
+		return cfg, nil
 	}
-	prompt, err := loadProbePrompt(cfg.prompt, cfg.promptFile)
-	if err != nil {
-		return cfg, usageError{msg: err.Error()}
-	}
-	o.Prompt = prompt
-	return cfg, nil
 }
 
 func loadProbePrompt(name, file string) (string, error) {

@@ -75,8 +75,20 @@ func runCLI(t *testing.T, args ...string) (string, string, error) {
 	var stdout, stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := runProbe(ctx, args, &stdout, &stderr)
+	err := probeCommandLine(ctx, args, &stdout, &stderr)
+	if err != nil {
+		err = fmt.Errorf("%w: %s", err, stderr.String()) // what it said is the error
+	}
 	return stdout.String(), stderr.String(), err
+}
+
+// probeCommandLine runs `ttftop probe args...` as main does; a non-zero
+// exit is an error.
+func probeCommandLine(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if code := run(ctx, append([]string{"probe"}, args...), stdout, stderr); code != 0 {
+		return fmt.Errorf("exit %d", code)
+	}
+	return nil
 }
 
 func TestCLIJSON(t *testing.T) {
@@ -214,8 +226,8 @@ func TestCLIArgs(t *testing.T) {
 			t.Errorf("args %q accepted", args)
 		}
 	}
-	if _, stderr, err := runCLI(t, "--help"); err == nil || !strings.Contains(stderr, "api-key-env") {
-		t.Errorf("--help: %v %s", err, stderr)
+	if stdout, _, err := runCLI(t, "--help"); err != nil || !strings.Contains(stdout, "--api-key-env") {
+		t.Errorf("--help: %v %s", err, stdout)
 	}
 }
 
@@ -465,7 +477,7 @@ func TestProbeSecretNeverPrinted(t *testing.T) {
 				if format != "" {
 					args = append(args, format)
 				}
-				err := runProbe(context.Background(), args, &out, &out)
+				err := probeCommandLine(context.Background(), args, &out, &out)
 				if err != nil {
 					fmt.Fprintf(&out, "%v %+v %#v", err, err, err)
 				}

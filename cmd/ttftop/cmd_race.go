@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/spf13/pflag"
 	"github.com/ttftop/ttftop/internal/race"
 	"github.com/ttftop/ttftop/sources/probe"
 	"github.com/ttftop/ttftop/tui/raceview"
@@ -15,8 +16,8 @@ import (
 
 const raceSummary = "race endpoints side by side: the same prompt to each at once, the text as it streams"
 
-func init() {
-	register(command{name: "race", summary: raceSummary, run: runRace})
+func raceCommand() command {
+	return command{name: "race", summary: raceSummary, usage: raceUsage, bind: runRace}
 }
 
 const raceUsage = `ttftop race TARGET TARGET... [flags]
@@ -61,9 +62,8 @@ type raceTarget struct {
 	everyModel bool // a lone URL: race every model it lists
 }
 
-func parseRaceArgs(args []string, stderr io.Writer) (raceConfig, error) {
+func parseRaceArgs(fs *pflag.FlagSet) func(positional []string) (raceConfig, error) {
 	var cfg raceConfig
-	fs := newFlagSet("race", raceUsage, stderr)
 	var req requestFlags
 	req.bind(fs)
 	var prompt, promptFile string
@@ -72,26 +72,25 @@ func parseRaceArgs(args []string, stderr io.Writer) (raceConfig, error) {
 	fs.IntVar(&cfg.rounds, "rounds", 1, "races to run; more than one: a summary with medians and A/B differences (intervals from 5)")
 	fs.BoolVar(&cfg.json, "json", false, jsonUsage)
 	bindRecord(fs, &cfg.record)
-	positional, err := parseInterspersed(fs, args)
-	if err != nil {
-		return cfg, err
+	return func(positional []string) (raceConfig, error) {
+		var err error
+		if err = req.validate(); err != nil {
+			return cfg, err
+		}
+		if cfg.opts, err = req.options(); err != nil {
+			return cfg, err
+		}
+		if cfg.rounds < 1 {
+			return cfg, usagef("--rounds must be at least 1")
+		}
+		if cfg.targets, err = raceTargets(positional, req.model); err != nil {
+			return cfg, err
+		}
+		if cfg.opts.Prompt, err = loadProbePrompt(prompt, promptFile); err != nil {
+			return cfg, usageError{msg: err.Error()}
+		}
+		return cfg, nil
 	}
-	if err := req.validate(); err != nil {
-		return cfg, err
-	}
-	if cfg.opts, err = req.options(); err != nil {
-		return cfg, err
-	}
-	if cfg.rounds < 1 {
-		return cfg, usagef("--rounds must be at least 1")
-	}
-	if cfg.targets, err = raceTargets(positional, req.model); err != nil {
-		return cfg, err
-	}
-	if cfg.opts.Prompt, err = loadProbePrompt(prompt, promptFile); err != nil {
-		return cfg, usageError{msg: err.Error()}
-	}
-	return cfg, nil
 }
 
 // raceTargets reads the positional arguments: URLs, each followed by the
@@ -182,12 +181,15 @@ func raceProbers(ctx context.Context, cfg raceConfig, note func(string, ...any))
 // racerName is what a lane shows: host/model.
 func racerName(p *probe.Prober) string { return p.Host() + "/" + p.Model() }
 
-func runRace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, err := parseRaceArgs(args, stderr)
-	if err != nil {
-		return err
+func runRace(fs *pflag.FlagSet) runFunc {
+	parse := parseRaceArgs(fs)
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		cfg, err := parse(args)
+		if err != nil {
+			return err
+		}
+		return raceWith(ctx, cfg, stdout, stderr)
 	}
-	return raceWith(ctx, cfg, stdout, stderr)
 }
 
 // raceWith runs the race cfg describes: live in a terminal, else as text

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/ttftop/ttftop/diagnosis"
 	"github.com/ttftop/ttftop/internal/monitor"
@@ -19,8 +20,8 @@ import (
 	"github.com/ttftop/ttftop/tui"
 )
 
-func init() {
-	register(command{name: "replay", summary: "play a --record'ed session back into the dashboard, or print it at a time", run: runReplay})
+func replayCommand() command {
+	return command{name: "replay", summary: "play a --record'ed session back into the dashboard, or print it at a time", usage: replayUsage, bind: runReplay}
 }
 
 const replayUsage = `ttftop replay FILE [--speed 1|10|max] [flags]
@@ -43,102 +44,99 @@ complete line and says on stderr where it stopped.
 A race's recording (race --record) plays in the race view at its true
 pace: each chunk drawn at the instant it arrived live, never sooner.`
 
-func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("replay", replayUsage, stderr)
+func runReplay(fs *pflag.FlagSet) runFunc {
 	var vf viewFlags
 	vf.bind(fs)
 	speed := fs.String("speed", "1", "playback speed: 1, 10 or max")
 	at := fs.String("at", "", "with --json: the time to read (RFC 3339 or offset from the start)")
 	sloFlags := bindSLOFlags(fs)
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) != 1 {
-		return usagef("give exactly one recording file (got %d arguments)", len(rest))
-	}
-	path := rest[0]
-	sp, err := parseSpeed(*speed)
-	if err != nil {
-		return usageError{msg: err.Error()}
-	}
-	if h, events, isRace, err := readRaceRecording(path); isRace {
-		if sp != 1 {
-			fmt.Fprintf(stderr, "ttftop replay: a race plays at its true pace (--speed ignored)\n")
+	return func(ctx context.Context, rest []string, stdout, stderr io.Writer) error {
+		if len(rest) != 1 {
+			return usagef("give exactly one recording file (got %d arguments)", len(rest))
 		}
-		return replayRace(ctx, h, events, err, stdout)
-	}
-	settings, hasSettings, err := record.ReadSettings(path)
-	if err != nil {
-		return err
-	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	if hasSettings && settings.View != nil {
-		if v := settings.View.Window; v > 0 && !given["window"] {
-			vf.window = v
+		path := rest[0]
+		sp, err := parseSpeed(*speed)
+		if err != nil {
+			return usageError{msg: err.Error()}
 		}
-		if v := settings.View.Refresh; v > 0 && !given["refresh"] {
-			vf.refresh = v
+		if h, events, isRace, err := readRaceRecording(path); isRace {
+			if sp != 1 {
+				fmt.Fprintf(stderr, "ttftop replay: a race plays at its true pace (--speed ignored)\n")
+			}
+			return replayRace(ctx, h, events, err, stdout)
 		}
-	}
-	judging, note, err := replayJudging(settings, hasSettings, sloFlags)
-	if err != nil {
-		return err
-	}
-	if note != "" {
-		fmt.Fprintf(stderr, "ttftop replay: %s\n", note)
-	}
-	first, last, damage := record.Bounds(path)
-	if first.IsZero() {
-		if damage != nil {
+		settings, hasSettings, err := record.ReadSettings(path)
+		if err != nil {
+			return err
+		}
+		given := map[string]bool{}
+		fs.Visit(func(f *pflag.Flag) { given[f.Name] = true })
+		if hasSettings && settings.View != nil {
+			if v := settings.View.Window; v > 0 && !given["window"] {
+				vf.window = v
+			}
+			if v := settings.View.Refresh; v > 0 && !given["refresh"] {
+				vf.refresh = v
+			}
+		}
+		judging, note, err := replayJudging(settings, hasSettings, sloFlags)
+		if err != nil {
+			return err
+		}
+		if note != "" {
+			fmt.Fprintf(stderr, "ttftop replay: %s\n", note)
+		}
+		first, last, damage := record.Bounds(path)
+		if first.IsZero() {
+			if damage != nil {
+				return damage
+			}
+			return fmt.Errorf("replay: %s holds no observation", path)
+		}
+		if damage != nil && !isDamage(damage) {
 			return damage
 		}
-		return fmt.Errorf("replay: %s holds no observation", path)
-	}
-	if damage != nil && !isDamage(damage) {
-		return damage
-	}
-	if damage == nil {
-		noteUnclosable(path, last, stderr)
-	}
-	if vf.json {
-		return replayJSON(path, *at, first, last, damage, vf.window, judging, stdout, stderr)
-	}
-	dashboard := isTerminal(stdout)
-	if damage != nil && !dashboard {
-		// Said before the figures stream, where it stays in view; a
-		// dashboard's screen would hide it, so that is told after.
-		fmt.Fprintf(stderr, "ttftop replay: %v\n", damage)
-	}
-	r, err := monitor.NewReplay(path, sp, judging)
-	if err != nil {
+		if damage == nil {
+			noteUnclosable(path, last, stderr)
+		}
+		if vf.json {
+			return replayJSON(path, *at, first, last, damage, vf.window, judging, stdout, stderr)
+		}
+		dashboard := isTerminal(stdout)
+		if damage != nil && !dashboard {
+			// Said before the figures stream, where it stays in view; a
+			// dashboard's screen would hide it, so that is told after.
+			fmt.Fprintf(stderr, "ttftop replay: %v\n", damage)
+		}
+		r, err := monitor.NewReplay(path, sp, judging)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- r.Run(ctx) }()
+		if dashboard {
+			opts := tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
+				Clock: r.Clock, Replay: r.Player(), MaxSpeed: record.Fastest, // the header says REPLAY
+				Thresholds: objectiveThresholds(judging.Objectives), Diagnosis: r}
+			if err = opts.Validate(); err == nil {
+				err = tui.Run(ctx, tui.New(r, r, opts), nil, nil)
+			}
+		} else {
+			err = report.Loop(ctx, stdout, clockedReader{r}, vf.refresh, vf.window, false)
+		}
+		cancel()
+		rerr := <-done
+		for _, d := range damageToSayAfter(damage, rerr, dashboard) {
+			fmt.Fprintf(stderr, "ttftop replay: %v\n", d)
+		}
+		if !isDamage(rerr) && err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
+			err = rerr
+		}
 		return err
 	}
-	defer r.Close()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	if dashboard {
-		opts := tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
-			Clock: r.Clock, Replay: r.Player(), MaxSpeed: record.Fastest, // the header says REPLAY
-			Thresholds: objectiveThresholds(judging.Objectives), Diagnosis: r}
-		if err = opts.Validate(); err == nil {
-			err = tui.Run(ctx, tui.New(r, r, opts), nil, nil)
-		}
-	} else {
-		err = report.Loop(ctx, stdout, clockedReader{r}, vf.refresh, vf.window, false)
-	}
-	cancel()
-	rerr := <-done
-	for _, d := range damageToSayAfter(damage, rerr, dashboard) {
-		fmt.Fprintf(stderr, "ttftop replay: %v\n", d)
-	}
-	if !isDamage(rerr) && err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
-		err = rerr
-	}
-	return err
 }
 
 // damageToSayAfter is what a replay says of damage once it ends, each

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,14 +9,16 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/internal/sshserve"
 	"github.com/ttftop/ttftop/tui"
 )
 
-func init() {
-	register(command{name: "serve", summary: "serve the dashboard, read-only, over SSH (--ssh) to a team", run: runServe})
+func serveCommand() command {
+	return command{name: "serve", summary: "serve the dashboard, read-only, over SSH (--ssh) to a team", usage: serveUsage, bind: runServe}
 }
 
 const serveUsage = `ttftop serve --ssh [URL...] [--config FILE | --prometheus URL | --scrape URL | --demo] [flags]
@@ -45,7 +46,7 @@ type serveFlags struct {
 	maxSessions    int
 }
 
-func (f *serveFlags) bind(fs *flag.FlagSet) {
+func (f *serveFlags) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.ssh, "ssh", false, "serve the dashboard over SSH (the only mode)")
 	fs.BoolVar(&f.demo, "demo", false, demoFlagUsage)
 	fs.Int64Var(&f.seed, "seed", 1, simSeedUsage)
@@ -60,59 +61,55 @@ func (f *serveFlags) bind(fs *flag.FlagSet) {
 // sessionViewFlags are the dashboard's display flags that make sense as
 // every session's starting view (not --json): bound from viewFlags so
 // names, defaults and merging with the config stay the dashboard's.
-func sessionViewFlags(fs *flag.FlagSet, vf *viewFlags) {
-	all := flag.NewFlagSet("view", flag.ContinueOnError)
+func sessionViewFlags(fs *pflag.FlagSet, vf *viewFlags) {
+	all := pflag.NewFlagSet("view", pflag.ContinueOnError)
 	vf.bind(all)
 	for _, name := range []string{"theme", "ascii", "fps", "refresh", "window", "bell"} {
-		f := all.Lookup(name)
-		fs.Var(f.Value, f.Name, f.Usage)
+		fs.AddFlag(all.Lookup(name))
 	}
 }
 
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("serve", serveUsage, stderr)
+func runServe(fs *pflag.FlagSet) runFunc {
 	var sf sourceFlags
 	var vf viewFlags
 	var sv serveFlags
 	sf.bind(fs)
 	sessionViewFlags(fs, &vf)
 	sv.bind(fs)
-	urls, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
+	return func(ctx context.Context, urls []string, stdout, stderr io.Writer) error {
+		if !sv.ssh {
+			return usagef("give --ssh (the only way to serve for now)")
+		}
+		if sv.maxSessions < 1 {
+			return usagef("--max-sessions must be at least 1")
+		}
+		if sv.demo && (len(urls) > 0 || sf.configPath != "" || len(sf.prometheus)+len(sf.scrape)+len(sf.dcgm) > 0) {
+			return usagef("--demo serves the built-in simulator and takes no sources")
+		}
+		m, c, stopSim, err := serveMonitor(ctx, &sf, sv, urls, stderr)
+		if err != nil {
+			return err
+		}
+		defer stopSim()
+		vf.merge(fs, c)
+		m.ViewWindow(vf.window) // PromQL backfills it
+		srv, err := sshserve.New(m.Store, m.SLO, sshserve.Options{
+			Listen: sv.listen, AuthorizedKeys: orDefault(sv.authorizedKeys, defaultAuthorizedKeys),
+			HostKey: orDefault(sv.hostKey, defaultHostKey), IdleTimeout: sv.idle, MaxDuration: sv.maxDuration,
+			MaxSessions: sv.maxSessions, Logger: slog.New(slog.NewTextHandler(stderr, nil)),
+			View: tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
+				Bell: vf.bell, Thresholds: thresholds(m.SLO), OnWindow: m.ViewWindow},
+		})
+		if err != nil {
+			return err
+		}
+		if err := srv.Listen(); err != nil {
+			return err
+		}
+		// A diagnostic, on stderr as every other: stdout stays for output.
+		fmt.Fprintf(stderr, "ttftop: serving the dashboard over SSH on %s (host key %s)\n", srv.Addr(), srv.HostKeyFingerprint())
+		return serveSSH(ctx, m, c, srv, stderr)
 	}
-	if !sv.ssh {
-		return usagef("give --ssh (the only way to serve for now)")
-	}
-	if sv.maxSessions < 1 {
-		return usagef("--max-sessions must be at least 1")
-	}
-	if sv.demo && (len(urls) > 0 || sf.configPath != "" || len(sf.prometheus)+len(sf.scrape)+len(sf.dcgm) > 0) {
-		return usagef("--demo serves the built-in simulator and takes no sources")
-	}
-	m, c, stopSim, err := serveMonitor(ctx, &sf, sv, urls, stderr)
-	if err != nil {
-		return err
-	}
-	defer stopSim()
-	vf.merge(fs, c)
-	m.ViewWindow(vf.window) // PromQL backfills it
-	srv, err := sshserve.New(m.Store, m.SLO, sshserve.Options{
-		Listen: sv.listen, AuthorizedKeys: orDefault(sv.authorizedKeys, defaultAuthorizedKeys),
-		HostKey: orDefault(sv.hostKey, defaultHostKey), IdleTimeout: sv.idle, MaxDuration: sv.maxDuration,
-		MaxSessions: sv.maxSessions, Logger: slog.New(slog.NewTextHandler(stderr, nil)),
-		View: tui.Options{Theme: vf.theme, ASCII: vf.ascii, FPS: vf.fps, Refresh: vf.refresh, Window: vf.window,
-			Bell: vf.bell, Thresholds: thresholds(m.SLO), OnWindow: m.ViewWindow},
-	})
-	if err != nil {
-		return err
-	}
-	if err := srv.Listen(); err != nil {
-		return err
-	}
-	// A diagnostic, on stderr as every other: stdout stays for output.
-	fmt.Fprintf(stderr, "ttftop: serving the dashboard over SSH on %s (host key %s)\n", srv.Addr(), srv.HostKeyFingerprint())
-	return serveSSH(ctx, m, c, srv, stderr)
 }
 
 // serveMonitor builds the monitor: the demo simulator's (as `ttftop

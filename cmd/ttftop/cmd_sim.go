@@ -11,12 +11,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/spf13/pflag"
 	"github.com/ttftop/ttftop/internal/sim"
 	"github.com/ttftop/ttftop/slo"
 )
 
-func init() {
-	register(command{name: "sim", summary: "run the built-in vLLM-compatible engine simulator", run: runSim})
+func simCommand() command {
+	return command{name: "sim", summary: "run the built-in vLLM-compatible engine simulator", usage: "ttftop sim [flags]", bind: runSim}
 }
 
 // listFlag collects a repeatable string flag.
@@ -24,9 +25,9 @@ type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+func (l *listFlag) Type() string       { return "string" }
 
-func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("sim", "ttftop sim [flags]", stderr)
+func runSim(fs *pflag.FlagSet) runFunc {
 	cfg := sim.Config{}
 	var models, events listFlag
 	var modelList, scenarioFile string
@@ -42,54 +43,53 @@ func runSim(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.StringVar(&cfg.MetricsFormat, "metrics-format", sim.FormatVLLM, "metrics exposition: vllm or sglang")
 	fs.StringVar(&cfg.Hostname, "hostname", "ttftop-sim", "Hostname label of the DCGM series")
 	fs.BoolVar(&demo, "demo", false, demoFlagUsage)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
-	}
-	if demo {
-		useDemo(&cfg)
-	}
-	if modelList != "" {
-		models = append(models, strings.Split(modelList, ",")...)
-	}
-	for _, m := range models {
-		spec, err := parseModelFlag(m)
-		if err != nil {
-			return usageError{msg: err.Error()}
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		if fs.NArg() > 0 {
+			return usagef("unexpected argument %q", fs.Arg(0))
 		}
-		cfg.Models = append(cfg.Models, spec)
-	}
-	if scenarioFile != "" {
-		sc, err := sim.LoadScenario(scenarioFile)
-		if err != nil {
-			return usageError{msg: err.Error()}
+		if demo {
+			useDemo(&cfg)
 		}
-		cfg.Scenario.Events = append(cfg.Scenario.Events, sc.Events...)
-	}
-	for _, e := range events {
-		ev, err := sim.ParseEvent(e)
-		if err != nil {
-			return usageError{msg: err.Error()}
+		if modelList != "" {
+			models = append(models, strings.Split(modelList, ",")...)
 		}
-		cfg.Scenario.Events = append(cfg.Scenario.Events, ev)
-	}
+		for _, m := range models {
+			spec, err := parseModelFlag(m)
+			if err != nil {
+				return usageError{msg: err.Error()}
+			}
+			cfg.Models = append(cfg.Models, spec)
+		}
+		if scenarioFile != "" {
+			sc, err := sim.LoadScenario(scenarioFile)
+			if err != nil {
+				return usageError{msg: err.Error()}
+			}
+			cfg.Scenario.Events = append(cfg.Scenario.Events, sc.Events...)
+		}
+		for _, e := range events {
+			ev, err := sim.ParseEvent(e)
+			if err != nil {
+				return usageError{msg: err.Error()}
+			}
+			cfg.Scenario.Events = append(cfg.Scenario.Events, ev)
+		}
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	srv, err := sim.New(cfg)
-	if err != nil {
-		return usageError{msg: err.Error()}
+		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		srv, err := sim.New(cfg)
+		if err != nil {
+			return usageError{msg: err.Error()}
+		}
+		defer srv.Close()
+		if err := srv.Start(ctx); err != nil {
+			return err
+		}
+		printSimBanner(stdout, srv, cfg)
+		<-ctx.Done()
+		fmt.Fprintln(stdout, "ttftop sim: stopping")
+		return nil
 	}
-	defer srv.Close()
-	if err := srv.Start(ctx); err != nil {
-		return err
-	}
-	printSimBanner(stdout, srv, cfg)
-	<-ctx.Done()
-	fmt.Fprintln(stdout, "ttftop sim: stopping")
-	return nil
 }
 
 // parseModelFlag reads NAME[:SIZE]; a suffix that is not a size stays part

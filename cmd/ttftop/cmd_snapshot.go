@@ -9,13 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
 	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/internal/report"
 	"github.com/ttftop/ttftop/telemetry"
 )
 
-func init() {
-	register(command{name: "snapshot", summary: "run the sources for a while and print one read-out (tables, or --json)", run: runSnapshot})
+func snapshotCommand() command {
+	return command{name: "snapshot", summary: "run the sources for a while and print one read-out (tables, or --json)", usage: snapshotUsage, bind: runSnapshot}
 }
 
 const snapshotUsage = `ttftop snapshot [URL...] [--scrape URL] [--prometheus URL] [--dcgm URL] [--config FILE] [flags]
@@ -46,8 +47,7 @@ delivered makes the exit status 1, as does a read-out that no source could
 measure (none reported within --duration, or every one failed); the
 read-out is printed all the same.`
 
-func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("snapshot", snapshotUsage, stderr)
+func runSnapshot(fs *pflag.FlagSet) runFunc {
 	var sf sourceFlags
 	sf.bind(fs)
 	var duration, window time.Duration
@@ -55,39 +55,37 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	bindWindow(fs, &window)
 	text := fs.Bool("text", false, "plain-text tables (the default; kept for scripts that pass it)")
 	jsonOut := fs.Bool("json", false, jsonUsage)
-	urls, err := parseInterspersed(fs, args)
-	if err != nil {
-		return err
+	return func(ctx context.Context, urls []string, stdout, stderr io.Writer) error {
+		if *text && *jsonOut {
+			return usagef("--text and --json exclude each other")
+		}
+		if duration <= 0 {
+			return usagef("--duration must be positive")
+		}
+		m, c, err := sf.open(urls, stderr)
+		if err != nil {
+			return err
+		}
+		nt, err := m.AddNotifications(c.Notify, monitor.NotifyOptions{Log: stderr})
+		if err != nil {
+			return err
+		}
+		runCtx, cancel := context.WithTimeout(ctx, duration)
+		defer cancel()
+		if err := m.Run(runCtx); err != nil {
+			return errors.Join(err, stopNotifications(nt))
+		}
+		m.EvaluateNow()
+		snap := m.Store.Snapshot(time.Now(), window)
+		doc := report.Build(snap, m.SLO)
+		doc.Diagnosis = m.Diagnosis.Latest()
+		if *jsonOut {
+			err = report.WriteJSON(stdout, doc)
+		} else {
+			err = report.WriteText(stdout, doc)
+		}
+		return errors.Join(err, stopNotifications(nt), nothingMeasured(snap.Sources, duration))
 	}
-	if *text && *jsonOut {
-		return usagef("--text and --json exclude each other")
-	}
-	if duration <= 0 {
-		return usagef("--duration must be positive")
-	}
-	m, c, err := sf.open(urls, stderr)
-	if err != nil {
-		return err
-	}
-	nt, err := m.AddNotifications(c.Notify, monitor.NotifyOptions{Log: stderr})
-	if err != nil {
-		return err
-	}
-	runCtx, cancel := context.WithTimeout(ctx, duration)
-	defer cancel()
-	if err := m.Run(runCtx); err != nil {
-		return errors.Join(err, stopNotifications(nt))
-	}
-	m.EvaluateNow()
-	snap := m.Store.Snapshot(time.Now(), window)
-	doc := report.Build(snap, m.SLO)
-	doc.Diagnosis = m.Diagnosis.Latest()
-	if *jsonOut {
-		err = report.WriteJSON(stdout, doc)
-	} else {
-		err = report.WriteText(stdout, doc)
-	}
-	return errors.Join(err, stopNotifications(nt), nothingMeasured(snap.Sources, duration))
 }
 
 // nothingMeasured is the error of a read-out no source could measure:

@@ -10,14 +10,26 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/pflag"
 	"github.com/ttftop/ttftop/internal/sweep"
 	"github.com/ttftop/ttftop/sources/probe"
 )
 
 const sweepSummary = "ramp concurrency against an endpoint and find the knee: the most load that meets every objective"
 
-func init() {
-	register(command{name: "sweep", summary: sweepSummary, run: runSweep})
+func sweepCommand() command {
+	return command{name: "sweep", summary: sweepSummary, usage: sweepUsage, bind: bindSweep}
+}
+
+func bindSweep(fs *pflag.FlagSet) runFunc {
+	parse := parseSweepArgs(fs)
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		cfg, err := parse(args)
+		if err != nil {
+			return err
+		}
+		return runSweep(ctx, cfg, stdout, stderr)
+	}
 }
 
 const sweepUsage = `ttftop sweep URL [flags]
@@ -53,11 +65,7 @@ type sweepConfig struct {
 	sshTargets []string // where to find it; none: this machine
 }
 
-func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
-	cfg, err := parseSweepArgs(args, stderr)
-	if err != nil {
-		return err
-	}
+func runSweep(ctx context.Context, cfg sweepConfig, stdout, stderr io.Writer) (err error) {
 	if cfg.find {
 		defer func() { err = errors.Join(err, cfg.targets.close()) }()
 		if cfg.sweep.Probe, err = cfg.targets.findOne(cfg.sweep.Probe, cfg.sshTargets, stderr); err != nil {
@@ -223,11 +231,10 @@ func (v *sweepView) finish() error {
 	return v.err
 }
 
-func parseSweepArgs(args []string, stderr io.Writer) (sweepConfig, error) {
+func parseSweepArgs(fs *pflag.FlagSet) func(positional []string) (sweepConfig, error) {
 	var cfg sweepConfig
 	s := &cfg.sweep
 	o := &s.Probe
-	fs := newFlagSet("sweep", sweepUsage, stderr)
 	var req requestFlags
 	var maxRPM int
 	req.bind(fs)
@@ -249,50 +256,40 @@ func parseSweepArgs(args []string, stderr io.Writer) (sweepConfig, error) {
 	fs.StringVar(&cfg.keda.Window, "keda-window", "2m", "KEDA: rate window of the TPOT query")
 	sloFlags := bindSLOFlags(fs)
 	cfg.targets.bind(fs)
-
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
+	return func(positional []string) (sweepConfig, error) {
+		cfg.sshTargets, _ = splitSSH(positional)
+		cfg.find = len(positional) == 0 || len(cfg.sshTargets) == 1
+		if len(positional) > 1 {
+			return cfg, usagef("want one URL or ssh:// target (none: this machine's engine), got %d arguments", len(positional))
+		}
+		objs, err := sloFlags.Objectives()
+		if err != nil {
+			return cfg, usagef("%v", err)
+		}
+		s.Objectives = objs
+		if err := req.validate(); err != nil {
 			return cfg, err
 		}
-		if fs.NArg() == 0 {
-			break
+		ro, err := req.options()
+		if err != nil {
+			return cfg, err
 		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+		*o = ro
+		if !cfg.find {
+			o.URL = positional[0]
+		}
+		o.Limits = probe.Limits{MaxConcurrency: s.MaxConcurrency, MaxPerMinute: maxRPM}
+		if cfg.keda.MinReplicas < 0 || cfg.keda.MaxReplicas < max(cfg.keda.MinReplicas, 1) {
+			return cfg, usagef("KEDA replicas: want 0 ≤ --keda-min-replicas ≤ --keda-max-replicas, max ≥ 1")
+		}
+		if _, err := time.ParseDuration(cfg.keda.Window); err != nil {
+			return cfg, usagef("--keda-window: %v", err)
+		}
+		prompt, err := loadProbePrompt(cfg.prompt, cfg.promptFile)
+		if err != nil {
+			return cfg, usagef("%v", err)
+		}
+		o.Prompt = prompt
+		return cfg, nil
 	}
-	cfg.sshTargets, _ = splitSSH(positional)
-	cfg.find = len(positional) == 0 || len(cfg.sshTargets) == 1
-	if len(positional) > 1 {
-		return cfg, usagef("want one URL or ssh:// target (none: this machine's engine), got %d arguments", len(positional))
-	}
-	objs, err := sloFlags.Objectives()
-	if err != nil {
-		return cfg, usagef("%v", err)
-	}
-	s.Objectives = objs
-	if err := req.validate(); err != nil {
-		return cfg, err
-	}
-	ro, err := req.options()
-	if err != nil {
-		return cfg, err
-	}
-	*o = ro
-	if !cfg.find {
-		o.URL = positional[0]
-	}
-	o.Limits = probe.Limits{MaxConcurrency: s.MaxConcurrency, MaxPerMinute: maxRPM}
-	if cfg.keda.MinReplicas < 0 || cfg.keda.MaxReplicas < max(cfg.keda.MinReplicas, 1) {
-		return cfg, usagef("KEDA replicas: want 0 ≤ --keda-min-replicas ≤ --keda-max-replicas, max ≥ 1")
-	}
-	if _, err := time.ParseDuration(cfg.keda.Window); err != nil {
-		return cfg, usagef("--keda-window: %v", err)
-	}
-	prompt, err := loadProbePrompt(cfg.prompt, cfg.promptFile)
-	if err != nil {
-		return cfg, usagef("%v", err)
-	}
-	o.Prompt = prompt
-	return cfg, nil
 }

@@ -8,10 +8,11 @@ package main
 // made.
 
 import (
-	"flag"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/slo"
@@ -19,7 +20,7 @@ import (
 )
 
 // usageError is a wrong command line: main says it in one line with a
-// pointer to --help and exits 2, as it does for the flag package's errors.
+// pointer to --help and exits 2; flagError makes pflag's errors one.
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
@@ -53,6 +54,9 @@ func (f durationFlag) String() string {
 	return slo.FormatDuration(*f.d)
 }
 
+// Type is the value's name in --help: --timeout duration.
+func (durationFlag) Type() string { return "duration" }
+
 func (f durationFlag) Set(s string) error {
 	if d, err := time.ParseDuration(s); err == nil {
 		*f.d = d
@@ -66,32 +70,21 @@ func (f durationFlag) Set(s string) error {
 	return nil
 }
 
+// letterVar binds an int flag whose only name is one letter (-n, -c).
+func letterVar(fs *pflag.FlagSet, p *int, letter string, def int, usage string) {
+	fs.IntVarP(p, letter, letter, def, usage)
+}
+
 // durationVar binds a duration flag with def as its default.
-func durationVar(fs *flag.FlagSet, p *time.Duration, name string, def time.Duration, usage string) {
+func durationVar(fs *pflag.FlagSet, p *time.Duration, name string, def time.Duration, usage string) {
 	*p = def
 	fs.Var(durationFlag{p}, name, usage)
 }
 
 // renamedFlags maps an old flag name to its new one and why it moved; a
-// command line with the old name gets a usage error that says so.
+// command line with the old name gets a usage error that says so
+// (flagError).
 type renamedFlags map[string]string
-
-// check returns a usage error for the first renamed flag in args.
-func (r renamedFlags) check(args []string) error {
-	for _, a := range args {
-		if a == "--" {
-			return nil
-		}
-		if !strings.HasPrefix(a, "-") {
-			continue
-		}
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if to, ok := r[name]; ok {
-			return usagef("--%s was renamed %s", name, to)
-		}
-	}
-	return nil
-}
 
 // requestFlags are the flags of every command that sends requests to an
 // endpoint: probe, check, and the monitoring commands' probes.
@@ -108,7 +101,7 @@ type requestFlags struct {
 	noUsage    bool
 }
 
-func (r *requestFlags) bind(fs *flag.FlagSet) {
+func (r *requestFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&r.api, "api", "", "probe protocol: "+joinProbeAPIs()+" (default: from the URL path, else openai-chat)")
 	fs.StringVar(&r.model, "model", "", "model to request (default: discovered from /v1/models)")
 	fs.IntVar(&r.maxTokens, "max-tokens", probe.DefaultMaxTokens, "output tokens to ask for per request")
@@ -180,6 +173,6 @@ const simSeedUsage = "simulator seed: step jitter, answer lengths and text (sim,
 const demoFlagUsage = "use the demo setup: the simulator's healthy, degrading (30-75 s), bursty and reasoning (DeepSeek-R1-Distill) models"
 
 // bindWindow adds --window, the quantile window of every read-out.
-func bindWindow(fs *flag.FlagSet, p *time.Duration) {
+func bindWindow(fs *pflag.FlagSet, p *time.Duration) {
 	durationVar(fs, p, "window", config.DefaultWindow, "quantile window of the figures shown: 1m, 5m, 15m, 1h")
 }

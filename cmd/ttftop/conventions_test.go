@@ -16,10 +16,16 @@ type helpFlag struct {
 	usage, def string
 }
 
-var defaultRE = regexp.MustCompile(`^(.*) \(default (.*)\)$`)
+var (
+	defaultRE = regexp.MustCompile(`^(.*) \(default (.*)\)$`)
+	// flagLineRE is a flag's first line in pflag's layout: "  -n, --n int",
+	// "      --api string", then two or more spaces and the help.
+	flagLineRE = regexp.MustCompile(`^(?:  -[a-zA-Z], |      )--([a-z0-9-]+)(?: [^ ]+(?: [^ ]+)*)?(  +)`)
+)
 
-// helpFlags runs `ttftop cmd --help` and reads its flag list (the flag
-// package's PrintDefaults layout): what a user sees is what is tested.
+// helpFlags runs `ttftop cmd --help` and reads its flag list (pflag's
+// layout: every flag with two dashes, its help in one column): what a
+// user sees is what is tested.
 func helpFlags(t *testing.T, cmd string) (map[string]helpFlag, string) {
 	t.Helper()
 	var out, errs bytes.Buffer
@@ -28,38 +34,36 @@ func helpFlags(t *testing.T, cmd string) (map[string]helpFlag, string) {
 	}
 	help := errs.String() + out.String()
 	flags := map[string]helpFlag{}
-	name := ""
+	name, column := "", 0
 	for _, line := range strings.Split(help, "\n") {
-		switch {
-		case strings.HasPrefix(line, "  -"):
-			name, _, _ = strings.Cut(strings.TrimPrefix(line, "  -"), " ")
-			flags[name] = helpFlag{}
-		case strings.HasPrefix(line, "    \t") && name != "":
-			f := flags[name]
-			if f.usage != "" {
-				f.usage += "\n"
-			}
-			f.usage += strings.TrimPrefix(line, "    \t")
-			flags[name] = f
-		default:
-			name = ""
+		if m := flagLineRE.FindStringSubmatchIndex(line); m != nil {
+			name, column = line[m[2]:m[3]], m[1]
+			flags[name] = helpFlag{usage: line[column:]}
+			continue
 		}
+		if name != "" && len(line) > column && strings.TrimSpace(line[:column]) == "" {
+			f := flags[name]
+			f.usage += "\n" + line[column:]
+			flags[name] = f
+			continue
+		}
+		name = ""
 	}
 	for n, f := range flags {
 		if m := defaultRE.FindStringSubmatch(f.usage); m != nil {
 			flags[n] = helpFlag{usage: m[1], def: m[2]}
 		}
 	}
-	if len(flags) == 0 && cmd != "version" {
-		t.Fatalf("%s --help lists no flags:\n%s", cmd, help)
+	if len(flags) < 2 && cmd != "version" {
+		t.Fatalf("%s --help lists no flags but --help:\n%s", cmd, help)
 	}
 	return flags, help
 }
 
 func commandNames() []string {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
 	}
 	sort.Strings(names)
 	return names

@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/discover"
@@ -23,7 +24,7 @@ type discoverFlags struct {
 	machine discover.Options
 }
 
-func (d *discoverFlags) bind(fs *flag.FlagSet) {
+func (d *discoverFlags) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&d.off, "no-discover", false, "with no target, fail instead of looking for this machine's engines")
 	fs.StringVar(&d.ports, "discover-ports", joinInts(discover.DefaultPorts()), "comma-separated ports tried on loopback when no target is given, besides the engine processes' own")
 }

@@ -1,12 +1,13 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/monitor"
@@ -34,7 +35,7 @@ type sourceFlags struct {
 	targetFlags
 }
 
-func (f *sourceFlags) bind(fs *flag.FlagSet) {
+func (f *sourceFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&f.configPath, "config", "", configUsage)
 	fs.Var(&f.prometheus, "prometheus", "Prometheus-compatible API to query with PromQL (repeatable)")
 	fs.StringVar(&f.groupBy, "group-by", "", "PromQL: comma-separated labels that split a model's aggregate row (e.g. namespace,cluster); replicas (pod, instance) are listed under it either way")
@@ -200,7 +201,7 @@ type notifyFlags struct {
 	webhook string
 }
 
-func (n *notifyFlags) bind(fs *flag.FlagSet) {
+func (n *notifyFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&n.onAlert, "on-alert", "", "command (and arguments) to run with each alert that fires or resolves, as JSON on stdin; never run through a shell; a non-zero exit is retried (3 times, backoff 1 s doubling)")
 	fs.StringVar(&n.webhook, "webhook", "", "POST Alertmanager-compatible alerts (firing, re-sent each minute, and resolved) to this URL, e.g. http://am:9093/api/v2/alerts; failures are retried (3 times, backoff 1 s doubling), shown as a source, and said on stderr when headless")
 }
@@ -216,6 +217,6 @@ func (n notifyFlags) apply(c *config.Notify) {
 }
 
 // bindRecord adds --record, which every monitoring mode accepts.
-func bindRecord(fs *flag.FlagSet, path *string) {
+func bindRecord(fs *pflag.FlagSet, path *string) {
 	fs.StringVar(path, "record", "", "record to this file for 'ttftop replay' (JSON lines; gzip when it ends in .gz): every observation and alert transition; a race, each chunk at the instant it arrived")
 }

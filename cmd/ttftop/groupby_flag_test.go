@@ -1,15 +1,16 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // --group-by applies to every PromQL source: from --prometheus, as here.
 func TestGroupByFlag(t *testing.T) {
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var f sourceFlags
 	f.bind(fs)

@@ -38,7 +38,7 @@ func TestDemoHelpIsTrue(t *testing.T) {
 			if !strings.Contains(help, words[models]+" models") {
 				t.Errorf("demo --help does not say %q", words[models]+" models")
 			}
-			want := regexp.MustCompile(`-window value quantile window of the figures shown: [^(]*\(default ` + regexp.QuoteMeta(slo.FormatDuration(monitor.DemoWindow)))
+			want := regexp.MustCompile(`--window duration quantile window of the figures shown: [^(]*\(default ` + regexp.QuoteMeta(slo.FormatDuration(monitor.DemoWindow)))
 			if !want.MatchString(help) {
 				t.Errorf("demo --help: --window's default is not the demo's %v: %s", monitor.DemoWindow, help)
 			}

@@ -3,30 +3,38 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-// command is one subcommand; each lives in its own cmd_*.go file and
-// registers itself from init.
+// command is one subcommand; each lives in its own cmd_*.go file. bind
+// declares its flags on the command's flag set and returns what runs once
+// they are parsed, with the positional arguments.
 type command struct {
 	name    string
 	summary string
-	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	usage   string // the help's text: usage lines, then what it does
+	bind    func(fs *pflag.FlagSet) runFunc
+	renamed renamedFlags // old flag names a usage error explains
 }
 
-// commands is filled by init functions only, before main runs.
-var commands = map[string]command{}
+type runFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
-func register(c command) { commands[c.name] = c }
+// commands are every subcommand, in no particular order (help sorts).
+func commands() []command {
+	return []command{checkCommand(), dashboardCommand(), demoCommand(), exporterCommand(), probeCommand(), raceCommand(),
+		replayCommand(), serveCommand(), simCommand(), snapshotCommand(), sweepCommand(), versionCommand()}
+}
 
 // exitError carries a specific exit code (e.g. `check` exits 1 or 2).
 type exitError struct {
@@ -61,62 +69,121 @@ func main() {
 	os.Exit(code)
 }
 
+const rootUsage = `ttftop shows, live, how fast LLM inference endpoints answer:
+TTFT, TPOT, inter-token latency, tokens/s, GPU memory-bandwidth use and SLO breaches.
+
+  ttftop demo                      dashboard over the built-in simulator (offline)
+  ttftop URL [URL...]              probe and scrape endpoints, open the dashboard
+  ttftop                           the same for the engines found on this machine
+  ttftop ssh://[user@]host[:port]  ... and for those found on a host, through one SSH connection
+  ttftop <command> [flags]`
+
+// subcommandHelp is a command's --help: its usage lines, its flags the
+// pflag way (--name type   help (default ...)), then what it does.
+const subcommandHelp = `Usage: {{index .Annotations "usage"}}
+
+Flags:
+{{.LocalFlags.FlagUsages | trimTrailingWhitespaces}}
+{{with .Long}}
+{{.}}
+{{end}}`
+
+// newRoot builds the command tree for one run: every command's flags are
+// bound afresh, so nothing outlives the run.
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{Use: "ttftop", Long: rootUsage, SilenceErrors: true, SilenceUsage: true}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.Flags().BoolP("help", "h", false, "show this help")
+	root.SuggestionsMinimumDistance = 2
+	for _, c := range commands() {
+		lines, about, _ := strings.Cut(c.usage, "\n\n")
+		cmd := &cobra.Command{Use: c.name, Short: c.summary, Long: about, SilenceErrors: true, SilenceUsage: true,
+			Annotations: map[string]string{"usage": lines}}
+		cmd.Flags().BoolP("help", "h", false, "show this help")
+		runner := c.bind(cmd.Flags())
+		cmd.RunE = func(cmd *cobra.Command, args []string) error {
+			return runner(cmd.Context(), args, stdout, stderr)
+		}
+		cmd.SetFlagErrorFunc(flagError(c.renamed))
+		cmd.SetHelpTemplate(subcommandHelp)
+		root.AddCommand(cmd)
+	}
+	root.SetHelpFunc(helpTo(root.HelpFunc(), stdout, stderr))
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	return root
+}
+
+// helpTo writes the help as one block, and when the reader has gone
+// (`ttftop probe --help | head`) says nothing: it read what it wanted.
+func helpTo(help func(*cobra.Command, []string), stdout, stderr io.Writer) func(*cobra.Command, []string) {
+	return func(c *cobra.Command, args []string) {
+		var b bytes.Buffer
+		c.SetOut(&b)
+		help(c, args)
+		c.SetOut(stdout)
+		if _, err := stdout.Write(b.Bytes()); err != nil && !errors.Is(err, syscall.EPIPE) {
+			fmt.Fprintf(stderr, "ttftop: %v\n", err)
+		}
+	}
+}
+
 // run dispatches args to a subcommand and maps its error to an exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	name, rest := "", args
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, rest = args[0], args[1:]
-	}
-	switch {
-	case name == "help" || (name == "" && len(rest) > 0 && isHelpFlag(rest[0])):
-		if len(rest) > 0 && name == "help" {
-			if c, ok := commands[rest[0]]; ok {
-				return exitCode(c.run(ctx, []string{"--help"}, stdout, stderr), stderr)
-			}
-		}
-		usage(stdout)
-		return 0
-	case name == "" && len(rest) > 0 && (rest[0] == "--version" || rest[0] == "-version"):
-		name, rest = "version", rest[1:]
-	case name == "":
-		name = "dashboard"
-	}
-	c, ok := commands[name]
-	if !ok {
-		if looksLikeURL(name) {
-			c, ok = commands["dashboard"]
-			rest = args
-		}
-	}
-	if !ok {
-		fmt.Fprintf(stderr, "ttftop: unknown command %q%s\nRun 'ttftop --help' for the commands.\n", name, didYouMean(name))
+	root := newRoot(stdout, stderr)
+	args, err := dashboardByDefault(root, args)
+	if err != nil {
+		fmt.Fprintf(stderr, "ttftop: %v\nRun 'ttftop --help' for the commands.\n", err)
 		return 2
 	}
-	err := c.run(ctx, rest, stdout, stderr)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
 	if isUsageError(err) {
-		fmt.Fprintf(stderr, "ttftop %s: %v\nRun 'ttftop %s --help' for its flags.\n", c.name, err, c.name)
+		fmt.Fprintf(stderr, "ttftop %s: %v\nRun 'ttftop %s --help' for its flags.\n", cmd.Name(), err, cmd.Name())
 		return 2
 	}
 	return exitCode(err, stderr)
 }
 
-// isUsageError recognises a usageError and the flag package's parse
-// errors (its messages are the API: it has no error types): both exit 2.
-func isUsageError(err error) bool {
-	if err == nil {
-		return false
+// dashboardByDefault makes the dashboard the command when none is named:
+// `ttftop`, `ttftop URL...`, `ttftop --flag...`. A word that is neither a
+// command nor a URL is an unknown command, with the nearest one suggested.
+func dashboardByDefault(root *cobra.Command, args []string) ([]string, error) {
+	if len(args) == 0 {
+		return []string{"dashboard"}, nil
 	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		return true
+	first := args[0]
+	switch {
+	case first == "--version" || first == "-version":
+		return append([]string{"version"}, args[1:]...), nil
+	case first == "-h" || first == "--help" || first == "-help":
+		return []string{"--help"}, nil
+	case strings.HasPrefix(first, "-"):
+		return append([]string{"dashboard"}, args...), nil
+	case first == cobra.ShellCompRequestCmd || first == cobra.ShellCompNoDescRequestCmd:
+		return args, nil
 	}
-	msg := err.Error()
-	for _, p := range []string{"flag provided but not defined", "invalid value ", "invalid boolean value", "flag needs an argument", "bad flag syntax"} {
-		if strings.HasPrefix(msg, p) {
-			return true
+	for _, c := range root.Commands() {
+		if c.Name() == first || c.HasAlias(first) {
+			return args, nil
 		}
 	}
-	return false
+	if looksLikeURL(first) {
+		return append([]string{"dashboard"}, args...), nil
+	}
+	msg := fmt.Sprintf("unknown command %q", first)
+	if s := root.SuggestionsFor(first); len(s) > 0 {
+		msg += fmt.Sprintf(" (did you mean %q?)", s[0])
+	}
+	return nil, errors.New(msg)
+}
+
+// isUsageError recognises a wrong command line: a usageError (flag
+// errors are made one by flagError) or cobra's own argument errors.
+func isUsageError(err error) bool {
+	var ue usageError
+	return errors.As(err, &ue)
 }
 
 func exitCode(err error, stderr io.Writer) int {
@@ -124,7 +191,7 @@ func exitCode(err error, stderr io.Writer) int {
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, flag.ErrHelp):
+	case errors.Is(err, pflag.ErrHelp):
 		return 0
 	case errors.Is(err, syscall.EPIPE):
 		// The reader went away (`ttftop … --json | head`): the end of a
@@ -141,69 +208,6 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 }
 
-// didYouMean suggests the command within two edits of name, if any.
-func didYouMean(name string) string {
-	best, bestD := "", 3
-	for n := range commands {
-		if d := editDistance(name, n); d < bestD || d == bestD && n < best {
-			best, bestD = n, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// editDistance is the Levenshtein distance of two short words.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
-}
-
-func isHelpFlag(s string) bool { return s == "-h" || s == "--help" || s == "-help" }
-
 func looksLikeURL(s string) bool {
 	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") || strings.Contains(s, ":")
-}
-
-func usage(w io.Writer) {
-	fmt.Fprint(w, `ttftop shows, live, how fast LLM inference endpoints answer:
-TTFT, TPOT, inter-token latency, tokens/s, GPU memory-bandwidth use and SLO breaches.
-
-Usage:
-  ttftop demo                      dashboard over the built-in simulator (offline)
-  ttftop URL [URL...]              probe and scrape endpoints, open the dashboard
-  ttftop                           the same for the engines found on this machine
-  ttftop ssh://[user@]host[:port]  ... and for those found on a host, through one SSH connection
-  ttftop <command> [flags]
-
-Commands:
-`)
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
-	}
-	fmt.Fprint(w, `
-Run 'ttftop <command> --help' for a command's flags.
-`)
 }

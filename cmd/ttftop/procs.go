@@ -1,10 +1,11 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"runtime"
+
+	"github.com/spf13/pflag"
 )
 
 // defaultDashboardProcs is GOMAXPROCS for the dashboard and the demo. Their
@@ -16,7 +17,7 @@ import (
 const defaultDashboardProcs = 1
 
 // bindProcs adds --gomaxprocs to fs.
-func bindProcs(fs *flag.FlagSet) *int {
+func bindProcs(fs *pflag.FlagSet) *int {
 	return fs.Int("gomaxprocs", defaultDashboardProcs,
 		"OS threads running Go code at once; 0 = one per CPU (raise it when probing hundreds of endpoints)")
 }
@@ -24,12 +25,12 @@ func bindProcs(fs *flag.FlagSet) *int {
 // applyProcs sets GOMAXPROCS from --gomaxprocs after fs is parsed: an
 // explicit flag wins, then the GOMAXPROCS environment variable, then the
 // default.
-func applyProcs(fs *flag.FlagSet, n int) error {
+func applyProcs(fs *pflag.FlagSet, n int) error {
 	if n < 0 {
 		return fmt.Errorf("--gomaxprocs must be 0 (one per CPU) or more, not %d", n)
 	}
 	explicit := false
-	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "gomaxprocs" })
+	fs.Visit(func(f *pflag.Flag) { explicit = explicit || f.Name == "gomaxprocs" })
 	if !explicit && os.Getenv("GOMAXPROCS") != "" {
 		return nil
 	}

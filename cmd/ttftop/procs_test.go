@@ -1,11 +1,12 @@
 package main
 
 import (
-	"flag"
 	"io"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 func TestApplyProcs(t *testing.T) {
@@ -28,7 +29,7 @@ func TestApplyProcs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("GOMAXPROCS", tc.env)
 			runtime.GOMAXPROCS(3) // a value none of the cases sets
-			fs := flag.NewFlagSet("t", flag.ContinueOnError)
+			fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 			fs.SetOutput(io.Discard)
 			n := bindProcs(fs)
 			if err := fs.Parse(tc.args); err != nil {
@@ -51,7 +52,7 @@ func TestApplyProcs(t *testing.T) {
 }
 
 func TestApplyProcsRejectsNegative(t *testing.T) {
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	n := bindProcs(fs)
 	if err := fs.Parse([]string{"--gomaxprocs", "-1"}); err != nil {
 		t.Fatal(err)

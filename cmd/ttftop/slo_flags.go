@@ -1,11 +1,12 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/ttftop/ttftop/slo"
 	"github.com/ttftop/ttftop/telemetry"
@@ -28,13 +29,16 @@ type sloFlags struct {
 	defaultFor, defaultK time.Duration
 }
 
-// setValue is a flag.Value that remembers whether it was given.
+// setValue is a pflag.Value that remembers whether it was given.
 type setValue[T comparable] struct {
 	v     T
 	set   bool
 	parse func(string) (T, error)
 	show  func(T) string
+	kind  string // the value's name in --help: duration, ratio...
 }
+
+func (s *setValue[T]) Type() string { return s.kind }
 
 func (s *setValue[T]) Set(in string) error {
 	v, err := s.parse(in)
@@ -54,11 +58,11 @@ func (s *setValue[T]) String() string {
 }
 
 func durationValue(def time.Duration) setValue[time.Duration] {
-	return setValue[time.Duration]{v: def, parse: slo.ParseDuration, show: slo.FormatDuration}
+	return setValue[time.Duration]{v: def, parse: slo.ParseDuration, show: slo.FormatDuration, kind: "duration"}
 }
 
 func ratioValue(def float64) setValue[float64] {
-	return setValue[float64]{v: def, parse: slo.ParseRatio, show: slo.FormatRatio}
+	return setValue[float64]{v: def, parse: slo.ParseRatio, show: slo.FormatRatio, kind: "ratio"}
 }
 
 // newSLOFlags returns the --slo-* values with their defaults, unbound.
@@ -71,15 +75,15 @@ func newSLOFlags() *sloFlags {
 		ttfa:       durationValue(0),
 		errorRate:  ratioValue(0),
 		target:     ratioValue(0),
-		percentile: setValue[float64]{v: slo.DefaultPercentile, parse: slo.ParsePercentile, show: slo.FormatPercentile},
+		percentile: setValue[float64]{v: slo.DefaultPercentile, parse: slo.ParsePercentile, show: slo.FormatPercentile, kind: "percentile"},
 		window:     durationValue(slo.DefaultWindow),
 		period:     durationValue(slo.DefaultPeriod),
 		forDur:     durationValue(def[0].For),
 		keepFiring: durationValue(def[0].KeepFiringFor),
-		scale: setValue[float64]{v: 1, parse: parseScale, show: func(v float64) string {
+		scale: setValue[float64]{v: 1, parse: parseScale, kind: "factor", show: func(v float64) string {
 			return strconv.FormatFloat(v, 'g', -1, 64)
 		}},
-		availability:       setValue[float64]{v: slo.DefaultAvailabilityTarget, parse: parseRatioOrZero, show: slo.FormatRatio},
+		availability:       setValue[float64]{v: slo.DefaultAvailabilityTarget, parse: parseRatioOrZero, show: slo.FormatRatio, kind: "ratio"},
 		availabilityWindow: durationValue(slo.DefaultAvailabilityWindow),
 		defaultFor:         def[0].For, defaultK: def[0].KeepFiringFor,
 	}
@@ -89,7 +93,7 @@ func newSLOFlags() *sloFlags {
 // bindLatency registers the latency thresholds: objectives where SLOs are
 // judged, and goodput's bounds everywhere (probe judges no SLO but counts
 // good requests against the same thresholds).
-func (f *sloFlags) bindLatency(fs *flag.FlagSet) {
+func (f *sloFlags) bindLatency(fs *pflag.FlagSet) {
 	const goodput = "; goodput counts a request good only when it meets every such threshold (0 = none)"
 	fs.Var(&f.ttft, "slo-ttft", "objective: TTFT percentile must stay at or below this"+goodput)
 	fs.Var(&f.tpot, "slo-tpot", "objective: TPOT percentile must stay at or below this"+goodput)
@@ -98,7 +102,7 @@ func (f *sloFlags) bindLatency(fs *flag.FlagSet) {
 }
 
 // bindSLOFlags registers every --slo-* flag on fs.
-func bindSLOFlags(fs *flag.FlagSet) *sloFlags {
+func bindSLOFlags(fs *pflag.FlagSet) *sloFlags {
 	f := newSLOFlags()
 	f.bindLatency(fs)
 	fs.Var(&f.errorRate, "slo-error-rate", "objective: failed requests / all requests must stay at or below this, e.g. 1% (0 = none)")

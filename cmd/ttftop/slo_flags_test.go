@@ -1,11 +1,12 @@
 package main
 
 import (
-	"flag"
 	"io"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/ttftop/ttftop/slo"
 	"github.com/ttftop/ttftop/telemetry"
@@ -13,7 +14,7 @@ import (
 
 func parseSLOFlags(t *testing.T, args ...string) (*sloFlags, error) {
 	t.Helper()
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	f := bindSLOFlags(fs)
 	return f, fs.Parse(args)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/ttftop/ttftop/internal/fixtures"
 	"github.com/ttftop/ttftop/internal/sim"
@@ -283,7 +284,7 @@ func TestSSHHostDCGMThroughTunnel(t *testing.T) {
 		t.Fatal(err)
 	}
 	var f sourceFlags
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	f.bind(fs)
 	if err := fs.Parse([]string{"--discover-ports", fmt.Sprint(simPort), "--interval", "500ms", "--max-tokens", "8"}); err != nil {
 		t.Fatal(err)

@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/discover"
@@ -26,7 +27,7 @@ type sshFlags struct {
 	dcgmPort int
 }
 
-func (s *sshFlags) bind(fs *flag.FlagSet) {
+func (s *sshFlags) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.acceptNew, "ssh-accept-new", false, "ssh:// targets: add an unknown host key to known_hosts, as ssh's StrictHostKeyChecking=accept-new (a changed key is always refused)")
 }
 

@@ -3,10 +3,11 @@ package main
 import (
 	"cmp"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/monitor"
@@ -22,7 +23,7 @@ type targetFlags struct {
 	ssh  sshFlags
 }
 
-func (t *targetFlags) bind(fs *flag.FlagSet) {
+func (t *targetFlags) bind(fs *pflag.FlagSet) {
 	t.disc.bind(fs)
 	t.ssh.bind(fs)
 }
