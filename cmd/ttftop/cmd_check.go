@@ -194,7 +194,7 @@ func runCheck(fs *pflag.FlagSet) runFunc {
 		var targets []checkTarget
 		for _, u := range urls {
 			o := po
-			o.URL = u
+			o.URL = withScheme(u)
 			targets = append(targets, checkTarget{label: u, measure: probeMeasurer(o, "", *n)})
 		}
 		base := slo.DefaultObjectives()

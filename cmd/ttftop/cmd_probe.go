@@ -222,8 +222,10 @@ func parseProbeArgs(fs *pflag.FlagSet) func(positional []string) (probeConfig, e
 		base.Auth.ServerName = o.Auth.ServerName
 		*o = base
 		if cfg.sshTargets = sshTargets; !cfg.find {
-			o.URL = positional[0]
-			cfg.urls = positional
+			for _, u := range positional {
+				cfg.urls = append(cfg.urls, withScheme(u))
+			}
+			o.URL = cfg.urls[0]
 		}
 		o.Limits = probe.Limits{MaxConcurrency: maxConc, MaxPerMinute: maxRPM}
 		objs, err := bounds.Objectives()

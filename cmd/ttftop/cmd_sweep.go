@@ -276,7 +276,7 @@ func parseSweepArgs(fs *pflag.FlagSet) func(positional []string) (sweepConfig, e
 		}
 		*o = ro
 		if !cfg.find {
-			o.URL = positional[0]
+			o.URL = withScheme(positional[0])
 		}
 		o.Limits = probe.Limits{MaxConcurrency: s.MaxConcurrency, MaxPerMinute: maxRPM}
 		if cfg.keda.MinReplicas < 0 || cfg.keda.MaxReplicas < max(cfg.keda.MinReplicas, 1) {

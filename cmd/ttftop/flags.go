@@ -96,9 +96,7 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 	}
 	probeDefaults.Headers = headers
 	for _, u := range urls {
-		if !strings.Contains(u, "://") {
-			u = "http://" + u // "ttftop gpu-1:8000" just works
-		}
+		u = withScheme(u)
 		p := probeDefaults
 		ep := config.Endpoint{URL: u, Model: r.model, API: r.api, Probe: &p}
 		if f.noScrape {
@@ -137,6 +135,15 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// withScheme is a URL argument as the probe takes it: "gpu-1:8000" and
+// "127.0.0.1:8000" just work, as http:// (every command that takes URLs).
+func withScheme(u string) string {
+	if !strings.Contains(u, "://") {
+		return "http://" + u
+	}
+	return u
 }
 
 // objectives are the config's SLOs (or the defaults) with flag overrides.

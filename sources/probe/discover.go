@@ -194,11 +194,14 @@ func (p *Prober) getModels(ctx context.Context, u string, parse func([]byte) ([]
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: HTTP %d: %s", p.displayOf(u), resp.StatusCode, sanitize.Text(p.scrubberFor(key).scrub(strings.TrimSpace(string(body)))))
+		// An answer, not a model list: the server was reached.
+		return nil, failf(ErrHTTPStatus, fmt.Sprintf("GET %s answered HTTP %d%s", p.displayOf(u), resp.StatusCode,
+			excerptSuffix(mediaType(resp.Header), sanitize.Text(p.scrubberFor(key).scrub(bodyExcerpt(body))))))
 	}
 	models, err := parse(body)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", p.displayOf(u), err)
+		return nil, failf(ErrInvalidEvent, fmt.Sprintf("GET %s answered no model list (%v)%s", p.displayOf(u), err,
+			excerptSuffix(mediaType(resp.Header), sanitize.Text(p.scrubberFor(key).scrub(bodyExcerpt(body))))))
 	}
 	s := p.scrubberFor(key)
 	for i := range models {

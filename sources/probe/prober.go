@@ -93,6 +93,9 @@ func (p *Prober) Discover(ctx context.Context) ([]Model, error) {
 		case ErrConnect, ErrDNS, ErrTLS, ErrTimeout:
 			// Nothing to do with the model: the server is not reachable.
 			return nil, &probeError{kind: pe.kind, msg: "cannot reach " + p.target.host + " to list its models: " + pe.msg}
+		case ErrHTTPStatus, ErrInvalidEvent:
+			// It answered, with something else than a model list.
+			return nil, &probeError{kind: pe.kind, msg: "reached " + p.target.host + ", but it does not look like an LLM server (give --model and --api if it is one): " + pe.msg}
 		}
 		return nil, fmt.Errorf("discovering the model (give one with --model): %w", err)
 	}
@@ -438,7 +441,7 @@ func httpFailure(resp *http.Response, scrub scrubber) *probeError {
 	b, rerr := readExcerpt(resp.Body)
 	text := jsonErrorMessage(b)
 	if text == "" {
-		text = strings.TrimSpace(string(b))
+		text = bodyExcerpt(b)
 	}
 	msg := fmt.Sprintf("HTTP %d", resp.StatusCode)
 	if text != "" {
