@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/ttftop/ttftop/figures"
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/slo"
@@ -36,7 +37,9 @@ was found.
 Sends -n streaming requests to each endpoint (without --model, to every
 model the server lists on /v1/models, one after the other), then judges
 every objective once (no 'for' wait) on what was measured, and prints one
-line per model and objective.
+line per model and objective. A percentile, error-rate or availability
+objective is judged over the whole run, whatever its window, and its
+promise says so: "TTFT p95 ≤ 5s over 7s" for a 7-second check.
 
 Exit status: 0 every objective passed on every model; 1 at least one
 failed; 2 nothing failed but something could not be measured, or the
@@ -268,8 +271,9 @@ func runCheck(fs *pflag.FlagSet) runFunc {
 }
 
 // check measures every target in turn, then judges the objectives once.
-// Percentile and error-rate windows are widened to cover the whole
-// measurement: a check judges all it measured, however long that took.
+// Percentile, error-rate and availability windows are the whole
+// measurement: a check judges all it measured, however long that took,
+// and says so.
 func check(ctx context.Context, targets []checkTarget, objs []slo.Objective, opts slo.Options) checkReport {
 	store := telemetry.NewStore(telemetry.StoreConfig{})
 	rec := &recorder{}
@@ -288,10 +292,12 @@ func check(ctx context.Context, targets []checkTarget, objs []slo.Objective, opt
 	// judged, the request in flight counts nowhere, and the summary says so.
 	rep.Interrupted = ctx.Err() != nil
 	now := time.Now()
-	span := now.Sub(start) + time.Second
+	// The run, rounded up to the second: what the window judged and what
+	// the promise says (a 7-second check is "over 7s", not "over 5m").
+	span := max((now.Sub(start) + time.Second - 1).Truncate(time.Second), time.Second)
 	widened := make([]slo.Objective, len(objs))
 	for i, o := range objs {
-		if o.Kind != slo.Ratio && o.Window < span {
+		if o.Kind != slo.Ratio {
 			o.Window = span
 		}
 		widened[i] = o
@@ -441,7 +447,10 @@ func measuredText(r slo.Result) string {
 	case slo.ErrorRate:
 		s = slo.FormatRatio(v)
 	default:
-		s = slo.FormatValue(r.Signal, v)
+		// Three significant digits, as the dashboard and report print a
+		// measured figure (248ms, not 248.304ms).
+		info := r.Signal.Info()
+		s = figures.Value(v*info.Scale, info.Unit)
 	}
 	if r.Approx {
 		s = "≈" + s

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -189,3 +190,35 @@ func TestCheckJudgesAllItMeasured(t *testing.T) {
 	}
 }
 
+// check prints for people: measured latencies with three significant
+// digits (248ms, 10.3ms, never 248.304ms), and each promise over the time
+// the run really took (a few seconds: never "over 5m", the objective's
+// own window, which the check did not wait out).
+func TestCheckPrintsForPeople(t *testing.T) {
+	url := startSim(t, model(sim.DemoHealthy))
+	start := time.Now()
+	code, out, errs := runCmd(t, "check", url, "-n", "2", "--max-tokens", "8")
+	elapsed := time.Since(start)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	measured := regexp.MustCompile(`  ([0-9.]+)(ms|s) \(2 samples\)`).FindAllStringSubmatch(out, -1)
+	if len(measured) != 2 {
+		t.Fatalf("want 2 measured latencies:\n%s", out)
+	}
+	for _, m := range measured {
+		if digits := strings.TrimLeft(strings.ReplaceAll(m[1], ".", ""), "0"); len(digits) > 3 {
+			t.Errorf("measured %s%s: more than 3 significant digits", m[1], m[2])
+		}
+	}
+	over := regexp.MustCompile(` over (\S+)\n`).FindAllStringSubmatch(out, -1)
+	if len(over) != 3 {
+		t.Fatalf("want 3 promises with a window:\n%s", out)
+	}
+	for _, m := range over {
+		d, err := slo.ParseDuration(m[1])
+		if err != nil || d <= 0 || d > elapsed.Truncate(time.Second)+time.Second {
+			t.Errorf("promise over %s (%v): the run took %v\n%s", m[1], err, elapsed, out)
+		}
+	}
+}
