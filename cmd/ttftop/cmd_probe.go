@@ -21,18 +21,7 @@ import (
 const probeSummary = "send streaming requests to an LLM endpoint and report TTFT, TPOT, ITL, E2E"
 
 func probeCommand() command {
-	return command{name: "probe", summary: probeSummary, usage: probeUsage, bind: bindProbe, renamed: probeRenamed()}
-}
-
-func bindProbe(fs *pflag.FlagSet) runFunc {
-	parse := parseProbeArgs(fs)
-	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-		cfg, err := parse(args)
-		if err != nil {
-			return err
-		}
-		return runProbe(ctx, cfg, stdout, stderr)
-	}
+	return command{name: "probe", summary: probeSummary, usage: probeUsage, bind: parsed(parseProbeArgs, runProbe), renamed: probeRenamed()}
 }
 
 // probeConfig is what the flags say.

@@ -17,7 +17,7 @@ import (
 const raceSummary = "race endpoints side by side: the same prompt to each at once, the text as it streams"
 
 func raceCommand() command {
-	return command{name: "race", summary: raceSummary, usage: raceUsage, bind: runRace}
+	return command{name: "race", summary: raceSummary, usage: raceUsage, bind: parsed(parseRaceArgs, raceWith)}
 }
 
 const raceUsage = `ttftop race TARGET TARGET... [flags]
@@ -180,17 +180,6 @@ func raceProbers(ctx context.Context, cfg raceConfig, note func(string, ...any))
 
 // racerName is what a lane shows: host/model.
 func racerName(p *probe.Prober) string { return p.Host() + "/" + p.Model() }
-
-func runRace(fs *pflag.FlagSet) runFunc {
-	parse := parseRaceArgs(fs)
-	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-		cfg, err := parse(args)
-		if err != nil {
-			return err
-		}
-		return raceWith(ctx, cfg, stdout, stderr)
-	}
-}
 
 // raceWith runs the race cfg describes: live in a terminal, else as text
 // or --json.

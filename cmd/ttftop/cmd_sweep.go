@@ -18,18 +18,7 @@ import (
 const sweepSummary = "ramp concurrency against an endpoint and find the knee: the most load that meets every objective"
 
 func sweepCommand() command {
-	return command{name: "sweep", summary: sweepSummary, usage: sweepUsage, bind: bindSweep}
-}
-
-func bindSweep(fs *pflag.FlagSet) runFunc {
-	parse := parseSweepArgs(fs)
-	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-		cfg, err := parse(args)
-		if err != nil {
-			return err
-		}
-		return runSweep(ctx, cfg, stdout, stderr)
-	}
+	return command{name: "sweep", summary: sweepSummary, usage: sweepUsage, bind: parsed(parseSweepArgs, runSweep)}
 }
 
 const sweepUsage = `ttftop sweep URL [flags]

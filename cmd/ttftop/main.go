@@ -30,6 +30,21 @@ type command struct {
 
 type runFunc func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
+// parsed is the bind of a command whose flags and arguments parse into a
+// config (parse binds the flags and returns the parser) that run runs.
+func parsed[C any](parse func(*pflag.FlagSet) func([]string) (C, error), run func(context.Context, C, io.Writer, io.Writer) error) func(*pflag.FlagSet) runFunc {
+	return func(fs *pflag.FlagSet) runFunc {
+		parseArgs := parse(fs)
+		return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+			cfg, err := parseArgs(args)
+			if err != nil {
+				return err
+			}
+			return run(ctx, cfg, stdout, stderr)
+		}
+	}
+}
+
 // commands are every subcommand, in no particular order (help sorts).
 func commands() []command {
 	return []command{checkCommand(), dashboardCommand(), demoCommand(), exporterCommand(), probeCommand(), raceCommand(),

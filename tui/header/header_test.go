@@ -95,14 +95,20 @@ func TestNotifierFailingLeadsAndCounts(t *testing.T) {
 	}
 }
 
-// A cut line offers e only when some source is in trouble: the e screen
-// lists no healthy source.
-func TestMoreOffersEOnlyForTrouble(t *testing.T) {
+// sixWorkingProbes are more working sources than an 80-column line shows.
+func sixWorkingProbes() []telemetry.SourceStatus {
 	var srcs []telemetry.SourceStatus
 	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
 		srcs = append(srcs, telemetry.SourceStatus{Name: "probe 127.0.0.1:40677/meta-llama/Llama-3.1-8B-Instruct-" + n, Kind: "probe",
 			State: telemetry.Live, Latency: 300 * time.Millisecond})
 	}
+	return srcs
+}
+
+// A cut line offers e only when some source is in trouble: the e screen
+// lists no healthy source.
+func TestMoreOffersEOnlyForTrouble(t *testing.T) {
+	srcs := sixWorkingProbes()
 	line := strings.Split(ansi.Strip(View(ctx(), Info{Sources: srcs}, 80)), "\n")[1]
 	if !strings.Contains(line, " more") || strings.Contains(line, "(e)") {
 		t.Errorf("healthy sources cut: %q, want a count without e", line)
@@ -238,11 +244,7 @@ func TestCaveatCutToNothingLeavesNoParentheses(t *testing.T) {
 // the sources a cut line leaves out, + only a rate that reads low
 // (format.YoungMark) and the borders' corners.
 func TestASCIIMarksEachMeanOneThing(t *testing.T) {
-	var srcs []telemetry.SourceStatus
-	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
-		srcs = append(srcs, telemetry.SourceStatus{Name: "probe 127.0.0.1:40677/meta-llama/Llama-3.1-8B-Instruct-" + n, Kind: "probe",
-			State: telemetry.Live, Latency: 300 * time.Millisecond})
-	}
+	srcs := sixWorkingProbes()
 	line := strings.Split(ansi.Strip(View(ctx(), Info{Sources: srcs}, 80)), "\n")[1]
 	if strings.Contains(line, format.YoungMark) || !strings.Contains(line, " o meta-llama") ||
 		!regexp.MustCompile(` and \d+ more$`).MatchString(line) {
