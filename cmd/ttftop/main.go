@@ -127,6 +127,21 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetHelpFunc(helpTo(root.HelpFunc(), stdout, stderr))
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "completion":
+			c.Short = "print a shell completion script: bash, zsh, fish or powershell (docs/cli.md)"
+			c.Args = cobra.ArbitraryArgs // an unknown shell reaches RunE
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				if len(args) > 0 { // exits 2, as every wrong command line
+					return usagef("no completion for %q: bash, zsh, fish or powershell", args[0])
+				}
+				return cmd.Help()
+			}
+		case "help":
+			c.Short = "help about any command"
+		}
+	}
 	return root
 }
 

@@ -85,6 +85,7 @@ func TestUnknownFlagSuggests(t *testing.T) {
 		{[]string{"probe", "--zzzzzz"}, "ttftop probe: unknown flag: --zzzzzz\n"},
 		{[]string{"probe", "--x"}, "ttftop probe: unknown flag: --x\n"},
 		{[]string{"sim", "--alertmanager", "x"}, "ttftop sim: unknown flag: --alertmanager\n"},
+		{[]string{"completion", "nosh"}, `ttftop completion: no completion for "nosh": bash, zsh, fish or powershell`},
 	}
 	for _, c := range cases {
 		var out, errs bytes.Buffer
