@@ -165,8 +165,8 @@ func parseProbeArgs(args []string, stderr io.Writer) (probeConfig, error) {
 	var maxRPM, maxConc int
 	fs.StringVar(&o.Name, "name", "", "endpoint name (default host:port/model)")
 	fs.IntVar(&cfg.n, "n", defaultRequests, nUsage)
-	fs.IntVar(&o.Concurrency, "c", 1, "requests in flight at once (one URL only)")
-	fs.StringVar(&cfg.prompt, "prompt", "short", "built-in prompt (short, medium, long) or the prompt text")
+	fs.IntVar(&o.Concurrency, "c", probe.DefaultConcurrency, "requests in flight at once (one URL only)")
+	fs.StringVar(&cfg.prompt, "prompt", probe.DefaultPrompt, "built-in prompt (short, medium, long) or the prompt text")
 	fs.StringVar(&cfg.promptFile, "prompt-file", "", "read the prompt from this file")
 	fs.Float64Var(&o.Temperature, "temperature", 0, "sampling temperature")
 	fs.Func("sample-seed", "sampling seed sent with each request (default: none)", func(s string) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/probe"
 )
 
 // sourceFlags are the flags every monitoring command shares: where data
@@ -42,7 +43,7 @@ func (f *sourceFlags) bind(fs *flag.FlagSet) {
 	fs.Var(&f.scrape, "scrape", "engine URL whose /metrics to scrape without probing (repeatable)")
 	fs.BoolVar(&f.nvidiaSMI, "nvidia-smi", false, "read local GPUs with nvidia-smi")
 	f.req.bind(fs)
-	durationVar(fs, &f.interval, "interval", config.DefaultProbeEvery, "time between probes of one endpoint")
+	durationVar(fs, &f.interval, "interval", probe.DefaultInterval, "time between probes of one endpoint")
 	fs.BoolVar(&f.noProbe, "no-probe", false, "scrape the URLs' /metrics only; send no requests")
 	f.notify.bind(fs)
 	fs.BoolVar(&f.noSLO, "no-slo", false, "evaluate no objectives")

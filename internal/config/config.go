@@ -1,6 +1,7 @@
 // Package config reads ttftop's YAML configuration: endpoints, sources,
-// probes, SLOs and display. Defaults live in one place (Defaults and
-// applyDefaults); unknown keys are errors with their line number.
+// probes, SLOs and display. It maps the file onto the settings of each
+// part, whose defaults are that part's own (applyDefaults reads them);
+// unknown keys are errors with their line number.
 package config
 
 import (

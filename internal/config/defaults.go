@@ -5,49 +5,35 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/ttftop/ttftop/sources/gpu"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/sources/promql"
+	"github.com/ttftop/ttftop/themes"
+	"github.com/ttftop/ttftop/tui"
 )
 
-// Defaults, in one place: the probe and the exporter read theirs from
-// here too, so a probe run from flags, a config file or the library waits
-// the same. The request timeout is generous because a cold model load
-// (Ollama) or a long prefill legitimately delays the first token by tens
-// of seconds.
-const (
-	DefaultTheme   = "dark"
-	DefaultRefresh = time.Second
-	DefaultWindow  = 5 * time.Minute
-	// DefaultFPS caps the frames written to a terminal (and the SSH
-	// viewers' links).
-	DefaultFPS = 10
-	// MaxFPS is the most frames a second any view writes.
-	MaxFPS              = 60
-	DefaultProbeEvery   = 10 * time.Second
-	DefaultConcurrency  = 1
-	DefaultMaxTokens    = 64
-	DefaultPrompt       = "short"
-	DefaultTimeout      = 60 * time.Second
-	DefaultStall        = 15 * time.Second
-	DefaultPromInterval = 5 * time.Second
-	DefaultPromWindow   = 5 * time.Minute
-	DefaultPromTimeout  = 10 * time.Second
-	DefaultDCGMInterval = time.Second
-)
+// Every default belongs to the package whose behaviour it sets: the
+// probe's to sources/probe, PromQL's to sources/promql, the GPU sources'
+// to sources/gpu, the view's to tui and themes. The file and the flags
+// read them from there, so a setting left out means the same everywhere.
 
 func (c *Config) applyDefaults() {
 	if c.Theme == "" {
-		c.Theme = DefaultTheme
+		c.Theme = themes.DefaultName
 	}
 	if c.Refresh == 0 {
-		c.Refresh = Duration(DefaultRefresh)
+		c.Refresh = Duration(tui.DefaultRefresh)
 	}
 	if c.Window == 0 {
-		c.Window = Duration(DefaultWindow)
+		c.Window = Duration(tui.DefaultWindow)
 	}
 	if c.FPS == 0 {
-		c.FPS = DefaultFPS
+		c.FPS = tui.DefaultFPS
 	}
-	c.Probe.fill(Probe{Interval: Duration(DefaultProbeEvery), Concurrency: DefaultConcurrency,
-		MaxTokens: DefaultMaxTokens, Prompt: DefaultPrompt, Timeout: Duration(DefaultTimeout), StallTimeout: Duration(DefaultStall)})
+	c.Probe.fill(Probe{Interval: Duration(probe.DefaultInterval), Concurrency: probe.DefaultConcurrency,
+		MaxTokens: probe.DefaultMaxTokens, Prompt: probe.DefaultPrompt, Timeout: Duration(probe.DefaultTimeout),
+		StallTimeout: Duration(probe.DefaultStallTimeout)})
 	for i := range c.Endpoints {
 		e := &c.Endpoints[i]
 		if e.Probe == nil {
@@ -60,18 +46,18 @@ func (c *Config) applyDefaults() {
 	for i := range c.Prometheus {
 		p := &c.Prometheus[i]
 		if p.Interval == 0 {
-			p.Interval = Duration(DefaultPromInterval)
+			p.Interval = Duration(promql.DefaultRefresh)
 		}
 		if p.Window == 0 {
-			p.Window = Duration(DefaultPromWindow)
+			p.Window = Duration(promql.DefaultWindow)
 		}
 		if p.Timeout == 0 {
-			p.Timeout = Duration(DefaultPromTimeout)
+			p.Timeout = Duration(promql.DefaultQueryTimeout)
 		}
 	}
 	for i := range c.DCGM {
 		if c.DCGM[i].Interval == 0 {
-			c.DCGM[i].Interval = Duration(DefaultDCGMInterval)
+			c.DCGM[i].Interval = Duration(gpu.DefaultInterval)
 		}
 	}
 }
@@ -180,8 +166,8 @@ func (c *Config) validate() error {
 			bad(fmt.Sprintf("slos[%d] (%s): %v", i, strings.TrimSpace(s.Name), strings.ReplaceAll(err.Error(), "\n", "; ")), "slos", i)
 		}
 	}
-	if c.FPS < 1 || c.FPS > MaxFPS {
-		bad(fmt.Sprintf("fps %d is outside 1–%d", c.FPS, MaxFPS), "fps")
+	if c.FPS < 1 || c.FPS > tui.MaxFPS {
+		bad(fmt.Sprintf("fps %d is outside 1–%d", c.FPS, tui.MaxFPS), "fps")
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
