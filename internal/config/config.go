@@ -38,6 +38,10 @@ type Config struct {
 	SSH []string `yaml:"ssh"`
 
 	doc *yaml.Node // the file as parsed, for the line numbers of errors
+	// decodeErrs are the lines of the file whose values could not be
+	// decoded: an entry holding one is not judged again by validate,
+	// so one mistake is said once.
+	decodeErrs []int
 }
 
 // Endpoint is one server to probe and scrape.
@@ -205,25 +209,36 @@ func Load(path string) (*Config, error) {
 }
 
 // Parse reads a config, rejects unknown keys (with line numbers), applies
-// defaults and validates.
+// defaults and validates. Every mistake of a file is reported at once,
+// each with its line, except after a syntax error, where the parser stops.
 func Parse(r io.Reader) (*Config, error) {
 	data, err := io.ReadAll(io.LimitReader(r, 4<<20))
 	if err != nil {
 		return nil, err
 	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, syntaxError(data, err)
+	}
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
+	var errs []string
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, cleanYAMLError(err)
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, cleanYAMLError(err)
+		// A TypeError leaves the rest decoded: unknown keys and bad
+		// values are collected, and validation still runs.
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			return nil, cleanYAMLError(err)
+		}
+		errs = cleanTypeErrors(te.Errors)
 	}
 	c.doc = &doc
-	if err := c.Complete(); err != nil {
-		return nil, err
+	c.decodeErrs = lineNumbers(errs)
+	c.applyDefaults()
+	errs = append(errs, c.problems()...)
+	if len(errs) > 0 {
+		return nil, errors.New(strings.Join(byLine(errs), "; "))
 	}
 	return &c, nil
 }
@@ -239,8 +254,14 @@ func (c *Config) Complete() error {
 // found in type config.Endpoint" into "line 3: unknown key \"x\"".
 func cleanYAMLError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n")
+	return errors.New(strings.Join(cleanTypeErrors(strings.Split(msg, "\n")), "; "))
+}
+
+// cleanTypeErrors words the decoder's errors for people: an unknown field
+// is an unknown key, without Go's type names.
+func cleanTypeErrors(in []string) []string {
 	var out []string
-	for _, line := range strings.Split(msg, "\n") {
+	for _, line := range in {
 		line = strings.TrimSpace(line)
 		if i := strings.Index(line, ": field "); i >= 0 && strings.Contains(line, " not found in type ") {
 			key := line[i+len(": field "):]
@@ -251,7 +272,7 @@ func cleanYAMLError(err error) error {
 			out = append(out, line)
 		}
 	}
-	return errors.New(strings.Join(out, "; "))
+	return out
 }
 
 // DefaultPath is $XDG_CONFIG_HOME/ttftop/config.yaml (or ~/.config/…);

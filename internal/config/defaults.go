@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -113,8 +114,21 @@ func (e Endpoint) Prefix() string {
 }
 
 func (c *Config) validate() error {
+	if errs := c.problems(); len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// problems are the config's mistakes, each with its line when it came
+// from a file.
+func (c *Config) problems() []string {
 	var errs []string
-	bad := func(msg string, path ...any) { errs = append(errs, c.at(msg, path...)) }
+	bad := func(msg string, path ...any) {
+		if msg, ok := c.at(msg, path...); ok {
+			errs = append(errs, msg)
+		}
+	}
 	seen := map[string]bool{}
 	if c.Probe.hasBasicAuth() {
 		// Endpoints without a probe block inherit it: one error is enough.
@@ -169,10 +183,7 @@ func (c *Config) validate() error {
 	if c.FPS < 1 || c.FPS > tui.MaxFPS {
 		bad(fmt.Sprintf("fps %d is outside 1–%d", c.FPS, tui.MaxFPS), "fps")
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%s", strings.Join(errs, "; "))
-	}
-	return nil
+	return errs
 }
 
 // basicAuthRefused explains a username or password where only bearer

@@ -24,7 +24,7 @@ func (d Duration) D() time.Duration { return time.Duration(d) }
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := slo.ParseDuration(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return valueError(n, err)
 	}
 	*d = Duration(v)
 	return nil
@@ -41,7 +41,7 @@ type Ratio float64
 func (r *Ratio) UnmarshalYAML(n *yaml.Node) error {
 	v, err := slo.ParseRatio(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return valueError(n, err)
 	}
 	*r = Ratio(v)
 	return nil
@@ -55,8 +55,15 @@ type Percentile float64
 func (p *Percentile) UnmarshalYAML(n *yaml.Node) error {
 	v, err := slo.ParsePercentile(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return valueError(n, err)
 	}
 	*p = Percentile(v)
 	return nil
+}
+
+// valueError is a value that could not be read, at its line. As a
+// yaml.TypeError it lets the decoder go on, so every such mistake of a
+// file is said at once.
+func valueError(n *yaml.Node, err error) error {
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %v", n.Line, err)}}
 }

@@ -107,7 +107,7 @@ type Bandwidth float64
 func (b *Bandwidth) UnmarshalYAML(n *yaml.Node) error {
 	v, err := bandwidth.ParsePeak(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: peak_bandwidth %w", n.Line, err)
+		return valueError(n, fmt.Errorf("peak_bandwidth %w", err))
 	}
 	*b = Bandwidth(v)
 	return nil
@@ -121,7 +121,9 @@ func (c *Config) weightsErrors() []string {
 	check := func(w Weights, what string, path ...any) {
 		tp := append(append([]any{}, path...), "tensor_parallel")
 		for _, p := range w.problems(w.TensorParallel != 0 || c.inFile(tp...)) {
-			errs = append(errs, c.at(what+": "+p.msg, append(append([]any{}, path...), p.key)...))
+			if msg, ok := c.at(what+": "+p.msg, append(append([]any{}, path...), p.key)...); ok {
+				errs = append(errs, msg)
+			}
 		}
 	}
 	for i, e := range c.Endpoints {
