@@ -210,7 +210,9 @@ func (e *Exporter) Observe(o telemetry.Observation) {
 // isProbeSource reports whether the observation comes from ttftop's own
 // probe ("probe:<url>"); PromQL or scrape sources describe other clients'
 // requests and must not be re-exported as ttftop's measurements.
-func isProbeSource(source string) bool { return telemetry.SourceKind(source) == "probe" }
+func isProbeSource(source string) bool {
+	return telemetry.SourceKindOf(source) == telemetry.SourceProbe
+}
 
 // observeGoodput counts a probe judged good (1) or not (0).
 func (e *Exporter) observeGoodput(o telemetry.Observation) {

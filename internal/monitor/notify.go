@@ -233,13 +233,13 @@ func (l *notifyLog) err() error {
 func (nt *Notifications) reporter(sink telemetry.Sink) func(notify.Health) {
 	log := nt.log
 	return func(h notify.Health) {
-		st := &telemetry.SourceStatus{Name: h.Notifier, Kind: "notify", State: telemetry.Live, LastOK: h.LastOK,
+		st := &telemetry.SourceStatus{Name: h.Notifier, Kind: telemetry.SourceNotify, State: telemetry.Live, LastOK: h.LastOK,
 			Failures: h.ConsecutiveFailures}
 		if h.Failing() {
 			st.State, st.Err = telemetry.Error, h.Detail()
 		}
 		if sink != nil {
-			sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: h.At, Source: "notify:" + h.Notifier, Status: st})
+			sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: h.At, Source: telemetry.SourceNotify.At(h.Notifier), Status: st})
 		}
 		switch {
 		case h.Outcome == notify.GaveUp, h.Outcome == notify.Retrying && h.ConsecutiveFailures == 1:

@@ -69,7 +69,7 @@ func (m *Monitor) discover(ctx context.Context, o probe.Options, prefix string) 
 	for k, v := range o.Labels {
 		ep.Labels[k] = sanitize.Text(v)
 	}
-	source := "probe:" + p.URL()
+	source := telemetry.SourceProbe.At(p.URL())
 	failures := 0
 	for {
 		dctx, cancel := context.WithTimeout(ctx, timeout)
@@ -91,7 +91,7 @@ func (m *Monitor) discover(ctx context.Context, o probe.Options, prefix string) 
 			m.Observe(ob)
 		}
 		m.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: now, Endpoint: ep.Name, Source: source, Interval: interval,
-			Status: &telemetry.SourceStatus{Name: ep.Name, Kind: "probe", URL: p.URL(), State: telemetry.Error,
+			Status: &telemetry.SourceStatus{Name: ep.Name, Kind: telemetry.SourceProbe, URL: p.URL(), State: telemetry.Error,
 				Err: sanitize.Text(err.Error()), Failures: failures, Description: "listing the server's models"}})
 		t := time.NewTimer(interval)
 		select {
@@ -111,8 +111,8 @@ func (m *Monitor) runProbe(ctx context.Context, o probe.Options) error {
 	}
 	r, err := probe.NewRunner(o, m)
 	if err != nil {
-		m.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: time.Now(), Source: "probe:" + o.URL,
-			Status: &telemetry.SourceStatus{Name: "probe " + o.URL, Kind: "probe", URL: o.URL, State: telemetry.Error, Err: sanitize.Text(err.Error())}})
+		m.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: time.Now(), Source: telemetry.SourceProbe.At(o.URL),
+			Status: &telemetry.SourceStatus{Name: "probe " + o.URL, Kind: telemetry.SourceProbe, URL: o.URL, State: telemetry.Error, Err: sanitize.Text(err.Error())}})
 		return nil
 	}
 	return r.Run(ctx)

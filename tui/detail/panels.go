@@ -76,7 +76,7 @@ func (m *Model) probed() bool {
 		return true
 	}
 	for _, s := range m.ep.Signals {
-		if s.Source != "" && telemetry.SideOf(telemetry.SourceKind(s.Source)) == telemetry.Client {
+		if s.Source != "" && telemetry.SideOf(telemetry.SourceKindOf(s.Source)) == telemetry.Client {
 			return true
 		}
 	}

@@ -148,7 +148,7 @@ func (m *Model) summary(w int) string {
 		switch {
 		case server:
 			return sig.Info().Title + " (server)"
-		case telemetry.ClientSignal(sig) && telemetry.SourceKind(s.Source) == "probe":
+		case telemetry.ClientSignal(sig) && telemetry.SourceKindOf(s.Source) == telemetry.SourceProbe:
 			return sig.Info().Title + " (probe)"
 		}
 		return sig.Info().Title
@@ -349,12 +349,12 @@ func (m *Model) fedBy(w int) string {
 	}
 	var lines []string
 	for _, src := range m.sources {
-		if src.Description == "" || !ids[src.Kind+":"+src.URL] {
+		if src.Description == "" || !ids[src.Kind.At(src.URL)] {
 			continue
 		}
 		name := common.Safe(src.Name)
 		if name == "" {
-			name = common.Safe(src.Kind)
+			name = common.Safe(string(src.Kind))
 		}
 		lines = append(lines, noteLines(m.ctx.Styles.Normal.Faint, "from "+name+": "+common.Safe(src.Description), w)...)
 	}
