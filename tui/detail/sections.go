@@ -247,13 +247,9 @@ func (m *Model) chartsView(w int) string {
 	ttft := m.chartHead(telemetry.TTFT, m.data.TTFT, m.data.TTFTThr, m.data.HasTTFTThr, cw)
 	tpot := m.chartHead(telemetry.TPOT, m.data.TPOT, m.data.TPOTThr, m.data.HasTPOTThr, cw)
 	h := m.key()
-	h.Int(int(m.ctx.Window))
-	for _, c := range []chartIn{ttft, tpot} {
-		h.Str(c.head)
-		h.Floats(c.line.Values)
-		h.F64(c.line.Threshold)
-		h.Bool(c.line.HasThreshold)
-	}
+	h.Int(ch)
+	h.Value(ttft) // the charts' whole input, heading included
+	h.Value(tpot)
 	return m.charts.Get(h, func() string {
 		a, b := ttft.render(m.ctx, ch), tpot.render(m.ctx, ch)
 		if w >= sideBySide {

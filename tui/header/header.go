@@ -222,46 +222,7 @@ func (c *Cache) View(ctx *common.Context, in Info, width int) string {
 	h.Time(ctx.Now)
 	h.Int(int(ctx.Window))
 	h.Int(int(ctx.Refresh))
-	h.Str(in.Title)
-	h.Str(in.Recording)
-	h.Int(in.Viewers)
-	for _, s := range in.Sources {
-		h.Str(s.Name)
-		h.Str(string(s.Kind))
-		h.Str(s.URL)
-		h.Int(int(s.State))
-		h.Str(s.Err)
-		h.Time(s.LastOK)
-		h.Int(s.Failures)
-		h.Int(int(s.Latency))
-		for _, w := range s.Warnings {
-			h.Str(w)
-		}
-	}
-	h.Int(len(in.Sources))
-	a := in.Alerts
-	for _, n := range []int{a.Firing, a.Pending, a.Unknown, a.NoData, a.Resolved} {
-		h.Int(n)
-	}
-	h.Bool(in.Frozen)
-	h.Int(in.Shown)
-	h.Int(in.Total)
-	h.Int(in.ModelsShown)
-	h.Int(in.Models)
-	h.Int(in.Down)
-	h.Int(in.Gone)
-	h.Str(in.Note)
-	h.Bool(in.NoSLO)
-	h.Bool(in.Replay != nil)
-	if rp := in.Replay; rp != nil {
-		h.F64(rp.Speed)
-		h.Bool(rp.Max)
-		h.Bool(rp.Paused)
-		h.Time(rp.First)
-		h.Time(rp.Last)
-		h.Bool(rp.Ended)
-		h.Bool(rp.Cut)
-	}
+	h.Value(in) // every field: one added to Info redraws without a list to extend
 	return c.memo.Get(h, func() string { return View(ctx, in, width) })
 }
 
