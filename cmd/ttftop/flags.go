@@ -11,7 +11,10 @@ import (
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/gpu"
+	"github.com/ttftop/ttftop/sources/httpclient"
 	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/sources/promql"
 )
 
 // sourceFlags are the flags every monitoring command shares: where data
@@ -87,9 +90,9 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 		return nil, usagef("--interval must be positive")
 	}
 	r := f.req
-	probeDefaults := config.Probe{Interval: config.Duration(f.interval), MaxTokens: r.maxTokens, Disabled: f.noProbe,
-		Timeout: config.Duration(r.timeout), NoUsage: r.noUsage,
-		Auth: config.Auth{BearerTokenEnv: r.apiKeyEnv, BearerTokenFile: r.apiKeyFile, CAFile: r.caFile, Insecure: r.insecure}}
+	probeDefaults := probe.Settings{Interval: slo.Duration(f.interval), MaxTokens: r.maxTokens, Disabled: f.noProbe,
+		Timeout: slo.Duration(r.timeout), NoUsage: r.noUsage,
+		Auth: httpclient.Auth{BearerTokenEnv: r.apiKeyEnv, BearerTokenFile: r.apiKeyFile, CAFile: r.caFile, Insecure: r.insecure}}
 	headers, err := r.headerMap()
 	if err != nil {
 		return nil, err
@@ -112,10 +115,10 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 		return nil, err
 	}
 	for _, u := range f.scrape {
-		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: u, Probe: &config.Probe{Disabled: true}})
+		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: u, Probe: &probe.Settings{Disabled: true}})
 	}
 	for _, u := range f.prometheus {
-		c.Prometheus = append(c.Prometheus, config.Prometheus{URL: u})
+		c.Prometheus = append(c.Prometheus, promql.Settings{URL: u})
 	}
 	if f.groupBy != "" {
 		var labels []string
@@ -129,7 +132,7 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 		}
 	}
 	for _, u := range f.dcgm {
-		c.DCGM = append(c.DCGM, config.DCGM{URL: u})
+		c.DCGM = append(c.DCGM, gpu.Settings{URL: u})
 	}
 	c.NvidiaSMI = c.NvidiaSMI || f.nvidiaSMI
 	f.notify.apply(&c.Notify)
@@ -146,7 +149,7 @@ func (f *sourceFlags) objectives(c *config.Config) ([]slo.Objective, error) {
 	}
 	base := slo.DefaultObjectives()
 	if len(c.SLOs) > 0 {
-		objs, err := monitor.Objectives(c.SLOs)
+		objs, err := config.Objectives(c.SLOs)
 		if err != nil {
 			return nil, err
 		}

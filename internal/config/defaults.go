@@ -7,7 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ttftop/ttftop/slo"
 	"github.com/ttftop/ttftop/sources/gpu"
+	"github.com/ttftop/ttftop/sources/httpclient"
 	"github.com/ttftop/ttftop/sources/probe"
 	"github.com/ttftop/ttftop/sources/promql"
 	"github.com/ttftop/ttftop/themes"
@@ -24,93 +26,30 @@ func (c *Config) applyDefaults() {
 		c.Theme = themes.DefaultName
 	}
 	if c.Refresh == 0 {
-		c.Refresh = Duration(tui.DefaultRefresh)
+		c.Refresh = slo.Duration(tui.DefaultRefresh)
 	}
 	if c.Window == 0 {
-		c.Window = Duration(tui.DefaultWindow)
+		c.Window = slo.Duration(tui.DefaultWindow)
 	}
 	if c.FPS == 0 {
 		c.FPS = tui.DefaultFPS
 	}
-	c.Probe.fill(Probe{Interval: Duration(probe.DefaultInterval), Concurrency: probe.DefaultConcurrency,
-		MaxTokens: probe.DefaultMaxTokens, Prompt: probe.DefaultPrompt, Timeout: Duration(probe.DefaultTimeout),
-		StallTimeout: Duration(probe.DefaultStallTimeout)})
+	c.Probe.Fill(probe.DefaultSettings())
 	for i := range c.Endpoints {
 		e := &c.Endpoints[i]
 		if e.Probe == nil {
 			p := c.Probe
 			e.Probe = &p
 		} else {
-			e.Probe.fill(c.Probe)
+			e.Probe.Fill(c.Probe)
 		}
 	}
 	for i := range c.Prometheus {
-		p := &c.Prometheus[i]
-		if p.Interval == 0 {
-			p.Interval = Duration(promql.DefaultRefresh)
-		}
-		if p.Window == 0 {
-			p.Window = Duration(promql.DefaultWindow)
-		}
-		if p.Timeout == 0 {
-			p.Timeout = Duration(promql.DefaultQueryTimeout)
-		}
+		c.Prometheus[i].Fill(promql.DefaultSettings())
 	}
 	for i := range c.DCGM {
-		if c.DCGM[i].Interval == 0 {
-			c.DCGM[i].Interval = Duration(gpu.DefaultInterval)
-		}
+		c.DCGM[i].Fill(gpu.DefaultSettings())
 	}
-}
-
-// fill sets p's zero fields from def.
-func (p *Probe) fill(def Probe) {
-	if p.Interval == 0 {
-		p.Interval = def.Interval
-	}
-	if p.Concurrency == 0 {
-		p.Concurrency = def.Concurrency
-	}
-	if p.MaxTokens == 0 {
-		p.MaxTokens = def.MaxTokens
-	}
-	if p.Prompt == "" && p.PromptFile == "" {
-		p.Prompt, p.PromptFile = def.Prompt, def.PromptFile
-	}
-	if p.Timeout == 0 {
-		p.Timeout = def.Timeout
-	}
-	if p.StallTimeout == 0 {
-		p.StallTimeout = def.StallTimeout
-	}
-	if p.Seed == 0 {
-		p.Seed = def.Seed
-	}
-	if p.BearerTokenEnv == "" && p.BearerTokenFile == "" {
-		p.BearerTokenEnv, p.BearerTokenFile = def.BearerTokenEnv, def.BearerTokenFile
-	}
-	if p.Headers == nil {
-		p.Headers = def.Headers
-	}
-	if p.CAFile == "" {
-		p.CAFile = def.CAFile
-	}
-	p.Insecure = p.Insecure || def.Insecure
-	p.NoUsage = p.NoUsage || def.NoUsage
-	p.ContinuousUsage = p.ContinuousUsage || def.ContinuousUsage
-}
-
-// Prefix is the first part of the endpoint keys this entry yields,
-// "<prefix>/<model>": its name, else the URL's host:port. Probes and
-// scrapes of the same server use it, so their data meet on one endpoint.
-func (e Endpoint) Prefix() string {
-	if e.Name != "" {
-		return e.Name
-	}
-	if u, err := url.Parse(e.URL); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return e.URL
 }
 
 func (c *Config) validate() error {
@@ -130,9 +69,9 @@ func (c *Config) problems() []string {
 		}
 	}
 	seen := map[string]bool{}
-	if c.Probe.hasBasicAuth() {
+	if c.Probe.HasBasicAuth() {
 		// Endpoints without a probe block inherit it: one error is enough.
-		bad("probe: "+basicAuthRefused, "probe", c.Probe.basicAuthKey())
+		bad("probe: "+basicAuthRefused, "probe", basicAuthKey(c.Probe.Auth))
 	}
 	for i, e := range c.Endpoints {
 		if err := checkURL(e.URL); err != nil {
@@ -154,8 +93,8 @@ func (c *Config) problems() []string {
 			bad(fmt.Sprintf("endpoints[%d] (%s): probe interval %v is below the 100ms floor", i, e.Prefix(), e.Probe.Interval.D()),
 				"endpoints", i, "probe", "interval")
 		}
-		if e.Probe.hasBasicAuth() && !c.Probe.hasBasicAuth() {
-			bad(fmt.Sprintf("endpoints[%d] (%s): probe: %s", i, e.Prefix(), basicAuthRefused), "endpoints", i, "probe", e.Probe.basicAuthKey())
+		if e.Probe.HasBasicAuth() && !c.Probe.HasBasicAuth() {
+			bad(fmt.Sprintf("endpoints[%d] (%s): probe: %s", i, e.Prefix(), basicAuthRefused), "endpoints", i, "probe", basicAuthKey(e.Probe.Auth))
 		}
 	}
 	for i, p := range c.Prometheus {
@@ -168,12 +107,12 @@ func (c *Config) problems() []string {
 		if err := checkURL(d.URL); err != nil {
 			bad(fmt.Sprintf("dcgm[%d]: url: %v", i, err), "dcgm", i, "url")
 		}
-		if d.hasBasicAuth() {
-			bad(fmt.Sprintf("dcgm[%d]: %s", i, basicAuthRefused), "dcgm", i, d.basicAuthKey())
+		if d.HasBasicAuth() {
+			bad(fmt.Sprintf("dcgm[%d]: %s", i, basicAuthRefused), "dcgm", i, basicAuthKey(d.Auth))
 		}
 	}
-	if w := c.Notify.Webhook; w != nil && w.hasBasicAuth() {
-		bad("notify: webhook: "+basicAuthRefused, "notify", "webhook", w.basicAuthKey())
+	if w := c.Notify.Webhook; w != nil && w.HasBasicAuth() {
+		bad("notify: webhook: "+basicAuthRefused, "notify", "webhook", basicAuthKey(w.Auth))
 	}
 	for i, s := range c.SLOs {
 		if _, err := s.Objective(); err != nil {
@@ -191,12 +130,8 @@ func (c *Config) problems() []string {
 const basicAuthRefused = "username, password_env and password_file (basic auth) are only sent to prometheus servers; " +
 	"use bearer_token_env, bearer_token_file or headers here"
 
-func (a Auth) hasBasicAuth() bool {
-	return a.Username != "" || a.PasswordEnv != "" || a.PasswordFile != ""
-}
-
 // basicAuthKey is the basic-auth key set, to find its line.
-func (a Auth) basicAuthKey() string {
+func basicAuthKey(a httpclient.Auth) string {
 	switch {
 	case a.Username != "":
 		return "username"

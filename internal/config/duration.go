@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -12,26 +11,6 @@ import (
 // The value types below read their YAML with slo's parsers, the same ones
 // the --slo-* flags use, so a value means the same in a file and on the
 // command line.
-
-// Duration is a time.Duration written as "500ms", "5m", "28d" or "2w"
-// (slo.ParseDuration; negative durations are refused).
-type Duration time.Duration
-
-// D returns the time.Duration.
-func (d Duration) D() time.Duration { return time.Duration(d) }
-
-// UnmarshalYAML decodes a duration string.
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	v, err := slo.ParseDuration(n.Value)
-	if err != nil {
-		return valueError(n, err)
-	}
-	*d = Duration(v)
-	return nil
-}
-
-// MarshalYAML writes the duration as a string.
-func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
 
 // Ratio is a share written as "99%" or a fraction below 1 ("0.99"); a bare
 // 1 or more is refused as ambiguous (slo.ParseRatio).

@@ -64,7 +64,7 @@ func StartNotifications(n config.Notify, sink telemetry.Sink, opts NotifyOptions
 		nt.add(x)
 	}
 	if w := n.Webhook; w != nil && w.URL != "" {
-		cfg := HTTPConfig(w.Auth)
+		cfg := w.Auth.Config()
 		wh, err := notify.NewWebhook(w.URL, notify.WebhookOptions{Timeout: w.Timeout.D(), Retries: opts.Retries, Backoff: opts.Backoff, ResendEvery: opts.ResendEvery,
 			Report: report, Authorize: func(r *http.Request) error { return authorize(r, cfg) }})
 		if err != nil {

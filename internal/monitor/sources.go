@@ -3,15 +3,67 @@ package monitor
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"time"
 
+	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/sanitize"
 	"github.com/ttftop/ttftop/sources/gpu"
+	"github.com/ttftop/ttftop/sources/httpclient"
 	"github.com/ttftop/ttftop/sources/probe"
 	"github.com/ttftop/ttftop/sources/promql"
 	"github.com/ttftop/ttftop/sources/scrape"
 	"github.com/ttftop/ttftop/telemetry"
 )
+
+// AddConfig adds every source a config describes: a probe and a scrape
+// of its /metrics per endpoint (one scrape per metrics URL),
+// PromQL servers, dcgm-exporters with the endpoints' GPU maps, and
+// nvidia-smi.
+func (m *Monitor) AddConfig(c *config.Config) error {
+	for _, ep := range c.Endpoints {
+		if ep.Probe != nil && ep.Probe.Disabled {
+			continue
+		}
+		o, err := ep.ProbeOptions()
+		if err != nil {
+			return err
+		}
+		if err := m.AddProbe(o, ep.Prefix()); err != nil {
+			return fmt.Errorf("endpoint %s: %w", ep.Prefix(), err)
+		}
+	}
+	for _, sc := range scrapeGroups(c.Endpoints) {
+		m.AddScrape(sc)
+	}
+	for _, p := range c.Prometheus {
+		if err := m.AddPromQL(c.PromQL(p)); err != nil {
+			return fmt.Errorf("prometheus %s: %w", httpclient.Redact(p.URL), err)
+		}
+	}
+	targets, joinable := mappedTargets(c)
+	for _, d := range c.DCGM {
+		dc := d.Config(targets)
+		if joinable {
+			// Quick mode: the models found on a host get that host's GPUs;
+			// GPUs nothing claims are said as a warning, not a phantom row.
+			dc.EmitUnmapped = false
+			dc.MoreTargets = m.gpus.targetsFor(cmp.Or(d.Via, hostOf(d.URL)))
+		}
+		m.AddDCGM(dc)
+	}
+	if c.NvidiaSMI {
+		sc := gpu.SMIConfig{Targets: targets, EmitUnmapped: len(targets) == 0}
+		if joinable {
+			// Quick mode: nvidia-smi's GPUs are this machine's, so the
+			// models served from loopback (or this host's name) get them.
+			sc.EmitUnmapped = false
+			sc.MoreTargets = m.gpus.targetsFor("localhost")
+		}
+		m.AddNvidiaSMI(sc)
+	}
+	return nil
+}
 
 // AddProbe probes one endpoint. With no model given, every model the
 // server lists on /v1/models gets its own probe (quick mode), named
