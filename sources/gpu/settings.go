@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"cmp"
+
 	"github.com/ttftop/ttftop/slo"
 	"github.com/ttftop/ttftop/sources/httpclient"
 )
@@ -24,9 +26,7 @@ func DefaultSettings() Settings { return Settings{Interval: slo.Duration(Default
 
 // Fill sets s's unset interval from def.
 func (s *Settings) Fill(def Settings) {
-	if s.Interval == 0 {
-		s.Interval = def.Interval
-	}
+	s.Interval = cmp.Or(s.Interval, def.Interval)
 }
 
 // Config is the scraper's configuration; targets map its GPUs to

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 
@@ -38,35 +39,19 @@ func DefaultSettings() Settings {
 // Fill sets s's unset fields from def: an endpoint's probe block from
 // the file's top one, that from DefaultSettings.
 func (s *Settings) Fill(def Settings) {
-	if s.Interval == 0 {
-		s.Interval = def.Interval
-	}
-	if s.Concurrency == 0 {
-		s.Concurrency = def.Concurrency
-	}
-	if s.MaxTokens == 0 {
-		s.MaxTokens = def.MaxTokens
-	}
+	s.Interval, s.Concurrency, s.MaxTokens = cmp.Or(s.Interval, def.Interval), cmp.Or(s.Concurrency, def.Concurrency), cmp.Or(s.MaxTokens, def.MaxTokens)
+	s.Timeout, s.StallTimeout, s.Seed = cmp.Or(s.Timeout, def.Timeout), cmp.Or(s.StallTimeout, def.StallTimeout), cmp.Or(s.Seed, def.Seed)
+	s.CAFile = cmp.Or(s.CAFile, def.CAFile)
+	// A prompt, a token and the headers come whole: a file does not mix
+	// with an inherited name, nor an env var with an inherited file.
 	if s.Prompt == "" && s.PromptFile == "" {
 		s.Prompt, s.PromptFile = def.Prompt, def.PromptFile
-	}
-	if s.Timeout == 0 {
-		s.Timeout = def.Timeout
-	}
-	if s.StallTimeout == 0 {
-		s.StallTimeout = def.StallTimeout
-	}
-	if s.Seed == 0 {
-		s.Seed = def.Seed
 	}
 	if s.BearerTokenEnv == "" && s.BearerTokenFile == "" {
 		s.BearerTokenEnv, s.BearerTokenFile = def.BearerTokenEnv, def.BearerTokenFile
 	}
 	if s.Headers == nil {
 		s.Headers = def.Headers
-	}
-	if s.CAFile == "" {
-		s.CAFile = def.CAFile
 	}
 	s.Insecure = s.Insecure || def.Insecure
 	s.NoUsage = s.NoUsage || def.NoUsage

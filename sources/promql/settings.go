@@ -1,6 +1,8 @@
 package promql
 
 import (
+	"cmp"
+
 	"github.com/ttftop/ttftop/bandwidth"
 	"github.com/ttftop/ttftop/slo"
 	"github.com/ttftop/ttftop/sources/httpclient"
@@ -40,15 +42,7 @@ func DefaultSettings() Settings {
 
 // Fill sets s's unset interval, window and timeout from def.
 func (s *Settings) Fill(def Settings) {
-	if s.Interval == 0 {
-		s.Interval = def.Interval
-	}
-	if s.Window == 0 {
-		s.Window = def.Window
-	}
-	if s.Timeout == 0 {
-		s.Timeout = def.Timeout
-	}
+	s.Interval, s.Window, s.Timeout = cmp.Or(s.Interval, def.Interval), cmp.Or(s.Window, def.Window), cmp.Or(s.Timeout, def.Timeout)
 }
 
 // Config is the source's configuration: the settings, their weights as
