@@ -73,4 +73,20 @@ func TestFlagDefaultsAreTheOwners(t *testing.T) {
 			t.Errorf("probe %s defaults to %v, a monitoring probe to %v", d.what, d.flag, d.owner)
 		}
 	}
+
+	// sweep and race send the same prompt unless told otherwise.
+	sc, err := parseSweepArgs([]string{url}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.prompt != p.Prompt {
+		t.Errorf("sweep --prompt defaults to %q, a monitoring probe to %q", sc.prompt, p.Prompt)
+	}
+	rc, err := parseRaceArgs([]string{url, "http://127.0.0.2:9"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rc.opts.Prompt != probe.BuiltinPrompts()[p.Prompt] {
+		t.Errorf("race sends %.20q…, a monitoring probe the %q prompt", rc.opts.Prompt, p.Prompt)
+	}
 }
