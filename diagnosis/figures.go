@@ -66,7 +66,7 @@ func serverSide(es telemetry.EndpointSnapshot, sig telemetry.Signal) (telemetry.
 		return s, true
 	}
 	s, ok := es.Signals[sig]
-	if !ok || telemetry.SourceKind(s.Source) == "probe" {
+	if !ok || telemetry.SourceKindOf(s.Source) == telemetry.SourceProbe {
 		return telemetry.SignalSnapshot{}, false
 	}
 	return s, true
@@ -75,7 +75,7 @@ func serverSide(es telemetry.EndpointSnapshot, sig telemetry.Signal) (telemetry.
 // clientSide is the probes' figure of sig.
 func clientSide(es telemetry.EndpointSnapshot, sig telemetry.Signal) (telemetry.SignalSnapshot, bool) {
 	s, ok := es.Signals[sig]
-	if !ok || telemetry.SourceKind(s.Source) != "probe" {
+	if !ok || telemetry.SourceKindOf(s.Source) != telemetry.SourceProbe {
 		return telemetry.SignalSnapshot{}, false
 	}
 	return s, true

@@ -97,7 +97,7 @@ func (in *input) collapsed(key string) bool {
 // down: every probe in the recent window failed, or no figure of the
 // endpoint is live and its source reports an error.
 func (in *input) down() *Finding {
-	if e, ok := in.es.Signals[telemetry.ErrorRate]; ok && telemetry.SourceKind(e.Source) == "probe" &&
+	if e, ok := in.es.Signals[telemetry.ErrorRate]; ok && telemetry.SourceKindOf(e.Source) == telemetry.SourceProbe &&
 		e.Value != nil && *e.Value >= 100 && e.NewestFailed {
 		ev := Evidence{Figure: figErrors, Stat: "value", Value: *e.Value, Unit: e.Unit, Source: e.Source,
 			Note: fmt.Sprintf("%g of %g probes failed", e.Count, e.Count)}

@@ -9,7 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/sanitize"
 	"github.com/ttftop/ttftop/slo"
 	"github.com/ttftop/ttftop/telemetry"
@@ -17,13 +16,13 @@ import (
 
 // Defaults for Options.
 const (
-	// DefaultProbeInterval is the probes' default (config's table); it is
-	// only used by /healthz when neither Options nor the observations give
-	// one.
-	DefaultProbeInterval = config.DefaultProbeEvery
-	// DefaultProbeTimeout is the probes' default request timeout, for
-	// /healthz when Options give none.
-	DefaultProbeTimeout = config.DefaultTimeout
+	// DefaultProbeInterval is what /healthz expects between probe results
+	// when neither Options nor the observations give an interval, and
+	// DefaultProbeTimeout the longest a probe runs when Options give
+	// none: the probes' own defaults (sources/probe, which a view does
+	// not import; internal/config's defaults test holds them equal).
+	DefaultProbeInterval = 10 * time.Second
+	DefaultProbeTimeout  = 60 * time.Second
 	// DefaultMaxEndpoints caps the endpoint label. Each endpoint costs 122
 	// probe series (five histograms) and 6 per SLO alert, so 1000
 	// endpoints with the default objectives are about 135k series, which
@@ -211,7 +210,9 @@ func (e *Exporter) Observe(o telemetry.Observation) {
 // isProbeSource reports whether the observation comes from ttftop's own
 // probe ("probe:<url>"); PromQL or scrape sources describe other clients'
 // requests and must not be re-exported as ttftop's measurements.
-func isProbeSource(source string) bool { return telemetry.SourceKind(source) == "probe" }
+func isProbeSource(source string) bool {
+	return telemetry.SourceKindOf(source) == telemetry.SourceProbe
+}
 
 // observeGoodput counts a probe judged good (1) or not (0).
 func (e *Exporter) observeGoodput(o telemetry.Observation) {

@@ -22,8 +22,8 @@ type sourceHealth struct {
 // Notifiers are not sources of figures: a failing webhook says nothing of
 // what is exported.
 func (e *Exporter) observeSource(o telemetry.Observation) {
-	kind := telemetry.SourceKind(o.Source)
-	if o.Status == nil || o.Source == "" || kind == "probe" || kind == "notify" {
+	kind := telemetry.SourceKindOf(o.Source)
+	if o.Status == nil || o.Source == "" || kind == telemetry.SourceProbe || kind == telemetry.SourceNotify {
 		return
 	}
 	now := e.opts.Now()

@@ -13,7 +13,7 @@ import (
 
 func sourceObs(id string, at time.Time, every time.Duration, state telemetry.State, err string) telemetry.Observation {
 	return telemetry.Observation{Kind: telemetry.KindSource, At: at, Source: id, Interval: every, Err: err,
-		Status: &telemetry.SourceStatus{Name: id, Kind: telemetry.SourceKind(id), State: state, Err: err}}
+		Status: &telemetry.SourceStatus{Name: id, Kind: telemetry.SourceKindOf(id), State: state, Err: err}}
 }
 
 // An exporter with only a PromQL source (QA: `ttftop exporter

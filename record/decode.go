@@ -249,7 +249,9 @@ func (s *scanner) status(st *telemetry.SourceStatus) error {
 		case "name":
 			st.Name, err = s.string()
 		case "kind":
-			st.Kind, err = s.string()
+			var kind string
+			kind, err = s.string()
+			st.Kind = telemetry.SourceKind(kind)
 		case "url":
 			st.URL, err = s.string()
 		case "state":

@@ -60,9 +60,9 @@ func (s *stateLines) update(o telemetry.Observation, encoded []byte) {
 		if o.Signal == "" {
 			return
 		}
-		k = stateKey{role: 'v', endpoint: o.Endpoint, signal: o.Signal, source: telemetry.SourceKind(o.Source)}
+		k = stateKey{role: 'v', endpoint: o.Endpoint, signal: o.Signal, source: string(telemetry.SourceKindOf(o.Source))}
 	case telemetry.KindNoData, telemetry.KindFailure:
-		k = stateKey{role: 'f', endpoint: o.Endpoint, signal: o.Signal, source: telemetry.SourceKind(o.Source)}
+		k = stateKey{role: 'f', endpoint: o.Endpoint, signal: o.Signal, source: string(telemetry.SourceKindOf(o.Source))}
 	default:
 		return // probes, live text: history, not state
 	}

@@ -26,7 +26,7 @@ func TestStateKeepsOneValuePerStoreTrack(t *testing.T) {
 	if !slices.Equal(got, []string{"b", "c"}) {
 		t.Errorf("kept %q, want the later scrape and the probe: [b c]", got)
 	}
-	if telemetry.SourceKind("scrape:http://a:8000/metrics") != "scrape" {
+	if telemetry.SourceKindOf("scrape:http://a:8000/metrics") != "scrape" {
 		t.Error("telemetry's source kind changed: the preamble's track keys must follow it")
 	}
 }

@@ -47,7 +47,7 @@ func (e *Engine) Check(now time.Time) []Result {
 		o := &e.objs[r.obj]
 		m := e.measure(r, now)
 		res := Result{Objective: o.Name, Description: o.String(), Endpoint: r.endpoint, Kind: o.Kind, Signal: o.Signal,
-			Threshold: o.Threshold, Count: m.count, Approx: m.approx, Data: m.data, Source: m.source}
+			Threshold: o.Threshold, Count: m.count, Approx: m.approx, Data: m.data, Source: string(m.source)}
 		v := m.value
 		if o.Kind == Ratio {
 			v, res.Threshold = m.goodRatio, o.Target

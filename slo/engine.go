@@ -60,7 +60,7 @@ type Engine struct {
 	objs     []Objective
 	store    *telemetry.Store
 	opts     Options
-	prefer   []string
+	prefer   []telemetry.SourceKind
 	storeCfg telemetry.StoreConfig
 	warnings []string
 
@@ -163,7 +163,7 @@ func (e *Engine) Observe(o telemetry.Observation) {
 	if o.Kind == telemetry.KindEndpoint && o.Info != nil && o.Info.Aggregate && len(e.aggregates) < 2*e.opts.MaxRules {
 		e.aggregates[o.Endpoint] = true
 	}
-	probed := telemetry.SideOf(telemetry.SourceKind(o.Source)) == telemetry.Client
+	probed := telemetry.SideOf(telemetry.SourceKindOf(o.Source)) == telemetry.Client
 	up := o.Signal == telemetry.TargetUp
 	for _, r := range e.ensure(o.Endpoint, feeds{probed: probed, up: up}) {
 		if r.events != nil && r.feeds {

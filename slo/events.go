@@ -19,7 +19,7 @@ const maxSourceKinds = 4
 // added together (as the store keeps their tracks apart).
 type events struct {
 	windows []time.Duration
-	byKind  map[string]*counts
+	byKind  map[telemetry.SourceKind]*counts
 	// lastFailAt de-duplicates one failed probe reported twice (a
 	// probe_success 0 sample and a failure at the same instant).
 	lastFailAt time.Time
@@ -30,10 +30,10 @@ func newEvents(o Objective) *events {
 	for _, bw := range o.BurnWindows {
 		ws = append(ws, bw.Long, bw.Short)
 	}
-	return &events{windows: ws, byKind: map[string]*counts{}}
+	return &events{windows: ws, byKind: map[telemetry.SourceKind]*counts{}}
 }
 
-func (ev *events) counter(kind string) *counts {
+func (ev *events) counter(kind telemetry.SourceKind) *counts {
 	c, ok := ev.byKind[kind]
 	if !ok {
 		if len(ev.byKind) >= maxSourceKinds {
@@ -50,7 +50,7 @@ func (ev *events) counter(kind string) *counts {
 // not get its answer in time: it did not get it at all); a failed scrape or
 // query is not an event but a data error.
 func (ev *events) observe(o telemetry.Observation, obj Objective) {
-	kind := telemetry.SourceKind(o.Source)
+	kind := telemetry.SourceKindOf(o.Source)
 	switch o.Kind {
 	case telemetry.KindSample:
 		switch {
@@ -85,7 +85,7 @@ func (ev *events) observe(o telemetry.Observation, obj Objective) {
 		if o.Signal != "" && o.Signal != obj.Signal && o.Signal != telemetry.ProbeSuccess {
 			return
 		}
-		if kind == "probe" {
+		if kind == telemetry.SourceProbe {
 			ev.probeFailure(kind, o)
 			return
 		}
@@ -103,7 +103,7 @@ func (ev *events) observe(o telemetry.Observation, obj Objective) {
 	}
 }
 
-func (ev *events) probeFailure(kind string, o telemetry.Observation) {
+func (ev *events) probeFailure(kind telemetry.SourceKind, o telemetry.Observation) {
 	if o.At.Equal(ev.lastFailAt) {
 		return
 	}
@@ -111,7 +111,7 @@ func (ev *events) probeFailure(kind string, o telemetry.Observation) {
 	ev.count(kind, o, 0, 1, false)
 }
 
-func (ev *events) count(kind string, o telemetry.Observation, good, total float64, approx bool) {
+func (ev *events) count(kind telemetry.SourceKind, o telemetry.Observation, good, total float64, approx bool) {
 	c := ev.counter(kind)
 	if c == nil {
 		return
@@ -126,7 +126,7 @@ func (ev *events) count(kind string, o telemetry.Observation, good, total float6
 // pick chooses the counter to judge by: on its side, the first live one in the store's
 // source preference, else the first with anything at all, so the figure
 // follows the same source as the percentile views.
-func (ev *events) pick(now time.Time, prefer []string, staleAfter func(time.Duration) time.Duration) (*counts, string) {
+func (ev *events) pick(now time.Time, prefer []telemetry.SourceKind, staleAfter func(time.Duration) time.Duration) (*counts, telemetry.SourceKind) {
 	// Sides never stand in for each other: once probes count events, the
 	// objective judges the client's, as the store's views do.
 	side := telemetry.Server
@@ -135,23 +135,23 @@ func (ev *events) pick(now time.Time, prefer []string, staleAfter func(time.Dura
 			side = telemetry.Client
 		}
 	}
-	kinds := make([]string, 0, len(ev.byKind))
+	kinds := make([]telemetry.SourceKind, 0, len(ev.byKind))
 	for k := range ev.byKind {
 		if telemetry.SideOf(k) == side {
 			kinds = append(kinds, k)
 		}
 	}
-	rank := func(k string) int {
+	rank := func(k telemetry.SourceKind) int {
 		if i := slices.Index(prefer, k); i >= 0 {
 			return i
 		}
 		return len(prefer)
 	}
-	slices.SortFunc(kinds, func(a, b string) int {
+	slices.SortFunc(kinds, func(a, b telemetry.SourceKind) int {
 		if d := rank(a) - rank(b); d != 0 {
 			return d
 		}
-		return strings.Compare(a, b)
+		return strings.Compare(string(a), string(b))
 	})
 	for _, k := range kinds {
 		if c := ev.byKind[k]; c.state(now, staleAfter(c.interval)) == telemetry.Live {

@@ -28,7 +28,7 @@ type measurement struct {
 	newestAt   time.Time
 	count      float64
 	approx     bool
-	source     string
+	source     telemetry.SourceKind
 	burn       []BurnRate
 	budget     *float64
 	budgetSpan time.Duration
@@ -96,7 +96,7 @@ func (e *Engine) signalMeasurement(o *Objective, endpoint string, now time.Time)
 		m.reason = "never observed"
 		return m, snap, false
 	}
-	m.data, m.reason, m.source = snap.State, snap.Err, telemetry.SourceKind(snap.Source)
+	m.data, m.reason, m.source = snap.State, snap.Err, telemetry.SourceKindOf(snap.Source)
 	return m, snap, true
 }
 
@@ -106,7 +106,7 @@ func (e *Engine) measurePercentile(o *Objective, endpoint string, now time.Time)
 		return m
 	}
 	// Histogram quantiles are interpolated inside a bucket: approximate.
-	m.approx = snap.Approx || m.source == "scrape" || m.source == "promql"
+	m.approx = snap.Approx || m.source == telemetry.SourceScrape || m.source == telemetry.SourcePromQL
 	if v, n := e.store.Quantile(endpoint, o.Signal, o.Percentile, now, o.Window); n > 0 && !math.IsNaN(v) {
 		m.value, m.count = v, n
 	} else if m.data == telemetry.Live {

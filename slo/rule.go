@@ -103,7 +103,7 @@ func (r *rule) step(now time.Time, o *Objective, m measurement) (Transition, boo
 // as fresh.
 func (r *rule) record(now time.Time, m measurement) {
 	a := &r.alert
-	a.EvaluatedAt, a.Data, a.Source = now, m.data, m.source
+	a.EvaluatedAt, a.Data, a.Source = now, m.data, string(m.source)
 	if !math.IsNaN(m.value) {
 		a.Value, a.Threshold, a.Count, a.Approx = m.value, m.threshold, m.count, m.approx
 	}

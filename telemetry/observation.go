@@ -155,7 +155,7 @@ type LiveText struct {
 // monitor itself is monitored.
 type SourceStatus struct {
 	Name        string        `json:"name"`
-	Kind        string        `json:"kind"`
+	Kind        SourceKind    `json:"kind"`
 	URL         string        `json:"url"`
 	State       State         `json:"state"`
 	Err         string        `json:"error,omitempty"`

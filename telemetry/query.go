@@ -112,7 +112,7 @@ func (s *Store) liveTrack(endpoint string, sig Signal, now time.Time) *track {
 // preferred server track.
 func (s *Store) primaryTrack(ep *endpointState, sig Signal, now time.Time) *track {
 	if ep.probed() && ClientSignal(sig) {
-		return ep.tracks[trackKey{sig, "probe"}]
+		return ep.tracks[trackKey{sig, SourceProbe}]
 	}
 	return s.preferred(ep, sig, Server, now)
 }

@@ -96,7 +96,7 @@ func (s SignalSnapshot) RateWindow() (d time.Duration, what string, ok bool) {
 	if d >= 2*time.Second {
 		d = d.Truncate(time.Second)
 	}
-	if SourceKind(s.Source) == "promql" {
+	if SourceKindOf(s.Source) == SourcePromQL {
 		return d, "PromQL window", true
 	}
 	return d, "scrape window", true
@@ -242,7 +242,7 @@ func (s *Store) primaryShared(ep *endpointState, sig Signal, now time.Time, wind
 		return out, true
 	}
 	if ep.probed() && ClientSignal(sig) {
-		if _, judged := ep.tracks[trackKey{Goodput, "probe"}]; sig == Goodput && !judged {
+		if _, judged := ep.tracks[trackKey{Goodput, SourceProbe}]; sig == Goodput && !judged {
 			return SignalSnapshot{}, false // no latency objective to judge probes by
 		}
 		return s.clientSnapshot(ep, sig, now, window), true
@@ -260,7 +260,7 @@ func (s *Store) clientSnapshot(ep *endpointState, sig Signal, now time.Time, win
 	if sig == ErrorRate {
 		return s.probeErrorRate(ep, now, window)
 	}
-	if t, ok := ep.tracks[trackKey{sig, "probe"}]; ok {
+	if t, ok := ep.tracks[trackKey{sig, SourceProbe}]; ok {
 		return s.signalSnapshot(t, now, window)
 	}
 	out := SignalSnapshot{Unit: sig.Info().Unit, Source: ep.probeSource, State: Unknown, ObservedAt: ep.probeAt}
@@ -336,7 +336,7 @@ func (s *Store) preferred(ep *endpointState, sig Signal, side Side, now time.Tim
 	return fallback
 }
 
-func (s *Store) preferredKind(kind string) bool {
+func (s *Store) preferredKind(kind SourceKind) bool {
 	for _, k := range s.cfg.Prefer {
 		if k == kind {
 			return true
@@ -457,7 +457,7 @@ func (s *Store) quantilesLocked(t *track, from, to time.Time) quantiles {
 // client's error rate. A failed probe is data for it, not an error.
 func (s *Store) probeErrorRate(ep *endpointState, now time.Time, window time.Duration) SignalSnapshot {
 	out := SignalSnapshot{Unit: ErrorRate.Info().Unit, Source: ep.probeSource, State: Unknown}
-	t, ok := ep.tracks[trackKey{ProbeSuccess, "probe"}]
+	t, ok := ep.tracks[trackKey{ProbeSuccess, SourceProbe}]
 	if !ok || t.samples == nil {
 		return out
 	}

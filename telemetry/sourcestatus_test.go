@@ -141,7 +141,7 @@ func TestSilentSourceTrackIsStaleForDerivedAndPreferred(t *testing.T) {
 	}
 	silent := t0.Add(20 * time.Second) // 4 intervals of 5 s without a report
 
-	only := NewStore(StoreConfig{Prefer: []string{"promql", "scrape"}})
+	only := NewStore(StoreConfig{Prefer: []SourceKind{SourcePromQL, SourceScrape}})
 	feed(only, false)
 	ep := only.Snapshot(silent, time.Minute).Endpoints[0]
 	if p := ep.Signals[GPUPower]; p.State != Stale {
@@ -151,7 +151,7 @@ func TestSilentSourceTrackIsStaleForDerivedAndPreferred(t *testing.T) {
 		t.Errorf("J/token from the power of a silent source: %s %+v, want stale like its power", e.State, e)
 	}
 
-	both := NewStore(StoreConfig{Prefer: []string{"promql", "scrape"}})
+	both := NewStore(StoreConfig{Prefer: []SourceKind{SourcePromQL, SourceScrape}})
 	feed(both, true)
 	ep = both.Snapshot(silent, time.Minute).Endpoints[0]
 	if p := ep.Signals[GPUPower]; p.State != Live || p.Source != "scrape:http://ep" {

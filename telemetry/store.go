@@ -19,7 +19,7 @@ type StoreConfig struct {
 	MinStaleAfter   time.Duration // never stale sooner than this
 	ProbeHistory    int           // finished probes kept per endpoint
 	// Prefer orders source kinds when several feed the same signal.
-	Prefer []string
+	Prefer []SourceKind
 }
 
 // DefaultStoreConfig: 1 h of 1 s chart points, 1 h of 10 s histogram slots,
@@ -34,7 +34,7 @@ func DefaultStoreConfig() StoreConfig {
 		StaleIntervals:  3,
 		MinStaleAfter:   5 * time.Second,
 		ProbeHistory:    50,
-		Prefer:          []string{"probe", "scrape", "promql", "dcgm", "nvidia-smi"},
+		Prefer:          []SourceKind{SourceProbe, SourceScrape, SourcePromQL, SourceDCGM, SourceSMI},
 	}
 }
 
@@ -81,7 +81,7 @@ func (ep *endpointState) probed() bool { return ep.probeSource != "" }
 
 type trackKey struct {
 	signal     Signal
-	sourceKind string
+	sourceKind SourceKind
 }
 
 // ProbeAt is a finished probe with its time.
@@ -166,7 +166,7 @@ func (s *Store) Observe(o Observation) {
 		return
 	}
 	ep := s.endpoint(o.Endpoint, o.At)
-	if SideOf(SourceKind(o.Source)) == Client {
+	if SideOf(SourceKindOf(o.Source)) == Client {
 		ep.noteProbe(o)
 	}
 	switch o.Kind {
@@ -187,7 +187,7 @@ func (s *Store) Observe(o Observation) {
 			s.track(ep, o.Signal, o.Source).observe(o, s.cfg)
 			return
 		}
-		kind := SourceKind(o.Source)
+		kind := SourceKindOf(o.Source)
 		for k, t := range ep.tracks {
 			if k.sourceKind == kind {
 				t.observe(o, s.cfg)
@@ -210,7 +210,7 @@ func (s *Store) endpoint(name string, at time.Time) *endpointState {
 }
 
 func (s *Store) track(ep *endpointState, sig Signal, source string) *track {
-	k := trackKey{signal: sig, sourceKind: SourceKind(source)}
+	k := trackKey{signal: sig, sourceKind: SourceKindOf(source)}
 	t, ok := ep.tracks[k]
 	if !ok {
 		t = s.newTrack(sig, source)

@@ -180,7 +180,7 @@ func TestSnapshotJSONShape(t *testing.T) {
 	s.Observe(Observation{Kind: KindEndpoint, Endpoint: "h:8000/m", At: t0, Info: &Endpoint{Name: "h:8000/m", Model: "m", Engine: EngineVLLM}})
 	s.Observe(sample("h:8000/m", TTFT, 0.25, t0))
 	s.Observe(Observation{Kind: KindSample, Endpoint: "h:8000/m", Signal: KVCache, Value: 0.42, At: t0, Source: "scrape:u", Interval: time.Second})
-	s.Observe(Observation{Kind: KindSource, At: t0, Status: &SourceStatus{Name: "probe h", Kind: "probe", URL: "http://h:8000", State: Live}})
+	s.Observe(Observation{Kind: KindSource, At: t0, Status: &SourceStatus{Name: "probe h", Kind: SourceProbe, URL: "http://h:8000", State: Live}})
 	b, err := json.Marshal(s.Snapshot(t0.Add(time.Second), time.Minute))
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 // feels, the other what the server measured).
 type track struct {
 	signal     Signal
-	sourceKind string
+	sourceKind SourceKind
 	source     string
 	interval   time.Duration
 
@@ -44,11 +44,31 @@ type track struct {
 	share *GPUShare
 }
 
-// SourceKind is the kind part of an Observation.Source ("probe" of
-// "probe:http://…"): the one place that parses it.
-func SourceKind(source string) string {
+// SourceKind is the kind of a source: SourceStatus.Kind, and the part of
+// an Observation.Source before its first colon ("probe" of
+// "probe:http://…"). Recordings and JSON carry it as that string.
+type SourceKind string
+
+// The kinds of source.
+const (
+	SourceProbe  SourceKind = "probe"
+	SourceScrape SourceKind = "scrape"
+	SourcePromQL SourceKind = "promql"
+	SourceDCGM   SourceKind = "dcgm"
+	SourceSMI    SourceKind = "nvidia-smi"
+	// SourceNotify is a notifier's health (a webhook, an alert command):
+	// not a source of figures.
+	SourceNotify SourceKind = "notify"
+)
+
+// At is the Observation.Source of this kind at where ("probe:http://…").
+func (k SourceKind) At(where string) string { return string(k) + ":" + where }
+
+// SourceKindOf is the kind part of an Observation.Source: the one place
+// that parses it.
+func SourceKindOf(source string) SourceKind {
 	kind, _, _ := strings.Cut(source, ":")
-	return kind
+	return SourceKind(kind)
 }
 
 // Side says whose view a figure is.
@@ -64,8 +84,8 @@ const (
 )
 
 // SideOf tells the side of a source kind.
-func SideOf(kind string) Side {
-	if kind == "probe" {
+func SideOf(kind SourceKind) Side {
+	if kind == SourceProbe {
 		return Client
 	}
 	return Server
@@ -82,8 +102,8 @@ func ClientSignal(sig Signal) bool {
 }
 
 func (s *Store) newTrack(sig Signal, source string) *track {
-	t := &track{signal: sig, sourceKind: SourceKind(source), source: source}
-	if sig.Info().Distribution || t.sourceKind == "probe" {
+	t := &track{signal: sig, sourceKind: SourceKindOf(source), source: source}
+	if sig.Info().Distribution || t.sourceKind == SourceProbe {
 		t.samples = newSampleWindow(s.cfg.MaxSamples)
 	}
 	return t
@@ -206,7 +226,7 @@ func (t *track) addSample(o Observation, cfg StoreConfig) {
 func (t *track) plot(o Observation, cfg StoreConfig, v float64) {
 	if t.chart == nil {
 		res := cfg.ChartResolution
-		if t.sourceKind == "promql" && (!o.History || o.Kind == KindSample) && o.Interval > res {
+		if t.sourceKind == SourcePromQL && (!o.History || o.Kind == KindSample) && o.Interval > res {
 			res = o.Interval / cfg.ChartResolution * cfg.ChartResolution
 		}
 		t.chart = NewRing(res, cfg.ChartSpan)

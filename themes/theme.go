@@ -30,6 +30,9 @@ type Theme struct {
 // Mono reports whether the theme uses no colour at all.
 func (t Theme) Mono() bool { return t.p.Mono }
 
+// DefaultName is the theme used when none is chosen.
+const DefaultName = "dark"
+
 // Names lists the themes in cycling order.
 func Names() []string {
 	return []string{"dark", "light", "high-contrast", "okabe-ito", "mono"}
@@ -40,7 +43,7 @@ func canonical(name string) string {
 	n := strings.ToLower(strings.TrimSpace(name))
 	switch n {
 	case "", "default":
-		return "dark"
+		return DefaultName
 	case "hc", "highcontrast":
 		return "high-contrast"
 	case "colorblind", "colourblind", "cb", "okabeito":
@@ -79,7 +82,7 @@ func Lookup(name string) (Theme, error) {
 }
 
 // Default is the dark theme.
-func Default() Theme { return Theme{Name: "dark", p: dark()} }
+func Default() Theme { return Theme{Name: DefaultName, p: dark()} }
 
 // Mono is the colourless theme.
 func Mono() Theme { return Theme{Name: "mono", p: mono()} }

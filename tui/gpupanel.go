@@ -58,7 +58,7 @@ func (a *app) toggleGPUs() {
 func noGPUPanelNote(snap telemetry.Snapshot) string {
 	promql := false
 	for _, s := range snap.Sources {
-		promql = promql || s.Kind == "promql"
+		promql = promql || s.Kind == telemetry.SourcePromQL
 	}
 	if !promql {
 		return "no GPU data: give --dcgm or --nvidia-smi"

@@ -27,10 +27,22 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/ttftop/ttftop/diagnosis"
-	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/slo"
 	"github.com/ttftop/ttftop/telemetry"
 	"github.com/ttftop/ttftop/themes"
+)
+
+// The view's defaults, in one place: the flags and a config file read
+// them from here.
+const (
+	// DefaultFPS caps the frames written to a terminal (and the SSH
+	// viewers' links).
+	DefaultFPS = 10
+	// MaxFPS is the most frames a second any view writes.
+	MaxFPS         = 60
+	DefaultRefresh = time.Second
+	// DefaultWindow is the quantile window of the figures shown.
+	DefaultWindow = 5 * time.Minute
 )
 
 // Data is the telemetry the UI reads; *telemetry.Store satisfies it.
@@ -101,8 +113,8 @@ type Options struct {
 	Theme string
 	// ASCII draws charts and borders with plain ASCII (no braille/box).
 	ASCII bool
-	// FPS caps how often the renderer writes (default config.DefaultFPS,
-	// at most config.MaxFPS).
+	// FPS caps how often the renderer writes (default DefaultFPS, at most
+	// MaxFPS).
 	FPS int
 	// Refresh is how often data is read (default 1s); `[`/`]` change it.
 	Refresh time.Duration
@@ -161,14 +173,14 @@ func (o Options) Validate() error {
 
 func (o Options) withDefaults() Options {
 	if o.FPS <= 0 {
-		o.FPS = config.DefaultFPS
+		o.FPS = DefaultFPS
 	}
-	o.FPS = min(o.FPS, config.MaxFPS)
+	o.FPS = min(o.FPS, MaxFPS)
 	if o.Refresh <= 0 {
-		o.Refresh = config.DefaultRefresh
+		o.Refresh = DefaultRefresh
 	}
 	if o.Window <= 0 {
-		o.Window = config.DefaultWindow
+		o.Window = DefaultWindow
 	}
 	if o.Clock == nil {
 		o.Clock = time.Now

@@ -114,6 +114,6 @@ func emitProbe(sink telemetry.Sink, rng *rand.Rand, name, src string, interval t
 	p.Probe = &rec
 	sink.Observe(p)
 	st := obs(telemetry.KindSource, "", 0)
-	st.Status = &telemetry.SourceStatus{Name: src, Kind: "probe", State: telemetry.Live, LastOK: now}
+	st.Status = &telemetry.SourceStatus{Name: src, Kind: telemetry.SourceProbe, State: telemetry.Live, LastOK: now}
 	sink.Observe(st)
 }

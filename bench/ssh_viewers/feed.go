@@ -53,6 +53,6 @@ func feed(ctx context.Context, m *monitor.Monitor, n int) {
 			obs(telemetry.MBU, 0.5+0.1*wob, scrape)
 		}
 		m.Observe(telemetry.Observation{Kind: telemetry.KindSource, Source: probe, At: now,
-			Status: &telemetry.SourceStatus{Name: "probe", Kind: "probe", State: telemetry.Live, LastOK: now}})
+			Status: &telemetry.SourceStatus{Name: "probe", Kind: telemetry.SourceProbe, State: telemetry.Live, LastOK: now}})
 	}
 }

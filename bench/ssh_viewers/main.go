@@ -32,10 +32,10 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
-	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/internal/sshserve"
 	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/themes"
 	"github.com/ttftop/ttftop/tui"
 )
 
@@ -132,7 +132,7 @@ func runServer(p params) error {
 	srv, err := sshserve.New(m.Store, m.SLO, sshserve.Options{Listen: "127.0.0.1:0", AuthorizedKeys: ak,
 		HostKey: filepath.Join(dir, "host_key"), IdleTimeout: -1, MaxDuration: -1, MaxSessions: slices.Max(p.viewers),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		View:   tui.Options{Theme: config.DefaultTheme, FPS: config.DefaultFPS, Refresh: config.DefaultRefresh, Window: config.DefaultWindow}})
+		View:   tui.Options{Theme: themes.DefaultName, FPS: tui.DefaultFPS, Refresh: tui.DefaultRefresh, Window: tui.DefaultWindow}})
 	if err != nil {
 		return err
 	}

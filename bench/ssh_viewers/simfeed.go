@@ -16,6 +16,8 @@ import (
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/probe"
 )
 
 // simModels are n 8B models on H100s (TPOT ≈ 7 ms, so a 32-token probe
@@ -86,7 +88,7 @@ func addSimSources(m *monitor.Monitor, url string, n int) error {
 	c := &config.Config{}
 	for _, md := range simModels(n) {
 		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: url, Model: md.Name,
-			Probe: &config.Probe{Interval: config.Duration(time.Second), MaxTokens: 32, Prompt: "short"}})
+			Probe: &probe.Settings{Interval: slo.Duration(time.Second), MaxTokens: 32, Prompt: "short"}})
 	}
 	if err := c.Complete(); err != nil {
 		return err

@@ -99,7 +99,7 @@ func feed(ctx context.Context, s *telemetry.Store, n int) {
 				}
 			}
 			s.Observe(telemetry.Observation{Kind: telemetry.KindSource, Source: probe, At: now,
-				Status: &telemetry.SourceStatus{Name: "probe", Kind: "probe", State: telemetry.Live, LastOK: now}})
+				Status: &telemetry.SourceStatus{Name: "probe", Kind: telemetry.SourceProbe, State: telemetry.Live, LastOK: now}})
 		}
 	}
 }

@@ -100,8 +100,8 @@ type checkFound struct {
 func foundOf(targets []checkTarget) []checkFound {
 	var out []checkFound
 	for _, t := range targets {
-		if labels := monitor.FoundLabels(t.found); labels != nil {
-			out = append(out, checkFound{Endpoint: t.label, Found: labels[monitor.LabelFound], Via: labels[monitor.LabelVia]})
+		if labels := t.found.FoundLabels(); labels != nil {
+			out = append(out, checkFound{Endpoint: t.label, Found: labels[config.LabelFound], Via: labels[config.LabelVia]})
 		}
 	}
 	return out
@@ -560,12 +560,12 @@ func checkConfig(path string, n int) (checkConfigured, error) {
 	}
 	out := checkConfigured{notify: c.Notify}
 	for _, ep := range c.Endpoints {
-		o, err := monitor.ProbeOptions(ep)
+		o, err := ep.ProbeOptions()
 		if err != nil {
 			return checkConfigured{}, err
 		}
 		out.targets = append(out.targets, checkTarget{label: ep.Prefix(), measure: probeMeasurer(o, ep.Name, n)})
 	}
-	out.objectives, err = monitor.Objectives(c.SLOs)
+	out.objectives, err = config.Objectives(c.SLOs)
 	return out, err
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/ttftop/ttftop/internal/report"
 	"github.com/ttftop/ttftop/slo"
 	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/themes"
 	"github.com/ttftop/ttftop/tui"
 )
 
@@ -57,10 +58,10 @@ type viewFlags struct {
 }
 
 func (v *viewFlags) bind(fs *pflag.FlagSet) {
-	fs.StringVar(&v.theme, "theme", config.DefaultTheme, "colour theme: dark, light, high-contrast, okabe-ito (colour-blind safe), mono")
+	fs.StringVar(&v.theme, "theme", themes.DefaultName, "colour theme: dark, light, high-contrast, okabe-ito (colour-blind safe), mono")
 	fs.BoolVar(&v.ascii, "ascii", false, "draw charts and borders with plain ASCII (fonts without braille or box runes)")
-	fs.IntVar(&v.fps, "fps", config.DefaultFPS, "maximum frames per second written to the terminal")
-	durationVar(fs, &v.refresh, "refresh", config.DefaultRefresh, "how often the view reads the data")
+	fs.IntVar(&v.fps, "fps", tui.DefaultFPS, "maximum frames per second written to the terminal")
+	durationVar(fs, &v.refresh, "refresh", tui.DefaultRefresh, "how often the view reads the data")
 	bindWindow(fs, &v.window)
 	fs.BoolVar(&v.json, "json", false, jsonUsage)
 	fs.BoolVar(&v.bell, "bell", false, "ring the terminal bell when an alert starts firing")

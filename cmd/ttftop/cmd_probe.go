@@ -158,8 +158,8 @@ func parseProbeArgs(fs *pflag.FlagSet) func(positional []string) (probeConfig, e
 	var maxRPM, maxConc int
 	fs.StringVar(&o.Name, "name", "", "endpoint name (default host:port/model)")
 	letterVar(fs, &cfg.n, "n", defaultRequests, nUsage)
-	letterVar(fs, &o.Concurrency, "c", 1, "requests in flight at once (one URL only)")
-	fs.StringVar(&cfg.prompt, "prompt", "short", "built-in prompt (short, medium, long) or the prompt text")
+	letterVar(fs, &o.Concurrency, "c", probe.DefaultConcurrency, "requests in flight at once (one URL only)")
+	fs.StringVar(&cfg.prompt, "prompt", probe.DefaultPrompt, "built-in prompt (short, medium, long) or the prompt text")
 	fs.StringVar(&cfg.promptFile, "prompt-file", "", "read the prompt from this file")
 	fs.Float64Var(&o.Temperature, "temperature", 0, "sampling temperature")
 	fs.Func("sample-seed", "sampling seed sent with each request (default: none)", func(s string) error {

@@ -67,7 +67,7 @@ func parseRaceArgs(fs *pflag.FlagSet) func(positional []string) (raceConfig, err
 	var req requestFlags
 	req.bind(fs)
 	var prompt, promptFile string
-	fs.StringVar(&prompt, "prompt", "short", "built-in prompt (short, medium, long) or the prompt text")
+	fs.StringVar(&prompt, "prompt", probe.DefaultPrompt, "built-in prompt (short, medium, long) or the prompt text")
 	fs.StringVar(&promptFile, "prompt-file", "", "read the prompt from this file")
 	fs.IntVar(&cfg.rounds, "rounds", 1, "races to run; more than one: a summary with medians and A/B differences (intervals from 5)")
 	fs.BoolVar(&cfg.json, "json", false, jsonUsage)

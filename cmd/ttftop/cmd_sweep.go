@@ -233,7 +233,7 @@ func parseSweepArgs(fs *pflag.FlagSet) func(positional []string) (sweepConfig, e
 	durationVar(fs, &s.MaxStepTime, "max-step-time", sweep.DefaultMaxStepTime, "end a step that has not settled after this long")
 	fs.Float64Var(&s.Tolerance, "tolerance", sweep.DefaultTolerance, "a step is stable when its p95s moved less than this share between checks")
 	fs.Float64Var(&s.StopFactor, "stop-factor", sweep.DefaultStopFactor, "stop when an objective is exceeded this many times over")
-	fs.StringVar(&cfg.prompt, "prompt", "short", "built-in prompt (short, medium, long) or the prompt text")
+	fs.StringVar(&cfg.prompt, "prompt", probe.DefaultPrompt, "built-in prompt (short, medium, long) or the prompt text")
 	fs.StringVar(&cfg.promptFile, "prompt-file", "", "read the prompt from this file")
 	fs.BoolVar(&cfg.json, "json", false, jsonUsage)
 	fs.StringVar(&cfg.keda.Target, "keda-target", "vllm", "KEDA: the Deployment to scale")

@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/slo"
 	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/tui"
 )
 
 // usageError is a wrong command line: main says it in one line with a
@@ -174,5 +174,5 @@ const demoFlagUsage = "use the demo setup: the simulator's healthy, degrading (3
 
 // bindWindow adds --window, the quantile window of every read-out.
 func bindWindow(fs *pflag.FlagSet, p *time.Duration) {
-	durationVar(fs, p, "window", config.DefaultWindow, "quantile window of the figures shown: 1m, 5m, 15m, 1h")
+	durationVar(fs, p, "window", tui.DefaultWindow, "quantile window of the figures shown: 1m, 5m, 15m, 1h")
 }

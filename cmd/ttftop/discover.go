@@ -11,6 +11,8 @@ import (
 
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/discover"
+	"github.com/ttftop/ttftop/sources/gpu"
+	"github.com/ttftop/ttftop/sources/probe"
 )
 
 // discoverFlags control what a monitoring command does when it is given
@@ -53,7 +55,7 @@ func (d *discoverFlags) portList() ([]int, error) {
 // to c: an endpoint per LLM server (probe defaults p; its /metrics
 // scraped when it has one), a dcgm-exporter, nvidia-smi. Finding no LLM
 // server and no GPU is a usage error that says what was looked at.
-func (d *discoverFlags) discoverInto(c *config.Config, p config.Probe, model, api string, noScrape bool) error {
+func (d *discoverFlags) discoverInto(c *config.Config, p probe.Settings, model, api string, noScrape bool) error {
 	ports, err := d.portList()
 	if err != nil {
 		return err
@@ -71,7 +73,7 @@ func (d *discoverFlags) discoverInto(c *config.Config, p config.Probe, model, ap
 	}
 	c.Endpoints = append(c.Endpoints, foundEndpoints(r, p, model, api, noScrape)...)
 	if r.DCGM != "" {
-		c.DCGM = append(c.DCGM, config.DCGM{URL: r.DCGM})
+		c.DCGM = append(c.DCGM, gpu.Settings{URL: r.DCGM})
 	}
 	c.NvidiaSMI = c.NvidiaSMI || r.NvidiaSMI
 	return nil
@@ -79,7 +81,7 @@ func (d *discoverFlags) discoverInto(c *config.Config, p config.Probe, model, ap
 
 // foundEndpoints are the config endpoints of the LLM servers found: probe
 // defaults p, their /metrics scraped when they have one.
-func foundEndpoints(r discover.Result, p config.Probe, model, api string, noScrape bool) []config.Endpoint {
+func foundEndpoints(r discover.Result, p probe.Settings, model, api string, noScrape bool) []config.Endpoint {
 	var out []config.Endpoint
 	for _, f := range r.Endpoints {
 		pp := p

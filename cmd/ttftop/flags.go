@@ -12,6 +12,10 @@ import (
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/gpu"
+	"github.com/ttftop/ttftop/sources/httpclient"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/sources/promql"
 )
 
 // sourceFlags are the flags every monitoring command shares: where data
@@ -43,7 +47,7 @@ func (f *sourceFlags) bind(fs *pflag.FlagSet) {
 	fs.Var(&f.scrape, "scrape", "engine URL whose /metrics to scrape without probing (repeatable)")
 	fs.BoolVar(&f.nvidiaSMI, "nvidia-smi", false, "read local GPUs with nvidia-smi")
 	f.req.bind(fs)
-	durationVar(fs, &f.interval, "interval", config.DefaultProbeEvery, "time between probes of one endpoint")
+	durationVar(fs, &f.interval, "interval", probe.DefaultInterval, "time between probes of one endpoint")
 	fs.BoolVar(&f.noProbe, "no-probe", false, "scrape the URLs' /metrics only; send no requests")
 	f.notify.bind(fs)
 	fs.BoolVar(&f.noSLO, "no-slo", false, "evaluate no objectives")
@@ -87,9 +91,9 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 		return nil, usagef("--interval must be positive")
 	}
 	r := f.req
-	probeDefaults := config.Probe{Interval: config.Duration(f.interval), MaxTokens: r.maxTokens, Disabled: f.noProbe,
-		Timeout: config.Duration(r.timeout), NoUsage: r.noUsage,
-		Auth: config.Auth{BearerTokenEnv: r.apiKeyEnv, BearerTokenFile: r.apiKeyFile, CAFile: r.caFile, Insecure: r.insecure}}
+	probeDefaults := probe.Settings{Interval: slo.Duration(f.interval), MaxTokens: r.maxTokens, Disabled: f.noProbe,
+		Timeout: slo.Duration(r.timeout), NoUsage: r.noUsage,
+		Auth: httpclient.Auth{BearerTokenEnv: r.apiKeyEnv, BearerTokenFile: r.apiKeyFile, CAFile: r.caFile, Insecure: r.insecure}}
 	headers, err := r.headerMap()
 	if err != nil {
 		return nil, err
@@ -110,10 +114,10 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 		return nil, err
 	}
 	for _, u := range f.scrape {
-		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: u, Probe: &config.Probe{Disabled: true}})
+		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: u, Probe: &probe.Settings{Disabled: true}})
 	}
 	for _, u := range f.prometheus {
-		c.Prometheus = append(c.Prometheus, config.Prometheus{URL: u})
+		c.Prometheus = append(c.Prometheus, promql.Settings{URL: u})
 	}
 	if f.groupBy != "" {
 		var labels []string
@@ -127,7 +131,7 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 		}
 	}
 	for _, u := range f.dcgm {
-		c.DCGM = append(c.DCGM, config.DCGM{URL: u})
+		c.DCGM = append(c.DCGM, gpu.Settings{URL: u})
 	}
 	c.NvidiaSMI = c.NvidiaSMI || f.nvidiaSMI
 	f.notify.apply(&c.Notify)
@@ -153,7 +157,7 @@ func (f *sourceFlags) objectives(c *config.Config) ([]slo.Objective, error) {
 	}
 	base := slo.DefaultObjectives()
 	if len(c.SLOs) > 0 {
-		objs, err := monitor.Objectives(c.SLOs)
+		objs, err := config.Objectives(c.SLOs)
 		if err != nil {
 			return nil, err
 		}

@@ -13,7 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ttftop/ttftop/internal/monitor"
+	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/sources/probe"
 	"github.com/ttftop/ttftop/telemetry"
 )
@@ -310,7 +310,7 @@ func (rp *probeReport) summary() probeSummaryJSON {
 	sort.Slice(rp.results, func(i, k int) bool { return rp.results[i].Seq < rp.results[k].Seq })
 	labels := rp.p.Options().Labels
 	s := probeSummaryJSON{URL: rp.p.URL(), API: string(rp.p.API()), Model: rp.p.Model(), DurationMS: ms(rp.duration),
-		Found: labels[monitor.LabelFound], Via: labels[monitor.LabelVia]}
+		Found: labels[config.LabelFound], Via: labels[config.LabelVia]}
 	var ttft, ttfa, tpot, itl, e2e []float64
 	for _, r := range rp.results {
 		if cancelled(r) {

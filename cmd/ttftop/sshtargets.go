@@ -14,6 +14,8 @@ import (
 	"github.com/ttftop/ttftop/internal/discover"
 	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/internal/sshhost"
+	"github.com/ttftop/ttftop/sources/gpu"
+	"github.com/ttftop/ttftop/sources/probe"
 )
 
 // sshFlags control ssh:// targets: another host's engines, discovered
@@ -48,7 +50,7 @@ func splitSSH(args []string) (ssh, urls []string) {
 
 // addHosts connects to each ssh:// target, discovers its engines there
 // and adds them to c, reached through the connection.
-func (s *sshFlags) addHosts(c *config.Config, targets []string, ports []int, p config.Probe, model, api string, noScrape bool) error {
+func (s *sshFlags) addHosts(c *config.Config, targets []string, ports []int, p probe.Settings, model, api string, noScrape bool) error {
 	s.results = map[string]discover.Result{}
 	for _, arg := range targets {
 		t, err := sshhost.ParseTarget(arg)
@@ -74,7 +76,7 @@ func (s *sshFlags) addHosts(c *config.Config, targets []string, ports []int, p c
 			c.Endpoints = append(c.Endpoints, ep)
 		}
 		if r.DCGM != "" {
-			c.DCGM = append(c.DCGM, config.DCGM{URL: r.DCGM, Via: t.String(), Dial: h.Dial})
+			c.DCGM = append(c.DCGM, gpu.Settings{URL: r.DCGM, Via: t.String(), Dial: h.Dial})
 		}
 	}
 	return nil

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ttftop/ttftop/internal/config"
-	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/sources/probe"
 )
 
@@ -30,7 +29,7 @@ func (t *targetFlags) bind(fs *pflag.FlagSet) {
 
 // addFound adds to c the endpoints found on the ssh:// hosts and, when
 // local is set (nothing else was given), on this machine.
-func (t *targetFlags) addFound(c *config.Config, sshTargets []string, local bool, p config.Probe, model, api string, noScrape bool) error {
+func (t *targetFlags) addFound(c *config.Config, sshTargets []string, local bool, p probe.Settings, model, api string, noScrape bool) error {
 	if local && !t.disc.off {
 		if err := t.disc.discoverInto(c, p, model, api, noScrape); err != nil {
 			return err
@@ -67,7 +66,7 @@ func (t *targetFlags) close() error {
 func foundProbe(base probe.Options, ep config.Endpoint) probe.Options {
 	o := base
 	o.URL, o.API, o.Dial = ep.URL, cmp.Or(o.API, probe.API(ep.API)), ep.Dial
-	o.Labels = monitor.FoundLabels(ep)
+	o.Labels = ep.FoundLabels()
 	return o
 }
 
@@ -80,7 +79,7 @@ func (t *targetFlags) find(sshTargets []string, stderr io.Writer) ([]config.Endp
 		return nil, usagef("nothing to measure: %s", noTargetUsage)
 	}
 	var c config.Config
-	err := t.addFound(&c, sshTargets, local, config.Probe{}, "", "", false)
+	err := t.addFound(&c, sshTargets, local, probe.Settings{}, "", "", false)
 	t.report(stderr) // also when nothing was found: what was left alone
 	if err != nil {
 		return nil, err

@@ -1,42 +1,53 @@
 // Package config reads ttftop's YAML configuration: endpoints, sources,
-// probes, SLOs and display. Defaults live in one place (Defaults and
-// applyDefaults); unknown keys are errors with their line number.
+// probes, SLOs and display. It is the one place that maps the file onto
+// the settings types of each source (probe.Settings, promql.Settings,
+// gpu.Settings, scrape.Config), which own their YAML keys and defaults;
+// unknown keys are errors with their line number.
 package config
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ttftop/ttftop/bandwidth"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/gpu"
+	"github.com/ttftop/ttftop/sources/httpclient"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/sources/promql"
 )
 
 // Config is the whole file.
 type Config struct {
-	Theme      string       `yaml:"theme"`
-	ASCII      bool         `yaml:"ascii"`
-	Refresh    Duration     `yaml:"refresh"`
-	Window     Duration     `yaml:"window"`
-	FPS        int          `yaml:"fps"`
-	Endpoints  []Endpoint   `yaml:"endpoints"`
-	Prometheus []Prometheus `yaml:"prometheus"`
-	DCGM       []DCGM       `yaml:"dcgm"`
-	NvidiaSMI  bool         `yaml:"nvidia_smi"`
-	Probe      Probe        `yaml:"probe"` // defaults for every endpoint's probe
-	SLOs       []SLO        `yaml:"slos"`
-	Notify     Notify       `yaml:"notify"`
+	Theme      string            `yaml:"theme"`
+	ASCII      bool              `yaml:"ascii"`
+	Refresh    slo.Duration      `yaml:"refresh"`
+	Window     slo.Duration      `yaml:"window"`
+	FPS        int               `yaml:"fps"`
+	Endpoints  []Endpoint        `yaml:"endpoints"`
+	Prometheus []promql.Settings `yaml:"prometheus"`
+	DCGM       []gpu.Settings    `yaml:"dcgm"`
+	NvidiaSMI  bool              `yaml:"nvidia_smi"`
+	Probe      probe.Settings    `yaml:"probe"` // defaults for every endpoint's probe
+	SLOs       []SLO             `yaml:"slos"`
+	Notify     Notify            `yaml:"notify"`
 
 	// SSH are ssh://[user@]host[:port] targets: each host's engines,
 	// discovered and measured through one SSH connection.
 	SSH []string `yaml:"ssh"`
 
 	doc *yaml.Node // the file as parsed, for the line numbers of errors
+	// decodeErrs are the lines of the file whose values could not be
+	// decoded: an entry holding one is not judged again by validate,
+	// so one mistake is said once.
+	decodeErrs []int
 }
 
 // Endpoint is one server to probe and scrape.
@@ -54,10 +65,10 @@ type Endpoint struct {
 	MetricsImplied string `yaml:"-"`
 	// Labels are refused: nothing attaches them to the endpoint yet, and
 	// a key that is silently ignored misleads.
-	Labels  map[string]string `yaml:"labels"`
-	Probe   *Probe            `yaml:"probe"` // overrides the top-level probe defaults
-	GPU     *GPUMap           `yaml:"gpu"`
-	Weights *Weights          `yaml:"weights"`
+	Labels  map[string]string  `yaml:"labels"`
+	Probe   *probe.Settings    `yaml:"probe"` // overrides the top-level probe defaults
+	GPU     *GPUMap            `yaml:"gpu"`
+	Weights *bandwidth.Weights `yaml:"weights"`
 
 	// Found says how discovery found the endpoint (set by the command
 	// line, never by a file); its probed rows carry it as the label
@@ -66,75 +77,8 @@ type Endpoint struct {
 	// Via names the tunnel its probes and scrapes go through
 	// ("ssh://gpu-box"), and Dial opens those connections; both set by
 	// the command line for an ssh:// target.
-	Via  string                                                            `yaml:"-"`
-	Dial func(ctx context.Context, network, addr string) (net.Conn, error) `yaml:"-"`
-}
-
-// Auth holds credentials by reference only: an env var name or a file
-// (re-read per request). Never the secret itself.
-type Auth struct {
-	BearerTokenEnv  string `yaml:"bearer_token_env"`
-	BearerTokenFile string `yaml:"bearer_token_file"`
-	// Username and the password are basic auth, which only the
-	// prometheus entries send; elsewhere they are refused.
-	Username     string            `yaml:"username"`
-	PasswordEnv  string            `yaml:"password_env"`
-	PasswordFile string            `yaml:"password_file"`
-	Headers      map[string]string `yaml:"headers"`
-	CAFile       string            `yaml:"ca_file"`
-	Insecure     bool              `yaml:"insecure"`
-}
-
-// Probe configures synthetic streaming requests.
-type Probe struct {
-	Disabled     bool     `yaml:"disabled"`
-	Interval     Duration `yaml:"interval"`
-	Concurrency  int      `yaml:"concurrency"`
-	MaxTokens    int      `yaml:"max_tokens"`
-	Prompt       string   `yaml:"prompt"` // short, medium, long or literal text
-	PromptFile   string   `yaml:"prompt_file"`
-	Timeout      Duration `yaml:"timeout"`
-	StallTimeout Duration `yaml:"stall_timeout"`
-	Seed         int64    `yaml:"seed"`
-	// NoUsage sends no stream_options (servers that reject it).
-	NoUsage bool `yaml:"no_usage"`
-	// ContinuousUsage asks vLLM for usage on every chunk, the exact
-	// tokens of each event (speculative decoding sends several).
-	ContinuousUsage bool `yaml:"continuous_usage"`
-	Auth            `yaml:",inline"`
-}
-
-// Prometheus is one PromQL source for a fleet.
-type Prometheus struct {
-	URL     string   `yaml:"url"`
-	GroupBy []string `yaml:"group_by"`
-	// ReplicaLabels identify one replica of a model (default pod,
-	// instance); Models names the model of engines without a model label
-	// (TGI, llama.cpp) by job label value (default: the job).
-	ReplicaLabels []string          `yaml:"replica_labels"`
-	Models        map[string]string `yaml:"models"`
-	Window        Duration          `yaml:"window"`
-	Interval      Duration          `yaml:"interval"`
-	Timeout       Duration          `yaml:"timeout"`
-	// MaxLag bounds how long a step that came back empty is asked for
-	// again while the store catches up (ingestion delay); default 5m.
-	MaxLag  Duration          `yaml:"max_lag"`
-	Queries map[string]string `yaml:"queries"`
-	// Weights describe the models for the MBU estimate, by model name
-	// ("*": any model), as an endpoint's weights do for its scrape.
-	Weights map[string]Weights `yaml:"weights"`
-	Auth    `yaml:",inline"`
-}
-
-// DCGM is one dcgm-exporter to scrape directly.
-type DCGM struct {
-	URL      string   `yaml:"url"`
-	Interval Duration `yaml:"interval"`
-	Auth     `yaml:",inline"`
-	// Via and Dial: the tunnel an exporter found on an ssh:// host is
-	// reached through, as Endpoint's.
-	Via  string                                                            `yaml:"-"`
-	Dial func(ctx context.Context, network, addr string) (net.Conn, error) `yaml:"-"`
+	Via  string              `yaml:"-"`
+	Dial httpclient.DialFunc `yaml:"-"`
 }
 
 // GPUMap ties an endpoint to GPUs by dcgm labels.
@@ -145,34 +89,19 @@ type GPUMap struct {
 	GPUs      []string `yaml:"gpus"`
 }
 
-// Weights describe the model for the MBU estimate.
-type Weights struct {
-	Parameters     float64 `yaml:"parameters"` // e.g. 8e9
-	DType          string  `yaml:"dtype"`      // bf16, fp8, int4…
-	TensorParallel int     `yaml:"tensor_parallel"`
-	// GPU names the GPU for its peak bandwidth: as dcgm-exporter or
-	// nvidia-smi report it, or short where unambiguous ("H200").
-	GPU string `yaml:"gpu"`
-	// PeakBandwidth per GPU overrides the GPU's table peak.
-	PeakBandwidth Bandwidth `yaml:"peak_bandwidth"`
-	// KVBytesPerToken = 2 × layers × KV heads × head dim × KV dtype bytes;
-	// 0 leaves live KV bytes out of MBU (an underestimate at large batch).
-	KVBytesPerToken float64 `yaml:"kv_bytes_per_token"`
-}
-
 // SLO is one objective; see package slo for the semantics.
 type SLO struct {
-	Name          string     `yaml:"name"`
-	Endpoint      string     `yaml:"endpoint"`
-	Kind          string     `yaml:"kind"` // percentile, ratio, error_rate, availability
-	Signal        string     `yaml:"signal"`
-	Percentile    Percentile `yaml:"percentile"` // 95, "p99", 0.95
-	Threshold     string     `yaml:"threshold"`  // "5s", "50ms", "1%"
-	Window        Duration   `yaml:"window"`
-	For           Duration   `yaml:"for"`
-	KeepFiringFor Duration   `yaml:"keep_firing_for"`
-	Target        Ratio      `yaml:"target"` // "99%" or 0.99
-	Period        Duration   `yaml:"period"`
+	Name          string       `yaml:"name"`
+	Endpoint      string       `yaml:"endpoint"`
+	Kind          string       `yaml:"kind"` // percentile, ratio, error_rate, availability
+	Signal        string       `yaml:"signal"`
+	Percentile    Percentile   `yaml:"percentile"` // 95, "p99", 0.95
+	Threshold     string       `yaml:"threshold"`  // "5s", "50ms", "1%"
+	Window        slo.Duration `yaml:"window"`
+	For           slo.Duration `yaml:"for"`
+	KeepFiringFor slo.Duration `yaml:"keep_firing_for"`
+	Target        Ratio        `yaml:"target"` // "99%" or 0.99
+	Period        slo.Duration `yaml:"period"`
 }
 
 // Notify configures alert notifications.
@@ -184,9 +113,9 @@ type Notify struct {
 
 // Webhook posts Alertmanager-compatible alerts.
 type Webhook struct {
-	URL     string   `yaml:"url"`
-	Timeout Duration `yaml:"timeout"`
-	Auth    `yaml:",inline"`
+	URL             string       `yaml:"url"`
+	Timeout         slo.Duration `yaml:"timeout"`
+	httpclient.Auth `yaml:",inline"`
 }
 
 // Load reads and validates a config file.
@@ -204,25 +133,36 @@ func Load(path string) (*Config, error) {
 }
 
 // Parse reads a config, rejects unknown keys (with line numbers), applies
-// defaults and validates.
+// defaults and validates. Every mistake of a file is reported at once,
+// each with its line, except after a syntax error, where the parser stops.
 func Parse(r io.Reader) (*Config, error) {
 	data, err := io.ReadAll(io.LimitReader(r, 4<<20))
 	if err != nil {
 		return nil, err
 	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, syntaxError(data, err)
+	}
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
+	var errs []string
 	if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, cleanYAMLError(err)
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, cleanYAMLError(err)
+		// A TypeError leaves the rest decoded: unknown keys and bad
+		// values are collected, and validation still runs.
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			return nil, cleanYAMLError(err)
+		}
+		errs = cleanTypeErrors(te.Errors)
 	}
 	c.doc = &doc
-	if err := c.Complete(); err != nil {
-		return nil, err
+	c.decodeErrs = lineNumbers(errs)
+	c.applyDefaults()
+	errs = append(errs, c.problems()...)
+	if len(errs) > 0 {
+		return nil, errors.New(strings.Join(byLine(errs), "; "))
 	}
 	return &c, nil
 }
@@ -238,8 +178,14 @@ func (c *Config) Complete() error {
 // found in type config.Endpoint" into "line 3: unknown key \"x\"".
 func cleanYAMLError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: unmarshal errors:\n")
+	return errors.New(strings.Join(cleanTypeErrors(strings.Split(msg, "\n")), "; "))
+}
+
+// cleanTypeErrors words the decoder's errors for people: an unknown field
+// is an unknown key, without Go's type names.
+func cleanTypeErrors(in []string) []string {
 	var out []string
-	for _, line := range strings.Split(msg, "\n") {
+	for _, line := range in {
 		line = strings.TrimSpace(line)
 		if i := strings.Index(line, ": field "); i >= 0 && strings.Contains(line, " not found in type ") {
 			key := line[i+len(": field "):]
@@ -250,7 +196,7 @@ func cleanYAMLError(err error) error {
 			out = append(out, line)
 		}
 	}
-	return errors.New(strings.Join(out, "; "))
+	return out
 }
 
 // DefaultPath is $XDG_CONFIG_HOME/ttftop/config.yaml (or ~/.config/…);

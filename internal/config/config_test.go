@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/promql"
+	"github.com/ttftop/ttftop/themes"
+	"github.com/ttftop/ttftop/tui"
 )
 
 func TestExampleFileParses(t *testing.T) {
@@ -24,7 +27,7 @@ func TestExampleFileParses(t *testing.T) {
 	if c.SLOs[2].Period.D() != 28*24*time.Hour {
 		t.Errorf("28d parsed as %v", c.SLOs[2].Period.D())
 	}
-	if c.Prometheus[0].Headers["X-Scope-OrgID"] != "inference" || c.Prometheus[0].Timeout.D() != DefaultPromTimeout {
+	if c.Prometheus[0].Headers["X-Scope-OrgID"] != "inference" || c.Prometheus[0].Timeout.D() != promql.DefaultQueryTimeout {
 		t.Errorf("prometheus: %+v", c.Prometheus[0])
 	}
 }
@@ -61,7 +64,7 @@ func TestEmptyConfigGetsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Theme != DefaultTheme || c.Window.D() != DefaultWindow || c.FPS != DefaultFPS {
+	if c.Theme != themes.DefaultName || c.Window.D() != tui.DefaultWindow || c.FPS != tui.DefaultFPS {
 		t.Errorf("defaults: %+v", c)
 	}
 }

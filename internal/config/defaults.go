@@ -1,138 +1,77 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/gpu"
+	"github.com/ttftop/ttftop/sources/httpclient"
+	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/sources/promql"
+	"github.com/ttftop/ttftop/themes"
+	"github.com/ttftop/ttftop/tui"
 )
 
-// Defaults, in one place: the probe and the exporter read theirs from
-// here too, so a probe run from flags, a config file or the library waits
-// the same. The request timeout is generous because a cold model load
-// (Ollama) or a long prefill legitimately delays the first token by tens
-// of seconds.
-const (
-	DefaultTheme   = "dark"
-	DefaultRefresh = time.Second
-	DefaultWindow  = 5 * time.Minute
-	// DefaultFPS caps the frames written to a terminal (and the SSH
-	// viewers' links).
-	DefaultFPS = 10
-	// MaxFPS is the most frames a second any view writes.
-	MaxFPS              = 60
-	DefaultProbeEvery   = 10 * time.Second
-	DefaultConcurrency  = 1
-	DefaultMaxTokens    = 64
-	DefaultPrompt       = "short"
-	DefaultTimeout      = 60 * time.Second
-	DefaultStall        = 15 * time.Second
-	DefaultPromInterval = 5 * time.Second
-	DefaultPromWindow   = 5 * time.Minute
-	DefaultPromTimeout  = 10 * time.Second
-	DefaultDCGMInterval = time.Second
-)
+// Every default belongs to the package whose behaviour it sets: the
+// probe's to sources/probe, PromQL's to sources/promql, the GPU sources'
+// to sources/gpu, the view's to tui and themes. The file and the flags
+// read them from there, so a setting left out means the same everywhere.
 
 func (c *Config) applyDefaults() {
 	if c.Theme == "" {
-		c.Theme = DefaultTheme
+		c.Theme = themes.DefaultName
 	}
 	if c.Refresh == 0 {
-		c.Refresh = Duration(DefaultRefresh)
+		c.Refresh = slo.Duration(tui.DefaultRefresh)
 	}
 	if c.Window == 0 {
-		c.Window = Duration(DefaultWindow)
+		c.Window = slo.Duration(tui.DefaultWindow)
 	}
 	if c.FPS == 0 {
-		c.FPS = DefaultFPS
+		c.FPS = tui.DefaultFPS
 	}
-	c.Probe.fill(Probe{Interval: Duration(DefaultProbeEvery), Concurrency: DefaultConcurrency,
-		MaxTokens: DefaultMaxTokens, Prompt: DefaultPrompt, Timeout: Duration(DefaultTimeout), StallTimeout: Duration(DefaultStall)})
+	c.Probe.Fill(probe.DefaultSettings())
 	for i := range c.Endpoints {
 		e := &c.Endpoints[i]
 		if e.Probe == nil {
 			p := c.Probe
 			e.Probe = &p
 		} else {
-			e.Probe.fill(c.Probe)
+			e.Probe.Fill(c.Probe)
 		}
 	}
 	for i := range c.Prometheus {
-		p := &c.Prometheus[i]
-		if p.Interval == 0 {
-			p.Interval = Duration(DefaultPromInterval)
-		}
-		if p.Window == 0 {
-			p.Window = Duration(DefaultPromWindow)
-		}
-		if p.Timeout == 0 {
-			p.Timeout = Duration(DefaultPromTimeout)
-		}
+		c.Prometheus[i].Fill(promql.DefaultSettings())
 	}
 	for i := range c.DCGM {
-		if c.DCGM[i].Interval == 0 {
-			c.DCGM[i].Interval = Duration(DefaultDCGMInterval)
-		}
+		c.DCGM[i].Fill(gpu.DefaultSettings())
 	}
-}
-
-// fill sets p's zero fields from def.
-func (p *Probe) fill(def Probe) {
-	if p.Interval == 0 {
-		p.Interval = def.Interval
-	}
-	if p.Concurrency == 0 {
-		p.Concurrency = def.Concurrency
-	}
-	if p.MaxTokens == 0 {
-		p.MaxTokens = def.MaxTokens
-	}
-	if p.Prompt == "" && p.PromptFile == "" {
-		p.Prompt, p.PromptFile = def.Prompt, def.PromptFile
-	}
-	if p.Timeout == 0 {
-		p.Timeout = def.Timeout
-	}
-	if p.StallTimeout == 0 {
-		p.StallTimeout = def.StallTimeout
-	}
-	if p.Seed == 0 {
-		p.Seed = def.Seed
-	}
-	if p.BearerTokenEnv == "" && p.BearerTokenFile == "" {
-		p.BearerTokenEnv, p.BearerTokenFile = def.BearerTokenEnv, def.BearerTokenFile
-	}
-	if p.Headers == nil {
-		p.Headers = def.Headers
-	}
-	if p.CAFile == "" {
-		p.CAFile = def.CAFile
-	}
-	p.Insecure = p.Insecure || def.Insecure
-	p.NoUsage = p.NoUsage || def.NoUsage
-	p.ContinuousUsage = p.ContinuousUsage || def.ContinuousUsage
-}
-
-// Prefix is the first part of the endpoint keys this entry yields,
-// "<prefix>/<model>": its name, else the URL's host:port. Probes and
-// scrapes of the same server use it, so their data meet on one endpoint.
-func (e Endpoint) Prefix() string {
-	if e.Name != "" {
-		return e.Name
-	}
-	if u, err := url.Parse(e.URL); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return e.URL
 }
 
 func (c *Config) validate() error {
+	if errs := c.problems(); len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// problems are the config's mistakes, each with its line when it came
+// from a file.
+func (c *Config) problems() []string {
 	var errs []string
-	bad := func(msg string, path ...any) { errs = append(errs, c.at(msg, path...)) }
+	bad := func(msg string, path ...any) {
+		if msg, ok := c.at(msg, path...); ok {
+			errs = append(errs, msg)
+		}
+	}
 	seen := map[string]bool{}
-	if c.Probe.hasBasicAuth() {
+	if c.Probe.HasBasicAuth() {
 		// Endpoints without a probe block inherit it: one error is enough.
-		bad("probe: "+basicAuthRefused, "probe", c.Probe.basicAuthKey())
+		bad("probe: "+basicAuthRefused, "probe", basicAuthKey(c.Probe.Auth))
 	}
 	for i, e := range c.Endpoints {
 		if err := checkURL(e.URL); err != nil {
@@ -154,8 +93,8 @@ func (c *Config) validate() error {
 			bad(fmt.Sprintf("endpoints[%d] (%s): probe interval %v is below the 100ms floor", i, e.Prefix(), e.Probe.Interval.D()),
 				"endpoints", i, "probe", "interval")
 		}
-		if e.Probe.hasBasicAuth() && !c.Probe.hasBasicAuth() {
-			bad(fmt.Sprintf("endpoints[%d] (%s): probe: %s", i, e.Prefix(), basicAuthRefused), "endpoints", i, "probe", e.Probe.basicAuthKey())
+		if e.Probe.HasBasicAuth() && !c.Probe.HasBasicAuth() {
+			bad(fmt.Sprintf("endpoints[%d] (%s): probe: %s", i, e.Prefix(), basicAuthRefused), "endpoints", i, "probe", basicAuthKey(e.Probe.Auth))
 		}
 	}
 	for i, p := range c.Prometheus {
@@ -168,25 +107,22 @@ func (c *Config) validate() error {
 		if err := checkURL(d.URL); err != nil {
 			bad(fmt.Sprintf("dcgm[%d]: url: %v", i, err), "dcgm", i, "url")
 		}
-		if d.hasBasicAuth() {
-			bad(fmt.Sprintf("dcgm[%d]: %s", i, basicAuthRefused), "dcgm", i, d.basicAuthKey())
+		if d.HasBasicAuth() {
+			bad(fmt.Sprintf("dcgm[%d]: %s", i, basicAuthRefused), "dcgm", i, basicAuthKey(d.Auth))
 		}
 	}
-	if w := c.Notify.Webhook; w != nil && w.hasBasicAuth() {
-		bad("notify: webhook: "+basicAuthRefused, "notify", "webhook", w.basicAuthKey())
+	if w := c.Notify.Webhook; w != nil && w.HasBasicAuth() {
+		bad("notify: webhook: "+basicAuthRefused, "notify", "webhook", basicAuthKey(w.Auth))
 	}
 	for i, s := range c.SLOs {
 		if _, err := s.Objective(); err != nil {
 			bad(fmt.Sprintf("slos[%d] (%s): %v", i, strings.TrimSpace(s.Name), strings.ReplaceAll(err.Error(), "\n", "; ")), "slos", i)
 		}
 	}
-	if c.FPS < 1 || c.FPS > MaxFPS {
-		bad(fmt.Sprintf("fps %d is outside 1–%d", c.FPS, MaxFPS), "fps")
+	if c.FPS < 1 || c.FPS > tui.MaxFPS {
+		bad(fmt.Sprintf("fps %d is outside 1–%d", c.FPS, tui.MaxFPS), "fps")
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%s", strings.Join(errs, "; "))
-	}
-	return nil
+	return errs
 }
 
 // basicAuthRefused explains a username or password where only bearer
@@ -194,12 +130,8 @@ func (c *Config) validate() error {
 const basicAuthRefused = "username, password_env and password_file (basic auth) are only sent to prometheus servers; " +
 	"use bearer_token_env, bearer_token_file or headers here"
 
-func (a Auth) hasBasicAuth() bool {
-	return a.Username != "" || a.PasswordEnv != "" || a.PasswordFile != ""
-}
-
 // basicAuthKey is the basic-auth key set, to find its line.
-func (a Auth) basicAuthKey() string {
+func basicAuthKey(a httpclient.Auth) string {
 	switch {
 	case a.Username != "":
 		return "username"

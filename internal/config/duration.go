@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -13,26 +12,6 @@ import (
 // the --slo-* flags use, so a value means the same in a file and on the
 // command line.
 
-// Duration is a time.Duration written as "500ms", "5m", "28d" or "2w"
-// (slo.ParseDuration; negative durations are refused).
-type Duration time.Duration
-
-// D returns the time.Duration.
-func (d Duration) D() time.Duration { return time.Duration(d) }
-
-// UnmarshalYAML decodes a duration string.
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	v, err := slo.ParseDuration(n.Value)
-	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
-	}
-	*d = Duration(v)
-	return nil
-}
-
-// MarshalYAML writes the duration as a string.
-func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
-
 // Ratio is a share written as "99%" or a fraction below 1 ("0.99"); a bare
 // 1 or more is refused as ambiguous (slo.ParseRatio).
 type Ratio float64
@@ -41,7 +20,7 @@ type Ratio float64
 func (r *Ratio) UnmarshalYAML(n *yaml.Node) error {
 	v, err := slo.ParseRatio(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return valueError(n, err)
 	}
 	*r = Ratio(v)
 	return nil
@@ -55,8 +34,15 @@ type Percentile float64
 func (p *Percentile) UnmarshalYAML(n *yaml.Node) error {
 	v, err := slo.ParsePercentile(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return valueError(n, err)
 	}
 	*p = Percentile(v)
 	return nil
+}
+
+// valueError is a value that could not be read, at its line. As a
+// yaml.TypeError it lets the decoder go on, so every such mistake of a
+// file is said at once.
+func valueError(n *yaml.Node, err error) error {
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: %v", n.Line, err)}}
 }

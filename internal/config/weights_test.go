@@ -91,12 +91,12 @@ func TestValidWeights(t *testing.T) {
 // A config built without a file (flags, the demo) is checked too, its
 // errors without a line.
 func TestWeightsFromCodeAreChecked(t *testing.T) {
-	c := &Config{Endpoints: []Endpoint{{URL: "http://a:8000", Weights: &Weights{Parameters: 8e9, GPU: "H100"}}}}
+	c := &Config{Endpoints: []Endpoint{{URL: "http://a:8000", Weights: &bandwidth.Weights{Parameters: 8e9, GPU: "H100"}}}}
 	err := c.Complete()
 	if err == nil || !strings.HasPrefix(err.Error(), `endpoints[0] (a:8000): weights: gpu: GPU "H100" is ambiguous`) {
 		t.Fatalf("err %v", err)
 	}
-	c = &Config{Endpoints: []Endpoint{{URL: "http://a:8000", Weights: &Weights{Parameters: 8e9, GPU: "H200"}}}}
+	c = &Config{Endpoints: []Endpoint{{URL: "http://a:8000", Weights: &bandwidth.Weights{Parameters: 8e9, GPU: "H200"}}}}
 	if err := c.Complete(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,12 @@ package monitor
 import (
 	"time"
 
+	"github.com/ttftop/ttftop/bandwidth"
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/sim"
 	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/gpu"
+	"github.com/ttftop/ttftop/sources/probe"
 	"github.com/ttftop/ttftop/telemetry"
 )
 
@@ -17,9 +20,9 @@ const DemoWindow = time.Minute
 // 3 s and scraped, its GPU read from the simulator's dcgm-exporter, and
 // MBU estimated from the model's size.
 func DemoConfig(s *sim.Server) *config.Config {
-	c := &config.Config{Window: config.Duration(DemoWindow)}
+	c := &config.Config{Window: slo.Duration(DemoWindow)}
 	for _, md := range s.Models() {
-		w := &config.Weights{Parameters: md.Params, DType: dtypeName(md.DtypeBytes), TensorParallel: md.NumGPUs,
+		w := &bandwidth.Weights{Parameters: md.Params, DType: dtypeName(md.DtypeBytes), TensorParallel: md.NumGPUs,
 			KVBytesPerToken: md.KVBytesPerToken}
 		if g, err := sim.LookupGPU(md.GPU); err == nil {
 			w.GPU = g.DCGMName
@@ -27,12 +30,12 @@ func DemoConfig(s *sim.Server) *config.Config {
 		c.Endpoints = append(c.Endpoints, config.Endpoint{URL: s.URL(), Model: md.Name,
 			// The simulator speaks vLLM: usage on every chunk gives the
 			// exact tokens of each event (several under speculative decoding).
-			Probe:   &config.Probe{Interval: config.Duration(3 * time.Second), MaxTokens: 96, Prompt: "medium", ContinuousUsage: true},
+			Probe:   &probe.Settings{Interval: slo.Duration(3 * time.Second), MaxTokens: 96, Prompt: "medium", ContinuousUsage: true},
 			GPU:     &config.GPUMap{Pod: sim.PodName(md.Name), Namespace: sim.PodNamespace},
 			Weights: w})
 	}
 	if u := s.DCGMURL(); u != "" {
-		c.DCGM = []config.DCGM{{URL: u}}
+		c.DCGM = []gpu.Settings{{URL: u}}
 	}
 	return c
 }

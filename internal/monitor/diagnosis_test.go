@@ -121,7 +121,7 @@ func injectFaults(t *testing.T, faults []injected, bounded bool) {
 			Diagnosis: diagnosis.Config{Recent: recent, Warmup: 6 * time.Second, Tau: time.Minute}},
 		func(c *config.Config) {
 			for i := range c.Endpoints {
-				c.Endpoints[i].Probe.Interval = config.Duration(500 * time.Millisecond)
+				c.Endpoints[i].Probe.Interval = slo.Duration(500 * time.Millisecond)
 				c.Endpoints[i].Probe.MaxTokens = 24
 				c.Endpoints[i].Probe.Prompt = "short"
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/sim"
 	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/gpu"
 	"github.com/ttftop/ttftop/sources/probe"
 	"github.com/ttftop/ttftop/telemetry"
 )
@@ -112,7 +113,7 @@ func TestDeadAtStartFiresThenRetires(t *testing.T) {
 // An availability objective in the config takes a target and a window;
 // a threshold there is an error, not silently ignored.
 func TestConfigAvailabilityObjective(t *testing.T) {
-	objs, err := Objectives([]config.SLO{{Name: "up", Kind: "availability", Target: 0.9, Window: config.Duration(2 * time.Minute)}})
+	objs, err := config.Objectives([]config.SLO{{Name: "up", Kind: "availability", Target: 0.9, Window: slo.Duration(2 * time.Minute)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestConfigAvailabilityObjective(t *testing.T) {
 	if o.Kind != slo.Availability || o.Target != 0.9 || o.Window != 2*time.Minute || o.Threshold != 0.1 || o.Validate() != nil {
 		t.Errorf("availability objective %+v", o)
 	}
-	if _, err := Objectives([]config.SLO{{Name: "up", Kind: "availability", Threshold: "5s"}}); err == nil {
+	if _, err := config.Objectives([]config.SLO{{Name: "up", Kind: "availability", Threshold: "5s"}}); err == nil {
 		t.Error("availability with a threshold accepted")
 	}
 }
@@ -137,8 +138,8 @@ func TestQuickModeJoinsHostGPUs(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := startSim(t, ctx, cfg)
-	c := &config.Config{Endpoints: []config.Endpoint{{URL: s.URL(), Probe: &config.Probe{Interval: config.Duration(time.Second)}}},
-		DCGM: []config.DCGM{{URL: s.DCGMURL()}}}
+	c := &config.Config{Endpoints: []config.Endpoint{{URL: s.URL(), Probe: &probe.Settings{Interval: slo.Duration(time.Second)}}},
+		DCGM: []gpu.Settings{{URL: s.DCGMURL()}}}
 	m := runConfig(t, ctx, c)
 	joined := func() bool {
 		snap := m.Store.Snapshot(time.Now(), time.Minute)

@@ -8,6 +8,9 @@ import (
 
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/gpu"
+	"github.com/ttftop/ttftop/sources/probe"
 	"github.com/ttftop/ttftop/telemetry"
 )
 
@@ -62,9 +65,9 @@ func TestQuickModeTwoHostsOwnGPUs(t *testing.T) {
 	}
 	quiet, busy := start("127.0.0.1", 0, 2), start("127.0.0.2", 16, 0) // L4, H100 SXM
 	c := &config.Config{Endpoints: []config.Endpoint{
-		{URL: quiet.URL(), Probe: &config.Probe{Interval: config.Duration(time.Second)}},
-		{URL: busy.URL(), Probe: &config.Probe{Interval: config.Duration(time.Second)}},
-	}, DCGM: []config.DCGM{{URL: quiet.DCGMURL()}, {URL: busy.DCGMURL()}}}
+		{URL: quiet.URL(), Probe: &probe.Settings{Interval: slo.Duration(time.Second)}},
+		{URL: busy.URL(), Probe: &probe.Settings{Interval: slo.Duration(time.Second)}},
+	}, DCGM: []gpu.Settings{{URL: quiet.DCGMURL()}, {URL: busy.DCGMURL()}}}
 	m := runConfig(t, ctx, c)
 	host := func(name string) string { h, _, _ := strings.Cut(name, ":"); return h }
 	var snap telemetry.Snapshot
@@ -117,8 +120,8 @@ func TestQuickModeTwoModelsShareHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	c := &config.Config{Endpoints: []config.Endpoint{{URL: s.URL(), Probe: &config.Probe{Interval: config.Duration(time.Second)}}},
-		DCGM: []config.DCGM{{URL: s.DCGMURL()}}}
+	c := &config.Config{Endpoints: []config.Endpoint{{URL: s.URL(), Probe: &probe.Settings{Interval: slo.Duration(time.Second)}}},
+		DCGM: []gpu.Settings{{URL: s.DCGMURL()}}}
 	m := runConfig(t, ctx, c)
 	var eps []telemetry.EndpointSnapshot
 	waitFor(t, "both models with shared power and J/token", func() bool {

@@ -64,7 +64,7 @@ func StartNotifications(n config.Notify, sink telemetry.Sink, opts NotifyOptions
 		nt.add(x)
 	}
 	if w := n.Webhook; w != nil && w.URL != "" {
-		cfg := HTTPConfig(w.Auth)
+		cfg := w.Auth.Config()
 		wh, err := notify.NewWebhook(w.URL, notify.WebhookOptions{Timeout: w.Timeout.D(), Retries: opts.Retries, Backoff: opts.Backoff, ResendEvery: opts.ResendEvery,
 			Report: report, Authorize: func(r *http.Request) error { return authorize(r, cfg) }})
 		if err != nil {
@@ -233,13 +233,13 @@ func (l *notifyLog) err() error {
 func (nt *Notifications) reporter(sink telemetry.Sink) func(notify.Health) {
 	log := nt.log
 	return func(h notify.Health) {
-		st := &telemetry.SourceStatus{Name: h.Notifier, Kind: "notify", State: telemetry.Live, LastOK: h.LastOK,
+		st := &telemetry.SourceStatus{Name: h.Notifier, Kind: telemetry.SourceNotify, State: telemetry.Live, LastOK: h.LastOK,
 			Failures: h.ConsecutiveFailures}
 		if h.Failing() {
 			st.State, st.Err = telemetry.Error, h.Detail()
 		}
 		if sink != nil {
-			sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: h.At, Source: "notify:" + h.Notifier, Status: st})
+			sink.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: h.At, Source: telemetry.SourceNotify.At(h.Notifier), Status: st})
 		}
 		switch {
 		case h.Outcome == notify.GaveUp, h.Outcome == notify.Retrying && h.ConsecutiveFailures == 1:

@@ -3,15 +3,67 @@ package monitor
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"time"
 
+	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/sanitize"
 	"github.com/ttftop/ttftop/sources/gpu"
+	"github.com/ttftop/ttftop/sources/httpclient"
 	"github.com/ttftop/ttftop/sources/probe"
 	"github.com/ttftop/ttftop/sources/promql"
 	"github.com/ttftop/ttftop/sources/scrape"
 	"github.com/ttftop/ttftop/telemetry"
 )
+
+// AddConfig adds every source a config describes: a probe and a scrape
+// of its /metrics per endpoint (one scrape per metrics URL),
+// PromQL servers, dcgm-exporters with the endpoints' GPU maps, and
+// nvidia-smi.
+func (m *Monitor) AddConfig(c *config.Config) error {
+	for _, ep := range c.Endpoints {
+		if ep.Probe != nil && ep.Probe.Disabled {
+			continue
+		}
+		o, err := ep.ProbeOptions()
+		if err != nil {
+			return err
+		}
+		if err := m.AddProbe(o, ep.Prefix()); err != nil {
+			return fmt.Errorf("endpoint %s: %w", ep.Prefix(), err)
+		}
+	}
+	for _, sc := range scrapeGroups(c.Endpoints) {
+		m.AddScrape(sc)
+	}
+	for _, p := range c.Prometheus {
+		if err := m.AddPromQL(c.PromQL(p)); err != nil {
+			return fmt.Errorf("prometheus %s: %w", httpclient.Redact(p.URL), err)
+		}
+	}
+	targets, joinable := mappedTargets(c)
+	for _, d := range c.DCGM {
+		dc := d.Config(targets)
+		if joinable {
+			// Quick mode: the models found on a host get that host's GPUs;
+			// GPUs nothing claims are said as a warning, not a phantom row.
+			dc.EmitUnmapped = false
+			dc.MoreTargets = m.gpus.targetsFor(cmp.Or(d.Via, hostOf(d.URL)))
+		}
+		m.AddDCGM(dc)
+	}
+	if c.NvidiaSMI {
+		sc := gpu.SMIConfig{Targets: targets, EmitUnmapped: len(targets) == 0}
+		if joinable {
+			// Quick mode: nvidia-smi's GPUs are this machine's, so the
+			// models served from loopback (or this host's name) get them.
+			sc.EmitUnmapped = false
+			sc.MoreTargets = m.gpus.targetsFor("localhost")
+		}
+		m.AddNvidiaSMI(sc)
+	}
+	return nil
+}
 
 // AddProbe probes one endpoint. With no model given, every model the
 // server lists on /v1/models gets its own probe (quick mode), named
@@ -69,7 +121,7 @@ func (m *Monitor) discover(ctx context.Context, o probe.Options, prefix string) 
 	for k, v := range o.Labels {
 		ep.Labels[k] = sanitize.Text(v)
 	}
-	source := "probe:" + p.URL()
+	source := telemetry.SourceProbe.At(p.URL())
 	failures := 0
 	for {
 		dctx, cancel := context.WithTimeout(ctx, timeout)
@@ -91,7 +143,7 @@ func (m *Monitor) discover(ctx context.Context, o probe.Options, prefix string) 
 			m.Observe(ob)
 		}
 		m.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: now, Endpoint: ep.Name, Source: source, Interval: interval,
-			Status: &telemetry.SourceStatus{Name: ep.Name, Kind: "probe", URL: p.URL(), State: telemetry.Error,
+			Status: &telemetry.SourceStatus{Name: ep.Name, Kind: telemetry.SourceProbe, URL: p.URL(), State: telemetry.Error,
 				Err: sanitize.Text(err.Error()), Failures: failures, Description: "listing the server's models"}})
 		t := time.NewTimer(interval)
 		select {
@@ -111,8 +163,8 @@ func (m *Monitor) runProbe(ctx context.Context, o probe.Options) error {
 	}
 	r, err := probe.NewRunner(o, m)
 	if err != nil {
-		m.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: time.Now(), Source: "probe:" + o.URL,
-			Status: &telemetry.SourceStatus{Name: "probe " + o.URL, Kind: "probe", URL: o.URL, State: telemetry.Error, Err: sanitize.Text(err.Error())}})
+		m.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: time.Now(), Source: telemetry.SourceProbe.At(o.URL),
+			Status: &telemetry.SourceStatus{Name: "probe " + o.URL, Kind: telemetry.SourceProbe, URL: o.URL, State: telemetry.Error, Err: sanitize.Text(err.Error())}})
 		return nil
 	}
 	return r.Run(ctx)

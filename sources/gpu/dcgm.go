@@ -64,7 +64,7 @@ func New(cfg Config, sink telemetry.Sink) *DCGM {
 	cfg = cfg.WithDefaults()
 	base := strings.TrimRight(cfg.URL, "/")
 	d := &DCGM{cfg: cfg, sink: sink, metricsURL: base + "/" + strings.TrimLeft(cfg.Path, "/")}
-	d.source = "dcgm:" + httpclient.Redact(d.metricsURL)
+	d.source = telemetry.SourceDCGM.At(httpclient.Redact(d.metricsURL))
 	u, err := url.Parse(base)
 	switch {
 	case err != nil:
@@ -75,7 +75,7 @@ func New(cfg Config, sink telemetry.Sink) *DCGM {
 		d.host = sanitize.Text(u.Host)
 		if cfg.Via != "" {
 			d.host = sanitize.Text(cfg.Via + " " + u.Host)
-			d.source = "dcgm:" + d.host
+			d.source = telemetry.SourceDCGM.At(d.host)
 		}
 		d.client, d.initErr = httpclient.New(cfg.HTTP)
 	}
@@ -151,7 +151,7 @@ func (d *DCGM) ScrapeOnce(ctx context.Context) error {
 }
 
 func (d *DCGM) status(latency time.Duration) telemetry.SourceStatus {
-	st := telemetry.SourceStatus{Name: "dcgm " + d.host, Kind: "dcgm", URL: strings.TrimPrefix(d.source, "dcgm:"),
+	st := telemetry.SourceStatus{Name: "dcgm " + d.host, Kind: telemetry.SourceDCGM, URL: strings.TrimPrefix(d.source, "dcgm:"),
 		LastOK: d.lastOK, Failures: d.failures, Latency: latency}
 	if d.client != nil && d.client.Insecure() {
 		st.Warnings = append(st.Warnings, "TLS NOT VERIFIED")

@@ -42,7 +42,7 @@ func NewSMI(cfg SMIConfig, sink telemetry.Sink) *SMI {
 			cfg.Host = "local"
 		}
 	}
-	return &SMI{cfg: cfg, sink: sink, source: "nvidia-smi:" + cfg.Host}
+	return &SMI{cfg: cfg, sink: sink, source: telemetry.SourceSMI.At(cfg.Host)}
 }
 
 // Run keeps nvidia-smi running until ctx is done and returns ctx.Err().
@@ -207,7 +207,7 @@ func (s *SMI) report(err error) {
 }
 
 func (s *SMI) status() telemetry.SourceStatus {
-	return telemetry.SourceStatus{Name: "nvidia-smi " + s.cfg.Host, Kind: "nvidia-smi", URL: s.cfg.Binary,
+	return telemetry.SourceStatus{Name: "nvidia-smi " + s.cfg.Host, Kind: telemetry.SourceSMI, URL: s.cfg.Binary,
 		LastOK: s.lastOK, Failures: s.failures}
 }
 

@@ -3,10 +3,9 @@ package probe
 import (
 	"errors"
 	"fmt"
-	"github.com/ttftop/ttftop/sources/httpclient"
 	"time"
 
-	"github.com/ttftop/ttftop/internal/config"
+	"github.com/ttftop/ttftop/sources/httpclient"
 )
 
 // API names a wire protocol, as accepted by --api.
@@ -29,13 +28,19 @@ func APIs() []API {
 	return []API{OpenAIChat, OpenAICompletions, OpenAIResponses, Anthropic, TGI, OllamaGenerate, OllamaChat, LlamaCpp, Triton}
 }
 
-// Defaults; the shared ones are config's, the one table of defaults.
+// Defaults, in one place: a config file, the flags and the library read
+// them from here, so a probe waits the same however it was set up. The
+// request timeout is generous because a cold model load (Ollama) or a
+// long prefill legitimately delays the first token by tens of seconds.
 const (
-	DefaultMaxTokens    = config.DefaultMaxTokens
-	DefaultTimeout      = config.DefaultTimeout
-	DefaultStallTimeout = config.DefaultStall
-	DefaultInterval     = config.DefaultProbeEvery
-	DefaultJitter       = 0.1
+	DefaultMaxTokens    = 64
+	DefaultTimeout      = 60 * time.Second
+	DefaultStallTimeout = 15 * time.Second
+	DefaultInterval     = 10 * time.Second
+	DefaultConcurrency  = 1
+	// DefaultPrompt names the built-in prompt sent when none is given.
+	DefaultPrompt = "short"
+	DefaultJitter = 0.1
 	// DefaultMaxLineBytes caps one SSE/NDJSON line. Tool-call and image
 	// payloads exceed bufio.Scanner's 64 KiB, so the cap is far above it
 	// but still bounds memory against a hostile server.
@@ -130,7 +135,7 @@ func (o Options) withDefaults() Options {
 		o.MaxLineBytes = DefaultMaxLineBytes
 	}
 	if o.Concurrency == 0 {
-		o.Concurrency = 1
+		o.Concurrency = DefaultConcurrency
 	}
 	if o.Limits.MaxConcurrency == 0 {
 		o.Limits.MaxConcurrency = DefaultLimits().MaxConcurrency
@@ -139,7 +144,7 @@ func (o Options) withDefaults() Options {
 		o.Limits.MaxPerMinute = DefaultLimits().MaxPerMinute
 	}
 	if o.Prompt == "" {
-		o.Prompt = BuiltinPrompts()["short"]
+		o.Prompt = BuiltinPrompts()[DefaultPrompt]
 	}
 	return o
 }

@@ -50,7 +50,7 @@ func NewRunner(opts Options, sink telemetry.Sink) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Runner{opts: p.opts, prober: p, sink: sink, source: "probe:" + p.URL()}, nil
+	return &Runner{opts: p.opts, prober: p, sink: sink, source: telemetry.SourceProbe.At(p.URL())}, nil
 }
 
 // Observations is what a Runner emits for one result, all dated at: for a
@@ -137,7 +137,7 @@ func Measure(ctx context.Context, opts Options, prefix string, n int, sink telem
 	if prefix != "" {
 		ep.Name = prefix + "/" + p.Model()
 	}
-	source := "probe:" + p.URL()
+	source := telemetry.SourceProbe.At(p.URL())
 	sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: time.Now(), Endpoint: ep.Name, Source: source, Info: &ep})
 	for range n {
 		res := p.Do(ctx, nil)
@@ -244,7 +244,7 @@ func (r *Runner) endpointName() string {
 func (r *Runner) emitStatus(state telemetry.State, msg string, latency time.Duration, warnings []string) {
 	r.mu.Lock()
 	st := telemetry.SourceStatus{
-		Name: r.endpoint.Name, Kind: "probe", URL: r.prober.URL(), State: state, Err: msg,
+		Name: r.endpoint.Name, Kind: telemetry.SourceProbe, URL: r.prober.URL(), State: state, Err: msg,
 		LastOK: r.lastOK, Failures: r.failures, Latency: latency,
 		Description: "synthetic streaming requests (" + string(r.prober.API()) + ")",
 	}

@@ -96,27 +96,34 @@ type Config struct {
 	Basic BasicAuth `json:"basic_auth,omitzero" yaml:"basic_auth,omitempty"`
 }
 
+// The defaults a config file and the flags share (DefaultConfig has them
+// all).
+const (
+	DefaultRefresh = 5 * time.Second
+	DefaultWindow  = 5 * time.Minute
+	DefaultMaxLag  = 5 * time.Minute
+	// DefaultQueryTimeout replaces httpclient's 5s default: a PromQL query
+	// over many series may take longer than a scrape.
+	DefaultQueryTimeout = 10 * time.Second
+)
+
 // DefaultConfig returns the defaults, URL left empty.
 func DefaultConfig() Config {
 	return Config{
 		Name:              "prometheus",
-		Refresh:           5 * time.Second,
-		Window:            5 * time.Minute,
+		Refresh:           DefaultRefresh,
+		Window:            DefaultWindow,
 		ScrapeInterval:    15 * time.Second,
 		Delay:             5 * time.Second,
-		MaxLag:            5 * time.Minute,
+		MaxLag:            DefaultMaxLag,
 		DiscoveryInterval: time.Minute,
 		Quantile:          0.99,
 		Concurrency:       4,
 		MaxEndpoints:      1000,
 		ReplicaLabels:     []string{"pod", "instance"},
-		HTTP:              httpclient.Config{Timeout: defaultQueryTimeout},
+		HTTP:              httpclient.Config{Timeout: DefaultQueryTimeout},
 	}
 }
-
-// defaultQueryTimeout replaces httpclient's 5s default: a PromQL query
-// over many series may take longer than a scrape.
-const defaultQueryTimeout = 10 * time.Second
 
 // minHistogramStep is the smallest default R.
 const minHistogramStep = 15 * time.Second

@@ -124,7 +124,7 @@ func New(cfg Config, sink telemetry.Sink) (*Source, error) {
 		},
 		wake: make(chan struct{}, 1),
 	}
-	s.id = "promql:" + s.url
+	s.id = telemetry.SourcePromQL.At(s.url)
 	s.activate(fams, true)
 	return s, nil
 }

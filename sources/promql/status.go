@@ -25,7 +25,7 @@ func (rd *round) emit(queries int) error {
 
 	status := telemetry.SourceStatus{
 		Name:       s.cfg.Name,
-		Kind:       "promql",
+		Kind:       telemetry.SourcePromQL,
 		URL:        s.url,
 		State:      telemetry.Live,
 		Latency:    s.now().Sub(rd.began),

@@ -45,7 +45,7 @@ func New(cfg Config, sink telemetry.Sink) *Scraper {
 	base := strings.TrimRight(cfg.URL, "/")
 	s.metricsURL = base + "/" + strings.TrimLeft(cfg.Path, "/")
 	s.baseURL = httpclient.Redact(base)
-	s.source = "scrape:" + httpclient.Redact(s.metricsURL)
+	s.source = telemetry.SourceScrape.At(httpclient.Redact(s.metricsURL))
 	u, err := url.Parse(base)
 	switch {
 	case err != nil:

@@ -87,7 +87,7 @@ func describe(sc *scrape, endpoints int) string {
 func (s *Scraper) baseStatus(latency time.Duration) telemetry.SourceStatus {
 	st := telemetry.SourceStatus{
 		Name:     "scrape " + s.host,
-		Kind:     "scrape",
+		Kind:     telemetry.SourceScrape,
 		URL:      strings.TrimPrefix(s.source, "scrape:"),
 		LastOK:   s.st.lastOK,
 		Failures: s.st.failures,

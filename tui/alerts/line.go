@@ -205,16 +205,13 @@ func (m *Model) shortObjective(a slo.Alert, w int) string {
 // ensureShort recomputes the shortened names when the list, the
 // endpoints or the widths changed.
 func (m *Model) ensureShort(nameW int) {
+	// The names shortened, and the room: the input of what is cached.
+	shown := make([][2]string, len(m.list))
+	for i, a := range m.list {
+		shown[i] = [2]string{a.Endpoint, objectiveName(a)}
+	}
 	k := common.NewHash()
-	k.Int(m.width)
-	k.Int(nameW)
-	for _, n := range m.allNames {
-		k.Str(n)
-	}
-	for _, a := range m.list {
-		k.Str(a.Endpoint)
-		k.Str(objectiveName(a))
-	}
+	k.Value([]any{m.width, nameW, m.allNames, shown})
 	if k == m.shortKey && m.short != nil {
 		return
 	}

@@ -36,28 +36,7 @@ func (m *Model) bottom(probes, live string, pw, lw int) string {
 func (m *Model) probesView(w int) string {
 	h := m.key()
 	h.Int(w)
-	ps := m.data.Probes
-	h.Int(len(ps))
-	for i := len(ps) - 1; i >= 0 && len(ps)-i <= MaxProbes; i-- {
-		p := &ps[i]
-		h.Time(p.At)
-		h.Bool(p.OK)
-		h.Int(p.Status)
-		h.Int(p.OutputTokens)
-		h.Str(p.TokensSource)
-		h.F64(p.TTFTms)
-		h.F64(p.TTFAms)
-		h.Bool(reasoned(p))
-		h.F64(p.TPOTms)
-		h.F64(p.E2Ems)
-		h.Str(p.ErrorKind)
-		h.Str(p.Error)
-		for _, bp := range p.Breakdown {
-			h.Str(bp.Part)
-			h.F64(bp.MS)
-			h.Str(bp.Source)
-		}
-	}
+	h.Value(m.data.Probes) // the list's and the waterfall's whole input
 	return m.probesTxt.Get(h, func() string { return m.probes(w) + "\n\n" + m.waterfall(w) })
 }
 

@@ -91,12 +91,17 @@ func TestCacheNeverStale(t *testing.T) {
 		},
 		"gpu trend": func(in *input, _ *common.Context) { in.data.DRAM[0] = 0 },
 		"stale age": func(_ *input, c *common.Context) { c.Now = c.Now.Add(3 * time.Second) },
-		"window":    func(_ *input, c *common.Context) { c.Window = time.Hour },
-		"theme":     func(_ *input, c *common.Context) { c.Styles = ctxFor("light", t0).Styles },
-		"width":     func(in *input, _ *common.Context) { in.w = 100 },
-		"height":    func(in *input, _ *common.Context) { in.h = 30 },
-		"narrow":    func(in *input, _ *common.Context) { in.w = 70 },
-		"live":      func(in *input, _ *common.Context) { in.data.Live.Text += " again" },
+		// The ITL heading's "(14s of data)": the panels' old hand-listed
+		// key left the endpoint's ITL coverage out, so it stayed blank.
+		"itl coverage": func(in *input, _ *common.Context) {
+			in.ep.Signals[telemetry.ITL] = telemetry.SignalSnapshot{Unit: "ms", State: telemetry.Live, DataSince: t0.Add(-14 * time.Second)}
+		},
+		"window": func(_ *input, c *common.Context) { c.Window = time.Hour },
+		"theme":  func(_ *input, c *common.Context) { c.Styles = ctxFor("light", t0).Styles },
+		"width":  func(in *input, _ *common.Context) { in.w = 100 },
+		"height": func(in *input, _ *common.Context) { in.h = 30 },
+		"narrow": func(in *input, _ *common.Context) { in.w = 70 },
+		"live":   func(in *input, _ *common.Context) { in.data.Live.Text += " again" },
 		"ttft stale": func(in *input, _ *common.Context) {
 			s := in.ep.Signals[telemetry.TTFT]
 			s.State = telemetry.Stale

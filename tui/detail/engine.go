@@ -39,8 +39,8 @@ func (m *Model) engineView(w int) string {
 		}
 		line := " " + r.Faint.S(common.Fit(info.Title, 13, ctx.Glyphs.Ellipsis)) +
 			ctx.Paint(r, c.Kind).S(common.FitWhole(c.Text, 40, ctx.Glyphs.Ellipsis))
-		if src := telemetry.SourceKind(s.Source); src != "" {
-			line += r.Faint.S(" " + src)
+		if src := telemetry.SourceKindOf(s.Source); src != "" {
+			line += r.Faint.S(" " + string(src))
 		}
 		lines = append(lines, defined(r.Faint, line, strings.TrimPrefix(info.Definition, "server: "), w)...)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/ttftop/ttftop/figures"
@@ -19,31 +20,33 @@ import (
 func (m *Model) panelsView(w int) string {
 	rows := m.gpuRows()
 	h := m.key()
-	h.Int(int(m.ctx.Window))
-	for _, b := range m.data.ITL {
-		h.F64(b.UpperBound)
-		h.F64(b.Count)
-	}
-	h.Int(len(m.data.ITL))
-	h.F64(m.data.ITLThr)
-	h.Bool(m.data.HasITLThr)
-	for _, p := range m.data.Probes {
-		h.Int(len(p.TokensPerEvent))
-		for _, t := range p.TokensPerEvent {
-			h.Int(t)
-		}
-	}
-	h.Int(len(m.data.Probes))
-	h.Bool(m.probed())
-	h.Str(sharedNote(m.ep))
-	for _, r := range rows {
-		h.Str(r.label)
-		h.Str(r.cell.Text)
-		h.Int(int(r.cell.Kind))
-		h.Bool(r.trend != nil)
-		h.Floats(r.trend)
-	}
+	h.Value(m.panelsInput(rows))
 	return m.panels.Get(h, func() string { return m.renderPanels(w, rows) })
+}
+
+// panelsIn is what the middle row is drawn from, hashed whole as its
+// redraw key.
+type panelsIn struct {
+	Window    time.Duration
+	ITL       []telemetry.Bucket
+	ITLThr    float64
+	HasITLThr bool
+	// Coverage is the ITL heading's "(14s of data)", the one text that
+	// moves with the clock: kept to what it reads, so the row is not
+	// drawn again every refresh.
+	Coverage string
+	Probes   []telemetry.ProbeAt // tokens per event
+	Probed   bool
+	Shared   string // the GPU panel's note on shared GPUs
+	// MeasuredMBU picks the GPU panel's last note (measured or estimated).
+	MeasuredMBU bool
+	Rows        []gpuRow
+}
+
+func (m *Model) panelsInput(rows []gpuRow) panelsIn {
+	return panelsIn{Window: m.ctx.Window, ITL: m.data.ITL, ITLThr: m.data.ITLThr, HasITLThr: m.data.HasITLThr,
+		Coverage: format.Coverage(m.ep.Signals[telemetry.ITL], m.ctx.Now), Probes: m.data.Probes, Probed: m.probed(),
+		Shared: sharedNote(m.ep), MeasuredMBU: measuredMBU(m.ep.Signals[telemetry.MBU]), Rows: rows}
 }
 
 func (m *Model) renderPanels(w int, rows []gpuRow) string {
@@ -76,7 +79,7 @@ func (m *Model) probed() bool {
 		return true
 	}
 	for _, s := range m.ep.Signals {
-		if s.Source != "" && telemetry.SideOf(telemetry.SourceKind(s.Source)) == telemetry.Client {
+		if s.Source != "" && telemetry.SideOf(telemetry.SourceKindOf(s.Source)) == telemetry.Client {
 			return true
 		}
 	}
@@ -282,13 +285,16 @@ func (m *Model) gpu(w int, rows []gpuRow) string {
 			lines = append(lines, noteLines(r.Faint, l, w)...)
 		}
 	}
-	if s, ok := m.ep.Signals[telemetry.MBU]; ok && !s.Approx && s.Value != nil {
+	if measuredMBU(m.ep.Signals[telemetry.MBU]) {
 		lines = append(lines, noteLines(r.Faint, "MBU = engine-counted bytes read / s / peak BW per GPU", w)...)
 	} else {
 		lines = append(lines, noteLines(r.Faint, "MBU est. = (weights + live KV bytes) / step time / peak BW", w)...)
 	}
 	return strings.Join(lines, "\n")
 }
+
+// measuredMBU: the engine counts the bytes it reads (not the estimate).
+func measuredMBU(s telemetry.SignalSnapshot) bool { return !s.Approx && s.Value != nil }
 
 // noteLines wraps a panel's note to w cells, each line indented by one,
 // so a narrow panel shows it whole rather than cut.
@@ -304,7 +310,7 @@ func noteLines(p themes.Paint, text string, w int) []string {
 // estimated (weights and KV over the step time); before any figure it is
 // the estimate, the usual case.
 func mbuLabel(s telemetry.SignalSnapshot) string {
-	if s.Value != nil && !s.Approx {
+	if measuredMBU(s) {
 		return "MBU (engine)"
 	}
 	return "MBU (est.)"

@@ -148,7 +148,7 @@ func (m *Model) summary(w int) string {
 		switch {
 		case server:
 			return sig.Info().Title + " (server)"
-		case telemetry.ClientSignal(sig) && telemetry.SourceKind(s.Source) == "probe":
+		case telemetry.ClientSignal(sig) && telemetry.SourceKindOf(s.Source) == telemetry.SourceProbe:
 			return sig.Info().Title + " (probe)"
 		}
 		return sig.Info().Title
@@ -247,13 +247,9 @@ func (m *Model) chartsView(w int) string {
 	ttft := m.chartHead(telemetry.TTFT, m.data.TTFT, m.data.TTFTThr, m.data.HasTTFTThr, cw)
 	tpot := m.chartHead(telemetry.TPOT, m.data.TPOT, m.data.TPOTThr, m.data.HasTPOTThr, cw)
 	h := m.key()
-	h.Int(int(m.ctx.Window))
-	for _, c := range []chartIn{ttft, tpot} {
-		h.Str(c.head)
-		h.Floats(c.line.Values)
-		h.F64(c.line.Threshold)
-		h.Bool(c.line.HasThreshold)
-	}
+	h.Int(ch)
+	h.Value(ttft) // the charts' whole input, heading included
+	h.Value(tpot)
 	return m.charts.Get(h, func() string {
 		a, b := ttft.render(m.ctx, ch), tpot.render(m.ctx, ch)
 		if w >= sideBySide {
@@ -349,12 +345,12 @@ func (m *Model) fedBy(w int) string {
 	}
 	var lines []string
 	for _, src := range m.sources {
-		if src.Description == "" || !ids[src.Kind+":"+src.URL] {
+		if src.Description == "" || !ids[src.Kind.At(src.URL)] {
 			continue
 		}
 		name := common.Safe(src.Name)
 		if name == "" {
-			name = common.Safe(src.Kind)
+			name = common.Safe(string(src.Kind))
 		}
 		lines = append(lines, noteLines(m.ctx.Styles.Normal.Faint, "from "+name+": "+common.Safe(src.Description), w)...)
 	}

@@ -177,23 +177,28 @@ func (m *Model) layout(multiHost bool) columns {
 	return c
 }
 
+// layoutIn is what the columns are laid out from: the panel's size and
+// place, and the texts of each device (not its figures, which change
+// every refresh and never the columns).
+type layoutIn struct {
+	Width, Rows, Offset     int
+	Total, MultiHost, ASCII bool
+	Devices                 []deviceNames
+}
+
+type deviceNames struct {
+	Name, Host string
+	Endpoints  []string
+}
+
 // cachedLayout is layout, made again only when what it depends on changed.
 func (m *Model) cachedLayout(multiHost bool) columns {
-	k := common.NewHash()
-	k.Int(m.width)
-	k.Int(m.rows())
-	k.Int(m.offset)
-	k.Bool(m.hasTotal())
-	k.Bool(multiHost)
-	k.Bool(m.ctx.Glyphs.ASCII)
+	in := layoutIn{Width: m.width, Rows: m.rows(), Offset: m.offset, Total: m.hasTotal(), MultiHost: multiHost, ASCII: m.ctx.Glyphs.ASCII}
 	for _, d := range m.devs {
-		k.Str(d.Name)
-		k.Str(d.Host)
-		k.Int(len(d.Endpoints))
-		for _, e := range d.Endpoints {
-			k.Str(e)
-		}
+		in.Devices = append(in.Devices, deviceNames{d.Name, d.Host, d.Endpoints})
 	}
+	k := common.NewHash()
+	k.Value(in)
 	if m.cached == nil || k != m.layoutKey {
 		c := m.layout(multiHost)
 		m.cached, m.layoutKey = &c, k

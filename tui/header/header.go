@@ -222,46 +222,7 @@ func (c *Cache) View(ctx *common.Context, in Info, width int) string {
 	h.Time(ctx.Now)
 	h.Int(int(ctx.Window))
 	h.Int(int(ctx.Refresh))
-	h.Str(in.Title)
-	h.Str(in.Recording)
-	h.Int(in.Viewers)
-	for _, s := range in.Sources {
-		h.Str(s.Name)
-		h.Str(s.Kind)
-		h.Str(s.URL)
-		h.Int(int(s.State))
-		h.Str(s.Err)
-		h.Time(s.LastOK)
-		h.Int(s.Failures)
-		h.Int(int(s.Latency))
-		for _, w := range s.Warnings {
-			h.Str(w)
-		}
-	}
-	h.Int(len(in.Sources))
-	a := in.Alerts
-	for _, n := range []int{a.Firing, a.Pending, a.Unknown, a.NoData, a.Resolved} {
-		h.Int(n)
-	}
-	h.Bool(in.Frozen)
-	h.Int(in.Shown)
-	h.Int(in.Total)
-	h.Int(in.ModelsShown)
-	h.Int(in.Models)
-	h.Int(in.Down)
-	h.Int(in.Gone)
-	h.Str(in.Note)
-	h.Bool(in.NoSLO)
-	h.Bool(in.Replay != nil)
-	if rp := in.Replay; rp != nil {
-		h.F64(rp.Speed)
-		h.Bool(rp.Max)
-		h.Bool(rp.Paused)
-		h.Time(rp.First)
-		h.Time(rp.Last)
-		h.Bool(rp.Ended)
-		h.Bool(rp.Cut)
-	}
+	h.Value(in) // every field: one added to Info redraws without a list to extend
 	return c.memo.Get(h, func() string { return View(ctx, in, width) })
 }
 
@@ -271,7 +232,7 @@ func failing(srcs []telemetry.SourceStatus) (sources, notifiers int) {
 	for _, s := range srcs {
 		switch {
 		case s.State != telemetry.Error:
-		case s.Kind == notifyKind:
+		case s.Kind == telemetry.SourceNotify:
 			notifiers++
 		default:
 			sources++
@@ -279,9 +240,6 @@ func failing(srcs []telemetry.SourceStatus) (sources, notifiers int) {
 	}
 	return sources, notifiers
 }
-
-// notifyKind is the SourceStatus.Kind of a notifier's health.
-const notifyKind = "notify"
 
 // alertSegs summarises the alerts; with nothing firing it is calm only
 // when no source fails: a failing source may be why nothing fires. A
@@ -323,7 +281,7 @@ func alertSegs(c alerts.Counts, srcs []telemetry.SourceStatus, r *themes.Roles) 
 // cut line loses the healthy.
 func sourceRank(s telemetry.SourceStatus) int {
 	switch {
-	case s.State == telemetry.Error && s.Kind == notifyKind:
+	case s.State == telemetry.Error && s.Kind == telemetry.SourceNotify:
 		return 0
 	case s.State == telemetry.Error:
 		return 1
@@ -465,11 +423,11 @@ func sourceSeg(ctx *common.Context, s telemetry.SourceStatus, short bool, caveat
 	g := ctx.Glyphs
 	name := common.Safe(s.Name)
 	if name == "" {
-		name = common.Safe(s.Kind + ":" + s.URL)
+		name = common.Safe(s.Kind.At(s.URL))
 	}
 	switch s.State {
 	case telemetry.Error:
-		if s.Kind == notifyKind {
+		if s.Kind == telemetry.SourceNotify {
 			// A notifier's Err carries its attempts: "webhook … failing: 405 …".
 			return seg{g.BadMark + " " + name + " failing: " + common.Safe(s.Err), r.Bad}
 		}

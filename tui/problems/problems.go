@@ -171,7 +171,7 @@ func sourceName(s telemetry.SourceStatus) string {
 	if name := common.Safe(s.Name); name != "" {
 		return name
 	}
-	return common.Safe(s.Kind + " " + s.URL)
+	return common.Safe(string(s.Kind) + " " + s.URL)
 }
 
 type target struct {

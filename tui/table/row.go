@@ -57,7 +57,7 @@ func (r *Row) Probed() bool {
 
 // Side is whose figure s is.
 func Side(s telemetry.SignalSnapshot) telemetry.Side {
-	return telemetry.SideOf(telemetry.SourceKind(s.Source))
+	return telemetry.SideOf(telemetry.SourceKindOf(s.Source))
 }
 
 // SourceMark is the SRC cell: whose latency figures the row shows.

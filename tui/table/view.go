@@ -308,20 +308,13 @@ func (m *Model) SeriesPoints() int {
 // charts draws a row's TTFT and TPOT side by side, with their SLO lines,
 // from the cache while nothing they show changed.
 func (m *Model) charts(r *Row, h int) string {
+	ttft, tpot := m.chartLines(r, h)
 	k := common.NewHash()
 	k.Str(m.ctx.Styles.Theme.Name)
 	k.Bool(m.ctx.Glyphs.ASCII)
 	k.Int(m.width)
-	k.Int(h)
-	k.Bool(m.strips())
-	k.Int(int(m.ctx.Window))
-	k.Floats(r.TTFT)
-	k.Floats(r.TPOT)
-	for _, v := range []float64{r.TTFTThr, r.TPOTThr} {
-		k.F64(v)
-	}
-	k.Bool(r.HasTTFTThr)
-	k.Bool(r.HasTPOTThr)
+	k.Value(ttft) // the charts' whole input: a field added to chart.Line counts
+	k.Value(tpot)
 	if m.chartMemo == nil {
 		m.chartMemo = map[string]*common.Memo{}
 	}
@@ -333,17 +326,23 @@ func (m *Model) charts(r *Row, h int) string {
 		memo = &common.Memo{}
 		m.chartMemo[r.Name()] = memo
 	}
-	return memo.Get(k, func() string { return m.drawCharts(r, h) })
+	return memo.Get(k, func() string { return m.drawCharts(ttft, tpot, h) })
 }
 
-func (m *Model) drawCharts(r *Row, h int) string {
+// chartLines are a row's TTFT and TPOT charts, h lines high.
+func (m *Model) chartLines(r *Row, h int) (ttft, tpot chart.Line) {
 	cw := m.chartWidth()
 	unit := telemetry.TTFT.Info().Unit
 	strip := m.strips()
-	ttft := chart.Line{Values: r.TTFT, Unit: unit, Threshold: r.TTFTThr, HasThreshold: r.HasTTFTThr, Span: m.ctx.Window,
+	ttft = chart.Line{Values: r.TTFT, Unit: unit, Threshold: r.TTFTThr, HasThreshold: r.HasTTFTThr, Span: m.ctx.Window,
 		Width: cw, Height: h, Title: "TTFT", Strip: strip}
-	tpot := chart.Line{Values: r.TPOT, Unit: unit, Threshold: r.TPOTThr, HasThreshold: r.HasTPOTThr, Span: m.ctx.Window,
+	tpot = chart.Line{Values: r.TPOT, Unit: unit, Threshold: r.TPOTThr, HasThreshold: r.HasTPOTThr, Span: m.ctx.Window,
 		Width: cw, Height: h, Title: "TPOT", Strip: strip}
+	return ttft, tpot
+}
+
+func (m *Model) drawCharts(ttft, tpot chart.Line, h int) string {
+	cw := m.chartWidth()
 	left := strings.Split(ttft.Render(m.ctx.Glyphs, m.ctx.Styles), "\n")
 	right := strings.Split(tpot.Render(m.ctx.Glyphs, m.ctx.Styles), "\n")
 	out := make([]string, h)

@@ -1,21 +1,17 @@
-package monitor
+package config
 
-import (
-	"testing"
-
-	"github.com/ttftop/ttftop/internal/config"
-)
+import "testing"
 
 // The example config loads, and every URL it writes resolves to the page
 // meant: the dcgm entry names its /metrics page, which must not become
 // /metrics/metrics.
 func TestExampleConfigResolvesURLs(t *testing.T) {
-	c, err := config.Load("../../examples/ttftop.yaml")
+	c, err := Load("../../examples/ttftop.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ep := c.Endpoints[0]
-	sc, ok := ScrapeConfig(ep)
+	sc, ok := ep.Scrape()
 	if !ok {
 		t.Fatal("the example endpoint is not scraped")
 	}
@@ -26,18 +22,18 @@ func TestExampleConfigResolvesURLs(t *testing.T) {
 	if len(c.DCGM) != 1 {
 		t.Fatalf("dcgm entries %+v", c.DCGM)
 	}
-	d := DCGMConfig(c.DCGM[0], nil).WithDefaults()
+	d := c.DCGM[0].Config(nil).WithDefaults()
 	if got := d.URL + d.Path; got != "http://llm-1.internal:9400/metrics" {
 		t.Errorf("dcgm metrics at %s, want http://llm-1.internal:9400/metrics", got)
 	}
-	o, err := ProbeOptions(ep)
+	o, err := ep.ProbeOptions()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.URL != "http://llm-1.internal:8000" || o.Name != "llama-prod/meta-llama/Llama-3.1-8B-Instruct" {
 		t.Errorf("probe %s named %s", o.URL, o.Name)
 	}
-	p := PromQLConfig(c.Prometheus[0])
+	p := c.Prometheus[0].Config()
 	if p.URL != "http://prometheus.monitoring:9090" {
 		t.Errorf("prometheus at %s", p.URL)
 	}
@@ -49,7 +45,7 @@ func TestExampleConfigResolvesURLs(t *testing.T) {
 		t.Errorf("endpoint MBU models %+v", sc.MBU)
 	}
 	// In the fleet, the endpoint's model is described by its weights too.
-	fleet := FleetPromQLConfig(c, c.Prometheus[0])
+	fleet := c.PromQL(c.Prometheus[0])
 	if len(fleet.MBU) != 2 || fleet.MBU["meta-llama/Llama-3.1-8B-Instruct"] != sc.MBU["meta-llama/Llama-3.1-8B-Instruct"] ||
 		fleet.MBU["Qwen/Qwen2.5-14B-Instruct"] != p.MBU["Qwen/Qwen2.5-14B-Instruct"] {
 		t.Errorf("fleet MBU models %+v", fleet.MBU)
