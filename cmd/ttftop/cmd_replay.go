@@ -210,8 +210,9 @@ type replayDoc struct {
 	Diagnosis map[string]diagnosis.Diagnosis `json:"-"`
 }
 
-// MarshalJSON writes the document with every duration in ms, named
-// *_ms, as all of ttftop's JSON (report.AlertJSON, report.ObjectiveJSON).
+// MarshalJSON writes the document with every number named for its unit,
+// as all of ttftop's JSON (docs/json.md; report.AlertJSON,
+// report.ObjectiveJSON).
 func (d replayDoc) MarshalJSON() ([]byte, error) {
 	snap, err := json.Marshal(d.Snapshot)
 	if err != nil {
@@ -221,6 +222,8 @@ func (d replayDoc) MarshalJSON() ([]byte, error) {
 	if err := json.Unmarshal(snap, &m); err != nil {
 		return nil, err
 	}
+	m["schema"] = report.Schema
+	m["window_ms"] = float64(d.Window) / float64(time.Millisecond)
 	m["endpoints"] = report.WithDiagnosis(d.Endpoints, d.Diagnosis)
 	m["judged"] = d.Judged
 	objs := make([]map[string]any, 0, len(d.Objectives))

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ttftop/ttftop/internal/report"
 	"github.com/ttftop/ttftop/internal/sweep"
 	"github.com/ttftop/ttftop/sources/probe"
 )
@@ -85,10 +86,11 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	}
 	if cfg.json {
 		out := struct {
+			Schema string `json:"schema"`
 			*sweep.Report
 			KEDA    string         `json:"keda,omitempty"`
 			Trigger *sweep.Trigger `json:"keda_trigger,omitempty"`
-		}{rep, snippet, nil}
+		}{report.Schema, rep, snippet, nil}
 		if kerr == nil {
 			out.Trigger = &tr
 		}

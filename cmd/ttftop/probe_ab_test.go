@@ -125,7 +125,7 @@ func TestABIntervalsHoldTheKnownDifference(t *testing.T) {
 			t.Errorf("%v: B is slower", d)
 		}
 	}
-	if d := metricOf(t, rep, "decode_tps_p50"); !(*d.CIHigh < 0) || d.Verdict != "worse" {
+	if d := metricOf(t, rep, "decode_p50_tokens_per_s"); !(*d.CIHigh < 0) || d.Verdict != "worse" {
 		t.Errorf("%v: B decodes slower", d)
 	}
 }
@@ -219,7 +219,7 @@ func TestABOrderRotates(t *testing.T) {
 	if got := strings.Join(order, ""); got != "ABCBCACAB" {
 		t.Errorf("order %s, want ABC BCA CAB", got)
 	}
-	for _, want := range []string{"B − A (95% CI", "C − A (95% CI", "ttft_p95_ms", "decode_tps_p50", "paired"} {
+	for _, want := range []string{"B − A (95% CI", "C − A (95% CI", "ttft_p95_ms", "decode_p50_tokens_per_s", "paired"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

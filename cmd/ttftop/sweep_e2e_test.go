@@ -92,8 +92,8 @@ func TestSweepEndToEnd(t *testing.T) {
 			Requests        int      `json:"requests"`
 			TTFTp95ms       *float64 `json:"ttft_p95_ms"`
 			TPOTp95ms       *float64 `json:"tpot_p95_ms"`
-			OutputTPS       *float64 `json:"output_tps"`
-			Goodput         *float64 `json:"goodput"`
+			OutputTPS       *float64 `json:"output_tokens_per_s"`
+			Goodput         *float64 `json:"goodput_ratio"`
 			MeetsObjectives bool     `json:"meets_objectives"`
 		} `json:"steps"`
 		Knee *struct {
@@ -104,7 +104,7 @@ func TestSweepEndToEnd(t *testing.T) {
 		KEDA    string `json:"keda"`
 		Trigger struct {
 			Query     string  `json:"query"`
-			Threshold float64 `json:"threshold"`
+			Threshold float64 `json:"threshold_ratio"`
 		} `json:"keda_trigger"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
