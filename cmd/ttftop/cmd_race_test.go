@@ -12,6 +12,7 @@ import (
 
 	"github.com/ttftop/ttftop/internal/probetest"
 	"github.com/ttftop/ttftop/internal/race"
+	"github.com/ttftop/ttftop/internal/schematest"
 	"github.com/ttftop/ttftop/internal/sim"
 	"github.com/ttftop/ttftop/internal/sim/simtest"
 	"github.com/ttftop/ttftop/sources/probe"
@@ -49,6 +50,7 @@ func TestRaceJSONShape(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
+	schematest.Validate(t, "race", []byte(out))
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)

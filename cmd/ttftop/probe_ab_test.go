@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttftop/ttftop/internal/schematest"
 	"github.com/ttftop/ttftop/internal/sim"
 )
 
@@ -55,6 +56,7 @@ func runAB(t *testing.T, args ...string) abReportJSON {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
+	schematest.Validate(t, "ab", []byte(out))
 	var rep abReportJSON
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)

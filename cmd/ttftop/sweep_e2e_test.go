@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ttftop/ttftop/internal/schematest"
 	"github.com/ttftop/ttftop/internal/sim"
 )
 
@@ -110,6 +111,7 @@ func TestSweepEndToEnd(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, out)
 	}
+	schematest.Validate(t, "sweep", []byte(out))
 	if len(rep.Steps) != 4 {
 		t.Fatalf("steps %+v, want 1, 2, 4, 8 (stop: %s)", rep.Steps, rep.Stop)
 	}
