@@ -261,3 +261,9 @@ func (s *SignalSnapshot) readJSON(sig Signal, fields map[string]json.RawMessage)
 	s.SeriesAgeS, s.RateWindowS = ms.SeriesAge/1000, ms.RateWindow/1000
 	return errors.Join(errs...)
 }
+
+// JSONSchema is the version every JSON document and line ttftop writes
+// names in its "schema" field (docs/json.md,
+// docs/schema/ttftop-v1.schema.json). A renamed field or a changed meaning
+// is a new version.
+const JSONSchema = "ttftop/v1"

@@ -14,7 +14,6 @@ import (
 
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/monitor"
-	"github.com/ttftop/ttftop/internal/report"
 	"github.com/ttftop/ttftop/slo"
 	"github.com/ttftop/ttftop/sources/probe"
 	"github.com/ttftop/ttftop/telemetry"
@@ -110,7 +109,7 @@ type checkReportJSON struct {
 	Schema      string           `json:"schema"`
 	Pass        bool             `json:"pass"`
 	ExitCode    int              `json:"exit_code"`
-	Results     []map[string]any `json:"results"` // report.ResultJSON
+	Results     []map[string]any `json:"results"` // slo.ResultJSON
 	Errors      []string         `json:"errors,omitempty"`
 	Warnings    []string         `json:"warnings,omitempty"`
 	Interrupted bool             `json:"interrupted,omitempty"`
@@ -119,10 +118,10 @@ type checkReportJSON struct {
 }
 
 func (rep checkReport) json() (checkReportJSON, error) {
-	out := checkReportJSON{Schema: report.Schema, Pass: rep.Pass, ExitCode: rep.ExitCode, Errors: rep.Errors, Warnings: rep.Warnings,
+	out := checkReportJSON{Schema: telemetry.JSONSchema, Pass: rep.Pass, ExitCode: rep.ExitCode, Errors: rep.Errors, Warnings: rep.Warnings,
 		Interrupted: rep.Interrupted, Goodput: rep.Goodput, Found: rep.Found, Results: make([]map[string]any, len(rep.Results))}
 	for i, r := range rep.Results {
-		m, err := report.ResultJSON(r)
+		m, err := slo.ResultJSON(r)
 		if err != nil {
 			return out, err
 		}

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ttftop/ttftop/internal/report"
 	"github.com/ttftop/ttftop/internal/sweep"
 	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 const sweepSummary = "ramp concurrency against an endpoint and find the knee: the most load that meets every objective"
@@ -90,7 +90,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 			*sweep.Report
 			KEDA    string         `json:"keda,omitempty"`
 			Trigger *sweep.Trigger `json:"keda_trigger,omitempty"`
-		}{report.Schema, rep, snippet, nil}
+		}{telemetry.JSONSchema, rep, snippet, nil}
 		if kerr == nil {
 			out.Trigger = &tr
 		}

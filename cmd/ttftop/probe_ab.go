@@ -20,7 +20,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ttftop/ttftop/internal/report"
 	"github.com/ttftop/ttftop/sources/probe"
 	"github.com/ttftop/ttftop/telemetry"
 )
@@ -226,7 +225,7 @@ func abReport(probers []*probe.Prober, results [][]*probe.Result, withRequests b
 	if len(results) > 0 {
 		rounds = len(results[0])
 	}
-	rep := abReportJSON{Schema: report.Schema, Rounds: rounds, Order: abOrder, CIMethod: abCIMethod, CILevel: level}
+	rep := abReportJSON{Schema: telemetry.JSONSchema, Rounds: rounds, Order: abOrder, CIMethod: abCIMethod, CILevel: level}
 	metrics := abMetrics()
 	for i, p := range probers {
 		e := abEndpointJSON{Label: abLabel(i), URL: p.URL(), API: string(p.API()), Model: p.Model(), Figures: map[string]float64{}}

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/ttftop/ttftop/internal/monitor"
-	"github.com/ttftop/ttftop/internal/report"
 	"github.com/ttftop/ttftop/sources/probe"
 	"github.com/ttftop/ttftop/telemetry"
 )
@@ -255,7 +254,7 @@ func (rp *probeReport) add(r *probe.Result) error {
 	switch rp.cfg.format {
 	case "jsonl":
 		line := probeRequestOf(r)
-		line.Schema = report.Schema
+		line.Schema = telemetry.JSONSchema
 		return json.NewEncoder(rp.w).Encode(line)
 	case "csv":
 		if rp.csv == nil {
@@ -317,7 +316,7 @@ func optInt(p *int) string {
 func (rp *probeReport) summary() probeSummaryJSON {
 	sort.Slice(rp.results, func(i, k int) bool { return rp.results[i].Seq < rp.results[k].Seq })
 	labels := rp.p.Options().Labels
-	s := probeSummaryJSON{Schema: report.Schema, URL: rp.p.URL(), API: string(rp.p.API()), Model: rp.p.Model(), DurationMS: ms(rp.duration),
+	s := probeSummaryJSON{Schema: telemetry.JSONSchema, URL: rp.p.URL(), API: string(rp.p.API()), Model: rp.p.Model(), DurationMS: ms(rp.duration),
 		Found: labels[monitor.LabelFound], Via: labels[monitor.LabelVia]}
 	var ttft, ttfa, tpot, itl, e2e []float64
 	for _, r := range rp.results {

@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/ttftop/ttftop/internal/race"
-	"github.com/ttftop/ttftop/internal/report"
 	"github.com/ttftop/ttftop/sanitize"
 	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/telemetry"
 	"github.com/ttftop/ttftop/tui/raceview"
 )
 
@@ -195,7 +195,7 @@ type raceSummaryJSON struct {
 }
 
 func raceDocument(cfg raceConfig, probers []*probe.Prober, rounds []race.Round) raceJSON {
-	doc := raceJSON{Schema: report.Schema, MaxTokens: cfg.opts.MaxTokens, PromptChars: len(cfg.opts.Prompt), Rounds: []raceRoundJSON{}}
+	doc := raceJSON{Schema: telemetry.JSONSchema, MaxTokens: cfg.opts.MaxTokens, PromptChars: len(cfg.opts.Prompt), Rounds: []raceRoundJSON{}}
 	for i, p := range probers {
 		doc.Racers = append(doc.Racers, raceRacerJSON{Label: abLabel(i), Target: p.URL(), API: string(p.API()), Model: p.Model()})
 	}

@@ -45,7 +45,7 @@ func TestDocumentCarriesEveryObjective(t *testing.T) {
 		t.Fatal(err)
 	}
 	objs := got.SLO.Objectives
-	if got.Schema != Schema || !got.At.Equal(now) || got.WindowMS != 60000 || len(objs) != 2 || len(got.SLO.Alerts) != 2 {
+	if got.Schema != telemetry.JSONSchema || !got.At.Equal(now) || got.WindowMS != 60000 || len(objs) != 2 || len(got.SLO.Alerts) != 2 {
 		t.Fatalf("document %s", buf.String())
 	}
 	// A latency objective's figures in ms, named so, and no seconds beside.
