@@ -208,4 +208,3 @@ func (s SLO) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(out)
 }
-
