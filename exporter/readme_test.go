@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// readmeRules returns the README's rules block: the ```yaml block that
-// starts with "groups:".
+// readmeRules returns the rules block of docs/exporter.md (the README's
+// once): the ```yaml block that starts with "groups:".
 func readmeRules(t *testing.T) string {
 	t.Helper()
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/exporter.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,12 +24,12 @@ func readmeRules(t *testing.T) string {
 		}
 	}
 	if n != 1 {
-		t.Fatalf("README.md has %d rules blocks (```yaml starting with groups:), want 1", n)
+		t.Fatalf("docs/exporter.md has %d rules blocks (```yaml starting with groups:), want 1", n)
 	}
 	return rules
 }
 
-// TestREADMERulesAreTestdata keeps the README's rules and the ones promtool
+// TestREADMERulesAreTestdata keeps the documented rules and the ones promtool
 // tests identical, so the documented rules are the tested ones.
 func TestREADMERulesAreTestdata(t *testing.T) {
 	want, err := os.ReadFile("testdata/rules.yml")
@@ -37,7 +37,7 @@ func TestREADMERulesAreTestdata(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := readmeRules(t); got != string(want) {
-		t.Errorf("README.md's rules differ from exporter/testdata/rules.yml; copy one onto the other.\nREADME:\n%s\ntestdata:\n%s", got, want)
+		t.Errorf("docs/exporter.md's rules differ from exporter/testdata/rules.yml; copy one onto the other.\ndocs:\n%s\ntestdata:\n%s", got, want)
 	}
 }
 

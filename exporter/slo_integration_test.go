@@ -22,7 +22,7 @@ import (
 // monitor probing the simulator, its SLO engine read by the exporter) and
 // checks, in what a real Prometheus stored, that a healthy endpoint has
 // every objective inactive and the ratio objective's burn rates at 0 over
-// the README's windows.
+// docs/exporter.md's windows.
 func TestPrometheusSeesSLOSeries(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Prometheus and a simulator (~10 s)")

@@ -116,7 +116,7 @@ var workbookWindows = []string{"1h", "30m", "3d", "5m", "6h"} // sorted
 // judged anything, then every objective × endpoint × severity has its
 // one-hot state from the first evaluation on, no data included; while
 // healthy, the ratio objective's burn rates are 0 over exactly the
-// workbook windows, labelled as the README's rules name them.
+// workbook windows, labelled as docs/exporter.md's rules name them.
 func TestSLOSeriesFromFirstEvaluation(t *testing.T) {
 	r := newSLORig(t, append(slo.DefaultObjectives(), ttftRatio())...)
 	t0 := time.Unix(1_700_000_000, 0)

@@ -6,7 +6,7 @@ package telemetry
 // demo serves no disaggregated model yet.
 const (
 	KVTransferTime      Signal = "kv_transfer_ms"
-	KVTransferBytes     Signal = "kv_transfer_gb_per_s"
+	KVTransferBytes     Signal = "kv_transfer_bytes_per_s"
 	KVTransferFailures  Signal = "kv_transfer_failures_per_s"
 	KVTransferPromptTPS Signal = "kv_transfer_prompt_tokens_per_s"
 	WaitingDeferred     Signal = "waiting_deferred"

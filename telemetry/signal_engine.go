@@ -2,10 +2,9 @@ package telemetry
 
 // Engine diagnosis signals: what the serving engine reports about why the
 // request-level figures are what they are (scrape and PromQL only; probes
-// do not measure them). Each key names the unit of its JSON figures
-// (snapshots are in display units): _ms quantiles, _per_s rates, _pct
-// percentages (stored, like every ratio, as 0–1), spec_accept_length in
-// tokens per step.
+// do not measure them). Each key names the unit its JSON figures are in
+// (JSONUnit): _ms quantiles, _per_s rates, _ratio fractions 0–1,
+// spec_accept_length in tokens per step.
 const (
 	QueueTime       Signal = "queue_time_ms"
 	PrefillTime     Signal = "prefill_time_ms"
@@ -13,10 +12,10 @@ const (
 	RequestRate     Signal = "requests_per_s"
 	PromptTPS       Signal = "prompt_tokens_per_s"
 	Preemptions     Signal = "preemptions_per_s"
-	PrefixCacheHit  Signal = "prefix_cache_hit_pct"
-	SpecAccept      Signal = "spec_accept_pct"
+	PrefixCacheHit  Signal = "prefix_cache_hit_ratio"
+	SpecAccept      Signal = "spec_accept_ratio"
 	SpecAcceptLen   Signal = "spec_accept_length"
-	EngineReadBytes Signal = "engine_read_gb_per_s"
+	EngineReadBytes Signal = "engine_read_bytes_per_s"
 )
 
 // EngineSignals lists the diagnosis signals in display order.

@@ -29,8 +29,8 @@ type Snapshot struct {
 // source.
 type EndpointSnapshot struct {
 	Endpoint
-	Signals map[Signal]SignalSnapshot `json:"signals"`
-	Server  map[Signal]SignalSnapshot `json:"server,omitempty"`
+	Signals SignalMap `json:"signals"`
+	Server  SignalMap `json:"server,omitempty"`
 }
 
 // SignalSnapshot is one signal's figure over the window, with its

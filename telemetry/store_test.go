@@ -186,7 +186,7 @@ func TestSnapshotJSONShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	js := string(b)
-	for _, want := range []string{`"name":"h:8000/m"`, `"engine":"vllm"`, `"ttft":{"unit":"ms","p50":250`, `"kv_cache":{"unit":"%","value":42`, `"state":"live"`, `"observed_at":"2026-11-30T12:00:00Z"`, `"sources":[{"name":"probe h","kind":"probe","url":"http://h:8000","state":"live"`} {
+	for _, want := range []string{`"name":"h:8000/m"`, `"engine":"vllm"`, `"ttft":{"unit":"ms","p50_ms":250`, `"kv_cache":{"unit":"ratio","value_ratio":0.42,`, `"state":"live"`, `"observed_at":"2026-11-30T12:00:00Z"`, `"sources":[{"name":"probe h","kind":"probe","url":"http://h:8000","state":"live"`} {
 		if !strings.Contains(js, want) {
 			t.Errorf("JSON lacks %s:\n%s", want, js)
 		}
@@ -286,12 +286,12 @@ func TestProbeSuccessIsTheLastProbe(t *testing.T) {
 	expect := func(what string, value float64, state State, errorRate float64) {
 		t.Helper()
 		snap := s.Snapshot(at, time.Minute).Endpoints[0]
-		b, err := json.Marshal(snap.Signals[ProbeSuccess])
+		b, err := json.Marshal(SignalMap{ProbeSuccess: snap.Signals[ProbeSuccess]})
 		if err != nil {
 			t.Fatal(err)
 		}
 		ps := snap.Signals[ProbeSuccess]
-		if ps.Value == nil || *ps.Value != value || ps.State != state || !strings.Contains(string(b), fmt.Sprintf(`"value":%g`, value)) {
+		if ps.Value == nil || *ps.Value != value || ps.State != state || !strings.Contains(string(b), fmt.Sprintf(`"value_ratio":%g`, value)) {
 			t.Errorf("%s: probe_success %s, want value %g state %s", what, b, value, state)
 		}
 		if er := snap.Signals[ErrorRate]; er.Value == nil || math.Abs(*er.Value-errorRate) > 1e-9 {

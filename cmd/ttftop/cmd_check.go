@@ -108,67 +108,30 @@ func foundOf(targets []checkTarget) []checkFound {
 }
 
 // checkReportJSON is what `check --json` prints: the report with every
-// duration in milliseconds, named *_ms.
+// number named for its unit (docs/json.md).
 type checkReportJSON struct {
-	Pass        bool              `json:"pass"`
-	ExitCode    int               `json:"exit_code"`
-	Results     []checkResultJSON `json:"results"`
-	Errors      []string          `json:"errors,omitempty"`
-	Warnings    []string          `json:"warnings,omitempty"`
-	Interrupted bool              `json:"interrupted,omitempty"`
-	Goodput     []probe.Goodput   `json:"goodput,omitempty"`
-	Found       []checkFound      `json:"found,omitempty"`
-}
-
-// checkResultJSON is one objective on one endpoint. A latency objective's
-// figures are value_ms and threshold_ms; a ratio's (error rate, share of
-// good requests, availability) value and threshold, as fractions. A value
-// that was not measured is absent, never 0.
-type checkResultJSON struct {
-	Objective   string           `json:"objective"`
-	Description string           `json:"description"`
-	Endpoint    string           `json:"endpoint"`
-	Kind        slo.Kind         `json:"kind"`
-	Signal      telemetry.Signal `json:"signal"`
-	Measured    bool             `json:"measured"`
+	Schema      string           `json:"schema"`
 	Pass        bool             `json:"pass"`
-	ValueMS     *float64         `json:"value_ms,omitempty"`
-	ThresholdMS *float64         `json:"threshold_ms,omitempty"`
-	Value       *float64         `json:"value,omitempty"`
-	Threshold   *float64         `json:"threshold,omitempty"`
-	Count       float64          `json:"count,omitempty"`
-	Approx      bool             `json:"approx,omitempty"`
-	Data        telemetry.State  `json:"data"`
-	Source      string           `json:"source,omitempty"`
-	Reason      string           `json:"reason,omitempty"`
+	ExitCode    int              `json:"exit_code"`
+	Results     []map[string]any `json:"results"` // slo.ResultJSON
+	Errors      []string         `json:"errors,omitempty"`
+	Warnings    []string         `json:"warnings,omitempty"`
+	Interrupted bool             `json:"interrupted,omitempty"`
+	Goodput     []probe.Goodput  `json:"goodput,omitempty"`
+	Found       []checkFound     `json:"found,omitempty"`
 }
 
-func (rep checkReport) json() checkReportJSON {
-	out := checkReportJSON{Pass: rep.Pass, ExitCode: rep.ExitCode, Errors: rep.Errors, Warnings: rep.Warnings,
-		Interrupted: rep.Interrupted, Goodput: rep.Goodput, Found: rep.Found, Results: make([]checkResultJSON, len(rep.Results))}
+func (rep checkReport) json() (checkReportJSON, error) {
+	out := checkReportJSON{Schema: telemetry.JSONSchema, Pass: rep.Pass, ExitCode: rep.ExitCode, Errors: rep.Errors, Warnings: rep.Warnings,
+		Interrupted: rep.Interrupted, Goodput: rep.Goodput, Found: rep.Found, Results: make([]map[string]any, len(rep.Results))}
 	for i, r := range rep.Results {
-		j := checkResultJSON{Objective: r.Objective, Description: r.Description, Endpoint: r.Endpoint, Kind: r.Kind,
-			Signal: r.Signal, Measured: r.Measured, Pass: r.Pass, Count: r.Count, Approx: r.Approx, Data: r.Data,
-			Source: r.Source, Reason: r.Reason}
-		threshold := r.Threshold
-		if isLatencyObjective(r) {
-			j.ThresholdMS = ptr(threshold * 1000)
-			if r.Value != nil {
-				j.ValueMS = ptr(*r.Value * 1000)
-			}
-		} else {
-			j.Threshold, j.Value = &threshold, r.Value
+		m, err := slo.ResultJSON(r)
+		if err != nil {
+			return out, err
 		}
-		out.Results[i] = j
+		out.Results[i] = m
 	}
-	return out
-}
-
-// isLatencyObjective: a percentile objective on a duration signal, whose
-// value and threshold are seconds (a ratio objective on TTFT judges a
-// share of requests).
-func isLatencyObjective(r slo.Result) bool {
-	return r.Kind == slo.Percentile && r.Signal.Info().Unit == "ms"
+	return out, nil
 }
 
 func runCheck(fs *pflag.FlagSet) runFunc {
@@ -249,9 +212,13 @@ func runCheck(fs *pflag.FlagSet) runFunc {
 			fmt.Fprintf(stderr, "ttftop check: %v\n", err)
 		}
 		if *jsonOut {
+			doc, err := rep.json()
+			if err != nil {
+				return exitError{code: 2, err: err}
+			}
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")
-			if err := enc.Encode(rep.json()); err != nil {
+			if err := enc.Encode(doc); err != nil {
 				return exitError{code: 2, err: err}
 			}
 		} else if err := printCheck(stdout, stderr, rep); err != nil {

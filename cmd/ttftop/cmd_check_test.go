@@ -76,19 +76,38 @@ func TestCheckDegradedFails(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
 	}
-	var rep checkReportJSON
+	type result struct {
+		Objective        string
+		Measured, Pass   bool
+		ValueMS          *float64 `json:"value_ms"`
+		ThresholdMS      *float64 `json:"threshold_ms"`
+		Value, Threshold *float64
+		ValueRatio       *float64 `json:"value_ratio"`
+		ThresholdRatio   *float64 `json:"threshold_ratio"`
+		Observations     float64
+	}
+	var rep struct {
+		Schema   string
+		Pass     bool
+		ExitCode int `json:"exit_code"`
+		Results  []result
+	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	byName := map[string]checkResultJSON{}
+	byName := map[string]result{}
 	for _, r := range rep.Results {
 		byName[r.Objective] = r
 	}
 	// Durations in ms, named so; no unitless seconds beside them.
 	tpot := byName["tpot-p95"]
-	if rep.Pass || rep.ExitCode != 1 || !tpot.Measured || tpot.Pass || tpot.ValueMS == nil || *tpot.ValueMS < 50 ||
-		tpot.ThresholdMS == nil || *tpot.ThresholdMS != 50 || tpot.Value != nil || tpot.Threshold != nil || tpot.Count != 3 {
+	if rep.Schema != "ttftop/v1" || rep.Pass || rep.ExitCode != 1 || !tpot.Measured || tpot.Pass || tpot.ValueMS == nil || *tpot.ValueMS < 50 ||
+		tpot.ThresholdMS == nil || *tpot.ThresholdMS != 50 || tpot.Value != nil || tpot.Threshold != nil || tpot.Observations != 3 {
 		t.Errorf("report %+v\ntpot %+v", rep, tpot)
+	}
+	// The availability objective's figure is a fraction, named so.
+	if av := byName["availability"]; av.ValueRatio == nil || av.ThresholdRatio == nil || av.Value != nil {
+		t.Errorf("availability %+v", av)
 	}
 	if ttft := byName["ttft-p95"]; !ttft.Pass {
 		t.Errorf("ttft %+v: prefill is not degraded", ttft)

@@ -101,7 +101,7 @@ func TestCLIJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("not one JSON document: %v\n%s", err, out)
 	}
-	for _, k := range []string{"completed", "failed", "output_throughput", "duration_ms", "total_output_tokens"} {
+	for _, k := range []string{"schema", "completed", "failed", "output_tokens_per_s", "duration_ms", "total_output_tokens"} {
 		if _, ok := doc[k]; !ok {
 			t.Errorf("summary lacks %q", k)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ttftop/ttftop/internal/probetest"
 	"github.com/ttftop/ttftop/internal/race"
+	"github.com/ttftop/ttftop/internal/schematest"
 	"github.com/ttftop/ttftop/internal/sim"
 	"github.com/ttftop/ttftop/internal/sim/simtest"
 	"github.com/ttftop/ttftop/sources/probe"
@@ -49,11 +50,12 @@ func TestRaceJSONShape(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
+	schematest.Validate(t, "race", []byte(out))
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if got := strings.Join(keysOf(doc), ","); got != "max_tokens,prompt_chars,racers,rounds,summary" {
+	if got := strings.Join(keysOf(doc), ","); got != "max_tokens,prompt_chars,racers,rounds,schema,summary" || doc["schema"] != "ttftop/v1" {
 		t.Errorf("document keys %s", got)
 	}
 	racers := doc["racers"].([]any)
@@ -93,7 +95,7 @@ func TestRaceJSONShape(t *testing.T) {
 		}
 	}
 	summary := doc["summary"].(map[string]any)
-	if got := strings.Join(keysOf(summary), ","); got != "ci_level,ci_method,comparisons,racers,rounds,wins" {
+	if got := strings.Join(keysOf(summary), ","); got != "ci_level_ratio,ci_method,comparisons,racers,rounds,wins" {
 		t.Errorf("summary keys %s", got)
 	}
 	if w := summary["wins"].([]any); w[0] != 0.0 || w[1] != 2.0 {

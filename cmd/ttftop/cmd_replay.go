@@ -208,8 +208,9 @@ type replayDoc struct {
 	Diagnosis map[string]diagnosis.Diagnosis `json:"-"`
 }
 
-// MarshalJSON writes the document with every duration in ms, named
-// *_ms, as all of ttftop's JSON (report.AlertJSON, report.ObjectiveJSON).
+// MarshalJSON writes the document with every number named for its unit,
+// as all of ttftop's JSON (docs/json.md; slo.AlertJSON,
+// slo.ObjectiveJSON).
 func (d replayDoc) MarshalJSON() ([]byte, error) {
 	snap, err := json.Marshal(d.Snapshot)
 	if err != nil {
@@ -219,11 +220,13 @@ func (d replayDoc) MarshalJSON() ([]byte, error) {
 	if err := json.Unmarshal(snap, &m); err != nil {
 		return nil, err
 	}
+	m["schema"] = telemetry.JSONSchema
+	m["window_ms"] = float64(d.Window) / float64(time.Millisecond)
 	m["endpoints"] = report.WithDiagnosis(d.Endpoints, d.Diagnosis)
 	m["judged"] = d.Judged
 	objs := make([]map[string]any, 0, len(d.Objectives))
 	for _, o := range d.Objectives {
-		j, err := report.ObjectiveJSON(o)
+		j, err := slo.ObjectiveJSON(o)
 		if err != nil {
 			return nil, err
 		}
@@ -233,7 +236,7 @@ func (d replayDoc) MarshalJSON() ([]byte, error) {
 	for key, list := range map[string][]slo.Alert{"alerts": d.Alerts, "alert_history": d.AlertHistory} {
 		alerts := make([]map[string]any, 0, len(list))
 		for _, a := range list {
-			j, err := report.AlertJSON(a)
+			j, err := slo.AlertJSON(a)
 			if err != nil {
 				return nil, err
 			}

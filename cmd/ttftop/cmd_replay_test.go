@@ -39,7 +39,7 @@ func TestRecordThenReplay(t *testing.T) {
 		Endpoints []struct {
 			Model   string
 			Signals map[string]struct {
-				P50   *float64
+				P50   *float64 `json:"p50_ms"`
 				State string
 			}
 			// The replay's diagnosis at the instant, as live's snapshots

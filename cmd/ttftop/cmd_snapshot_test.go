@@ -23,9 +23,11 @@ func TestSnapshotAgainstSimulator(t *testing.T) {
 		Endpoints []struct {
 			Name, Model, Engine string
 			Signals             map[string]struct {
-				Unit       string
-				P50, P99   *float64
-				Value      *float64
+				P50        *float64 `json:"p50_ms"`
+				P99        *float64 `json:"p99_ms"`
+				Requests   *float64 `json:"value_requests"`
+				Ratio      *float64 `json:"value_ratio"`
+				TokensPerS *float64 `json:"value_tokens_per_s"`
 				Source     string
 				State      string
 				ObservedAt string `json:"observed_at"`
@@ -51,12 +53,18 @@ func TestSnapshotAgainstSimulator(t *testing.T) {
 	}
 	for _, sig := range []string{"ttft", "tpot", "itl", "e2e"} {
 		s := ep.Signals[sig]
-		if s.Unit != "ms" || s.P50 == nil || s.P99 == nil || *s.P50 <= 0 || s.State != "live" || s.ObservedAt == "" {
+		if s.P50 == nil || s.P99 == nil || *s.P50 <= 0 || s.State != "live" || s.ObservedAt == "" {
 			t.Errorf("%s: %+v", sig, s)
 		}
 	}
-	for _, sig := range []string{"running", "waiting", "kv_cache", "output_tps"} {
-		if s := ep.Signals[sig]; s.Value == nil || s.State != "live" || !strings.HasPrefix(s.Source, "scrape:") && !strings.HasPrefix(s.Source, "probe:") {
+	// Each figure in the unit its key names: requests, a fraction, tok/s.
+	for sig, value := range map[string]func(req, ratio, tps *float64) *float64{
+		"running":    func(req, _, _ *float64) *float64 { return req },
+		"waiting":    func(req, _, _ *float64) *float64 { return req },
+		"kv_cache":   func(_, ratio, _ *float64) *float64 { return ratio },
+		"output_tps": func(_, _, tps *float64) *float64 { return tps },
+	} {
+		if s := ep.Signals[sig]; value(s.Requests, s.Ratio, s.TokensPerS) == nil || s.State != "live" || !strings.HasPrefix(s.Source, "scrape:") && !strings.HasPrefix(s.Source, "probe:") {
 			t.Errorf("%s: %+v", sig, s)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/ttftop/ttftop/internal/sweep"
 	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 const sweepSummary = "ramp concurrency against an endpoint and find the knee: the most load that meets every objective"
@@ -82,10 +83,11 @@ func runSweep(ctx context.Context, cfg sweepConfig, stdout, stderr io.Writer) (e
 	}
 	if cfg.json {
 		out := struct {
+			Schema string `json:"schema"`
 			*sweep.Report
 			KEDA    string         `json:"keda,omitempty"`
 			Trigger *sweep.Trigger `json:"keda_trigger,omitempty"`
-		}{rep, snippet, nil}
+		}{telemetry.JSONSchema, rep, snippet, nil}
 		if kerr == nil {
 			out.Trigger = &tr
 		}

@@ -56,7 +56,7 @@ func abMetrics() []abMetric {
 		{name: "tpot_p95_ms", unit: "ms", q: 0.95, sample: tpot},
 		{name: "e2e_p50_ms", unit: "ms", q: 0.5, sample: e2e},
 		{name: "e2e_p95_ms", unit: "ms", q: 0.95, sample: e2e},
-		{name: "decode_tps_p50", unit: "tok/s", q: 0.5, higher: true, sample: func(r *probe.Result) (float64, bool) { return r.DecodeTPS() }},
+		{name: "decode_p50_tokens_per_s", unit: "tok/s", q: 0.5, higher: true, sample: func(r *probe.Result) (float64, bool) { return r.DecodeTPS() }},
 	}
 }
 
@@ -83,7 +83,7 @@ type abDiffJSON struct {
 	Difference *float64 `json:"difference"`
 	CILow      *float64 `json:"ci_low"`
 	CIHigh     *float64 `json:"ci_high"`
-	Relative   *float64 `json:"relative,omitempty"` // Difference / Baseline
+	Relative   *float64 `json:"relative_ratio,omitempty"` // Difference / Baseline
 	// Verdict: "better", "worse" or "no difference shown" (the CI holds 0).
 	Verdict      string `json:"verdict"`
 	PairedRounds int    `json:"paired_rounds"`
@@ -98,10 +98,11 @@ type abComparisonJSON struct {
 
 // abReportJSON is what `probe URL1 URL2 … --json` prints.
 type abReportJSON struct {
+	Schema      string             `json:"schema"`
 	Rounds      int                `json:"rounds"`
 	Order       string             `json:"order"`
 	CIMethod    string             `json:"ci_method"`
-	CILevel     float64            `json:"ci_level"`
+	CILevel     float64            `json:"ci_level_ratio"`
 	DurationMS  float64            `json:"duration_ms"`
 	Endpoints   []abEndpointJSON   `json:"endpoints"`
 	Comparisons []abComparisonJSON `json:"comparisons"`
@@ -224,7 +225,7 @@ func abReport(probers []*probe.Prober, results [][]*probe.Result, withRequests b
 	if len(results) > 0 {
 		rounds = len(results[0])
 	}
-	rep := abReportJSON{Rounds: rounds, Order: abOrder, CIMethod: abCIMethod, CILevel: level}
+	rep := abReportJSON{Schema: telemetry.JSONSchema, Rounds: rounds, Order: abOrder, CIMethod: abCIMethod, CILevel: level}
 	metrics := abMetrics()
 	for i, p := range probers {
 		e := abEndpointJSON{Label: abLabel(i), URL: p.URL(), API: string(p.API()), Model: p.Model(), Figures: map[string]float64{}}
@@ -291,7 +292,8 @@ func abDiff(m abMetric, a, b []*probe.Result, level float64, rng *rand.Rand) abD
 			xa, xb = append(xa, va), append(xb, vb)
 		}
 	}
-	d := abDiffJSON{Metric: m.name, Unit: m.unit, PairedRounds: len(xa), Verdict: "not measured"}
+	unit, _ := telemetry.JSONUnit(m.unit) // the metric's name ends in it
+	d := abDiffJSON{Metric: m.name, Unit: unit, PairedRounds: len(xa), Verdict: "not measured"}
 	if len(xa) == 0 {
 		return d
 	}

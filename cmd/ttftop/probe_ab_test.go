@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ttftop/ttftop/internal/schematest"
 	"github.com/ttftop/ttftop/internal/sim"
 )
 
@@ -55,6 +56,7 @@ func runAB(t *testing.T, args ...string) abReportJSON {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
+	schematest.Validate(t, "ab", []byte(out))
 	var rep abReportJSON
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -125,7 +127,7 @@ func TestABIntervalsHoldTheKnownDifference(t *testing.T) {
 			t.Errorf("%v: B is slower", d)
 		}
 	}
-	if d := metricOf(t, rep, "decode_tps_p50"); !(*d.CIHigh < 0) || d.Verdict != "worse" {
+	if d := metricOf(t, rep, "decode_p50_tokens_per_s"); !(*d.CIHigh < 0) || d.Verdict != "worse" {
 		t.Errorf("%v: B decodes slower", d)
 	}
 }
@@ -219,7 +221,7 @@ func TestABOrderRotates(t *testing.T) {
 	if got := strings.Join(order, ""); got != "ABCBCACAB" {
 		t.Errorf("order %s, want ABC BCA CAB", got)
 	}
-	for _, want := range []string{"B − A (95% CI", "C − A (95% CI", "ttft_p95_ms", "decode_tps_p50", "paired"} {
+	for _, want := range []string{"B − A (95% CI", "C − A (95% CI", "ttft_p95_ms", "decode_p50_tokens_per_s", "paired"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

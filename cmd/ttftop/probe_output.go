@@ -21,13 +21,15 @@ import (
 // probeRequestJSON is one request in --json/--jsonl, with vLLM `bench serve`
 // field names. Latencies are absent on failed requests and where undefined.
 type probeRequestJSON struct {
+	// Schema is set on a --jsonl line, a document of its own.
+	Schema         string    `json:"schema,omitempty"`
 	Request        int       `json:"request"`
 	OK             bool      `json:"ok"`
 	TTFTms         *float64  `json:"ttft_ms,omitempty"`
 	TPOTms         *float64  `json:"tpot_ms,omitempty"`
 	ITLms          []float64 `json:"itl_ms,omitempty"`
 	E2Ems          *float64  `json:"e2e_ms,omitempty"`
-	DecodeTPS      *float64  `json:"decode_tps,omitempty"`
+	DecodeTPS      *float64  `json:"decode_tokens_per_s,omitempty"`
 	OutputTokens   int       `json:"output_tokens"`
 	TokensSource   string    `json:"output_tokens_source"`
 	PromptTokens   int       `json:"prompt_tokens"`
@@ -61,14 +63,15 @@ type probeRequestJSON struct {
 
 // probeServerTimes are the engine's own figures, next to the client's.
 type probeServerTimes struct {
-	Engine          string                 `json:"engine"`
-	TotalMS         float64                `json:"total_ms,omitempty"`
-	LoadMS          float64                `json:"load_ms,omitempty"`
-	PromptEvalCount int                    `json:"prompt_eval_count,omitempty"`
-	PromptEvalMS    float64                `json:"prompt_eval_ms,omitempty"`
-	EvalCount       int                    `json:"eval_count,omitempty"`
-	EvalMS          float64                `json:"eval_ms,omitempty"`
-	ServerDecodeTPS float64                `json:"decode_tps,omitempty"`
+	Engine          string  `json:"engine"`
+	TotalMS         float64 `json:"total_ms,omitempty"`
+	LoadMS          float64 `json:"load_ms,omitempty"`
+	PromptEvalCount int     `json:"prompt_eval_tokens,omitempty"`
+	PromptEvalMS    float64 `json:"prompt_eval_ms,omitempty"`
+	EvalCount       int     `json:"eval_tokens,omitempty"`
+	EvalMS          float64 `json:"eval_ms,omitempty"`
+	ServerDecodeTPS float64 `json:"decode_tokens_per_s,omitempty"`
+	// The engine's own objects as it sent them, with its own names.
 	LlamaCppTimings *probe.LlamaCppTimings `json:"timings,omitempty"`
 	VLLMMetrics     *probe.VLLMMetrics     `json:"metrics,omitempty"`
 }
@@ -145,8 +148,10 @@ func ptr(v float64) *float64 { return &v }
 func cancelled(r *probe.Result) bool { return r.ErrorKind == probe.ErrCanceled }
 
 // probeSummaryJSON is the run summary (vLLM's names: mean_/median_/p90_/
-// p95_/p99_; E2E is e2e_ms, as everywhere in ttftop, where vLLM says e2el).
+// p95_/p99_; E2E is e2e_ms, as everywhere in ttftop, where vLLM says e2el;
+// throughput output_tokens_per_s, where vLLM says output_throughput).
 type probeSummaryJSON struct {
+	Schema  string `json:"schema"`
 	Summary bool   `json:"summary,omitempty"`
 	URL     string `json:"url"`
 	API     string `json:"api"`
@@ -163,7 +168,7 @@ type probeSummaryJSON struct {
 	EstimatedCounts   int            `json:"estimated_token_counts"`
 	DurationMS        float64        `json:"duration_ms"`
 	TotalOutputTokens int            `json:"total_output_tokens"`
-	OutputThroughput  float64        `json:"output_throughput"`
+	OutputThroughput  float64        `json:"output_tokens_per_s"`
 	MeanTTFTms        *float64       `json:"mean_ttft_ms"`
 	MedianTTFTms      *float64       `json:"median_ttft_ms"`
 	P90TTFTms         *float64       `json:"p90_ttft_ms"`
@@ -248,7 +253,9 @@ func (rp *probeReport) add(r *probe.Result) error {
 	}
 	switch rp.cfg.format {
 	case "jsonl":
-		return json.NewEncoder(rp.w).Encode(probeRequestOf(r))
+		line := probeRequestOf(r)
+		line.Schema = telemetry.JSONSchema
+		return json.NewEncoder(rp.w).Encode(line)
 	case "csv":
 		if rp.csv == nil {
 			rp.csv = csv.NewWriter(rp.w)
@@ -309,7 +316,7 @@ func optInt(p *int) string {
 func (rp *probeReport) summary() probeSummaryJSON {
 	sort.Slice(rp.results, func(i, k int) bool { return rp.results[i].Seq < rp.results[k].Seq })
 	labels := rp.p.Options().Labels
-	s := probeSummaryJSON{URL: rp.p.URL(), API: string(rp.p.API()), Model: rp.p.Model(), DurationMS: ms(rp.duration),
+	s := probeSummaryJSON{Schema: telemetry.JSONSchema, URL: rp.p.URL(), API: string(rp.p.API()), Model: rp.p.Model(), DurationMS: ms(rp.duration),
 		Found: labels[config.LabelFound], Via: labels[config.LabelVia]}
 	var ttft, ttfa, tpot, itl, e2e []float64
 	for _, r := range rp.results {

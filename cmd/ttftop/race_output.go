@@ -12,6 +12,7 @@ import (
 	"github.com/ttftop/ttftop/internal/race"
 	"github.com/ttftop/ttftop/sanitize"
 	"github.com/ttftop/ttftop/sources/probe"
+	"github.com/ttftop/ttftop/telemetry"
 	"github.com/ttftop/ttftop/tui/raceview"
 )
 
@@ -147,6 +148,7 @@ func writeRaceSummary(w io.Writer, probers []*probe.Prober, rounds []race.Round)
 
 // raceJSON is what `race --json` prints: one document.
 type raceJSON struct {
+	Schema      string           `json:"schema"`
 	MaxTokens   int              `json:"max_tokens"`
 	PromptChars int              `json:"prompt_chars"`
 	Racers      []raceRacerJSON  `json:"racers"`
@@ -187,13 +189,13 @@ type raceSummaryJSON struct {
 	Rounds      int                `json:"rounds"`
 	Wins        []int              `json:"wins"` // by racer
 	CIMethod    string             `json:"ci_method"`
-	CILevel     float64            `json:"ci_level"`
+	CILevel     float64            `json:"ci_level_ratio"`
 	Racers      []abEndpointJSON   `json:"racers"`
 	Comparisons []abComparisonJSON `json:"comparisons"`
 }
 
 func raceDocument(cfg raceConfig, probers []*probe.Prober, rounds []race.Round) raceJSON {
-	doc := raceJSON{MaxTokens: cfg.opts.MaxTokens, PromptChars: len(cfg.opts.Prompt), Rounds: []raceRoundJSON{}}
+	doc := raceJSON{Schema: telemetry.JSONSchema, MaxTokens: cfg.opts.MaxTokens, PromptChars: len(cfg.opts.Prompt), Rounds: []raceRoundJSON{}}
 	for i, p := range probers {
 		doc.Racers = append(doc.Racers, raceRacerJSON{Label: abLabel(i), Target: p.URL(), API: string(p.API()), Model: p.Model()})
 	}

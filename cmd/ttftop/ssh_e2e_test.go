@@ -204,10 +204,10 @@ func TestCheckThroughSSH(t *testing.T) {
 	}
 	measured := 0
 	for _, r := range doc.Results {
-		if !strings.HasPrefix(r.Endpoint, name+"/") {
-			t.Errorf("result on %q: want the endpoint on box", r.Endpoint)
+		if ep, _ := r["endpoint"].(string); !strings.HasPrefix(ep, name+"/") {
+			t.Errorf("result on %q: want the endpoint on box", ep)
 		}
-		if r.Measured {
+		if r["measured"] == true {
 			measured++
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ttftop/ttftop/internal/schematest"
 	"github.com/ttftop/ttftop/internal/sim"
 )
 
@@ -92,8 +93,8 @@ func TestSweepEndToEnd(t *testing.T) {
 			Requests        int      `json:"requests"`
 			TTFTp95ms       *float64 `json:"ttft_p95_ms"`
 			TPOTp95ms       *float64 `json:"tpot_p95_ms"`
-			OutputTPS       *float64 `json:"output_tps"`
-			Goodput         *float64 `json:"goodput"`
+			OutputTPS       *float64 `json:"output_tokens_per_s"`
+			Goodput         *float64 `json:"goodput_ratio"`
 			MeetsObjectives bool     `json:"meets_objectives"`
 		} `json:"steps"`
 		Knee *struct {
@@ -104,12 +105,13 @@ func TestSweepEndToEnd(t *testing.T) {
 		KEDA    string `json:"keda"`
 		Trigger struct {
 			Query     string  `json:"query"`
-			Threshold float64 `json:"threshold"`
+			Threshold float64 `json:"threshold_ratio"`
 		} `json:"keda_trigger"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, out)
 	}
+	schematest.Validate(t, "sweep", []byte(out))
 	if len(rep.Steps) != 4 {
 		t.Fatalf("steps %+v, want 1, 2, 4, 8 (stop: %s)", rep.Steps, rep.Stop)
 	}

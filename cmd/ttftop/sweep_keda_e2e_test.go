@@ -70,9 +70,9 @@ func kedaDecision(t *testing.T, bin, url string, prom *promtest.Server) bool {
 		KEDA    string `json:"keda"`
 		Trigger struct {
 			Query     string  `json:"query"`
-			Threshold float64 `json:"threshold"`
+			Threshold float64 `json:"threshold_ratio"`
 			Series    string  `json:"series"`
-			BoundS    float64 `json:"bound_s"`
+			BoundMS   float64 `json:"bound_ms"`
 			Warning   string  `json:"warning"`
 		} `json:"keda_trigger"`
 	}
@@ -157,9 +157,9 @@ func kedaDecision(t *testing.T, bin, url string, prom *promtest.Server) bool {
 	// Past the knee as the clients measured it, and, where the sweep
 	// warned that the buckets cannot resolve the knee, past the bound it
 	// named: the trigger promises no more.
-	if p95 < 1.25*rep.Knee.TPOTp95ms || rep.Trigger.Warning != "" && p95 < 1.1*rep.Trigger.BoundS*1000 {
+	if p95 < 1.25*rep.Knee.TPOTp95ms || rep.Trigger.Warning != "" && p95 < 1.1*rep.Trigger.BoundMS {
 		t.Logf("twice the knee ran at client TPOT p95 %.1f ms (the knee's %.1f ms, the bound %g ms): not past them, inconclusive",
-			p95, rep.Knee.TPOTp95ms, rep.Trigger.BoundS*1000)
+			p95, rep.Knee.TPOTp95ms, rep.Trigger.BoundMS)
 		return false
 	}
 	if !(v > threshold) {

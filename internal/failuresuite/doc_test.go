@@ -57,16 +57,50 @@ type endpointDoc struct {
 	Client  map[string]figureDoc `json:"client"`
 }
 
-// figureDoc is one signal's figure with its provenance and state.
+// figureDoc is one signal's figure with its provenance and state. Its
+// numbers carry their unit in their key ("p50_ms", "value_ratio"): Unit
+// is that suffix.
 type figureDoc struct {
-	Unit       string    `json:"unit"`
-	P50        *float64  `json:"p50"`
-	P99        *float64  `json:"p99"`
-	Value      *float64  `json:"value"`
+	Unit       string    `json:"-"`
+	P50        *float64  `json:"-"`
+	P99        *float64  `json:"-"`
+	Value      *float64  `json:"-"`
 	Source     string    `json:"source"`
 	State      string    `json:"state"`
 	Error      string    `json:"error"`
 	ObservedAt time.Time `json:"observed_at"`
+}
+
+// UnmarshalJSON reads the named fields and the numbers by the statistic
+// their key starts with, whatever their unit.
+func (f *figureDoc) UnmarshalJSON(b []byte) error {
+	type plain figureDoc
+	if err := json.Unmarshal(b, (*plain)(f)); err != nil {
+		return err
+	}
+	var all map[string]any
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	for k, v := range all {
+		x, isNum := v.(float64)
+		stat, unit, ok := strings.Cut(k, "_")
+		if !isNum || !ok {
+			continue
+		}
+		switch stat {
+		case "p50":
+			f.P50 = &x
+		case "p99":
+			f.P99 = &x
+		case "value":
+			f.Value = &x
+		default:
+			continue
+		}
+		f.Unit = unit
+	}
+	return nil
 }
 
 // sourceDoc is one source's health; fields keeps the whole object so that

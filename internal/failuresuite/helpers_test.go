@@ -62,9 +62,9 @@ func TestJSONReaders(t *testing.T) {
 	var d snapshotDoc
 	doc := `{"at":"2026-12-01T11:00:00Z",
 	  "endpoints":[{"name":"h:1/m","model":"m",
-	    "signals":{"ttft":{"unit":"ms","p50":12,"source":"probe:http://h:1/v1/chat/completions","state":"error"},
-	               "kv_cache":{"unit":"%","value":3,"source":"scrape:http://h:1/metrics","state":"live"}},
-	    "server":{"ttft":{"unit":"ms","p50":15,"source":"scrape:http://h:1/metrics","state":"live"}}}],
+	    "signals":{"ttft":{"p50_ms":12,"source":"probe:http://h:1/v1/chat/completions","state":"error"},
+	               "kv_cache":{"value_ratio":0.03,"source":"scrape:http://h:1/metrics","state":"live"}},
+	    "server":{"ttft":{"p50_ms":15,"source":"scrape:http://h:1/metrics","state":"live"}}}],
 	  "sources":[{"name":"a","kind":"promql","state":"live","warnings":["behind by 30s: lag"]},
 	             {"name":"b","kind":"promql","state":"live","description":"reads the store; no flag set"},
 	             {"name":"c","kind":"promql","state":"live","lag_ms":30000}],
@@ -82,6 +82,12 @@ func TestJSONReaders(t *testing.T) {
 	}
 	if _, ok := clientFigure(ep, "kv_cache"); ok {
 		t.Errorf("a scraped figure was taken for a client one")
+	}
+	if f, ok := anyFigure(ep, "kv_cache"); !ok || f.Value == nil || *f.Value != 0.03 || f.Unit != "ratio" {
+		t.Errorf("kv_cache = %+v: want 0.03, a ratio", f)
+	}
+	if f, ok := ep.Server[sigTTFT]; !ok || f.P50 == nil || *f.P50 != 15 || f.Unit != "ms" {
+		t.Errorf("server TTFT = %+v: want p50 15 ms", f)
 	}
 	if !availabilityFiring(d, "h:1/m") {
 		t.Errorf("availability firing not found")

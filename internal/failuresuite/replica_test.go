@@ -97,7 +97,7 @@ func checkReplicaKilled(t *testing.T, kind string, start func(*testing.T, string
 	repA, repB := a.addr+"/"+model, b.addr+"/"+model
 
 	hl.mustWaitDoc(t, time.Time{}, 2*time.Minute, "both replicas and the model row up", func(d snapshotDoc) bool {
-		return targetUp(d, repA) == 100 && targetUp(d, repB) == 100 && targetUp(d, model) == 100
+		return targetUp(d, repA) == 1 && targetUp(d, repB) == 1 && targetUp(d, model) == 1
 	})
 	killedAt := time.Now()
 	b.proc.kill(t)
@@ -136,7 +136,7 @@ func checkReplicaKilled(t *testing.T, kind string, start func(*testing.T, string
 	back := watch(resolveWait, restartedAt,
 		observation{"json_resolved_after", docSeen(hl, restartedAt, func(d snapshotDoc) bool {
 			return hasAlert(alertHistory(d), repB, isTargetUpPage, "resolved") && !hasAlert(currentAlerts(d), repB, isTargetUpPage, "firing") &&
-				targetUp(d, repB) == 100 && replicasDown(d, model) == ""
+				targetUp(d, repB) == 1 && replicasDown(d, model) == ""
 		})},
 		observation{"am_ended_after", amSeen(am, repB, amTargetUp, false)})
 	requireWithin(t, kind+": replica restarted", resolveWait, back, "json_resolved_after", "am_ended_after")
@@ -230,7 +230,7 @@ func listed(d snapshotDoc, endpoint string) bool {
 	return ok
 }
 
-// targetUp is the endpoint's target_up figure in percent, -1 when absent.
+// targetUp is the endpoint's target_up figure as a fraction (1: up), -1 when absent.
 func targetUp(d snapshotDoc, endpoint string) float64 {
 	ep, ok := endpointOf(d, endpoint)
 	if !ok {

@@ -47,18 +47,18 @@ func TestEngineSignalsInReports(t *testing.T) {
 		t.Errorf("engine line for an endpoint without engine signals:\n%s", out)
 	}
 	buf.Reset()
-	if err := JSON(&buf, snap); err != nil {
+	if err := WriteJSON(&buf, Build(snap, nil)); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
 		Endpoints []struct {
 			Name    string `json:"name"`
 			Signals map[string]struct {
-				Unit   string   `json:"unit"`
-				P95    *float64 `json:"p95"`
-				Value  *float64 `json:"value"`
-				Source string   `json:"source"`
-				Approx bool     `json:"approx"`
+				P95MS      *float64 `json:"p95_ms"`
+				PerS       *float64 `json:"value_per_s"`
+				ValueRatio *float64 `json:"value_ratio"`
+				Source     string   `json:"source"`
+				Approx     bool     `json:"approx"`
 			} `json:"signals"`
 		} `json:"endpoints"`
 	}
@@ -67,14 +67,15 @@ func TestEngineSignalsInReports(t *testing.T) {
 	}
 	a := doc.Endpoints[0].Signals
 	// Rank 95 of 100: 45 of the 50 in (10 ms, 100 ms].
-	if q := a["queue_time_ms"]; q.Unit != "ms" || q.P95 == nil || math.Abs(*q.P95-(10+45.0/50*90)) > 1e-9 || q.Source != src {
+	if q := a["queue_time_ms"]; q.P95MS == nil || math.Abs(*q.P95MS-(10+45.0/50*90)) > 1e-9 || q.Source != src {
 		t.Errorf("queue_time_ms %+v", q)
 	}
-	if p := a["preemptions_per_s"]; p.Value == nil || *p.Value != 0.25 {
+	if p := a["preemptions_per_s"]; p.PerS == nil || *p.PerS != 0.25 {
 		t.Errorf("preemptions_per_s %+v", p)
 	}
-	if h := a["prefix_cache_hit_pct"]; h.Unit != "%" || h.Value == nil || *h.Value != 40 {
-		t.Errorf("prefix_cache_hit_pct %+v", h)
+	// A ratio as a fraction, however the screen shows it (40.0%).
+	if h := a["prefix_cache_hit_ratio"]; h.ValueRatio == nil || math.Abs(*h.ValueRatio-0.4) > 1e-12 {
+		t.Errorf("prefix_cache_hit_ratio %+v", h)
 	}
 	if m := a["mbu"]; m.Approx || doc.Endpoints[1].Signals["mbu"].Approx != true {
 		t.Errorf("MBU provenance: measured %+v, estimated %+v", m, doc.Endpoints[1].Signals["mbu"])

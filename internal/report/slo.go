@@ -27,6 +27,8 @@ type AlertReader interface {
 // Document is one headless read-out: the snapshot's endpoints and sources
 // and, when objectives are judged, the SLO state.
 type Document struct {
+	// Schema names the JSON's version (docs/json.md).
+	Schema string `json:"schema"`
 	telemetry.Snapshot
 	// WindowMS is the quantile window the figures cover.
 	WindowMS float64 `json:"window_ms"`
@@ -55,7 +57,7 @@ type ObjectiveState struct {
 
 // Build assembles a document; alerts nil = no objectives judged.
 func Build(snap telemetry.Snapshot, alerts AlertReader) Document {
-	doc := Document{Snapshot: snap, WindowMS: float64(snap.Window) / float64(time.Millisecond)}
+	doc := Document{Schema: telemetry.JSONSchema, Snapshot: snap, WindowMS: float64(snap.Window) / float64(time.Millisecond)}
 	if alerts == nil {
 		return doc
 	}
@@ -177,119 +179,32 @@ func since(a slo.Alert, now time.Time) string {
 	return Age(now.Sub(t))
 }
 
-// MarshalJSON writes the SLO state with every duration in milliseconds,
-// named *_ms, as the rest of ttftop's JSON: a latency objective's value,
-// threshold and peak (slo.Alert keeps seconds, its base unit), the burn
-// windows and the budget span (nanoseconds in slo.Alert). Ratios stay
-// fractions. An unmeasured objective's value stays null.
+// MarshalJSON writes the SLO state with every number named for its unit,
+// as the rest of ttftop's JSON (docs/json.md): a latency objective's
+// value, threshold and peak in ms (slo.Alert keeps seconds, its base
+// unit), ratios as fractions named *_ratio, burn rates *_burn_rate, the
+// burn windows and the budget span in ms (nanoseconds in slo.Alert). An
+// unmeasured objective's value stays null.
 func (s SLO) MarshalJSON() ([]byte, error) {
 	out := struct {
 		Objectives []map[string]any `json:"objectives"`
 		Alerts     []map[string]any `json:"alerts"`
 	}{Objectives: make([]map[string]any, 0, len(s.Objectives)), Alerts: make([]map[string]any, 0, len(s.Alerts))}
 	for _, o := range s.Objectives {
-		m, err := AlertJSON(o.Alert)
+		m, err := slo.AlertJSON(o.Alert)
 		if err != nil {
 			return nil, err
 		}
-		m["value"] = nil
-		if o.Value != nil {
-			m["value"] = *o.Value
-		}
-		if isLatency(o.Alert) {
-			delete(m, "value_ms")
-			toMS(m, "value", 1000)
-		}
+		key, value := slo.ValueJSON(o.Alert, o.Value)
+		m[key] = value
 		out.Objectives = append(out.Objectives, m)
 	}
 	for _, a := range s.Alerts {
-		m, err := AlertJSON(a)
+		m, err := slo.AlertJSON(a)
 		if err != nil {
 			return nil, err
 		}
 		out.Alerts = append(out.Alerts, m)
 	}
 	return json.Marshal(out)
-}
-
-// isLatency: a percentile objective on a duration signal, whose value,
-// threshold and peak are seconds.
-func isLatency(a slo.Alert) bool {
-	return a.Kind == slo.Percentile && a.Signal.Info().Unit == "ms"
-}
-
-// AlertJSON is a's JSON as a map with its durations in ms (a latency
-// objective's value, threshold and peak; burn windows; the budget span):
-// everything slo.Alert gains later is carried along as it is.
-func AlertJSON(a slo.Alert) (map[string]any, error) {
-	m, err := jsonMap(a)
-	if err != nil {
-		return nil, err
-	}
-	if isLatency(a) {
-		toMS(m, "value", 1000)
-		toMS(m, "threshold", 1000)
-		toMS(m, "peak", 1000)
-		m["unit"] = "ms" // what the *_ms fields hold (slo.Alert's own is "s")
-	}
-	toMS(m, "budget_span", 1e-6)
-	if rates, ok := m["burn_rates"].([]any); ok {
-		for _, r := range rates {
-			if r, ok := r.(map[string]any); ok {
-				toMS(r, "window", 1e-6)
-			}
-		}
-	}
-	return m, nil
-}
-
-// toMS renames key to key_ms with its number times scale (1000 for
-// seconds, 1e-6 for nanoseconds); a null stays null.
-func toMS(m map[string]any, key string, scale float64) {
-	v, ok := m[key]
-	if !ok {
-		return
-	}
-	delete(m, key)
-	if f, isNum := v.(float64); isNum {
-		m[key+"_ms"] = f * scale
-		return
-	}
-	m[key+"_ms"] = v
-}
-
-// ObjectiveJSON is o's JSON as a map with its durations in ms: window,
-// for, keep_firing_for, period, the burn windows' long and short, and the
-// threshold of a latency objective (percentile or ratio on a duration
-// signal: seconds in slo.Objective).
-func ObjectiveJSON(o slo.Objective) (map[string]any, error) {
-	m, err := jsonMap(o)
-	if err != nil {
-		return nil, err
-	}
-	if (o.Kind == slo.Percentile || o.Kind == slo.Ratio) && o.Signal.Info().Unit == "ms" {
-		toMS(m, "threshold", 1000)
-	}
-	for _, k := range []string{"window", "for", "keep_firing_for", "period"} {
-		toMS(m, k, 1e-6)
-	}
-	if ws, ok := m["burn_windows"].([]any); ok {
-		for _, w := range ws {
-			if w, ok := w.(map[string]any); ok {
-				toMS(w, "long", 1e-6)
-				toMS(w, "short", 1e-6)
-			}
-		}
-	}
-	return m, nil
-}
-
-func jsonMap(v any) (map[string]any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	err = json.Unmarshal(b, &m)
-	return m, err
 }

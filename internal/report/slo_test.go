@@ -33,6 +33,7 @@ func TestDocumentCarriesEveryObjective(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got struct {
+		Schema   string
 		At       time.Time
 		WindowMS float64 `json:"window_ms"`
 		SLO      struct {
@@ -44,13 +45,13 @@ func TestDocumentCarriesEveryObjective(t *testing.T) {
 		t.Fatal(err)
 	}
 	objs := got.SLO.Objectives
-	if !got.At.Equal(now) || got.WindowMS != 60000 || len(objs) != 2 || len(got.SLO.Alerts) != 2 {
+	if got.Schema != telemetry.JSONSchema || !got.At.Equal(now) || got.WindowMS != 60000 || len(objs) != 2 || len(got.SLO.Alerts) != 2 {
 		t.Fatalf("document %s", buf.String())
 	}
 	// A latency objective's figures in ms, named so, and no seconds beside.
 	_, seconds := objs[0]["value"]
 	if objs[0]["state"] != "firing" || math.Abs(objs[0]["value_ms"].(float64)-85.312) > 1e-9 || objs[0]["threshold_ms"] != 50.0 ||
-		seconds || objs[0]["data"] != "live" || objs[0]["unit"] != "ms" {
+		seconds || objs[0]["data"] != "live" || objs[0]["observations"] != 12.0 {
 		t.Errorf("firing objective %v", objs[0])
 	}
 	if v, ok := objs[1]["value_ms"]; !ok || v != nil || objs[1]["state"] != "no_data" {
@@ -77,7 +78,8 @@ func TestDocumentCarriesEveryObjective(t *testing.T) {
 }
 
 // Burn windows and the budget span are nanoseconds in slo.Alert: in the
-// JSON they are ms, a ratio objective's value and threshold stay as they are.
+// JSON they are ms; a ratio objective's value and threshold are burn
+// rates and say so, its budget a ratio.
 func TestSLOJSONDurationsInMS(t *testing.T) {
 	remaining := 0.5
 	a := slo.Alert{Objective: "ttft-99pct", Kind: slo.Ratio, Signal: telemetry.TTFT, Value: 14.4, Threshold: 1,
@@ -94,7 +96,10 @@ func TestSLOJSONDurationsInMS(t *testing.T) {
 	for _, m := range append(got.Objectives, got.Alerts...) {
 		rate := m["burn_rates"].([]any)[0].(map[string]any)
 		_, ns := m["budget_span"]
-		if m["value"] != 14.4 || m["threshold"] != 1.0 || m["budget_span_ms"] != 90000.0 || ns || rate["window_ms"] != 300000.0 || rate["window"] != nil {
+		_, bare := m["value"]
+		if m["value_burn_rate"] != 14.4 || m["threshold_burn_rate"] != 1.0 || bare || m["budget_remaining_ratio"] != 0.5 ||
+			m["budget_span_ms"] != 90000.0 || ns || rate["window_ms"] != 300000.0 || rate["window"] != nil ||
+			rate["value_burn_rate"] != 20.0 || rate["threshold_burn_rate"] != 14.4 {
 			t.Errorf("%s", b)
 		}
 	}

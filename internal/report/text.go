@@ -3,7 +3,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -15,13 +14,6 @@ import (
 	"github.com/ttftop/ttftop/slo"
 	"github.com/ttftop/ttftop/telemetry"
 )
-
-// JSON writes the snapshot as one JSON document.
-func JSON(w io.Writer, snap telemetry.Snapshot) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(snap)
-}
 
 // Text writes an aligned table: one row per endpoint, each figure with its
 // state when it is not live, so a stale or failed number never reads as a

@@ -31,7 +31,7 @@ func TestTextShowsStatesNotNumbersAsLive(t *testing.T) {
 		}
 	}
 	buf.Reset()
-	if err := JSON(&buf, s.Snapshot(t0.Add(time.Minute), 5*time.Minute)); err != nil {
+	if err := WriteJSON(&buf, Build(s.Snapshot(t0.Add(time.Minute), 5*time.Minute), nil)); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

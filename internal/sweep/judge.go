@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -30,6 +31,31 @@ type Judgement struct {
 	// Over is how many times over its limit the step is (value/threshold
 	// for latencies, the spent share of the error budget otherwise).
 	Over *float64 `json:"over,omitempty"`
+}
+
+// MarshalJSON names the value and threshold for their unit, as all of
+// ttftop's JSON (docs/json.md): value_ms and threshold_ms, or value_ratio
+// and threshold_ratio; over is a ratio too.
+func (j Judgement) MarshalJSON() ([]byte, error) {
+	type plain Judgement
+	b, err := json.Marshal(plain(j))
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "unit")
+	for _, k := range []string{"value", "threshold"} {
+		m[k+"_"+j.Unit] = m[k]
+		delete(m, k)
+	}
+	if v, ok := m["over"]; ok {
+		delete(m, "over")
+		m["over_ratio"] = v
+	}
+	return json.Marshal(m)
 }
 
 // latencyOf maps a latency signal to its per-request figure.

@@ -100,7 +100,7 @@ func Line(s Step, running bool) string {
 	}
 	return fmt.Sprintf("concurrency %d: %d requests (%d failed), %s in flight, TTFT p95 %s, TPOT p95 %s, %s output tok/s, goodput %s (%s, %.1fs)",
 		s.Concurrency, s.Requests, s.Failed, inFlightText(s), msText(s.TTFTp95ms), msText(s.TPOTp95ms), numText(s.OutputTPS, "%.0f"),
-		pctText(s.Goodput), state, s.DurationS)
+		pctText(s.Goodput), state, s.DurationMS/1000)
 }
 
 func lineLabel(v *float64) string {

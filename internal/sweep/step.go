@@ -18,17 +18,17 @@ type Step struct {
 	Concurrency         int      `json:"concurrency"`
 	Requests            int      `json:"requests"` // judged (after the warm-up wave)
 	Failed              int      `json:"failed"`
-	DurationS           float64  `json:"duration_s"`
+	DurationMS          float64  `json:"duration_ms"`
 	AchievedConcurrency *float64 `json:"achieved_concurrency"`
 	TTFTp95ms           *float64 `json:"ttft_p95_ms"`
 	TTFAp95ms           *float64 `json:"ttfa_p95_ms"`
 	TPOTp95ms           *float64 `json:"tpot_p95_ms"`
 	E2Ep95ms            *float64 `json:"e2e_p95_ms"`
-	OutputTPS           *float64 `json:"output_tps"`
+	OutputTPS           *float64 `json:"output_tokens_per_s"`
 	// Goodput is the share of judged requests meeting every latency bound;
 	// null without bounds. GoodOutputTPS is their output tokens/s.
-	Goodput       *float64 `json:"goodput"`
-	GoodOutputTPS *float64 `json:"good_output_tps"`
+	Goodput       *float64 `json:"goodput_ratio"`
+	GoodOutputTPS *float64 `json:"good_output_tokens_per_s"`
 	// Throttled: fewer than 90 % of Concurrency in flight on average;
 	// HeldBackBy says what held the starts back.
 	BelowConcurrency bool        `json:"throttled"`
@@ -148,7 +148,7 @@ func settled(prev, cur *float64, tol float64) bool {
 
 // step builds the step's figures from what arrived (mu held).
 func (m *stepRun) step(end string) Step {
-	st := Step{Concurrency: m.c, Requests: len(m.judged), DurationS: time.Since(m.start).Seconds(),
+	st := Step{Concurrency: m.c, Requests: len(m.judged), DurationMS: float64(time.Since(m.start)) / float64(time.Millisecond),
 		Stable: end == "stable", End: end, Saturating: m.saturating}
 	for _, r := range m.judged {
 		if !r.OK {

@@ -98,8 +98,8 @@ type Knee struct {
 	Concurrency int      `json:"concurrency"`
 	TTFTp95ms   *float64 `json:"ttft_p95_ms"`
 	TPOTp95ms   *float64 `json:"tpot_p95_ms"`
-	OutputTPS   *float64 `json:"output_tps"`
-	Goodput     *float64 `json:"goodput"`
+	OutputTPS   *float64 `json:"output_tokens_per_s"`
+	Goodput     *float64 `json:"goodput_ratio"`
 
 	tpot []float64 // the knee step's TPOTs in seconds
 }

@@ -25,12 +25,12 @@ const (
 // Threshold at the knee's load and under, above it past the knee.
 type Trigger struct {
 	Query     string  `json:"query"`
-	Threshold float64 `json:"threshold"`
+	Threshold float64 `json:"threshold_ratio"` // the share the query reads
 	// Series is the engine's series the decision rests on.
 	Series string `json:"series"`
-	// BoundS is the bucket bound (seconds) whose share the query reads;
-	// 0 when the query reads no single bound.
-	BoundS float64 `json:"bound_s,omitempty"`
+	// BoundMS is the bucket bound (ms) whose share the query reads; 0
+	// when the query reads no single bound.
+	BoundMS float64 `json:"bound_ms,omitempty"`
 	// Reads says what the value is and at what resolution.
 	Reads string `json:"reads"`
 	// Warning says why the engine's buckets cannot resolve the knee: the
@@ -136,7 +136,7 @@ func shareTrigger(a engines.Alias, sel, window string, kneeS float64, samples []
 	le := "le=~" + strconv.Quote(leRegexp(b))
 	bucketSel := braces(joinMatchers(sel, le))
 	q := fmt.Sprintf("1 - sum(rate(%s%s[%s])) / sum(rate(%s%s[%s]))", a.Bucket(), bucketSel, window, a.Count(), braces(sel), window)
-	return Trigger{Query: q, Threshold: threshold, BoundS: b * f,
+	return Trigger{Query: q, Threshold: threshold, BoundMS: b * f * 1000,
 		Series: fmt.Sprintf("%s{le=%q} / %s", a.Bucket(), strconv.FormatFloat(b, 'f', -1, 64), a.Count()),
 		Reads: fmt.Sprintf("the share of requests whose TPOT (server-side, one per request) exceeded %s, exact at that bucket bound "+
 			"(the engine resolves TPOT only at its bounds: %s); %s", msBound(b*f), boundsText(a.Buckets, f), meaning),

@@ -41,7 +41,7 @@ func TestTriggerInsideFirstBucket(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `1 - sum(rate(` + vllmTPOT + `_bucket{model_name="keda",le=~"0\\.010*"}[2m])) / sum(rate(` + vllmTPOT + `_count{model_name="keda"}[2m]))`
-	if tr.Query != want || tr.Threshold != 0.05 || tr.BoundS != 0.01 {
+	if tr.Query != want || tr.Threshold != 0.05 || tr.BoundMS != 10 {
 		t.Errorf("query %s threshold %v, want %s against 0.05", tr.Query, tr.Threshold, want)
 	}
 	if !strings.Contains(tr.Warning, "cannot resolve the knee") || !strings.Contains(tr.Warning, "(0 ms, 10 ms]") ||

@@ -89,8 +89,18 @@ printf '%s' "$TTFTOP_ALERT_OBJECTIVE" > "$out/env"
 	if err := json.Unmarshal(raw, &ev); err != nil {
 		t.Fatal(err)
 	}
-	if ev.Alert.Objective != hostile || ev.Status != "firing" || ev.To != slo.Firing || ev.Alert.Value != 7.25 {
+	if ev.Alert.Objective != hostile || ev.Status != "firing" || ev.To != slo.Firing || ev.Schema != telemetry.JSONSchema {
 		t.Errorf("stdin event %+v", ev)
+	}
+	// The alert's figures as in every ttftop document: a latency in ms.
+	var figures struct {
+		Alert struct {
+			ValueMS     float64 `json:"value_ms"`
+			ThresholdMS float64 `json:"threshold_ms"`
+		}
+	}
+	if err := json.Unmarshal(raw, &figures); err != nil || figures.Alert.ValueMS != 7250 || figures.Alert.ThresholdMS != 5000 {
+		t.Errorf("stdin alert %s (%v): want value_ms 7250, threshold_ms 5000", raw, err)
 	}
 	env, err := os.ReadFile(filepath.Join(dir, "env"))
 	if err != nil {

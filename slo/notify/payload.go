@@ -1,21 +1,23 @@
 package notify
 
 import (
+	"encoding/json"
 	"strconv"
 	"time"
 
 	"github.com/ttftop/ttftop/figures"
 	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // Event is the JSON a command receives on stdin: one transition.
 type Event struct {
-	Version string    `json:"version"` // "1"
-	Status  string    `json:"status"`  // firing or resolved
+	Schema  string    `json:"schema"` // telemetry.JSONSchema
+	Status  string    `json:"status"` // firing or resolved
 	From    slo.State `json:"from"`
 	To      slo.State `json:"to"`
 	At      time.Time `json:"at"`
-	Alert   slo.Alert `json:"alert"`
+	Alert   slo.Alert `json:"alert"` // written as slo.AlertJSON (MarshalJSON)
 	Summary string    `json:"summary"`
 	// Cause and Evidence are why the endpoint is unwell as it fired
 	// (docs/diagnosis.md); absent when no cause was named.
@@ -25,9 +27,23 @@ type Event struct {
 	Why *slo.Why `json:"why,omitempty"`
 }
 
+// MarshalJSON writes the event with its alert as every ttftop document
+// writes alerts (slo.AlertJSON: numbers named for their unit, docs/json.md).
+func (e Event) MarshalJSON() ([]byte, error) {
+	type plain Event // the fields, without this method
+	alert, err := slo.AlertJSON(e.Alert)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(struct {
+		plain
+		Alert map[string]any `json:"alert"`
+	}{plain(e), alert})
+}
+
 // newEvent is the payload of one transition.
 func newEvent(tr slo.Transition) Event {
-	ev := Event{Version: "1", Status: status(tr.Alert), From: tr.From, To: tr.To, At: tr.At, Alert: tr.Alert, Summary: Summary(tr.Alert), Why: tr.Why}
+	ev := Event{Schema: telemetry.JSONSchema, Status: status(tr.Alert), From: tr.From, To: tr.To, At: tr.At, Alert: tr.Alert, Summary: Summary(tr.Alert), Why: tr.Why}
 	if tr.Why != nil {
 		ev.Cause, ev.Evidence = tr.Why.Cause, tr.Why.Evidence
 	}

@@ -14,7 +14,7 @@
 package probe
 
 // Definitions states, in a few lines, what the probe's figures mean. The
-// README, `ttftop probe` and the TUI help print these same words.
+// docs/numbers.md, `ttftop probe` and the TUI help print these same words.
 const Definitions = `Probe definitions (monotonic clock; start = just before the request is written to the connection):
   token-bearing event  an event carrying non-empty output text (content, reasoning, tool-call arguments);
                        role-only, empty, ping/comment, progress and usage-only events do not count

@@ -18,10 +18,10 @@ type Goodput struct {
 	Requests int                          `json:"requests"`
 	Good     int                          `json:"good_requests"`
 	// Share is Good / Requests (failed requests count, as not good).
-	Share                float64 `json:"share"`
+	Share                float64 `json:"good_ratio"`
 	GoodOutputTokens     int     `json:"good_output_tokens"`
-	GoodOutputThroughput float64 `json:"good_output_throughput"` // tokens/s over the run
-	RequestGoodput       float64 `json:"request_goodput"`        // good requests/s (vLLM's request_goodput)
+	GoodOutputThroughput float64 `json:"good_output_tokens_per_s"` // over the run
+	RequestGoodput       float64 `json:"good_requests_per_s"`      // vLLM's request_goodput
 	// DurationMS is the run's wall time, as every JSON duration: in ms.
 	DurationMS float64 `json:"duration_ms"`
 	// DurationS is the same in seconds, for Go callers; not in the JSON.

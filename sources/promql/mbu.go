@@ -16,7 +16,7 @@ import (
 // the same maths (bandwidth.Model.MBU) as the direct scrape:
 //
 //   - measured where the engine's bytes-read counter moves: its rate over
-//     [W] (engine_read_gb_per_s) / the per-GPU peak;
+//     [W] (engine_read_bytes_per_s) / the per-GPU peak;
 //   - else estimated (approx): (weights + live KV bytes) / the mean decode
 //     step of the newest ITL window (its Δsum/Δcount, the increments the
 //     direct scrape would see between the same two scrapes) / (peak ×
