@@ -135,3 +135,21 @@ func TestForgetsGoneEndpoints(t *testing.T) {
 		t.Errorf("remembers %d endpoints, latest %d; want 1", len(d.eps), len(d.Latest()))
 	}
 }
+
+// The client − server gap is a difference, often negative (the probes'
+// short requests beat the engine's mean request): its rise from −40 to
+// −5 ms while the client's TTFT barely moved (60 → 75 ms, under 1.5×) is
+// noise, not a network fault (seen in the simulator's healthy soak on a
+// loaded machine).
+func TestNetworkNeedsTheClientTTFTToGrow(t *testing.T) {
+	base := healthy().with(server{telemetry.TTFT: 100}, probe{telemetry.TTFT: 60})
+	d, now := warmed(t, endpoint("e", base))
+	slower := base.with(server{telemetry.TTFT: 80}, probe{telemetry.TTFT: 75})
+	out := d.Update(telemetry.Snapshot{At: now, Endpoints: []telemetry.EndpointSnapshot{endpoint("e", slower)}}, pending("e", telemetry.TTFT))
+	if slices.Contains(causes(out[0]), Network) {
+		t.Errorf("network named for a client TTFT 1.25× its baseline: %+v", out[0].Causes)
+	}
+	grown := base.with(server{telemetry.TTFT: 80}, probe{telemetry.TTFT: 120})
+	out = d.Update(telemetry.Snapshot{At: now.Add(time.Second), Endpoints: []telemetry.EndpointSnapshot{endpoint("e", grown)}}, pending("e", telemetry.TTFT))
+	find(t, out[0], Network)
+}

@@ -151,12 +151,15 @@ func (in *input) errorsDominate() *Finding {
 // client's TTFT, and by at least half of what the client's TTFT grew.
 func (in *input) network() *Finding {
 	gap, bGap, _ := in.grew(figGap)
-	client, bClient, _ := in.grew(figClientTTFT)
+	client, bClient, clientUp := in.grew(figClientTTFT)
 	// The gap compares the probes' requests with all of the engine's, so
 	// it moves a little whenever the engine slows: it must carry at least
-	// half of the client's growth too.
-	if !in.explains(figGap, figClientTTFT) || client <= bClient || gap-bGap < floorShare*(client-bClient) {
-		return nil // (a client TTFT that did not grow has nothing to explain)
+	// half of the client's growth too. The gap is a difference, often
+	// negative, so its own ratio to its baseline says little: the client's
+	// TTFT must have grown (a client TTFT that did not has nothing to
+	// explain).
+	if !clientUp || !in.explains(figGap, figClientTTFT) || gap-bGap < floorShare*(client-bClient) {
+		return nil
 	}
 	return &Finding{Cause: Network, Summary: "network: client − server TTFT gap grew",
 		Evidence: in.evs(figGap, figClientTTFT, figServerP50),
