@@ -153,3 +153,21 @@ func TestNetworkNeedsTheClientTTFTToGrow(t *testing.T) {
 	out = d.Update(telemetry.Snapshot{At: now.Add(time.Second), Endpoints: []telemetry.EndpointSnapshot{endpoint("e", grown)}}, pending("e", telemetry.TTFT))
 	find(t, out[0], Network)
 }
+
+// A longer step whose floor grew with neither the batch nor the KV in use
+// is not decode at its roofline: when a slowdown ends, the MBU (read over
+// the scrape's rate window) recovers before the step's longer window
+// does, and MBU × step reads as a higher floor (seen in the demo as its
+// GPU recovered).
+func TestBandwidthNeedsMoreBytes(t *testing.T) {
+	h := healthy()
+	d, now := warmed(t, endpoint("e", h))
+	ending := h.with(server{telemetry.ITL: 20, telemetry.MBU: 55}, probe{telemetry.TPOT: 21})
+	out := d.Update(telemetry.Snapshot{At: now, Endpoints: []telemetry.EndpointSnapshot{endpoint("e", ending)}}, pending("e", telemetry.TPOT))
+	if slices.Contains(causes(out[0]), Bandwidth) {
+		t.Errorf("bandwidth named with the batch and KV unchanged: %+v", out[0].Causes)
+	}
+	longer := h.with(server{telemetry.ITL: 20, telemetry.MBU: 55, telemetry.KVCache: 80}, probe{telemetry.TPOT: 21})
+	out = d.Update(telemetry.Snapshot{At: now.Add(time.Second), Endpoints: []telemetry.EndpointSnapshot{endpoint("e", longer)}}, pending("e", telemetry.TPOT))
+	find(t, out[0], Bandwidth)
+}

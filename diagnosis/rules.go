@@ -242,8 +242,12 @@ func (in *input) decode() (*Finding, []string) {
 	// is a slower GPU, as is MBU or DRAM activity falling.
 	_, _, floorUp := in.grew(figFloor)
 	mbuFell := in.fell(figMBU) || in.fell(figDRAM) || (haveFloor && !floorUp)
+	// More bytes per step come from more sequences or longer contexts:
+	// a floor that grew while neither did is the step's window and the
+	// MBU's disagreeing (a slowdown ending), not a roofline.
+	_, _, kvUp := in.grew(figKV)
 	switch {
-	case haveFloor && floor-bFloor >= floorShare*(step-bStep):
+	case haveFloor && floor-bFloor >= floorShare*(step-bStep) && (batchUp || kvUp):
 		return &Finding{Cause: Bandwidth, Summary: "bandwidth: decode at its roofline",
 			Evidence: in.evs(figStep, figFloor, figMBU, figRunning),
 			Next:     "each step reads more bytes (batch or context): the GPU is at its bandwidth; add replicas or GPUs, or quantise weights or KV"}, nil
