@@ -47,9 +47,17 @@ func TestReplicaAgainstSiblings(t *testing.T) {
 	agg := endpoint("g", healthy())
 	agg.Aggregate = true
 	sick := healthy().with(server{telemetry.ITL: 40}, nil)
-	out := New(Config{}).Update(telemetry.Snapshot{At: t0, Endpoints: []telemetry.EndpointSnapshot{
+	snap := telemetry.Snapshot{At: t0, Endpoints: []telemetry.EndpointSnapshot{
 		agg, rep("r1", healthy()), rep("r2", sick), rep("r3", healthy().with(server{telemetry.ITL: 12}, nil)),
-		rep("r4", healthy().with(server{telemetry.ITL: 18}, nil))}}, nil)
+		rep("r4", healthy().with(server{telemetry.ITL: 18}, nil))}}
+	d := New(Config{})
+	// Just started: not compared yet (a new replica's first requests are
+	// slow, its windows nearly empty).
+	if out := d.Update(snap, nil); slices.Contains(causes(out[2]), Replica) {
+		t.Errorf("a replica named at its first refresh: %+v", out[2].Causes)
+	}
+	snap.At = t0.Add(30 * time.Second)
+	out := d.Update(snap, nil)
 	evidence(t, find(t, out[2], Replica), figStep, 40, ptr(12), "siblings")
 	if f := find(t, out[0], Replica); !strings.Contains(f.Summary, "r2") || len(out[0].Causes) != 1 {
 		t.Errorf("aggregate: %+v", out[0].Causes)
@@ -170,4 +178,30 @@ func TestBandwidthNeedsMoreBytes(t *testing.T) {
 	longer := h.with(server{telemetry.ITL: 20, telemetry.MBU: 55, telemetry.KVCache: 80}, probe{telemetry.TPOT: 21})
 	out = d.Update(telemetry.Snapshot{At: now.Add(time.Second), Endpoints: []telemetry.EndpointSnapshot{endpoint("e", longer)}}, pending("e", telemetry.TPOT))
 	find(t, out[0], Bandwidth)
+}
+
+// A group's breach that one far replica explains is not its siblings'
+// symptom: a sibling whose own figures moved a little (1.6× prefill, on a
+// loaded host) names none, while the far one names replica; without a far
+// replica the group's breach makes each replica unwell, as before.
+func TestGroupBreachExplainedBySickReplica(t *testing.T) {
+	rep := func(name string, f figs) telemetry.EndpointSnapshot {
+		es := endpoint(name, f)
+		es.Group, es.Replica = "g", name
+		return es
+	}
+	agg := endpoint("g", healthy())
+	agg.Aggregate = true
+	d, now := warmed(t, agg, rep("r1", healthy()), rep("r2", healthy()), rep("r3", healthy()))
+	moved := healthy().with(server{telemetry.PrefillTime: 160, telemetry.TTFT: 165}, nil)
+	groupAlert := pending("g", telemetry.TTFT)
+	out := d.Update(telemetry.Snapshot{At: now, Endpoints: []telemetry.EndpointSnapshot{agg, rep("r1", moved),
+		rep("r2", healthy().with(server{telemetry.TTFT: 900, telemetry.PrefillTime: 890}, nil)), rep("r3", healthy())}}, groupAlert)
+	find(t, out[2], Replica)
+	if got := causes(out[1]); !slices.Equal(got, []Cause{None}) {
+		t.Errorf("r1 beside a sick replica names %v", got)
+	}
+	out = d.Update(telemetry.Snapshot{At: now.Add(time.Second), Endpoints: []telemetry.EndpointSnapshot{agg, rep("r1", moved),
+		rep("r2", moved), rep("r3", moved)}}, groupAlert)
+	find(t, out[1], Prefill)
 }

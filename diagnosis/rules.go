@@ -39,8 +39,9 @@ type input struct {
 	f        figures
 	base     baselines
 	warm     time.Duration
-	alerts   []slo.Alert // pending or firing on this endpoint (or its group)
-	siblings []figures   // the other replicas of its group
+	alerts   []slo.Alert   // pending or firing on this endpoint (or its group)
+	siblings []figures     // the other replicas of its group
+	watched  time.Duration // since the first refresh that saw the endpoint
 }
 
 // baseline is key's own-history baseline once warm.
@@ -304,7 +305,10 @@ func (in *input) queueing() *Finding {
 
 // replica: this replica's latency is far from its siblings' median.
 func (in *input) replica() *Finding {
-	if len(in.siblings) == 0 {
+	// Replicas that just started (or were just found) hold a few requests
+	// each in their windows, and their first ones are slow: compared only
+	// once watched for the warm-up.
+	if len(in.siblings) == 0 || in.watched < in.warm {
 		return nil
 	}
 	var evs []Evidence
