@@ -55,6 +55,8 @@ type endpointDoc struct {
 	Signals map[string]figureDoc `json:"signals"`
 	Server  map[string]figureDoc `json:"server"`
 	Client  map[string]figureDoc `json:"client"`
+	// Diagnosis says why (issue 22); nil until diagnosed.
+	Diagnosis *diagnosisDoc `json:"diagnosis"`
 }
 
 // figureDoc is one signal's figure with its provenance and state.
