@@ -39,11 +39,6 @@ func TestDownNamesTheError(t *testing.T) {
 // and on its group's aggregate row, with the siblings' median as the
 // baseline; the siblings name none, a 1.5× one included.
 func TestReplicaAgainstSiblings(t *testing.T) {
-	rep := func(name string, f figs) telemetry.EndpointSnapshot {
-		es := endpoint(name, f)
-		es.Group, es.Replica = "g", name
-		return es
-	}
 	agg := endpoint("g", healthy())
 	agg.Aggregate = true
 	sick := healthy().with(server{telemetry.ITL: 40}, nil)
@@ -185,11 +180,6 @@ func TestBandwidthNeedsMoreBytes(t *testing.T) {
 // loaded host) names none, while the far one names replica; without a far
 // replica the group's breach makes each replica unwell, as before.
 func TestGroupBreachExplainedBySickReplica(t *testing.T) {
-	rep := func(name string, f figs) telemetry.EndpointSnapshot {
-		es := endpoint(name, f)
-		es.Group, es.Replica = "g", name
-		return es
-	}
 	agg := endpoint("g", healthy())
 	agg.Aggregate = true
 	d, now := warmed(t, agg, rep("r1", healthy()), rep("r2", healthy()), rep("r3", healthy()))
@@ -204,4 +194,11 @@ func TestGroupBreachExplainedBySickReplica(t *testing.T) {
 	out = d.Update(telemetry.Snapshot{At: now.Add(time.Second), Endpoints: []telemetry.EndpointSnapshot{agg, rep("r1", moved),
 		rep("r2", moved), rep("r3", moved)}}, groupAlert)
 	find(t, out[1], Prefill)
+}
+
+// rep is replica name of the group "g" with figures f.
+func rep(name string, f figs) telemetry.EndpointSnapshot {
+	es := endpoint(name, f)
+	es.Group, es.Replica = "g", name
+	return es
 }

@@ -272,3 +272,21 @@ func (s sourceDoc) saysLagging() bool {
 
 // plainOK is a source reported healthy with nothing said about lag.
 func (s sourceDoc) plainOK() bool { return s.State == "live" && !s.saysLagging() }
+
+// diagnosisDoc is an endpoint's "diagnosis" in the JSON lines.
+type diagnosisDoc struct {
+	Causes []findingDoc `json:"causes"`
+}
+
+// findingDoc is one named cause with its evidence.
+type findingDoc struct {
+	Cause    string `json:"cause"`
+	Summary  string `json:"summary"`
+	Next     string `json:"next"`
+	Evidence []struct {
+		Figure       string   `json:"figure"`
+		Value        float64  `json:"value"`
+		Baseline     *float64 `json:"baseline"`
+		BaselineFrom string   `json:"baseline_from"`
+	} `json:"evidence"`
+}
