@@ -8,14 +8,17 @@ import (
 // ewma is one figure's baseline: an exponential average over time with
 // time constant tau, fed once per refresh while the endpoint is well.
 type ewma struct {
-	value float64
-	last  time.Time     // the last update
-	held  time.Duration // how much history the average rests on
+	value  float64
+	weight float64 // the kernel's mass over the history held (→ 1 after a few tau)
+	last   time.Time
+	held   time.Duration // how much history the average rests on
 }
 
-// add folds v observed at now into the average: the weight of the past
-// decays as exp(−Δt/τ), so irregular refreshes weigh by the time they
-// cover, not by their number.
+// add folds v observed at now into the average: each refresh weighs by
+// the time it covers, the past decaying as exp(−Δt/τ), and the average is
+// normalised by the weight of the history held, so a baseline warmed for
+// 30 s of a 5 min τ is the mean of those 30 s, not 90 % of its first
+// sample (an engine starting up idle read as a batch of 1).
 func (e *ewma) add(v float64, now time.Time, tau time.Duration) {
 	if e.last.IsZero() {
 		e.value, e.last = v, now
@@ -25,8 +28,9 @@ func (e *ewma) add(v float64, now time.Time, tau time.Duration) {
 	if dt <= 0 {
 		return
 	}
-	alpha := 1 - math.Exp(-float64(dt)/float64(tau))
-	e.value += alpha * (v - e.value)
+	decay := math.Exp(-float64(dt) / float64(tau))
+	e.weight = e.weight*decay + (1 - decay)
+	e.value += (1 - decay) / e.weight * (v - e.value)
 	e.held += dt
 	e.last = now
 }

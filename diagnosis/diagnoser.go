@@ -51,6 +51,7 @@ type Diagnoser struct {
 type memory struct {
 	base  baselines
 	since map[Cause]time.Time
+	first time.Time // the first refresh that saw it
 }
 
 // New returns a Diagnoser with no history.
@@ -82,15 +83,27 @@ func (d *Diagnoser) Update(snap telemetry.Snapshot, alerts []slo.Alert) []Diagno
 	for _, es := range snap.Endpoints {
 		figs[es.Name] = readFigures(es)
 	}
-	out := make([]Diagnosis, 0, len(snap.Endpoints))
-	for _, es := range snap.Endpoints {
+	ins := make([]*input, len(snap.Endpoints))
+	sickGroups := map[string]string{} // group → a replica far from its siblings
+	for i, es := range snap.Endpoints {
 		mem := d.eps[es.Name]
 		if mem == nil {
-			mem = &memory{base: baselines{}, since: map[Cause]time.Time{}}
+			mem = &memory{base: baselines{}, since: map[Cause]time.Time{}, first: snap.At}
 			d.eps[es.Name] = mem
 		}
-		in := &input{es: es, f: figs[es.Name], base: mem.base, warm: d.cfg.Warmup,
-			alerts: activeAlerts(alerts, es), siblings: siblings(snap, figs, es)}
+		ins[i] = &input{es: es, f: figs[es.Name], base: mem.base, warm: d.cfg.Warmup, watched: snap.At.Sub(mem.first),
+			siblings: siblings(snap, figs, es)}
+		if es.Group != "" && ins[i].replica() != nil {
+			sickGroups[es.Group] = es.Name
+		}
+	}
+	out := make([]Diagnosis, 0, len(snap.Endpoints))
+	for i, es := range snap.Endpoints {
+		mem, in := d.eps[es.Name], ins[i]
+		// A group's breach that a sick replica explains is not its
+		// siblings' symptom: they keep their own alerts only.
+		sick, ok := sickGroups[es.Group]
+		in.alerts = activeAlerts(alerts, es, !ok || sick == es.Name)
 		diag := d.diagnose(in, snap.At)
 		if diag.Leading() == None {
 			mem.base.update(in.f, snap.At, d.cfg.Tau)
@@ -215,12 +228,12 @@ func (in *input) missing() []string {
 	return out
 }
 
-// activeAlerts are the alerts pending or firing on es or, for a replica,
-// on its group.
-func activeAlerts(alerts []slo.Alert, es telemetry.EndpointSnapshot) []slo.Alert {
+// activeAlerts are the alerts pending or firing on es or, for a replica
+// withGroup, on its group.
+func activeAlerts(alerts []slo.Alert, es telemetry.EndpointSnapshot, withGroup bool) []slo.Alert {
 	var out []slo.Alert
 	for _, a := range alerts {
-		if (a.Endpoint == es.Name || (es.Group != "" && a.Endpoint == es.Group)) &&
+		if (a.Endpoint == es.Name || (withGroup && es.Group != "" && a.Endpoint == es.Group)) &&
 			(a.State == slo.Pending || a.State == slo.Firing) {
 			out = append(out, a)
 		}

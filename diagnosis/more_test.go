@@ -39,17 +39,20 @@ func TestDownNamesTheError(t *testing.T) {
 // and on its group's aggregate row, with the siblings' median as the
 // baseline; the siblings name none, a 1.5× one included.
 func TestReplicaAgainstSiblings(t *testing.T) {
-	rep := func(name string, f figs) telemetry.EndpointSnapshot {
-		es := endpoint(name, f)
-		es.Group, es.Replica = "g", name
-		return es
-	}
 	agg := endpoint("g", healthy())
 	agg.Aggregate = true
 	sick := healthy().with(server{telemetry.ITL: 40}, nil)
-	out := New(Config{}).Update(telemetry.Snapshot{At: t0, Endpoints: []telemetry.EndpointSnapshot{
+	snap := telemetry.Snapshot{At: t0, Endpoints: []telemetry.EndpointSnapshot{
 		agg, rep("r1", healthy()), rep("r2", sick), rep("r3", healthy().with(server{telemetry.ITL: 12}, nil)),
-		rep("r4", healthy().with(server{telemetry.ITL: 18}, nil))}}, nil)
+		rep("r4", healthy().with(server{telemetry.ITL: 18}, nil))}}
+	d := New(Config{})
+	// Just started: not compared yet (a new replica's first requests are
+	// slow, its windows nearly empty).
+	if out := d.Update(snap, nil); slices.Contains(causes(out[2]), Replica) {
+		t.Errorf("a replica named at its first refresh: %+v", out[2].Causes)
+	}
+	snap.At = t0.Add(30 * time.Second)
+	out := d.Update(snap, nil)
 	evidence(t, find(t, out[2], Replica), figStep, 40, ptr(12), "siblings")
 	if f := find(t, out[0], Replica); !strings.Contains(f.Summary, "r2") || len(out[0].Causes) != 1 {
 		t.Errorf("aggregate: %+v", out[0].Causes)
@@ -134,4 +137,68 @@ func TestForgetsGoneEndpoints(t *testing.T) {
 	if len(d.eps) != 1 || len(d.Latest()) != 1 {
 		t.Errorf("remembers %d endpoints, latest %d; want 1", len(d.eps), len(d.Latest()))
 	}
+}
+
+// The client − server gap is a difference, often negative (the probes'
+// short requests beat the engine's mean request): its rise from −40 to
+// −5 ms while the client's TTFT barely moved (60 → 75 ms, under 1.5×) is
+// noise, not a network fault (seen in the simulator's healthy soak on a
+// loaded machine).
+func TestNetworkNeedsTheClientTTFTToGrow(t *testing.T) {
+	base := healthy().with(server{telemetry.TTFT: 100}, probe{telemetry.TTFT: 60})
+	d, now := warmed(t, endpoint("e", base))
+	slower := base.with(server{telemetry.TTFT: 80}, probe{telemetry.TTFT: 75})
+	out := d.Update(telemetry.Snapshot{At: now, Endpoints: []telemetry.EndpointSnapshot{endpoint("e", slower)}}, pending("e", telemetry.TTFT))
+	if slices.Contains(causes(out[0]), Network) {
+		t.Errorf("network named for a client TTFT 1.25× its baseline: %+v", out[0].Causes)
+	}
+	grown := base.with(server{telemetry.TTFT: 80}, probe{telemetry.TTFT: 120})
+	out = d.Update(telemetry.Snapshot{At: now.Add(time.Second), Endpoints: []telemetry.EndpointSnapshot{endpoint("e", grown)}}, pending("e", telemetry.TTFT))
+	find(t, out[0], Network)
+}
+
+// A longer step whose floor grew with neither the batch nor the KV in use
+// is not decode at its roofline: when a slowdown ends, the MBU (read over
+// the scrape's rate window) recovers before the step's longer window
+// does, and MBU × step reads as a higher floor (seen in the demo as its
+// GPU recovered).
+func TestBandwidthNeedsMoreBytes(t *testing.T) {
+	h := healthy()
+	d, now := warmed(t, endpoint("e", h))
+	ending := h.with(server{telemetry.ITL: 20, telemetry.MBU: 55}, probe{telemetry.TPOT: 21})
+	out := d.Update(telemetry.Snapshot{At: now, Endpoints: []telemetry.EndpointSnapshot{endpoint("e", ending)}}, pending("e", telemetry.TPOT))
+	if slices.Contains(causes(out[0]), Bandwidth) {
+		t.Errorf("bandwidth named with the batch and KV unchanged: %+v", out[0].Causes)
+	}
+	longer := h.with(server{telemetry.ITL: 20, telemetry.MBU: 55, telemetry.KVCache: 80}, probe{telemetry.TPOT: 21})
+	out = d.Update(telemetry.Snapshot{At: now.Add(time.Second), Endpoints: []telemetry.EndpointSnapshot{endpoint("e", longer)}}, pending("e", telemetry.TPOT))
+	find(t, out[0], Bandwidth)
+}
+
+// A group's breach that one far replica explains is not its siblings'
+// symptom: a sibling whose own figures moved a little (1.6× prefill, on a
+// loaded host) names none, while the far one names replica; without a far
+// replica the group's breach makes each replica unwell, as before.
+func TestGroupBreachExplainedBySickReplica(t *testing.T) {
+	agg := endpoint("g", healthy())
+	agg.Aggregate = true
+	d, now := warmed(t, agg, rep("r1", healthy()), rep("r2", healthy()), rep("r3", healthy()))
+	moved := healthy().with(server{telemetry.PrefillTime: 160, telemetry.TTFT: 165}, nil)
+	groupAlert := pending("g", telemetry.TTFT)
+	out := d.Update(telemetry.Snapshot{At: now, Endpoints: []telemetry.EndpointSnapshot{agg, rep("r1", moved),
+		rep("r2", healthy().with(server{telemetry.TTFT: 900, telemetry.PrefillTime: 890}, nil)), rep("r3", healthy())}}, groupAlert)
+	find(t, out[2], Replica)
+	if got := causes(out[1]); !slices.Equal(got, []Cause{None}) {
+		t.Errorf("r1 beside a sick replica names %v", got)
+	}
+	out = d.Update(telemetry.Snapshot{At: now.Add(time.Second), Endpoints: []telemetry.EndpointSnapshot{agg, rep("r1", moved),
+		rep("r2", moved), rep("r3", moved)}}, groupAlert)
+	find(t, out[1], Prefill)
+}
+
+// rep is replica name of the group "g" with figures f.
+func rep(name string, f figs) telemetry.EndpointSnapshot {
+	es := endpoint(name, f)
+	es.Group, es.Replica = "g", name
+	return es
 }

@@ -39,8 +39,9 @@ type input struct {
 	f        figures
 	base     baselines
 	warm     time.Duration
-	alerts   []slo.Alert // pending or firing on this endpoint (or its group)
-	siblings []figures   // the other replicas of its group
+	alerts   []slo.Alert   // pending or firing on this endpoint (or its group)
+	siblings []figures     // the other replicas of its group
+	watched  time.Duration // since the first refresh that saw the endpoint
 }
 
 // baseline is key's own-history baseline once warm.
@@ -151,12 +152,15 @@ func (in *input) errorsDominate() *Finding {
 // client's TTFT, and by at least half of what the client's TTFT grew.
 func (in *input) network() *Finding {
 	gap, bGap, _ := in.grew(figGap)
-	client, bClient, _ := in.grew(figClientTTFT)
+	client, bClient, clientUp := in.grew(figClientTTFT)
 	// The gap compares the probes' requests with all of the engine's, so
 	// it moves a little whenever the engine slows: it must carry at least
-	// half of the client's growth too.
-	if !in.explains(figGap, figClientTTFT) || client <= bClient || gap-bGap < floorShare*(client-bClient) {
-		return nil // (a client TTFT that did not grow has nothing to explain)
+	// half of the client's growth too. The gap is a difference, often
+	// negative, so its own ratio to its baseline says little: the client's
+	// TTFT must have grown (a client TTFT that did not has nothing to
+	// explain).
+	if !clientUp || !in.explains(figGap, figClientTTFT) || gap-bGap < floorShare*(client-bClient) {
+		return nil
 	}
 	return &Finding{Cause: Network, Summary: "network: client − server TTFT gap grew",
 		Evidence: in.evs(figGap, figClientTTFT, figServerP50),
@@ -239,8 +243,12 @@ func (in *input) decode() (*Finding, []string) {
 	// is a slower GPU, as is MBU or DRAM activity falling.
 	_, _, floorUp := in.grew(figFloor)
 	mbuFell := in.fell(figMBU) || in.fell(figDRAM) || (haveFloor && !floorUp)
+	// More bytes per step come from more sequences or longer contexts:
+	// a floor that grew while neither did is the step's window and the
+	// MBU's disagreeing (a slowdown ending), not a roofline.
+	_, _, kvUp := in.grew(figKV)
 	switch {
-	case haveFloor && floor-bFloor >= floorShare*(step-bStep):
+	case haveFloor && floor-bFloor >= floorShare*(step-bStep) && (batchUp || kvUp):
 		return &Finding{Cause: Bandwidth, Summary: "bandwidth: decode at its roofline",
 			Evidence: in.evs(figStep, figFloor, figMBU, figRunning),
 			Next:     "each step reads more bytes (batch or context): the GPU is at its bandwidth; add replicas or GPUs, or quantise weights or KV"}, nil
@@ -297,7 +305,10 @@ func (in *input) queueing() *Finding {
 
 // replica: this replica's latency is far from its siblings' median.
 func (in *input) replica() *Finding {
-	if len(in.siblings) == 0 {
+	// Replicas that just started (or were just found) hold a few requests
+	// each in their windows, and their first ones are slow: compared only
+	// once watched for the warm-up.
+	if len(in.siblings) == 0 || in.watched < in.warm {
 		return nil
 	}
 	var evs []Evidence

@@ -112,7 +112,7 @@ func read(data Data, al Alerts, thr Thresholds, dg Diagnoses, req fetchReq) tea.
 	for i, ep := range msg.snap.Endpoints {
 		r := table.Row{Endpoint: ep, Badge: slo.BadgeNone, Server: req.server}
 		if d, ok := msg.causes[ep.Name]; ok {
-			r.Cause = &d.Causes[0]
+			r.Cause, r.MoreCauses = &d.Causes[0], len(d.Causes)-1
 		}
 		if al != nil {
 			r.Badge = al.Badge(ep.Name, req.now)

@@ -69,6 +69,23 @@ func TestCauseOnAlertLineInRealTerminal(t *testing.T) {
 		}
 		t.Logf("%s: cause on the alert line %.1fs after the fault\n%s", name, d.Seconds(), screens[name])
 	}
+	// At 160 columns the model's row says it too, in its WHY cell.
+	if s, ok := screens["why160"]; ok && whyCellWith(s, "m1", "prefill") == "" {
+		t.Errorf("why160: no table row of m1 with prefill in its WHY cell:\n%s", s)
+	}
+}
+
+// whyCellWith is the first table row (a line with an SLO badge, not an
+// alert's "why:") of model whose last word is cause.
+func whyCellWith(screen, model, cause string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		f := strings.Fields(l)
+		if len(f) > 2 && strings.Contains(l, model) && !strings.Contains(l, "why:") && strings.HasPrefix(f[len(f)-1], cause) &&
+			(f[len(f)-2] == "BREACH" || f[len(f)-2] == "PENDING") {
+			return l
+		}
+	}
+	return ""
 }
 
 // alertLineWith is the first screen line holding an alert state and s.

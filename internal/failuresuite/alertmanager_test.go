@@ -59,10 +59,11 @@ func (a *alertmanager) webhookURL() string { return a.url + "/api/v2/alerts" }
 
 // amAlert is one alert of GET /api/v2/alerts.
 type amAlert struct {
-	Labels   map[string]string `json:"labels"`
-	StartsAt time.Time         `json:"startsAt"`
-	EndsAt   time.Time         `json:"endsAt"`
-	Status   struct {
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+	StartsAt    time.Time         `json:"startsAt"`
+	EndsAt      time.Time         `json:"endsAt"`
+	Status      struct {
 		State string `json:"state"`
 	} `json:"status"`
 }

@@ -55,6 +55,8 @@ type endpointDoc struct {
 	Signals map[string]figureDoc `json:"signals"`
 	Server  map[string]figureDoc `json:"server"`
 	Client  map[string]figureDoc `json:"client"`
+	// Diagnosis says why (issue 22); nil until diagnosed.
+	Diagnosis *diagnosisDoc `json:"diagnosis"`
 }
 
 // figureDoc is one signal's figure with its provenance and state. Its
@@ -304,3 +306,21 @@ func (s sourceDoc) saysLagging() bool {
 
 // plainOK is a source reported healthy with nothing said about lag.
 func (s sourceDoc) plainOK() bool { return s.State == "live" && !s.saysLagging() }
+
+// diagnosisDoc is an endpoint's "diagnosis" in the JSON lines.
+type diagnosisDoc struct {
+	Causes []findingDoc `json:"causes"`
+}
+
+// findingDoc is one named cause with its evidence.
+type findingDoc struct {
+	Cause    string `json:"cause"`
+	Summary  string `json:"summary"`
+	Next     string `json:"next"`
+	Evidence []struct {
+		Figure       string   `json:"figure"`
+		Value        float64  `json:"value"`
+		Baseline     *float64 `json:"baseline"`
+		BaselineFrom string   `json:"baseline_from"`
+	} `json:"evidence"`
+}

@@ -38,7 +38,8 @@ func TestHealthySimulatorNamesNone(t *testing.T) {
 		for ep, dg := range m.Diagnosis.Latest() {
 			if dg.Leading() != diagnosis.None {
 				named++
-				t.Errorf("%s at %s: %+v", ep, now.Sub(warm).Round(time.Second), dg.Causes)
+				f := dg.Causes[0]
+				t.Errorf("%s at %s: %s (%s) %s %v", ep, now.Sub(warm).Round(time.Second), f.Cause, f.Summary, f.EvidenceWords(), f.Missing)
 			}
 		}
 	}

@@ -24,7 +24,10 @@ const (
 //     0.32, 4096-token context), so bursts preempt;
 //   - DemoReasoning: an 8B reasoning model on an H100 that thinks for
 //     about 40 tokens before it answers, so TTFT (first thinking token)
-//     and the time to the first answer token differ by ≈ 0.3 s.
+//     and the time to the first answer token differ by ≈ 0.3 s; from 80 s
+//     to 110 s a slow path holds its requests 400 ms before the engine
+//     sees them (a network cause beside the degrading model's GPU
+//     slowdown and the bursty one's KV pressure).
 //
 // Half of the background requests start with one of four shared system
 // prompts, and the probes repeat theirs, so the prefix cache hits.
@@ -41,6 +44,7 @@ func DemoConfig() Config {
 		Scenario: Scenario{Events: []Event{
 			{At: 30 * time.Second, Kind: EventBandwidth, Model: DemoDegrading, Factor: 0.25, For: 45 * time.Second},
 			{At: 10 * time.Second, Kind: EventBurst, Model: DemoBursty, Streams: 24, For: 12 * time.Second, Every: 40 * time.Second},
+			{At: 80 * time.Second, Kind: EventNetworkDelay, Model: DemoReasoning, Delay: 400 * time.Millisecond, For: 30 * time.Second},
 		}},
 	}
 }

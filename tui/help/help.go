@@ -113,6 +113,9 @@ func (m *Model) render() string {
 		{"ok 42ms", "in the sources line: the source answered, and how long its last request took"},
 		{"unknown since", "the data behind an alert is missing, with why: no data yet, data stale or source failing; a pending or firing alert keeps its state, never resolves on missing data"},
 		{"REC file", "this session is being recorded (--record)"},
+		{"WHY kv_cache+1", "the row's diagnosis: its leading cause in a word (+1: one more cause named); blank when healthy or not yet diagnosed; a column of wide terminals"},
+		{"why: prefill: …", "after an open alert and under the table: the leading cause in a few words and since when; enter's why section gives the latency's terms (network, queue, prefill, decode step against its bandwidth floor), each cause's evidence against its baselines and the next step; e lists the same for every unwell endpoint (docs/diagnosis.md)"},
+		{"unclear", "an unwell endpoint whose figures allow no call: the why section says which figures are missing"},
 	} {
 		out = append(out, m.term(s[0], s[1], 29)...)
 	}

@@ -24,6 +24,9 @@ const (
 	ColDRAM
 	ColMBU
 	ColSLO
+	// ColWhy is the leading cause of the row's diagnosis in a word; it is
+	// placed last, so it only takes room no other column wants.
+	ColWhy
 	numCols
 )
 
@@ -35,6 +38,12 @@ type colDef struct {
 	// sig is the signal a figure column shows; spark columns reuse it.
 	sig telemetry.Signal
 }
+
+// whyWidth fits the longest cause word ("gpu_slowdown", "prefix_cache").
+const whyWidth = 12
+
+// whyMinName is the name column's width below which WHY is left out.
+const whyMinName = 32
 
 // SparkWidth is the sparkline columns' width: one point per cell.
 const SparkWidth = 8
@@ -60,6 +69,7 @@ func defs() [numCols]colDef {
 		// estimated figure says which, as in the detail and JSON.
 		ColMBU: {title: "MBU", width: 5, prio: 8, right: true, sig: telemetry.MBU},
 		ColSLO: {title: "SLO", width: 7, prio: 0},
+		ColWhy: {title: "WHY", width: whyWidth, prio: 12},
 	}
 }
 
@@ -82,7 +92,7 @@ func fit(width int, model, charts bool) []placed {
 	}
 	used := 1 + d[ColName].width
 	chosen[ColName] = true
-	for prio := 0; prio <= 11; prio++ {
+	for prio := 0; prio <= 12; prio++ {
 		for c := Col(0); c < numCols; c++ {
 			if chosen[c] || d[c].prio != prio || (c == ColModel && !model) {
 				continue
@@ -92,6 +102,12 @@ func fit(width int, model, charts bool) []placed {
 				used += 1 + d[c].width
 			}
 		}
+	}
+	// The cause word is worth less than legible names: WHY takes only
+	// room the name column does not need to reach whyMinName.
+	if chosen[ColWhy] && width-used+d[ColName].width < whyMinName {
+		chosen[ColWhy] = false
+		used -= 1 + d[ColWhy].width
 	}
 	if charts {
 		chosen[ColTTFTSpark], chosen[ColTPOTSpark] = false, false

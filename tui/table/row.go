@@ -25,6 +25,8 @@ type Row struct {
 	// Cause is the leading finding of the endpoint's diagnosis when it
 	// names one (nil when healthy or undiagnosed).
 	Cause *diagnosis.Finding
+	// MoreCauses is how many more causes the diagnosis names.
+	MoreCauses int
 }
 
 // Name is the row's key.

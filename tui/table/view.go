@@ -177,6 +177,8 @@ func (m *Model) row(r *Row, sel bool) string {
 				badge, kind = strings.ToUpper(h.State), format.TargetKind(h.State)
 			}
 			ctx.Paint(roles, kind).To(&b, common.Fit(badge, p.width, g.Ellipsis))
+		case ColWhy:
+			b.WriteString(whyCell(r, p.width, roles, g.Ellipsis))
 		default:
 			s, ok, text := figure(p.col, r, g.Unknown)
 			c := format.Signal(s, ok, text, ctx.Now, p.width, g.Unknown)
