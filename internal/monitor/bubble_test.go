@@ -10,6 +10,7 @@ import (
 
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/sources/gpu"
 )
 
 // pipeNet is an in-memory network for a synctest bubble: each host is an
@@ -117,7 +118,7 @@ func runInBubble(t *testing.T, cfg sim.Config, opts Options, adjust func(*config
 	pn.serve(bubbleSimHost, srv.Handler())
 	pn.serve(bubbleDCGMHost, srv.DCGMHandler())
 	c := DemoConfig(srv)
-	c.DCGM = []config.DCGM{{URL: "http://" + bubbleDCGMHost, Dial: pn.dial}}
+	c.DCGM = []gpu.Settings{{URL: "http://" + bubbleDCGMHost, Dial: pn.dial}}
 	for i := range c.Endpoints {
 		c.Endpoints[i].URL = "http://" + bubbleSimHost
 		c.Endpoints[i].Dial = pn.dial

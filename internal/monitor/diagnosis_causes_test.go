@@ -18,6 +18,7 @@ import (
 	"github.com/ttftop/ttftop/internal/config"
 	"github.com/ttftop/ttftop/internal/sim"
 	"github.com/ttftop/ttftop/slo"
+	"github.com/ttftop/ttftop/sources/probe"
 	"github.com/ttftop/ttftop/telemetry"
 )
 
@@ -35,7 +36,7 @@ type causeCase struct {
 	// cfg adjusts the simulator (prefix caching).
 	cfg func(*sim.Config)
 	// probe adjusts sick's probe (its prompt).
-	probe func(*config.Probe)
+	probe func(*probe.Settings)
 	// proxyDelay, when set, puts a delaying HTTP proxy between sick's
 	// probes and the simulator (its scrape goes straight to the engine),
 	// switched on at the fault: a slow network path or gateway.
@@ -121,7 +122,7 @@ func causeCases() []causeCase {
 	return []causeCase{
 		{name: "queueing", want: []diagnosis.Cause{diagnosis.Queueing}, events: []sim.Event{withStreams(12)}},
 		{name: "prefill", want: []diagnosis.Cause{diagnosis.Prefill}, events: []sim.Event{withFactor(sim.EventPrefillSlow, 8)},
-			probe: func(p *config.Probe) { p.Prompt = "medium" }}, // the probes' own prefill grows too
+			probe: func(p *probe.Settings) { p.Prompt = "medium" }}, // the probes' own prefill grows too
 		{name: "kv_cache", want: []diagnosis.Cause{diagnosis.KVCache}, events: []sim.Event{withFactor(sim.EventKVPressure, 0.04)},
 			spec: func(s *sim.ModelSpec) { s.GPUMemUtilization = 0.116 }},
 		{name: "bandwidth", want: []diagnosis.Cause{diagnosis.Bandwidth}, events: []sim.Event{withStreams(24)},
@@ -145,7 +146,7 @@ func causeCases() []causeCase {
 			// objective.
 			cfg:        func(c *sim.Config) { c.PrefixCaching, c.SharedPrefixShare = true, 1 },
 			spec:       func(s *sim.ModelSpec) { s.MaxModelLen = 4096 },
-			probe:      func(p *config.Probe) { p.Prompt = "long" },
+			probe:      func(p *probe.Settings) { p.Prompt = "long" },
 			objectives: objectivesOver(0.080, 0.020, 20*time.Second)},
 		{name: "spec_decode", want: []diagnosis.Cause{diagnosis.SpecDecode}, events: []sim.Event{withFactor(sim.EventSpecAccept, 0.05)},
 			spec: func(s *sim.ModelSpec) { s.SpecTokens, s.SpecAcceptRate = 3, 0.8 },
@@ -160,7 +161,7 @@ func causeCases() []causeCase {
 		{name: "down", want: []diagnosis.Cause{diagnosis.Down}, events: []sim.Event{at(sim.EventOutage)},
 			objectives: append(causeObjectives(), errorObjective(0.6))},
 		{name: "mixed", want: []diagnosis.Cause{diagnosis.Network, diagnosis.Prefill}, proxyDelay: 400 * time.Millisecond,
-			events: []sim.Event{withFactor(sim.EventPrefillSlow, 8)}, probe: func(p *config.Probe) { p.Prompt = "medium" }},
+			events: []sim.Event{withFactor(sim.EventPrefillSlow, 8)}, probe: func(p *probe.Settings) { p.Prompt = "medium" }},
 	}
 }
 
@@ -209,7 +210,7 @@ func checkCause(t *testing.T, c causeCase) {
 			Diagnosis: diagnosis.Config{Recent: causeRecent, Warmup: causeWarmup, Tau: time.Minute}},
 			func(cf *config.Config, pn *pipeNet) {
 				for i := range cf.DCGM {
-					cf.DCGM[i].Interval = config.Duration(causeEvery)
+					cf.DCGM[i].Interval = slo.Duration(causeEvery)
 				}
 				if c.proxyDelay > 0 {
 					gateway = newDelayProxy(pn, sick.Name, c.proxyDelay)
@@ -223,7 +224,7 @@ func checkCause(t *testing.T, c causeCase) {
 						// probes' ones.
 						ep.Metrics, ep.URL, ep.Name = ep.URL+"/metrics", "http://"+gatewayHost, "served"
 					}
-					ep.Probe.Interval = config.Duration(causeEvery)
+					ep.Probe.Interval = slo.Duration(causeEvery)
 					ep.Probe.MaxTokens = 24
 					ep.Probe.Prompt = "short"
 					if ep.Model != sick.Name {
