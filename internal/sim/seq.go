@@ -41,6 +41,12 @@ type seq struct {
 	// its key and length in tokens; 0 tokens when none.
 	prefixKey    uint64
 	prefixTokens int
+	// A decode worker's request whose prompt KV arrives by transfer
+	// (Request.RemoteKV): how long the transfer takes, and when it is in
+	// (set at submission).
+	remoteKV   bool
+	kvTransfer int64
+	kvReady    int64
 
 	// engine goroutine only
 	scheduled   int64 // first admission

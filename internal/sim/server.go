@@ -51,6 +51,11 @@ type Config struct {
 	// /metrics and DCGM trail by at most that), which saves most of its
 	// timer wake-ups. Benchmarks and `ttftop sim` keep precise timing.
 	CoarseTiming bool
+	// KVConnector is vLLM's --kv-transfer-config connector of a
+	// disaggregated worker ("NixlConnector"): its page then has the NIXL
+	// families, the waiting reasons and the prompt tokens by source
+	// (docs/disaggregated.md). Empty: an aggregated server.
+	KVConnector string
 }
 
 // Server is a running simulator: engines, background load and (after
@@ -71,6 +76,9 @@ type Server struct {
 	ids       atomic.Uint64
 	handler   http.Handler
 	load      *loadGen
+	// kv, on a disaggregated model's decode worker, is where its prompts'
+	// KV caches come from (PD); nil on an aggregated server.
+	kv *kvLink
 	// metricsSize is the length of the last /metrics answer (bytes), to
 	// size the next one's buffer.
 	metricsSize atomic.Int64
