@@ -19,11 +19,12 @@ const (
 	LoRAWaiting Signal = "lora_adapters_waiting"
 )
 
-// DisaggSignals lists them in display order, the LoRA ones last; each
-// call returns a fresh slice, so no caller can change another's list.
+// DisaggSignals lists them in display order, the LoRA ones, then the
+// router's (RouterSignals) last; each call returns a fresh slice, so no
+// caller can change another's list.
 func DisaggSignals() []Signal {
-	return []Signal{KVTransferTime, KVTransferBytes, KVTransferFailures, KVTransferPromptTPS, WaitingDeferred,
-		LoRARunning, LoRAWaiting}
+	return append([]Signal{KVTransferTime, KVTransferBytes, KVTransferFailures, KVTransferPromptTPS, WaitingDeferred,
+		LoRARunning, LoRAWaiting}, RouterSignals()...)
 }
 
 // DiagnosisSignals returns the engine diagnosis signals followed by the

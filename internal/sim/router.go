@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"net"
@@ -241,6 +242,16 @@ func (r *Router) client(ctx context.Context, rng *rand.Rand) {
 		}
 		timer.Reset(min(pause, 2*time.Second))
 	}
+}
+
+// Send streams one request through the router to its end, as its
+// background clients do (tests send their own, counted): an error when it
+// failed.
+func (r *Router) Send(ctx context.Context, req Request) error {
+	if r.send(ctx, req) {
+		return errors.New("sim: request through the router failed")
+	}
+	return nil
 }
 
 // send streams one request through the router; it reports a failure.
