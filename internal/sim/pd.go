@@ -226,3 +226,17 @@ func (s *Server) prefillRemotely(ctx context.Context, e *engine, sq *seq, req Re
 	sq.remoteKV, sq.kvTransfer = true, int64(transfer*1e9)
 	return nil
 }
+
+// KVTransfers is what the decode workers counted of their KV transfers:
+// how many, and their total time.
+func (p *PD) KVTransfers() (count uint64, total time.Duration) {
+	var secs float64
+	for _, s := range p.decode {
+		m := s.engines[0].metrics
+		m.mu.Lock()
+		count += m.kv.xfer.count
+		secs += m.kv.xfer.sum
+		m.mu.Unlock()
+	}
+	return count, time.Duration(secs * 1e9)
+}

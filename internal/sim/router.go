@@ -285,3 +285,16 @@ func (r *Router) send(ctx context.Context, req Request) bool {
 		}
 	}
 }
+
+// RouterTTFTResolution is the width of the router's TTFT histogram bucket
+// that holds v (seconds): what a figure read from it cannot tell apart.
+func RouterTTFTResolution(v float64) float64 {
+	lower := 0.0
+	for _, b := range eppTTFTBuckets {
+		if v <= b {
+			return b - lower
+		}
+		lower = b
+	}
+	return math.Inf(1)
+}

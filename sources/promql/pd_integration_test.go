@@ -4,18 +4,12 @@ package promql
 
 import (
 	"context"
-	"io"
 	"math"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
 	"github.com/ttftop/ttftop/internal/promtest"
 	"github.com/ttftop/ttftop/internal/sim"
@@ -138,13 +132,8 @@ func TestIntegrationDisaggregated(t *testing.T) {
 	// Each pool's figures are what its workers counted: the decode pool's
 	// mean transfer is the decode pages' sum over their count.
 	xfer := func() float64 {
-		var c, sum float64
-		for _, w := range pd.Decode() {
-			if cc, ss, ok := pageHistogram(t, w.URL(), "vllm:nixl_xfer_time_seconds"); ok {
-				c, sum = c+cc, sum+ss
-			}
-		}
-		return sum / c * 1000
+		n, total := pd.KVTransfers()
+		return total.Seconds() * 1000 / float64(n)
 	}
 	m := pdModel()
 	kv1, _ := m.PoolMean(telemetry.RoleDecode, telemetry.KVTransferTime)
@@ -155,7 +144,7 @@ func TestIntegrationDisaggregated(t *testing.T) {
 	if !ok || parts.Router == nil {
 		t.Fatalf("no TTFT parts: %+v %v", parts, ok)
 	}
-	res := bucketWidth(*parts.Router / 1000)
+	res := sim.RouterTTFTResolution(*parts.Router / 1000)
 	t.Logf("TTFT parts (ms): prefill queue %.2f + prefill %.2f + KV transfer %.2f + first decode %.2f = %.2f; router %.2f (its bucket %.0f ms wide)",
 		parts.PrefillQueue, parts.Prefill, parts.KVTransfer, parts.FirstDecode, parts.Sum, *parts.Router, res*1000)
 	if d := *parts.Router - parts.Sum; d < 0 || d > res*1000 {
@@ -202,39 +191,6 @@ func TestIntegrationDisaggregated(t *testing.T) {
 	}
 }
 
-// bucketWidth is the width of the llm-d router's TTFT bucket holding v
-// (seconds).
-func bucketWidth(v float64) float64 {
-	bounds := []float64{0, 0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60, 120}
-	for i := 1; i < len(bounds); i++ {
-		if v <= bounds[i] {
-			return bounds[i] - bounds[i-1]
-		}
-	}
-	return math.Inf(1)
-}
-
-// pageHistogram reads a histogram's count and sum from a page, summed
-// over its series.
-func pageHistogram(t *testing.T, base, name string) (count, sum float64, ok bool) {
-	t.Helper()
-	page := getPage(t, base+"/metrics")
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(strings.NewReader(page))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := fams[name]
-	if f == nil {
-		return 0, 0, false
-	}
-	for _, m := range f.Metric {
-		h := m.GetHistogram()
-		count, sum = count+float64(h.GetSampleCount()), sum+h.GetSampleSum()
-	}
-	return count, sum, f.GetType() == dto.MetricType_HISTOGRAM
-}
-
 // endpointNames lists the store's endpoints, for failure messages.
 func endpointNames(s *telemetry.Store) []string {
 	var out []string
@@ -242,19 +198,4 @@ func endpointNames(s *telemetry.Store) []string {
 		out = append(out, es.Name)
 	}
 	return out
-}
-
-// getPage fetches a page's text.
-func getPage(t *testing.T, url string) string {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
