@@ -26,9 +26,9 @@ const (
 func RouterSignals() []Signal { return []Signal{RouterTTFTMisses, RouterTPOTMisses} }
 
 var routerSignalInfo = map[Signal]SignalInfo{
-	RouterTTFTMisses: {Unit: "/s", Scale: 1, CounterRate: true, Title: "router TTFT miss",
+	RouterTTFTMisses: {Unit: "/s", Scale: 1, CounterRate: true, Title: "TTFT misses",
 		Definition: "router: requests per second whose TTFT the router counted over its own objective (its SLO-violation counter, not ttftop's SLO)"},
-	RouterTPOTMisses: {Unit: "/s", Scale: 1, CounterRate: true, Title: "router TPOT miss",
+	RouterTPOTMisses: {Unit: "/s", Scale: 1, CounterRate: true, Title: "TPOT misses",
 		Definition: "router: requests per second whose TPOT the router counted over its own objective (its SLO-violation counter, not ttftop's SLO)"},
 }
 
@@ -89,7 +89,7 @@ func PDModels(snap Snapshot) []PDModel {
 			continue
 		}
 		for _, es := range snap.Endpoints {
-			if es.Group == "" && es.Model == m.Model && (es.Engine == EngineLLMD || es.Engine == EngineDynamo) {
+			if es.Group == "" && es.Model == m.Model && isRouter(es) {
 				m.Routers = append(m.Routers, es)
 			}
 		}
@@ -97,6 +97,27 @@ func PDModels(snap Snapshot) []PDModel {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Model < out[j].Model })
 	return out
+}
+
+// isRouter reports whether a row is a router or frontend: its engine says
+// so, or (a probed router, whose engine the probe names after the worker
+// that answers) it carries a router's own signal.
+func isRouter(es EndpointSnapshot) bool {
+	if es.Labels[LabelRole] != "" {
+		return false
+	}
+	if es.Engine == EngineLLMD || es.Engine == EngineDynamo {
+		return true
+	}
+	for _, sig := range RouterSignals() {
+		if _, ok := es.Signals[sig]; ok {
+			return true
+		}
+		if _, ok := es.Server[sig]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // TTFTParts is a disaggregated model's mean TTFT split where it is spent

@@ -47,6 +47,16 @@ func TestPDModelsAndTTFTParts(t *testing.T) {
 			t.Fatalf("parts %+v, want %+v", p, want)
 		}
 	}
+	// A probed router whose probe named it after the worker that answers
+	// is still the router: it carries the router's own signal.
+	snap.Endpoints[4].Engine = EngineVLLM
+	if m := PDModels(snap)[0]; len(m.Routers) != 0 {
+		t.Errorf("a vLLM row without router signals taken as the router")
+	}
+	snap.Endpoints[4].Server = map[Signal]SignalSnapshot{RouterTTFTMisses: {State: Live}}
+	if m := PDModels(snap)[0]; len(m.Routers) != 1 {
+		t.Errorf("the router row with its SLO-violation figure not taken as the router")
+	}
 	// Without the transfer figure there are no parts: none taken as zero.
 	delete(snap.Endpoints[2].Signals, KVTransferTime)
 	delete(snap.Endpoints[3].Signals, KVTransferTime)

@@ -206,7 +206,7 @@ func ScrapeConfig(ep config.Endpoint) (scrape.Config, bool) {
 	if err != nil || u.Host == "" {
 		return scrape.Config{}, false
 	}
-	sc := scrape.Config{URL: u.Scheme + "://" + u.Host, Path: "/metrics", Name: ep.Name, Model: ep.Model}
+	sc := scrape.Config{URL: u.Scheme + "://" + u.Host, Path: "/metrics", Name: ep.Name, Model: ep.Model, Role: ep.Role}
 	if ep.Metrics == "" {
 		sc.Implied = ep.MetricsImplied
 	}
