@@ -76,6 +76,7 @@ func (e *engine) admit(stepStart int64) {
 		e.waiting = nil // drop the consumed backing array
 	}
 	e.countDeferred(stepStart)
+	e.noteAdapters()
 	e.nWaiting.Store(int64(len(e.waiting)))
 	e.mu.Unlock()
 	e.usedBlocks.Store(int64(e.totalBlocks) - free)

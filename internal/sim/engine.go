@@ -54,6 +54,8 @@ type engine struct {
 	// nextKV is the earliest end of a KV transfer among the waiting
 	// requests, 0 when none waits for one.
 	nextKV int64
+	// lora is the adapters in use as /metrics shows them (lora.go).
+	lora atomic.Pointer[loraInUse]
 }
 
 type chunk struct {

@@ -223,6 +223,7 @@ func writeVLLM(b *strings.Builder, snaps []snapshot, created string) {
 			`num_gpu_blocks_override="None",prefix_caching_hash_algo="builtin",sliding_window="None",`+
 			`swap_space="4.0",swap_space_bytes="4294967296.0"`, "1.0")
 	}
+	writeLoRAInfo(b, all)
 	if all[0].e.srv.cfg.KVConnector != "" {
 		writeKVConnector(b, all, created)
 	}

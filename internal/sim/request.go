@@ -80,6 +80,9 @@ func (e *engine) newSeq(req Request) (*seq, error) {
 		s.prefixKey, s.prefixTokens = s.textSeed, prompt
 	}
 	s.remoteKV, s.kvTransfer = req.RemoteKV, int64(req.KVTransfer)
+	if req.Model != e.spec.Name {
+		s.adapter = req.Model // engineFor served it: one of the base's adapters
+	}
 	s.target, s.finishAt = maxTokens, finishLength
 	s.reasoning = e.spec.reasoningLength(s.textSeed)
 	if !req.IgnoreEOS {

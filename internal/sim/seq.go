@@ -47,6 +47,8 @@ type seq struct {
 	remoteKV   bool
 	kvTransfer int64
 	kvReady    int64
+	// adapter is the LoRA adapter the request named ("" for the base).
+	adapter string
 
 	// engine goroutine only
 	scheduled   int64 // first admission

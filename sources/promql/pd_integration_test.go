@@ -4,6 +4,7 @@ package promql
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ttftop/ttftop/internal/promtest"
 	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/internal/sim/simtest"
 	"github.com/ttftop/ttftop/telemetry"
 )
 
@@ -34,19 +36,7 @@ func TestIntegrationDisaggregated(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var shift atomic.Int64 // moves the scenario's clock to the slow transfers
-	pd, err := sim.NewPD(sim.PDConfig{
-		Model:   sim.ModelSpec{Name: "org/pd", Params: 8.03e9, GPU: "H100 SXM", MaxBatch: 64},
-		Prefill: 1, Decode: 2, Seed: 5, KVBandwidth: 2e9,
-		Clock:    func() time.Time { return time.Now().Add(time.Duration(shift.Load())) },
-		Scenario: sim.Scenario{Events: []sim.Event{{At: time.Hour, Kind: sim.EventKVSlow, Factor: 4}}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pd.Close() })
-	if err := pd.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	pd := simtest.StartPD(t, 5, &shift)
 	var targets []promtest.Target
 	for i, w := range pd.Workers() {
 		targets = append(targets, promtest.Target{Job: "vllm-" + pd.Role(w) + string(rune('0'+i)), URL: w.URL() + "/metrics",
@@ -67,7 +57,7 @@ func TestIntegrationDisaggregated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	refreshUntil := func(what string, d time.Duration, done func() bool) {
+	refreshUntil := func(what string, d time.Duration, done func() bool, state ...func() string) {
 		t.Helper()
 		deadline := time.Now().Add(d)
 		for {
@@ -78,6 +68,9 @@ func TestIntegrationDisaggregated(t *testing.T) {
 				return
 			}
 			if time.Now().After(deadline) {
+				for _, f := range state {
+					what += " (" + f() + ")"
+				}
 				t.Fatalf("no %s within %s", what, d)
 			}
 			time.Sleep(time.Second)
@@ -128,7 +121,11 @@ func TestIntegrationDisaggregated(t *testing.T) {
 				count(decodePool, telemetry.KVTransferTime) == want && count(router, telemetry.TTFT) == want
 		}
 	}
-	refreshUntil("every request counted", 30*time.Second, counted(n))
+	counts := func() string {
+		return fmt.Sprintf("prefill TTFT %v, decode TTFT %v, transfers %v, router TTFT %v", count(prefillPool, telemetry.TTFT),
+			count(decodePool, telemetry.TTFT), count(decodePool, telemetry.KVTransferTime), count(router, telemetry.TTFT))
+	}
+	refreshUntil("every request counted", 60*time.Second, counted(n), counts)
 	// Each pool's figures are what its workers counted: the decode pool's
 	// mean transfer is the decode pages' sum over their count.
 	xfer := func() float64 {
@@ -152,10 +149,10 @@ func TestIntegrationDisaggregated(t *testing.T) {
 	}
 
 	// Phase 2: KV transfers 4× slower; as many requests again, alike.
-	shift.Store(int64(time.Hour))
+	shift.Store(int64(simtest.SlowKVAfter))
 	routerBefore := *parts.Router
 	send()
-	refreshUntil("the second half counted", 30*time.Second, counted(2*n))
+	refreshUntil("the second half counted", 60*time.Second, counted(2*n), counts)
 	m = pdModel()
 	kv2, _ := m.PoolMean(telemetry.RoleDecode, telemetry.KVTransferTime)
 	parts2, _ := m.TTFTParts()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/internal/sim/simtest"
 	"github.com/ttftop/ttftop/telemetry"
 )
 
@@ -23,19 +24,7 @@ import (
 func TestIntegrationDisaggregatedScrape(t *testing.T) {
 	ctx := context.Background()
 	var shift atomic.Int64
-	pd, err := sim.NewPD(sim.PDConfig{
-		Model:   sim.ModelSpec{Name: "org/pd", Params: 8.03e9, GPU: "H100 SXM", MaxBatch: 64},
-		Prefill: 1, Decode: 2, Seed: 9, KVBandwidth: 2e9,
-		Clock:    func() time.Time { return time.Now().Add(time.Duration(shift.Load())) },
-		Scenario: sim.Scenario{Events: []sim.Event{{At: time.Hour, Kind: sim.EventKVSlow, Factor: 4}}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pd.Close() })
-	if err := pd.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	pd := simtest.StartPD(t, 9, &shift)
 	store := telemetry.NewStore(telemetry.DefaultStoreConfig())
 	var scrapers []*Scraper
 	for _, w := range pd.Workers() {
@@ -102,7 +91,7 @@ func TestIntegrationDisaggregatedScrape(t *testing.T) {
 		t.Errorf("router TTFT − parts = %.2f ms, want within [0, %.0f]", d, res*1000)
 	}
 
-	shift.Store(int64(time.Hour))
+	shift.Store(int64(simtest.SlowKVAfter))
 	send()
 	scrapeAll()
 	m = model()
