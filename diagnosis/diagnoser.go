@@ -112,6 +112,7 @@ func (d *Diagnoser) Update(snap telemetry.Snapshot, alerts []slo.Alert) []Diagno
 		out = append(out, diag)
 	}
 	raiseReplicas(snap, out)
+	raisePD(snap, out)
 	d.latest = make(map[string]Diagnosis, len(out))
 	for _, diag := range out {
 		d.latest[diag.Endpoint] = diag

@@ -27,8 +27,8 @@ const (
 // Vocabulary lists every cause in the order a diagnosis ranks them: the
 // first named is the leading one (root causes before their effects: a full
 // KV cache makes requests queue).
-var Vocabulary = []Cause{Down, Errors, Network, KVCache, PrefixCache, SpecDecode, Replica,
-	GPUSlowdown, Bandwidth, Batching, Prefill, Queueing, Unclear, None}
+var Vocabulary = []Cause{Down, Errors, Network, KVTransfer, KVCache, PrefixCache, SpecDecode, Replica,
+	GPUSlowdown, Bandwidth, Batching, PDRatio, Prefill, Queueing, Unclear, None}
 
 // Evidence is one figure a finding rests on and what it was compared
 // with. Values are in the unit named (the snapshot's display units).

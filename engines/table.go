@@ -539,7 +539,11 @@ func dynamoFrontend() Spec {
 // inference_objective_request_ttft_seconds, request_total,
 // request_error_total with error_code). No capture: tested on
 // table-generated pages. request_ntpot_seconds is not TPOT (it includes
-// TTFT), so it is not read as TPOT.
+// TTFT), so it is not read as TPOT. The router's own SLO-violation
+// counters, inference_objective_request_{ttft,tpot}_slo_violation_total
+// (per model_name and target_model_name), are from llm-d's
+// predicted-latency guide (store file id 55025291835), no capture; read
+// as the router's misses of its own objectives.
 func llmdRouter() Spec {
 	const gateway = "at the router: includes routing and the network to the pod"
 	return Spec{
@@ -558,6 +562,10 @@ func llmdRouter() Spec {
 			telemetry.Running: {gaugeNote("llm_d_epp_request_running", "requests in flight through the router")},
 			telemetry.RequestRate: {counterNote("llm_d_epp_request_total", "requests received by the router"),
 				counterNote("inference_objective_request_total", "requests received; the old name")},
+			telemetry.RouterTTFTMisses: {counterNote("inference_objective_request_ttft_slo_violation_total",
+				"the router's own count against the TTFT goal its requests carry")},
+			telemetry.RouterTPOTMisses: {counterNote("inference_objective_request_tpot_slo_violation_total",
+				"the router's own count against the TPOT goal its requests carry")},
 		},
 		Errors: []ErrorCounters{
 			{Failed: "llm_d_epp_request_error_total", All: "llm_d_epp_request_total"},

@@ -1,6 +1,10 @@
 package engines
 
-import "github.com/ttftop/ttftop/telemetry"
+import (
+	"slices"
+
+	"github.com/ttftop/ttftop/telemetry"
+)
 
 // Unmeasurable returns the signals that engine's metrics can never give,
 // with why ("TGI exposes no TTFT histogram"): signals some engine of the
@@ -21,7 +25,9 @@ func Unmeasurable(engine telemetry.Engine) map[telemetry.Signal]string {
 func (s Spec) Unmeasurable() map[telemetry.Signal]string {
 	out := map[telemetry.Signal]string{}
 	for _, sig := range tableSignals() {
-		if !s.gives(sig) {
+		// A router's count of its own objectives' misses is no engine's
+		// figure to miss.
+		if !s.gives(sig) && !slices.Contains(telemetry.RouterSignals(), sig) {
 			out[sig] = s.Title + " exposes no " + sig.Info().Title + " " + metricWord(sig)
 		}
 	}

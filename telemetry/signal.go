@@ -69,6 +69,9 @@ func (s Signal) Info() SignalInfo {
 	if i, ok := disaggSignalInfo[s]; ok {
 		return i
 	}
+	if i, ok := routerSignalInfo[s]; ok {
+		return i
+	}
 	return SignalInfo{Unit: "", Scale: 1, Title: string(s)}
 }
 

@@ -19,15 +19,19 @@ const (
 	LoRAWaiting Signal = "lora_adapters_waiting"
 )
 
-// DisaggSignals lists them in display order, the LoRA ones last.
-var DisaggSignals = []Signal{KVTransferTime, KVTransferBytes, KVTransferFailures, KVTransferPromptTPS, WaitingDeferred,
-	LoRARunning, LoRAWaiting}
+// DisaggSignals lists them in display order, the LoRA ones, then the
+// router's (RouterSignals) last; each call returns a fresh slice, so no
+// caller can change another's list.
+func DisaggSignals() []Signal {
+	return append([]Signal{KVTransferTime, KVTransferBytes, KVTransferFailures, KVTransferPromptTPS, WaitingDeferred,
+		LoRARunning, LoRAWaiting}, RouterSignals()...)
+}
 
 // DiagnosisSignals returns the engine diagnosis signals followed by the
 // disaggregation ones: every engine-reported figure a view lists below
 // the request-level ones.
 func DiagnosisSignals() []Signal {
-	return append(append([]Signal(nil), EngineSignals...), DisaggSignals...)
+	return append(append([]Signal(nil), EngineSignals...), DisaggSignals()...)
 }
 
 var disaggSignalInfo = map[Signal]SignalInfo{

@@ -50,5 +50,6 @@ var engineSignalInfo = map[Signal]SignalInfo{
 func IsEngineSignal(sig Signal) bool {
 	_, ok := engineSignalInfo[sig]
 	_, disagg := disaggSignalInfo[sig]
-	return ok || disagg
+	_, router := routerSignalInfo[sig]
+	return ok || disagg || router
 }

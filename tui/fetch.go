@@ -144,6 +144,7 @@ func read(data Data, al Alerts, thr Thresholds, dg Diagnoses, req fetchReq) tea.
 		if dd, ok := msg.causes[req.detailEP]; ok {
 			d.Diagnosis = &dd
 		}
+		d.PD = pdModelOf(msg.snap, req.detailEP)
 		msg.detail = &d
 	}
 	msg.fp = fingerprint(&msg)

@@ -30,7 +30,9 @@ does, so a receiver or hook can be tried against the degrading model's
 alerts (the first fires about 40 s in). --race races the four models instead:
 the same prompt to each at once, their text side by side as it streams
 (--record keeps the race for replay, --json prints its figures; the other
-view and notification flags are the dashboard's).`
+view and notification flags are the dashboard's). --pd adds a disaggregated
+model, Llama-3.1-70B served by a prefill and two decode workers behind the
+llm-d router, whose KV transfers slow down 40 s in (docs/disaggregated.md).`
 
 func runDemo(fs *pflag.FlagSet) runFunc {
 	var vf viewFlags
@@ -46,6 +48,7 @@ func runDemo(fs *pflag.FlagSet) runFunc {
 	var recordPath string
 	bindRecord(fs, &recordPath)
 	raceModels := fs.Bool("race", false, demoRaceUsage)
+	withPD := fs.Bool("pd", false, "add a disaggregated model: prefill and decode workers behind the llm-d router")
 	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if fs.NArg() > 0 {
 			return usagef("demo takes no arguments (got %q)", fs.Args())
@@ -61,7 +64,7 @@ func runDemo(fs *pflag.FlagSet) runFunc {
 			return err
 		}
 		defer stopProfile(stderr)
-		s, m, c, err := startDemo(ctx, *seed)
+		s, m, c, err := startDemo(ctx, *seed, *withPD)
 		if err != nil {
 			return err
 		}
@@ -82,10 +85,11 @@ func runDemo(fs *pflag.FlagSet) runFunc {
 	}
 }
 
-// startDemo starts the demo simulator on loopback and a monitor that
-// probes and scrapes it with the demo's objectives. The caller closes the
+// startDemo starts the demo simulator on loopback (with pd, the
+// disaggregated deployment too, closed with it) and a monitor that probes
+// and scrapes it with the demo's objectives. The caller closes the
 // simulator.
-func startDemo(ctx context.Context, seed int64) (*sim.Server, *monitor.Monitor, *config.Config, error) {
+func startDemo(ctx context.Context, seed int64, pd bool) (*sim.Server, *monitor.Monitor, *config.Config, error) {
 	cfg := sim.DemoConfig()
 	cfg.Seed = seed
 	cfg.CoarseTiming = true // a demo needs no sub-millisecond token schedule
@@ -100,6 +104,13 @@ func startDemo(ctx context.Context, seed int64) (*sim.Server, *monitor.Monitor, 
 		return fail(fmt.Errorf("demo simulator: %w", err))
 	}
 	c := monitor.DemoConfig(s)
+	if pd {
+		eps, err := startDemoPD(ctx, s, seed)
+		if err != nil {
+			return fail(err)
+		}
+		c.Endpoints = append(c.Endpoints, eps...)
+	}
 	if err := c.Complete(); err != nil {
 		return fail(err)
 	}
@@ -148,4 +159,20 @@ func setFlagDefault(fs *pflag.FlagSet, name, value string) error {
 	}
 	f.DefValue = f.Value.String()
 	return nil
+}
+
+// startDemoPD starts the demo's disaggregated deployment beside s (closed
+// with it) and returns the endpoints that monitor it.
+func startDemoPD(ctx context.Context, s *sim.Server, seed int64) ([]config.Endpoint, error) {
+	cfg := sim.DemoPDConfig()
+	cfg.Seed = seed
+	pd, err := sim.NewPD(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.CloseWith(pd)
+	if err := pd.Start(ctx); err != nil {
+		return nil, fmt.Errorf("demo P/D deployment: %w", err)
+	}
+	return monitor.DemoPDEndpoints(pd), nil
 }

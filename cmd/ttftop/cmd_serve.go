@@ -120,7 +120,7 @@ func serveMonitor(ctx context.Context, sf *sourceFlags, sv serveFlags, urls []st
 		m, c, err := sf.open(urls, stderr)
 		return m, c, noop, err
 	}
-	s, m, c, err := startDemo(ctx, sv.seed)
+	s, m, c, err := startDemo(ctx, sv.seed, false)
 	if err != nil {
 		return nil, nil, noop, err
 	}

@@ -59,6 +59,10 @@ type Endpoint struct {
 	API   string `yaml:"api"`   // empty: detected from the URL
 	// Metrics is the /metrics path or URL; "off" disables scraping.
 	Metrics string `yaml:"metrics"`
+	// Role is the server's role in a disaggregated model, as its stack
+	// labels the pod (prefill, decode): its scraped rows carry it and
+	// form the model's pools (docs/disaggregated.md).
+	Role string `yaml:"role"`
 	// MetricsImplied, set by the command line (quick mode), says the
 	// scrape was not asked for and how to turn it off: a page missing
 	// from the start is information, not a failure (scrape.Config.Implied).

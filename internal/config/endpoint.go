@@ -92,7 +92,7 @@ func (e Endpoint) Scrape() (scrape.Config, bool) {
 	if err != nil || u.Host == "" {
 		return scrape.Config{}, false
 	}
-	sc := scrape.Config{URL: u.Scheme + "://" + u.Host, Path: "/metrics", Name: e.Name, Model: e.Model}
+	sc := scrape.Config{URL: u.Scheme + "://" + u.Host, Path: "/metrics", Name: e.Name, Model: e.Model, Role: e.Role}
 	if e.Metrics == "" {
 		sc.Implied = e.MetricsImplied
 	}

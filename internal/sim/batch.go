@@ -38,22 +38,35 @@ func (e *engine) admit(stepStart int64) {
 
 	watermark := int64(e.totalBlocks / 100)
 	e.mu.Lock()
-	for len(e.waiting) > 0 && len(e.running) < e.spec.MaxBatch {
-		s := e.waiting[0]
+	for i := 0; i < len(e.waiting) && len(e.running) < e.spec.MaxBatch; {
+		s := e.waiting[i]
 		if s.arrival > stepStart {
 			break // arrived after this step began (a coarse engine catching up)
 		}
-		need := int64(blocksFor(s.needPrefill + 1))
+		if s.kvReady > stepStart {
+			i++ // its KV is still in flight: passed over, as vLLM does
+			continue
+		}
+		remote := s.remoteKV && s.scheduled == 0
+		tokens := s.needPrefill
+		if remote {
+			tokens = s.prompt // arrived by transfer, held from now on
+		}
+		need := int64(blocksFor(tokens + 1))
 		// An empty batch always takes the head, so an oversized request
 		// cannot wedge the queue.
 		if free-need < watermark && len(e.running) > 0 {
 			break
 		}
-		e.waiting = e.waiting[1:]
+		e.waiting = append(e.waiting[:i], e.waiting[i+1:]...)
 		free -= need
 		s.blocks = int(need)
 		s.state.Store(int32(stateRunning))
-		e.lookupPrefix(s)
+		if remote {
+			e.rec.kvReceived(s, e.spec.KVBytesPerToken)
+		} else {
+			e.lookupPrefix(s)
+		}
 		if s.scheduled == 0 {
 			s.scheduled = max(stepStart, s.arrival)
 		}
@@ -62,6 +75,8 @@ func (e *engine) admit(stepStart int64) {
 	if len(e.waiting) == 0 {
 		e.waiting = nil // drop the consumed backing array
 	}
+	e.countDeferred(stepStart)
+	e.noteAdapters()
 	e.nWaiting.Store(int64(len(e.waiting)))
 	e.mu.Unlock()
 	e.usedBlocks.Store(int64(e.totalBlocks) - free)

@@ -28,6 +28,7 @@ type engine struct {
 
 	// published state, read by /metrics, DCGM and Stats
 	nRunning, nWaiting, usedBlocks atomic.Int64
+	nDeferred                      atomic.Int64 // waiting for their KV transfer
 	outage                         atomic.Bool
 	lastStepNs, steps, overruns    atomic.Int64
 	lastBWFactor                   atomic.Uint64 // float64 bits
@@ -50,6 +51,11 @@ type engine struct {
 	// a kv_pressure event holds (counted in usedBlocks).
 	fx       effects
 	reserved int64
+	// nextKV is the earliest end of a KV transfer among the waiting
+	// requests, 0 when none waits for one.
+	nextKV int64
+	// lora is the adapters in use as /metrics shows them (lora.go).
+	lora atomic.Pointer[loraInUse]
 }
 
 type chunk struct {
@@ -118,6 +124,9 @@ func (e *engine) submit(s *seq) error {
 	}
 	s.arrival = e.srv.now()
 	s.needPrefill = s.prompt
+	if s.remoteKV {
+		s.needPrefill, s.kvReady = 0, s.arrival+s.kvTransfer
+	}
 	e.waiting = append(e.waiting, s)
 	e.nWaiting.Store(int64(len(e.waiting)))
 	e.signal()
@@ -191,6 +200,8 @@ func (e *engine) run(ctx context.Context) {
 			e.recordedTo.Store(noGap)
 			if e.nWaiting.Load() == 0 {
 				e.idleWait(ctx, 0)
+			} else if e.nextKV > now {
+				e.idleWait(ctx, time.Duration(e.nextKV-now)) // only KV transfers in flight
 			} // else requests arrived after clock: admit them at now
 			continue
 		}

@@ -18,6 +18,8 @@ type snapshot struct {
 	success                              map[string]float64
 	h                                    map[string]*histogram
 	ec                                   engineCounters
+	kv                                   kvMetrics
+	deferred                             int64
 }
 
 func (h *histogram) clone() *histogram {
@@ -34,7 +36,7 @@ func (e *engine) snapshot() snapshot {
 		e: e, name: escapeLabel(e.spec.Name),
 		running: e.nRunning.Load(), waiting: e.nWaiting.Load(), kvUsage: e.kvUsage(),
 		promptTokens: m.promptTokens, genTokens: m.genTokens, preemptions: m.preemptions,
-		success: map[string]float64{}, ec: m.engineCounters.clone(),
+		success: map[string]float64{}, ec: m.engineCounters.clone(), kv: m.kv.clone(), deferred: e.nDeferred.Load(),
 		h: map[string]*histogram{
 			"request_prompt_tokens": m.reqPrompt.clone(), "request_generation_tokens": m.reqGen.clone(),
 			"iteration_tokens_total": m.iterTokens.clone(), "request_max_num_generation_tokens": m.maxGen.clone(),
@@ -220,6 +222,10 @@ func writeVLLM(b *strings.Builder, snaps []snapshot, created string) {
 			`model_name="`+sn.name+`",num_cpu_blocks="None",num_gpu_blocks="`+strconv.Itoa(sn.e.totalBlocks)+`",`+
 			`num_gpu_blocks_override="None",prefix_caching_hash_algo="builtin",sliding_window="None",`+
 			`swap_space="4.0",swap_space_bytes="4294967296.0"`, "1.0")
+	}
+	writeLoRAInfo(b, all)
+	if all[0].e.srv.cfg.KVConnector != "" {
+		writeKVConnector(b, all, created)
 	}
 }
 

@@ -71,6 +71,9 @@ func (s *Server) Generate(ctx context.Context, req Request) (*Stream, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := s.prefillRemotely(ctx, e, sq, req); err != nil {
+		return nil, err
+	}
 	if err := e.submit(sq); err != nil {
 		return nil, err
 	}

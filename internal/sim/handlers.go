@@ -97,6 +97,9 @@ func engineError(err error, fx effects, model string) *apiError {
 		return &apiError{Status: http.StatusServiceUnavailable, Type: "ServiceUnavailableError",
 			RetryAfter: max(1, int(math.Ceil(fx.outageLeft.Seconds()))),
 			Message:    fmt.Sprintf("Model %s is temporarily unavailable (simulated outage).", model)}
+	case errors.Is(err, ErrNoPrefill):
+		return &apiError{Status: http.StatusServiceUnavailable, Type: "ServiceUnavailableError",
+			Message: fmt.Sprintf("No prefill worker of model %s is ready.", model)}
 	case errors.Is(err, ErrClosed):
 		return &apiError{Status: http.StatusServiceUnavailable, Type: "ServiceUnavailableError",
 			Message: "The server is shutting down."}
@@ -134,6 +137,9 @@ func (s *Server) serveGenerate(w http.ResponseWriter, r *http.Request, chat bool
 		return // the client left while the network held its request
 	}
 	sq, err := e.newSeq(p.req)
+	if err == nil {
+		err = s.prefillRemotely(r.Context(), e, sq, p.req)
+	}
 	if err == nil {
 		err = e.submit(sq)
 	}

@@ -12,6 +12,7 @@ type modelMetrics struct {
 
 	reqPrompt, reqGen, iterTokens, maxGen, paramsN, paramsMaxTokens *histogram
 	ttft, itl, tpotReq, e2e, queue, inference, prefill, decode      *histogram
+	kv                                                              kvMetrics
 }
 
 func newModelMetrics(format string, maxModelLen int) *modelMetrics {
@@ -32,6 +33,7 @@ func newModelMetrics(format string, maxModelLen int) *modelMetrics {
 		inference:       newHistogram(vllmE2EBuckets),
 		prefill:         newHistogram(vllmE2EBuckets),
 		decode:          newHistogram(vllmE2EBuckets),
+		kv:              newKVMetrics(),
 	}
 	if format == FormatSGLang {
 		m.ttft = newHistogram(sglangTTFTBuckets)
@@ -55,6 +57,7 @@ type stepRecord struct {
 	flops, readBytes, writeBytes              float64
 	ttft, itl                                 []float64
 	finished                                  []finishedReq
+	kv                                        kvRecord
 }
 
 type finishedReq struct {
@@ -71,6 +74,7 @@ func (r *stepRecord) reset() {
 	clear(r.specPerPos)
 	r.flops, r.readBytes, r.writeBytes = 0, 0, 0
 	r.ttft, r.itl, r.finished = r.ttft[:0], r.itl[:0], r.finished[:0]
+	r.kv.reset()
 }
 
 func (m *modelMetrics) apply(r *stepRecord) {
@@ -83,6 +87,7 @@ func (m *modelMetrics) apply(r *stepRecord) {
 	m.genTokens += float64(r.genTokens)
 	m.preemptions += float64(r.preemptions)
 	m.engineCounters.add(r)
+	m.kv.add(&r.kv)
 	for _, v := range r.ttft {
 		m.ttft.observe(v)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 )
 
 // Request is a generation request for the in-process API (Server.Generate)
@@ -20,6 +21,14 @@ type Request struct {
 	// shares its whole prompt with identical ones when these are unset.
 	PrefixKey    uint64
 	PrefixTokens int
+	// RemoteKV marks a decode worker's request under disaggregated
+	// serving: a prefill worker computed the prompt's KV cache, which
+	// arrives over the KV connector KVTransfer after submission. Until
+	// then the request waits as vLLM's deferred ones do
+	// (WAITING_FOR_REMOTE_KVS); it is then admitted with its prompt in
+	// cache and decodes at once.
+	RemoteKV   bool
+	KVTransfer time.Duration
 }
 
 // EstimateTokens is the simulator's tokenizer: about 4 characters per
@@ -69,6 +78,10 @@ func (e *engine) newSeq(req Request) (*seq, error) {
 		s.textSeed = mix(s.textSeed ^ s.id)
 	} else if s.prefixTokens == 0 {
 		s.prefixKey, s.prefixTokens = s.textSeed, prompt
+	}
+	s.remoteKV, s.kvTransfer = req.RemoteKV, int64(req.KVTransfer)
+	if req.Model != e.spec.Name {
+		s.adapter = req.Model // engineFor served it: one of the base's adapters
 	}
 	s.target, s.finishAt = maxTokens, finishLength
 	s.reasoning = e.spec.reasoningLength(s.textSeed)

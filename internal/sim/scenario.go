@@ -43,6 +43,10 @@ const (
 	// by Factor (0 ≤ f < 1), as a draft model that no longer predicts the
 	// traffic: fewer tokens per step.
 	EventSpecAccept EventKind = "spec_accept"
+	// EventKVSlow multiplies the time of every KV transfer from a prefill
+	// to a decode worker by Factor (>= 1), as a congested or degraded
+	// RDMA link would (a disaggregated model, PD).
+	EventKVSlow EventKind = "kv_transfer_slow"
 )
 
 // Event is one entry of a scenario timeline. Offsets are measured from
@@ -53,9 +57,9 @@ const (
 //
 //	events:
 //	  - at: 30s          # required offset
-//	    kind: bandwidth  # prefill_slow | bandwidth | outage | burst | kv_pressure | network_delay | prefix_miss | spec_accept
+//	    kind: bandwidth  # prefill_slow | bandwidth | outage | burst | kv_pressure | network_delay | prefix_miss | spec_accept | kv_transfer_slow
 //	    model: NAME      # optional; empty = every model
-//	    factor: 0.25     # prefill_slow (>= 1), bandwidth (0 < f <= 1), kv_pressure (0 < f < 1), spec_accept (0 <= f < 1)
+//	    factor: 0.25     # prefill_slow and kv_transfer_slow (>= 1), bandwidth (0 < f <= 1), kv_pressure (0 < f < 1), spec_accept (0 <= f < 1)
 //	    streams: 20      # burst: extra load streams (> 0)
 //	    delay: 300ms     # network_delay: added before the engine sees a request (> 0)
 //	    for: 45s         # duration; empty/0 = until the end (required with every)
@@ -153,9 +157,9 @@ func (sc Scenario) validate(models []string) error {
 			return bad("negative duration")
 		}
 		switch ev.Kind {
-		case EventPrefillSlow:
+		case EventPrefillSlow, EventKVSlow:
 			if ev.Factor < 1 {
-				return bad("factor must be >= 1 (prefill takes factor× longer)")
+				return bad("factor must be >= 1 (it takes factor× longer)")
 			}
 		case EventBandwidth:
 			if ev.Factor <= 0 || ev.Factor > 1 {
@@ -179,7 +183,7 @@ func (sc Scenario) validate(models []string) error {
 				return bad("factor must be in [0,1) (multiplies the acceptance rate)")
 			}
 		default:
-			return bad("unknown kind (want prefill_slow, bandwidth, outage, burst, kv_pressure, network_delay, prefix_miss or spec_accept)")
+			return bad("unknown kind (want prefill_slow, bandwidth, outage, burst, kv_pressure, network_delay, prefix_miss, spec_accept or kv_transfer_slow)")
 		}
 		if ev.Every > 0 && (ev.For == 0 || ev.For >= ev.Every) {
 			return bad("every needs 0 < for < every")
@@ -211,11 +215,12 @@ type effects struct {
 	netDelay      time.Duration // held before the engine sees a request
 	prefixMiss    bool          // prefix-cache lookups miss
 	acceptFactor  float64       // multiplies the speculative acceptance rate
+	kvSlow        float64       // multiplies KV transfer time
 }
 
 // noEffects is the state of a model no event touches.
 func noEffects() effects {
-	return effects{bwFactor: 1, prefillFactor: 1, kvFactor: 1, acceptFactor: 1}
+	return effects{bwFactor: 1, prefillFactor: 1, kvFactor: 1, acceptFactor: 1, kvSlow: 1}
 }
 
 // active reports whether ev covers offset t, and how long it still lasts
@@ -268,6 +273,8 @@ func (sc Scenario) effectsAt(model string, t time.Duration) effects {
 			fx.prefixMiss = true
 		case EventSpecAccept:
 			fx.acceptFactor *= ev.Factor
+		case EventKVSlow:
+			fx.kvSlow *= ev.Factor
 		}
 	}
 	return fx

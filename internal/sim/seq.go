@@ -41,6 +41,14 @@ type seq struct {
 	// its key and length in tokens; 0 tokens when none.
 	prefixKey    uint64
 	prefixTokens int
+	// A decode worker's request whose prompt KV arrives by transfer
+	// (Request.RemoteKV): how long the transfer takes, and when it is in
+	// (set at submission).
+	remoteKV   bool
+	kvTransfer int64
+	kvReady    int64
+	// adapter is the LoRA adapter the request named ("" for the base).
+	adapter string
 
 	// engine goroutine only
 	scheduled   int64 // first admission

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -51,6 +52,11 @@ type Config struct {
 	// /metrics and DCGM trail by at most that), which saves most of its
 	// timer wake-ups. Benchmarks and `ttftop sim` keep precise timing.
 	CoarseTiming bool
+	// KVConnector is vLLM's --kv-transfer-config connector of a
+	// disaggregated worker ("NixlConnector"): its page then has the NIXL
+	// families, the waiting reasons and the prompt tokens by source
+	// (docs/disaggregated.md). Empty: an aggregated server.
+	KVConnector string
 }
 
 // Server is a running simulator: engines, background load and (after
@@ -71,6 +77,11 @@ type Server struct {
 	ids       atomic.Uint64
 	handler   http.Handler
 	load      *loadGen
+	// kv, on a disaggregated model's decode worker, is where its prompts'
+	// KV caches come from (PD); nil on an aggregated server.
+	kv *kvLink
+	// also are closed with the server (CloseWith).
+	also []io.Closer
 	// metricsSize is the length of the last /metrics answer (bytes), to
 	// size the next one's buffer.
 	metricsSize atomic.Int64
@@ -274,7 +285,23 @@ func (s *Server) shutdown() {
 func (s *Server) Close() error {
 	s.shutdown()
 	s.wg.Wait()
-	return nil
+	s.mu.Lock()
+	also := s.also
+	s.also = nil
+	s.mu.Unlock()
+	var errs []error
+	for _, c := range also {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// CloseWith has Close close c too (a deployment started beside the
+// server, as the demo's disaggregated model).
+func (s *Server) CloseWith(c io.Closer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.also = append(s.also, c)
 }
 
 // Models returns the served model specs with defaults applied.

@@ -64,6 +64,12 @@ type Config struct {
 	// aggregate endpoint per model (and GroupBy values). The first label
 	// set names the replica.
 	ReplicaLabels []string `json:"replica_labels,omitempty" yaml:"replica_labels,omitempty"`
+	// RoleLabels name a replica's role in a disaggregated model (default
+	// llm_d_ai_role, the Prometheus form of llm-d's llm-d.ai/role pod
+	// label, and Dynamo's worker_type): the first set splits a model into
+	// one aggregate per role, its pool ("<model> [prefill]"), labelled
+	// role (telemetry.LabelRole). A model without them is one aggregate.
+	RoleLabels []string `json:"role_labels,omitempty" yaml:"role_labels,omitempty"`
 	// Models names the model of engines without a model label (TGI,
 	// llama.cpp), keyed by job label value; without an entry the job label
 	// is the model. The endpoint's model_from label says
@@ -121,6 +127,7 @@ func DefaultConfig() Config {
 		Concurrency:       4,
 		MaxEndpoints:      1000,
 		ReplicaLabels:     []string{"pod", "instance"},
+		RoleLabels:        []string{"llm_d_ai_role", "worker_type"},
 		HTTP:              httpclient.Config{Timeout: DefaultQueryTimeout},
 	}
 }
@@ -165,6 +172,9 @@ func (c Config) withDefaults() Config {
 	}
 	if len(c.ReplicaLabels) == 0 {
 		c.ReplicaLabels = d.ReplicaLabels
+	}
+	if c.RoleLabels == nil {
+		c.RoleLabels = d.RoleLabels
 	}
 	return c
 }
@@ -228,6 +238,11 @@ func (c Config) validate() (*url.URL, error) {
 	for _, l := range c.ReplicaLabels {
 		if !labelNameRE.MatchString(l) || reserved[l] {
 			errs = append(errs, fmt.Errorf("replica label %q is not a plain label name or is reserved", l))
+		}
+	}
+	for _, l := range c.RoleLabels {
+		if !labelNameRE.MatchString(l) || reserved[l] {
+			errs = append(errs, fmt.Errorf("role label %q is not a plain label name or is reserved", l))
 		}
 	}
 	for sig, q := range c.Queries {

@@ -61,7 +61,7 @@ func TestConfigValidation(t *testing.T) {
 
 func TestQueriesExpand(t *testing.T) {
 	e := newExpander(5*time.Minute, 30*time.Second, 0.95, []string{"instance", "namespace"})
-	qs := newGenerator([]string{"namespace"}, []string{"pod", "instance"}).generate(allFamilies())
+	qs := newGenerator([]string{"namespace"}, []string{"pod", "instance"}, nil).generate(allFamilies())
 	all := map[string]string{"fresh": strings.Join(qs.fresh, " or ")}
 	for sig, q := range qs.hist {
 		all["hist "+string(sig)] = strings.Join(q, " or ")

@@ -25,6 +25,7 @@ type seriesID struct {
 	// a model label: "job label" or "config models".
 	modelFrom string
 	groups    []string // values of Config.GroupBy, in order
+	role      string   // the first Config.RoleLabels value set: its pool
 	// replicaKey holds the replica labels' values ("" at the aggregate
 	// level: the series sums the model's replicas); replica is the one
 	// shown, the first of them set (pod, else instance).
@@ -38,7 +39,7 @@ type seriesID struct {
 func (id seriesID) join() bool { return id.ident == "" }
 
 func (id seriesID) aggregateKey() string {
-	return id.family + "\x00" + id.ident + "\x00" + strings.Join(id.groups, "\x00")
+	return id.family + "\x00" + id.ident + "\x00" + strings.Join(id.groups, "\x00") + "\x00" + id.role
 }
 
 // parser reads series identities.
@@ -46,6 +47,7 @@ type parser struct {
 	fams     familyIndex
 	groupBy  []string
 	replicas []string // replica labels not in groupBy
+	roles    []string
 	models   map[string]string
 }
 
@@ -73,6 +75,11 @@ func (p parser) parse(m model.Metric) seriesID {
 	}
 	for _, g := range p.groupBy {
 		id.groups = append(id.groups, get(g))
+	}
+	for _, l := range p.roles {
+		if id.role = get(l); id.role != "" {
+			break
+		}
 	}
 	var key []string
 	for _, l := range p.replicas {
@@ -201,7 +208,12 @@ func (r *registry) aggregate(id seriesID) *endpointState {
 			labels[r.parser.groupBy[i]] = g
 		}
 	}
-	name := r.unique(strings.Join(append(parts, id.ident), "/"), id.family)
+	ident := id.ident
+	if id.role != "" {
+		ident += " [" + id.role + "]" // one pool of a disaggregated model
+		labels[telemetry.LabelRole] = id.role
+	}
+	name := r.unique(strings.Join(append(parts, ident), "/"), id.family)
 	engine := telemetry.EngineUnknown
 	if f, ok := r.parser.fams[id.family]; ok {
 		engine = f.engine

@@ -62,10 +62,11 @@ func chunks(parts []string) []string {
 type generator struct {
 	groupBy  []string
 	replicas []string // replica labels not in groupBy
+	roles    []string // Config.RoleLabels
 }
 
-func newGenerator(groupBy, replicaLabels []string) generator {
-	g := generator{groupBy: groupBy}
+func newGenerator(groupBy, replicaLabels, roles []string) generator {
+	g := generator{groupBy: groupBy, roles: roles}
 	in := map[string]bool{}
 	for _, l := range groupBy {
 		in[l] = true
@@ -93,6 +94,7 @@ func (g generator) by(f *family, replica bool) string {
 		ls = append(ls, g.replicas...)
 	}
 	ls = append(ls, g.groupBy...)
+	ls = append(ls, g.roles...)
 	seen := map[string]bool{}
 	out := ls[:0]
 	for _, l := range ls {

@@ -34,7 +34,7 @@ func TestNewTableEntriesAreQueried(t *testing.T) {
 	spec.Signals[accept] = []engines.Alias{{Name: "vllm:spec_decode_num_accepted_tokens_total", Type: engines.CounterRatio,
 		Per: "vllm:spec_decode_num_drafts_total", Offset: 1}}
 	f := newFamily("vllm", telemetry.EngineVLLM, spec, spec.ModelLabels, "")
-	qs := newGenerator(nil, []string{"pod", "instance"}).generate([]*family{f})
+	qs := newGenerator(nil, []string{"pod", "instance"}, nil).generate([]*family{f})
 	for sig, want := range map[telemetry.Signal]string{
 		prefill: `sum by (le, model_name, pod, instance) (vllm:request_prefill_time_seconds_bucket)`,
 	} {
@@ -108,7 +108,7 @@ func TestSplitQueriesMerge(t *testing.T) {
 func TestPerGPUCounterAveraged(t *testing.T) {
 	spec, _ := engines.Lookup(telemetry.EngineVLLM)
 	f := newFamily("vllm", telemetry.EngineVLLM, spec, spec.ModelLabels, "")
-	qs := newGenerator(nil, []string{"pod", "instance"}).generate([]*family{f})
+	qs := newGenerator(nil, []string{"pod", "instance"}, nil).generate([]*family{f})
 	q := strings.Join(qs.value[telemetry.EngineReadBytes], " or ")
 	for _, want := range []string{
 		afresh(`avg by (model_name, pod, instance) (rate(vllm:estimated_read_bytes_per_gpu_total[W]))`),
@@ -133,7 +133,7 @@ func TestCounterShareQuery(t *testing.T) {
 	} {
 		spec, _ := engines.Lookup(tc.e)
 		f := newFamily(string(tc.e), tc.e, spec, spec.ModelLabels, "")
-		g := newGenerator(nil, []string{"pod", "instance"})
+		g := newGenerator(nil, []string{"pod", "instance"}, nil)
 		q := strings.Join(g.generate([]*family{f}).value[telemetry.PrefixCacheHit], " or ")
 		by := g.by(f, true)
 		rate := func(n string) string { return "sum by (" + by + ") (" + f.claimed(n, afreshRate(n)) + ")" }
@@ -147,7 +147,7 @@ func TestCounterShareQuery(t *testing.T) {
 	// A ratio standing in for a distribution is: Triton's mean queue time.
 	spec, _ := engines.Lookup(telemetry.EngineTriton)
 	f := newFamily("triton", telemetry.EngineTriton, spec, spec.ModelLabels, "")
-	if q := strings.Join(newGenerator(nil, nil).generate([]*family{f}).value[telemetry.QueueTime], " or "); !strings.Contains(q, `"`+meanTag+`", "counter_ratio"`) {
+	if q := strings.Join(newGenerator(nil, nil, nil).generate([]*family{f}).value[telemetry.QueueTime], " or "); !strings.Contains(q, `"`+meanTag+`", "counter_ratio"`) {
 		t.Errorf("Triton's mean queue time not tagged a mean: %s", q)
 	}
 }
@@ -159,7 +159,7 @@ func TestCounterShareQuery(t *testing.T) {
 func TestFailureValuesMatchOnlyThemselves(t *testing.T) {
 	spec, _ := engines.Lookup(telemetry.EngineLMDeploy)
 	f := newFamily("lmdeploy", telemetry.EngineLMDeploy, spec, spec.ModelLabels, "")
-	q := newGenerator(nil, nil).errorExpr(f, "model_name")
+	q := newGenerator(nil, nil, nil).errorExpr(f, "model_name")
 	const matcher = `finished_reason=~`
 	i := strings.Index(q, matcher)
 	if i < 0 {
@@ -254,7 +254,7 @@ var rateOverW = regexp.MustCompile(`rate\(([^\[()]+)\[W\]\)`)
 func TestDerivedTPOTNotUnderSpecDecoding(t *testing.T) {
 	spec, _ := engines.Lookup(telemetry.EngineVLLM)
 	f := newFamily("vllm", telemetry.EngineVLLM, spec, spec.ModelLabels, "")
-	g := newGenerator(nil, []string{"pod", "instance"})
+	g := newGenerator(nil, []string{"pod", "instance"}, nil)
 	q := strings.Join(g.generate([]*family{f}).value[telemetry.TPOT], " or ")
 	by := g.by(f, true)
 	for _, a := range []engines.Alias{spec.Signals[telemetry.SpecAccept][0], spec.Signals[telemetry.TPOT][0]} {

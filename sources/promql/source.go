@@ -104,7 +104,7 @@ func New(cfg Config, sink telemetry.Sink) (*Source, error) {
 		url:    base.Redacted(),
 		base:   base,
 		fams:   fams,
-		gen:    newGenerator(cfg.GroupBy, cfg.ReplicaLabels),
+		gen:    newGenerator(cfg.GroupBy, cfg.ReplicaLabels, cfg.RoleLabels),
 		match:  discoveryMatch(fams),
 		expand: newExpander(cfg.Window, cfg.HistogramStep, cfg.Quantile, cfg.GroupBy),
 		now:    time.Now,
@@ -157,8 +157,8 @@ func (s *Source) activate(fams []*family, gpu bool) {
 }
 
 func newParser(fams []*family, cfg Config) parser {
-	g := newGenerator(cfg.GroupBy, cfg.ReplicaLabels)
-	return parser{fams: indexFamilies(fams), groupBy: cfg.GroupBy, replicas: g.replicas, models: cfg.Models}
+	g := newGenerator(cfg.GroupBy, cfg.ReplicaLabels, cfg.RoleLabels)
+	return parser{fams: indexFamilies(fams), groupBy: cfg.GroupBy, replicas: g.replicas, roles: cfg.RoleLabels, models: cfg.Models}
 }
 
 // Config returns the effective configuration, defaults filled in.

@@ -186,7 +186,7 @@ func TestGroupByNamesAndDCGMJoin(t *testing.T) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, q := range f.queries {
-		if strings.Contains(q, "vllm:time_to_first_token_seconds_bucket") && !strings.Contains(q, "timestamp(") && !strings.Contains(q, "sum by (le, model_name, pod, instance)") {
+		if strings.Contains(q, "vllm:time_to_first_token_seconds_bucket") && !strings.Contains(q, "timestamp(") && !strings.Contains(q, "sum by (le, model_name, pod, instance, llm_d_ai_role, worker_type)") {
 			t.Errorf("histogram query not grouped by instance: %s", q)
 		}
 	}

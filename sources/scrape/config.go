@@ -42,6 +42,11 @@ type Config struct {
 	HTTP httpclient.Config `json:"http,omitzero" yaml:"http,omitempty"`
 	// Engine forces the engine instead of detecting it from metric names.
 	Engine telemetry.Engine `json:"engine,omitempty" yaml:"engine,omitempty"`
+	// Role is the target's role in a disaggregated model, as its stack
+	// labels the pod ("prefill", "decode": llm-d.ai/role): its endpoints
+	// carry it as telemetry.LabelRole, so the views put the model's
+	// workers into pools (docs/disaggregated.md). Empty: not said.
+	Role string `json:"role,omitempty" yaml:"role,omitempty"`
 	// Model names the model of an engine without a model label when its
 	// info endpoint does not answer (TGI /info, llama.cpp /v1/models).
 	Model string `json:"model,omitempty" yaml:"model,omitempty"`

@@ -105,6 +105,9 @@ func (s *Scraper) baseStatus(latency time.Duration) telemetry.SourceStatus {
 // process start), then taken off ("").
 func (s *Scraper) endpointLabels(now time.Time) map[string]string {
 	labels := map[string]string{telemetry.LabelTarget: ""}
+	if s.cfg.Role != "" {
+		labels[telemetry.LabelRole] = s.cfg.Role
+	}
 	if at := s.st.restartedAt; !at.IsZero() {
 		v := ""
 		if now.Sub(at) < telemetry.RestartedFor {

@@ -59,6 +59,9 @@ type Data struct {
 	HasObjectives bool
 	// Diagnosis is why the endpoint is unwell, when a cause is named.
 	Diagnosis *diagnosis.Diagnosis
+	// PD is the disaggregated model the endpoint belongs to (its router,
+	// a pool or a pool's replica); nil otherwise.
+	PD *telemetry.PDModel
 }
 
 // ITLBounds are the ITL histogram's upper bounds in seconds: decode steps

@@ -138,6 +138,9 @@ func (m *Model) render() []string {
 		if why := m.whyView(w); why != "" {
 			parts = append(parts, why)
 		}
+		if pd := m.pdView(w); pd != "" {
+			parts = append(parts, pd)
+		}
 		parts = append(parts, "", m.chartsView(w), "", m.panelsView(w), "")
 		head := strings.Join(parts, "\n")
 		if head != m.head || m.headLines == nil {

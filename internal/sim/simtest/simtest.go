@@ -4,7 +4,9 @@ package simtest
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/ttftop/ttftop/internal/sim"
 )
@@ -30,4 +32,37 @@ func Start(t testing.TB, cfg sim.Config) *sim.Server {
 		}
 	})
 	return s
+}
+
+// SlowKVAfter is when StartPD's deployment's KV transfers turn 4× slower
+// on its scenario clock.
+const SlowKVAfter = time.Hour
+
+// StartPD starts the tests' disaggregated deployment of an 8B model on
+// loopback: one prefill and two decode workers behind the router, KV
+// transfers at 2 GB/s, no load of its own. Its scenario clock is real time
+// plus shift, so storing SlowKVAfter in shift slows its KV transfers 4×.
+// The test's cleanup closes it.
+func StartPD(t testing.TB, seed int64, shift *atomic.Int64) *sim.PD {
+	t.Helper()
+	pd, err := sim.NewPD(sim.PDConfig{
+		Model:   sim.ModelSpec{Name: "org/pd", Params: 8.03e9, GPU: "H100 SXM", MaxBatch: 64},
+		Prefill: 1, Decode: 2, Seed: seed, KVBandwidth: 2e9,
+		Clock:    func() time.Time { return time.Now().Add(time.Duration(shift.Load())) },
+		Scenario: sim.Scenario{Events: []sim.Event{{At: SlowKVAfter, Kind: sim.EventKVSlow, Factor: 4}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() {
+		cancel()
+		if err := pd.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := pd.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return pd
 }
