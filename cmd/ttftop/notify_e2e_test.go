@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -5,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -404,20 +405,6 @@ func waitUntil(t *testing.T, limit time.Duration, what string, ok func() bool) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// closedPortURL is an http URL on a loopback port nothing listens on.
-func closedPortURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := "http://" + ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return u
 }
 
 // receiver is a loopback webhook receiver answering status to every POST
