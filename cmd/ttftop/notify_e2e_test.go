@@ -267,16 +267,6 @@ func alertStates(t *testing.T, out, objective, endpoint string) map[string]bool 
 	return states
 }
 
-// buildTtftop builds the binary into a temporary directory.
-func buildTtftop(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ttftop")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // proc is a running ttftop with its output captured; stderr lines are
 // time-stamped as they arrive.
 type proc struct {
