@@ -112,7 +112,7 @@ func TestResizeWithGPUPanel(t *testing.T) {
 		m := New(gpuFixtureStore(), fixtureAlerts(), opts)
 		m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
 		refresh(m)
-		step := 1
+		step := sweepStep
 		if testing.Short() {
 			step = 5
 		}

@@ -31,7 +31,7 @@ func checkFrame(t *testing.T, m Model, w, h int, where string) {
 // sets) and checks each frame stays inside the terminal.
 func TestResizeNeverPanics(t *testing.T) {
 	var sizes [][2]int
-	step := 1
+	step := sweepStep
 	if testing.Short() {
 		step = 7
 	}
@@ -102,7 +102,7 @@ func TestResizeFleet(t *testing.T) {
 	refresh(m)
 	press(m, "down", "down", "down")
 	want, _ := m.a.table.Selected()
-	step := 1
+	step := sweepStep
 	if testing.Short() {
 		step = 7
 	}

@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -18,6 +20,7 @@ import (
 // endpoints and their figures appear, that the detail view opens, and that
 // q quits (the pane closes, so the terminal was handed back).
 func TestDemoInRealTerminal(t *testing.T) {
+	t.Parallel() // its own servers, tmux socket and files; most of it is waiting
 	bin, dir, tm := tmuxWithBinary(t)
 	if out, err := tm("new-session", "-d", "-s", "e2e", "-x", "160", "-y", "50",
 		"env", "TERM=xterm-256color", "XDG_CONFIG_HOME="+dir, bin, "demo"); err != nil {
@@ -92,6 +95,7 @@ var fleetModels = []string{
 // must name exactly one of the 13 endpoints, and each alert must say its
 // objective and its value against the threshold.
 func TestFleetInRealTerminal(t *testing.T) {
+	t.Parallel() // its own servers, tmux socket and files; most of it is waiting
 	bin, dir, tm := tmuxWithBinary(t)
 	var urls, names []string
 	for i, models := range [][]string{fleetModels, fleetModels, {"meta-llama/Llama-3.2-3B-Instruct:3b"}} {

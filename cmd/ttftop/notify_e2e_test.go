@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -5,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -266,16 +267,6 @@ func alertStates(t *testing.T, out, objective, endpoint string) map[string]bool 
 	return states
 }
 
-// buildTtftop builds the binary into a temporary directory.
-func buildTtftop(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "ttftop")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // proc is a running ttftop with its output captured; stderr lines are
 // time-stamped as they arrive.
 type proc struct {
@@ -404,20 +395,6 @@ func waitUntil(t *testing.T, limit time.Duration, what string, ok func() bool) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// closedPortURL is an http URL on a loopback port nothing listens on.
-func closedPortURL(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := "http://" + ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return u
 }
 
 // receiver is a loopback webhook receiver answering status to every POST

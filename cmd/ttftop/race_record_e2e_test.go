@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -101,6 +103,7 @@ func TestRaceRecordAndReplayAtTruePace(t *testing.T) {
 // demo --race honours the dashboard's --record and --json: the race's
 // figures as race --json prints them, and its recording for replay.
 func TestDemoRaceRecordsAndPrintsJSON(t *testing.T) {
+	t.Parallel() // its own servers, tmux socket and files; most of it is waiting
 	if testing.Short() {
 		t.Skip("builds the binary and races the demo's models")
 	}

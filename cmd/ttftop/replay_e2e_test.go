@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -38,6 +40,7 @@ type replayOut struct {
 // it, replay exits 2. A recording made with non-default objectives replays
 // with them, and the alert states at any time are those live recorded.
 func TestRecordingSurvivesTheSessionEnding(t *testing.T) {
+	t.Parallel() // its own servers, tmux socket and files; most of it is waiting
 	if testing.Short() {
 		t.Skip("builds the binary and runs it for several seconds")
 	}

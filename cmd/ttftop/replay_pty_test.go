@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -22,6 +24,7 @@ import (
 // gives it back on exit, and again after). The real binary on a pty,
 // stderr apart, quit with q: the notice is said once.
 func TestReplayDashboardSaysDamageOnce(t *testing.T) {
+	t.Parallel() // its own servers, tmux socket and files; most of it is waiting
 	if testing.Short() {
 		t.Skip("builds the binary and runs its dashboard on a pty")
 	}

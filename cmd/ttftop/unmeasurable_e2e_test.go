@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -36,6 +38,7 @@ func tgiServer(t *testing.T) string {
 // "no data yet"; it never fires, and the TPOT objective beside it (TGI
 // has that histogram) waits for data as before.
 func TestScrapedTGISaysTTFTIsUnmeasurable(t *testing.T) {
+	t.Parallel() // its own servers, tmux socket and files; most of it is waiting
 	bin, dir, tm := tmuxWithBinary(t)
 	url := tgiServer(t)
 	ep := strings.TrimPrefix(url, "http://") + "/bigscience/bloom-560m"

@@ -1,7 +1,8 @@
+//go:build integration
+
 package failuresuite
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,7 +11,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/ttftop/ttftop/internal/testbin"
 )
 
 // defaultParallel is how many scenarios run at once unless -parallel is
@@ -31,25 +33,12 @@ func TestMain(m *testing.M) {
 			os.Exit(2)
 		}
 	}
-	code := m.Run()
-	if err := os.RemoveAll(buildDir()); err != nil {
-		fmt.Fprintf(os.Stderr, "failuresuite: removing %s: %v\n", buildDir(), err)
-		if code == 0 {
-			code = 1
-		}
-	}
-	os.Exit(code)
+	os.Exit(testbin.Remove(m.Run(), testbin.Dir(buildPrefix)))
 }
 
-// buildDir is where the binary is built: one directory per test process,
-// so parallel `go test` runs never share a half-written binary.
-func buildDir() string {
-	return filepath.Join(os.TempDir(), fmt.Sprintf("ttftop-failuresuite-%d", os.Getpid()))
-}
-
-// buildTimeout bounds the one `go build`; a cold build on a loaded
-// two-core machine takes a few minutes.
-const buildTimeout = 6 * time.Minute
+// buildPrefix names the directory the binary is built in, one per test
+// process (testbin.Dir).
+const buildPrefix = "ttftop-failuresuite"
 
 // binaryEnv, when set, names a ttftop binary to test instead of
 // building ./cmd/ttftop (a release build, another branch's).
@@ -64,23 +53,7 @@ var builtBinary = sync.OnceValues(func() (string, error) {
 		}
 		return p, nil
 	}
-	dir := buildDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		return "", fmt.Errorf("the go tool is not on PATH: %w", err)
-	}
-	bin := filepath.Join(dir, "ttftop")
-	ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, goTool, "build", "-o", bin, "github.com/ttftop/ttftop/cmd/ttftop")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("go build ./cmd/ttftop: %w\n%s", err, out)
-	}
-	return bin, nil
+	return testbin.Build(testbin.Dir(buildPrefix))
 })
 
 // ttftopBinary is the built binary, or the test fails (a build error is

@@ -22,6 +22,10 @@ import (
 	"github.com/ttftop/ttftop/telemetry"
 )
 
+// faultAt is when the injected faults begin on the simulator's scenario
+// clock, which the test moves there once the baselines are warm.
+const faultAt = time.Hour
+
 // causeCase is one injected fault, on the model "sick" of a simulator
 // that serves the untouched model "ok" beside it, and the causes it must
 // be named by.

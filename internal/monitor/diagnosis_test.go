@@ -16,10 +16,6 @@ import (
 	"github.com/ttftop/ttftop/telemetry"
 )
 
-// faultAt is when the injected faults begin on the simulator's scenario
-// clock, which the test moves there once the baselines are warm.
-const faultAt = time.Hour
-
 // injected is one simulated fault and the cause it must be named by.
 type injected struct {
 	model string
@@ -56,24 +52,6 @@ func diagFaults() []injected {
 		{"burst", burst, diagnosis.Queueing},
 		{"outage", ev(sim.EventOutage), diagnosis.Down},
 	}
-}
-
-// TestTwoSimulatedFaultsNamed is the fault suite's small version, run by
-// default: two faults (slow prefill, an outage) and the untouched model,
-// three engines in all, in real time, with no bound in evaluations after
-// pending (TestEachSimulatedCauseNamed has it): each cause must be named with its evidence within
-// 30 s of the fault, and the untouched model names none throughout.
-func TestTwoSimulatedFaultsNamed(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs three simulated engines for about 30 s")
-	}
-	var two []injected
-	for _, f := range diagFaults() {
-		if f.model == "prefill" || f.model == "outage" {
-			two = append(two, f)
-		}
-	}
-	injectFaults(t, two, false)
 }
 
 // injectFaults runs the faults on one simulator beside the untouched

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -11,16 +12,26 @@ import (
 // background load, an engine runs several due steps per wake-up and still
 // keeps pace with its schedule; once a client streams, every token is
 // delivered on its own step, on time, and never before the request
-// arrived.
+// arrived. It runs in a synctest bubble (the engine, its load and the
+// in-process stream; no listener), so the clock is the bubble's and the
+// pace and lateness are exact rather than the machine's load.
 func TestCoarseEngineBatchesUnwatchedSteps(t *testing.T) {
+	synctest.Test(t, testCoarseEngineBatchesUnwatchedSteps)
+}
+
+func testCoarseEngineBatchesUnwatchedSteps(t *testing.T) {
 	cfg := DemoConfig()
 	cfg.Models = cfg.Models[:1]  // the healthy 8B: ~7 ms steps
 	cfg.Models[0].SpecTokens = 0 // one token per step
 	cfg.Scenario = Scenario{}
 	cfg.CoarseTiming = true
-	s := startServer(t, cfg)
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
 	e := s.engines[0]
-	time.Sleep(time.Second) // background streams start within 0.5 s
+	time.Sleep(time.Second) // the bubble's clock: background streams start within 0.5 s
 	steps0, sleeps0, t0 := e.steps.Load(), e.sleeps.Load(), time.Now()
 	time.Sleep(2 * time.Second)
 	steps, sleeps := e.steps.Load()-steps0, e.sleeps.Load()-sleeps0
@@ -77,15 +88,24 @@ func TestCoarseEngineBatchesUnwatchedSteps(t *testing.T) {
 
 // TestCoarseEngineIdleWindowReadsNow: once a coarse engine stops stepping
 // (here: an outage), its DRAM activity must fall to zero like any idle
-// engine's, not freeze at the last step it ran behind schedule.
+// engine's, not freeze at the last step it ran behind schedule. In a
+// synctest bubble, so the sleeps below advance the bubble's clock only.
 func TestCoarseEngineIdleWindowReadsNow(t *testing.T) {
+	synctest.Test(t, testCoarseEngineIdleWindowReadsNow)
+}
+
+func testCoarseEngineIdleWindowReadsNow(t *testing.T) {
 	clk := newFakeClock()
 	cfg := DemoConfig()
 	cfg.Models = cfg.Models[:1]
 	cfg.Clock = clk.Now
 	cfg.Scenario = Scenario{Events: []Event{{At: time.Minute, Kind: EventOutage, For: time.Minute}}}
 	cfg.CoarseTiming = true
-	s := startServer(t, cfg)
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
 	time.Sleep(2 * time.Second)
 	if st := s.Stats()[0]; st.DRAMActive <= 0 {
 		t.Fatalf("DRAM active %v under load, want > 0", st.DRAMActive)

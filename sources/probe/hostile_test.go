@@ -263,10 +263,11 @@ func TestGzipAnyway(t *testing.T) {
 // stream that trickles forever hits the request timeout.
 func TestStallAndTimeout(t *testing.T) {
 	srv := server(t, scripted("text/event-stream", []step{{Data: sseData(chatChunk("a"))}, {Wait: 10 * time.Second, Data: sseData("[DONE]")}}))
-	start := time.Now()
+	// The stall's kind and words say its timer fired (the server would
+	// have finished the stream after 10 s), whatever this machine's pace.
 	r := probeOnce(t, Options{URL: srv.URL, StallTimeout: 300 * time.Millisecond})
-	if r.ErrorKind != ErrStall || !strings.Contains(r.Err, "no event within the stall timeout") || time.Since(start) > 5*time.Second {
-		t.Errorf("kind %q err %q after %v", r.ErrorKind, r.Err, time.Since(start))
+	if r.ErrorKind != ErrStall || !strings.Contains(r.Err, "no event within the stall timeout") {
+		t.Errorf("kind %q err %q", r.ErrorKind, r.Err)
 	}
 	var steps []step
 	for range 200 {
@@ -313,10 +314,11 @@ func TestSlowLorisHeaders(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	})
-	start := time.Now()
+	// The stall's kind and words say its timer fired (the trickle ends
+	// after about 5 s with headers never complete, another error).
 	r := probeOnce(t, Options{URL: "http://" + addr, StallTimeout: 400 * time.Millisecond})
-	if r.ErrorKind != ErrStall || !strings.Contains(r.Err, "no response headers within the stall timeout") || time.Since(start) > 3*time.Second {
-		t.Errorf("kind %q err %q after %v", r.ErrorKind, r.Err, time.Since(start))
+	if r.ErrorKind != ErrStall || !strings.Contains(r.Err, "no response headers within the stall timeout") {
+		t.Errorf("kind %q err %q", r.ErrorKind, r.Err)
 	}
 }
 

@@ -1,3 +1,5 @@
+//go:build integration
+
 package promql
 
 import (
@@ -345,14 +347,6 @@ func checkAggregates(t *testing.T, rec *recorder, agg string, reps []string) {
 	if got := one(agg, telemetry.KVCache); got != kv {
 		t.Errorf("%s KV %v, fullest replica %v", agg, got, kv)
 	}
-}
-
-// lastOf keeps the last observation (of the last refresh).
-func lastOf(obs []telemetry.Observation) []telemetry.Observation {
-	if len(obs) == 0 {
-		return nil
-	}
-	return obs[len(obs)-1:]
 }
 
 // TestIntegrationGPUPerPodFromCapture joins a real dcgm-exporter capture

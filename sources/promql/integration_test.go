@@ -1,3 +1,5 @@
+//go:build integration
+
 package promql
 
 import (
@@ -253,10 +255,6 @@ func lastRun(hs []telemetry.Observation, step time.Duration) []telemetry.Observa
 		i--
 	}
 	return hs[max(i, 0):]
-}
-
-func within(got, want, rel float64) bool {
-	return !math.IsNaN(got) && math.Abs(got-want) <= rel*math.Abs(want)+1e-9
 }
 
 func addBuckets(a, b []telemetry.Bucket) []telemetry.Bucket {

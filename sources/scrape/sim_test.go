@@ -219,7 +219,11 @@ func TestScrapeSimulatorDiagnosis(t *testing.T) {
 	if err := s.ScrapeOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second)
+	// The second scrape once every model has finished and admitted a
+	// request since the first (a fixed second was too short for the
+	// small-KV model on a loaded machine); the span the rates use is the
+	// scraper's clock, one second.
+	waitProgress(t, srv.URL()+"/metrics", proxy.last(1)[0], models)
 	clk.Advance(time.Second)
 	if err := s.ScrapeOnce(ctx); err != nil {
 		t.Fatal(err)
@@ -266,5 +270,36 @@ func TestScrapeSimulatorDiagnosis(t *testing.T) {
 		if !mb.Approx || len(find(obs, telemetry.KindSample, ep, telemetry.SpecAccept)) != 0 {
 			t.Errorf("%s: MBU %+v not an estimate, or spec decode without it", m.Name, mb)
 		}
+	}
+}
+
+// waitProgress polls the simulator's page until every model has finished
+// a request and queried its prefix cache since the page first.
+func waitProgress(t *testing.T, url, first string, models []sim.ModelSpec) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := true
+		for _, m := range models {
+			for _, name := range []string{"vllm:request_success_total", "vllm:prefix_cache_queries_total"} {
+				done = done && pageSumOf(t, string(b), name, m.Name) > pageSumOf(t, first, name, m.Name)
+			}
+		}
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a model finished no request in 30 s")
+		}
+		time.Sleep(100 * time.Millisecond) // polling interval
 	}
 }
