@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -49,8 +50,9 @@ type sweepConfig struct {
 	prompt     string
 	promptFile string
 	targets    targetFlags
-	find       bool     // no URL, or an ssh:// target: find the endpoint
-	sshTargets []string // where to find it; none: this machine
+	find       bool            // no URL, or an ssh:// target: find the endpoint
+	kedaSet    map[string]bool // the --keda-* flags given
+	sshTargets []string        // where to find it; none: this machine
 }
 
 func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
@@ -63,6 +65,7 @@ func runSweep(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		if cfg.sweep.Probe, err = cfg.targets.findOne(cfg.sweep.Probe, cfg.sshTargets, stderr); err != nil {
 			return err
 		}
+		kedaFromPod(&cfg.keda, cfg.sweep.Probe.Labels, cfg.kedaSet)
 	}
 	if cfg.sweep.Probe.Auth.Insecure {
 		if _, err := fmt.Fprintln(stderr, "WARNING: TLS certificate verification is OFF (--insecure): the endpoint is not authenticated"); err != nil {
@@ -261,6 +264,8 @@ func parseSweepArgs(args []string, stderr io.Writer) (sweepConfig, error) {
 		positional = append(positional, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+	cfg.kedaSet = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { cfg.kedaSet[f.Name] = true })
 	cfg.sshTargets, _ = splitSSH(positional)
 	cfg.find = len(positional) == 0 || len(cfg.sshTargets) == 1
 	if len(positional) > 1 {

@@ -10,11 +10,14 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ttftop/ttftop/sources/kube"
 )
 
 // Config is the whole file.
@@ -35,6 +38,9 @@ type Config struct {
 	// SSH are ssh://[user@]host[:port] targets: each host's engines,
 	// discovered and measured through one SSH connection.
 	SSH []string `yaml:"ssh"`
+
+	// Kube finds model pods through a Kubernetes API server.
+	Kube kube.Settings `yaml:"kube"`
 
 	doc *yaml.Node // the file as parsed, for the line numbers of errors
 }
@@ -68,6 +74,21 @@ type Endpoint struct {
 	// the command line for an ssh:// target.
 	Via  string                                                            `yaml:"-"`
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error) `yaml:"-"`
+	// Reach is what discovery in a cluster set: the API server's
+	// transport to the pod proxy, the pod's node and labels.
+	Reach `yaml:"-"`
+}
+
+// Reach is how a Kubernetes pod is reached and what is known of it (set
+// by the command line from sources/kube, never by a file).
+type Reach struct {
+	// Transport adapts the HTTP transport to the API server (its TLS
+	// and credentials); nil reaches the URL directly.
+	Transport func(*http.Transport) (http.RoundTripper, error) `yaml:"-"`
+	// Node is the node the pod runs on: its GPUs are joined by it.
+	Node string `yaml:"-"`
+	// Tags are labels discovery attaches to the endpoint (owner, role).
+	Tags map[string]string `yaml:"-"`
 }
 
 // Auth holds credentials by reference only: an env var name or a file
@@ -135,6 +156,8 @@ type DCGM struct {
 	// reached through, as Endpoint's.
 	Via  string                                                            `yaml:"-"`
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error) `yaml:"-"`
+	// Reach: an exporter pod found in a cluster (its Node joins it).
+	Reach `yaml:"-"`
 }
 
 // GPUMap ties an endpoint to GPUs by dcgm labels.

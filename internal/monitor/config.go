@@ -82,7 +82,7 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 			// Quick mode: the models found on a host get that host's GPUs;
 			// GPUs nothing claims are said as a warning, not a phantom row.
 			dc.EmitUnmapped = false
-			dc.MoreTargets = m.gpus.targetsFor(cmp.Or(d.Via, hostOf(d.URL)))
+			dc.MoreTargets = m.gpus.targetsFor(cmp.Or(d.Node, d.Via, hostOf(d.URL)))
 		}
 		m.AddDCGM(dc)
 	}
@@ -103,7 +103,7 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 // targets, and with none every GPU is reported under its host.
 func DCGMConfig(d config.DCGM, targets []gpu.Target) gpu.Config {
 	c := gpu.Config{URL: d.URL, Interval: d.Interval.D(), HTTP: HTTPConfig(d.Auth), Targets: targets, EmitUnmapped: len(targets) == 0, Via: d.Via}
-	c.HTTP.Dial = d.Dial
+	c.HTTP.Dial, c.HTTP.Transport = d.Dial, d.Transport
 	return c
 }
 
@@ -125,10 +125,16 @@ func viaWords(via string) string {
 
 const viaSuffix = " (client figures include the tunnel)"
 
-// joinHost is the host an endpoint's GPUs are on: the tunnel's for one
-// reached through a tunnel (its URL names the far end's loopback), else
-// its URL's.
+// LabelNode is a Kubernetes pod's node: its GPUs are that node's.
+const LabelNode = "node"
+
+// joinHost is the host an endpoint's GPUs are on: a pod's node, the
+// tunnel's for one reached through a tunnel (its URL names the far end's
+// loopback), else its URL's.
 func joinHost(o probe.Options) string {
+	if node := o.Labels[LabelNode]; node != "" {
+		return node
+	}
 	if via, ok := strings.CutSuffix(o.Labels[LabelVia], viaSuffix); ok {
 		return via
 	}
@@ -139,7 +145,11 @@ func joinHost(o probe.Options) string {
 // non-empty ones; nil for an endpoint that was given.
 func FoundLabels(ep config.Endpoint) map[string]string {
 	var labels map[string]string
-	for k, v := range map[string]string{LabelFound: ep.Found, LabelVia: viaWords(ep.Via)} {
+	all := map[string]string{LabelFound: ep.Found, LabelVia: viaWords(ep.Via), LabelNode: ep.Node}
+	for k, v := range ep.Tags {
+		all[k] = v
+	}
+	for k, v := range all {
 		if v != "" {
 			if labels == nil {
 				labels = map[string]string{}
@@ -164,7 +174,7 @@ func ProbeOptions(ep config.Endpoint) (probe.Options, error) {
 	if ep.Model != "" {
 		o.Name = ep.Prefix() + "/" + ep.Model
 	}
-	o.Labels, o.Dial = FoundLabels(ep), ep.Dial
+	o.Labels, o.Dial, o.Transport = FoundLabels(ep), ep.Dial, ep.Transport
 	if pc.Seed != 0 {
 		seed := pc.Seed
 		o.Seed = &seed
@@ -213,7 +223,7 @@ func ScrapeConfig(ep config.Endpoint) (scrape.Config, bool) {
 	if pc := ep.Probe; pc != nil {
 		sc.HTTP = HTTPConfig(pc.Auth)
 	}
-	sc.HTTP.Dial = ep.Dial
+	sc.HTTP.Dial, sc.HTTP.Transport = ep.Dial, ep.Transport
 	switch m := ep.Metrics; {
 	case strings.HasPrefix(m, "http://") || strings.HasPrefix(m, "https://"):
 		if mu, err := url.Parse(m); err == nil {
