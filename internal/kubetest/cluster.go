@@ -77,7 +77,7 @@ func Start(t testing.TB, users ...string) *Cluster {
 		t.Fatal(err)
 	}
 	c.Client = cs
-	if err := c.waitReady(etcd, api, 2*time.Minute); err != nil {
+	if err := c.waitReady(etcd, api, 3*time.Minute); err != nil {
 		t.Fatalf("kubetest: %v", err)
 	}
 	return c

@@ -120,3 +120,19 @@ func kubeletStatus(pod *corev1.Pod, st Status) corev1.PodStatus {
 	}
 	return s
 }
+
+// Event records a Warning event about pod, as a kubelet or the scheduler
+// would, last seen at.
+func (c *Cluster) Event(t testing.TB, pod *corev1.Pod, reason, message string, at time.Time) {
+	t.Helper()
+	ts := metav1.NewTime(at)
+	_, err := c.Client.CoreV1().Events(pod.Namespace).Create(context.Background(), &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{GenerateName: pod.Name + ".", Namespace: pod.Namespace},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, APIVersion: "v1"},
+		Reason:         reason, Message: message, Type: corev1.EventTypeWarning,
+		FirstTimestamp: ts, LastTimestamp: ts, Count: 1, Source: corev1.EventSource{Component: "kubetest"},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("kubetest: event %s on %s: %v", reason, pod.Name, err)
+	}
+}

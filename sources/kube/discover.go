@@ -125,6 +125,11 @@ func (c *Cluster) describe(ctx context.Context, pod *corev1.Pod, m match, owners
 		}
 	}
 	p.Ready, p.Reason = readiness(pod)
+	if !p.Ready {
+		if w := c.lastWarning(ctx, pod); w != "" {
+			p.Reason += "; last warning: " + w
+		}
+	}
 	return p, nil
 }
 

@@ -200,6 +200,22 @@ func TestKubeCrashLoopBackOffSaysWhy(t *testing.T) {
 	}
 }
 
+// TestKubePendingPodSaysItsLastWarning: a pod Pending with no condition
+// reason yet is explained by its latest Warning event.
+func TestKubePendingPodSaysItsLastWarning(t *testing.T) {
+	c := kubetest.Start(t)
+	c.Namespace(t, ns)
+	p := c.RunPod(t, pod("waiting", map[string]string{"app.kubernetes.io/name": "vllm"}, "vllm/vllm-openai:v0.11.0"),
+		kubetest.Status{Phase: corev1.PodPending})
+	c.Event(t, p, "FailedMount", "MountVolume.SetUp failed for volume \"model-cache\": not found", time.Now().Add(-time.Minute))
+	c.Event(t, p, "FailedScheduling", "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.", time.Now())
+	r := discover(t, connect(t, c, kubetest.Admin))
+	want := "Pending: not ready; last warning: FailedScheduling: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu."
+	if got := byName(r)["waiting"]; got.Ready || got.Reason != want {
+		t.Errorf("waiting: ready %v, reason %q; want %q", got.Ready, got.Reason, want)
+	}
+}
+
 // TestKubeMissingRBACSaysWhat: a user who may not list pods is told which
 // verb on which resource in which namespace; one who may list pods but
 // not read ReplicaSets has its pods grouped under them with a warning
