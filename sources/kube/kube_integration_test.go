@@ -231,8 +231,8 @@ func TestKubeMissingRBACSaysWhat(t *testing.T) {
 
 	_, err := connect(t, c, "nobody").Discover(context.Background(), "")
 	want := `kube: RBAC: missing permission to list pods in namespace llm (grant verb "list" on resource "pods")`
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("nobody: %v; want %q", err, want)
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `User "nobody" cannot list resource "pods"`) {
+		t.Errorf("nobody: %v; want %q and who was refused", err, want)
 	}
 
 	c.Grant(t, "lister", ns, rbacv1.PolicyRule{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"pods"}})

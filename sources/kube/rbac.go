@@ -14,14 +14,8 @@ func (c *Cluster) explain(err error, verb, resource string) error {
 		where = "cluster-wide"
 	}
 	if apierrors.IsForbidden(err) {
-		if st, ok := err.(apierrors.APIStatus); ok {
-			if d := st.Status().Details; d != nil && d.Kind != "" {
-				resource = d.Kind
-				if d.Group != "" {
-					resource += "." + d.Group
-				}
-			}
-		}
+		// err is the API server's own words: which user, which verb on
+		// which resource in which API group.
 		return fmt.Errorf("kube: RBAC: missing permission to %s %s %s (grant verb %q on resource %q): %w", verb, resource, where, verb, resource, err)
 	}
 	return fmt.Errorf("kube: %s %s %s: %w", verb, resource, where, err)
