@@ -9,10 +9,10 @@ import (
 	"testing"
 )
 
-// TestNetNSServesOnItsOwnAddress: a handler served from a test-made
+// TestKubeNetNSServesOnItsOwnAddress: a handler served from a test-made
 // network namespace answers at the namespace's address (not loopback),
 // from this process, which stays in its own namespace.
-func TestNetNSServesOnItsOwnAddress(t *testing.T) {
+func TestKubeNetNSServesOnItsOwnAddress(t *testing.T) {
 	n := NewNetNS(t)
 	addr := n.Serve(t, 0, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, "from the namespace")
