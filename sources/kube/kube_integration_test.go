@@ -30,17 +30,8 @@ func pod(name string, labels map[string]string, image string, ports ...corev1.Co
 // returns the namespace (its IP is the pods' IP).
 func simulator(t *testing.T) *kubetest.NetNS {
 	t.Helper()
-	s, err := sim.New(sim.Config{Load: 1, CoarseTiming: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Error(err)
-		}
-	})
 	n := kubetest.NewNetNS(t)
-	n.Serve(t, 8000, s.Handler())
+	n.Serve(t, 8000, kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
 	return n
 }
 
