@@ -51,8 +51,9 @@ type sweepConfig struct {
 	prompt     string
 	promptFile string
 	targets    targetFlags
-	find       bool     // no URL, or an ssh:// target: find the endpoint
-	sshTargets []string // where to find it; none: this machine
+	find       bool            // no URL, or an ssh:// target: find the endpoint
+	kedaSet    map[string]bool // the --keda-* flags given
+	sshTargets []string        // where to find it; none: this machine
 }
 
 func runSweep(ctx context.Context, cfg sweepConfig, stdout, stderr io.Writer) (err error) {
@@ -61,6 +62,7 @@ func runSweep(ctx context.Context, cfg sweepConfig, stdout, stderr io.Writer) (e
 		if cfg.sweep.Probe, err = cfg.targets.findOne(cfg.sweep.Probe, cfg.sshTargets, stderr); err != nil {
 			return err
 		}
+		kedaFromPod(&cfg.keda, cfg.sweep.Probe.Labels, cfg.kedaSet)
 	}
 	if cfg.sweep.Probe.Auth.Insecure {
 		if _, err := fmt.Fprintln(stderr, "WARNING: TLS certificate verification is OFF (--insecure): the endpoint is not authenticated"); err != nil {
@@ -248,6 +250,8 @@ func parseSweepArgs(fs *pflag.FlagSet) func(positional []string) (sweepConfig, e
 	sloFlags := bindSLOFlags(fs)
 	cfg.targets.bind(fs)
 	return func(positional []string) (sweepConfig, error) {
+		cfg.kedaSet = map[string]bool{}
+		fs.Visit(func(f *pflag.Flag) { cfg.kedaSet[f.Name] = true })
 		cfg.sshTargets, _ = splitSSH(positional)
 		cfg.find = len(positional) == 0 || len(cfg.sshTargets) == 1
 		if len(positional) > 1 {

@@ -73,7 +73,7 @@ func (f *sourceFlags) load(urls []string) (*config.Config, error) {
 	c := &config.Config{}
 	sshTargets, urls := splitSSH(urls)
 	path := f.configPath
-	noTarget := path == "" && len(urls)+len(sshTargets) == 0 && len(f.prometheus)+len(f.scrape)+len(f.dcgm) == 0
+	noTarget := path == "" && len(urls)+len(sshTargets) == 0 && len(f.prometheus)+len(f.scrape)+len(f.dcgm) == 0 && !f.kube.set.Enabled
 	if noTarget {
 		path = existingDefaultConfig()
 		f.fromDefault = path != ""

@@ -20,16 +20,25 @@ import (
 type targetFlags struct {
 	disc discoverFlags
 	ssh  sshFlags
+	kube kubeFlags
 }
 
 func (t *targetFlags) bind(fs *pflag.FlagSet) {
 	t.disc.bind(fs)
 	t.ssh.bind(fs)
+	t.kube.bind(fs)
 }
 
-// addFound adds to c the endpoints found on the ssh:// hosts and, when
+// addFound adds to c the endpoints found in the Kubernetes cluster
+// (--kube or the file's kube section), on the ssh:// hosts and, when
 // local is set (nothing else was given), on this machine.
 func (t *targetFlags) addFound(c *config.Config, sshTargets []string, local bool, p probe.Settings, model, api string, noScrape bool) error {
+	if s := t.kube.settings(c.Kube); s.Enabled {
+		if err := t.kube.addPods(c, s, p, model, api, noScrape); err != nil {
+			return err
+		}
+		local = false
+	}
 	if local && !t.disc.off {
 		if err := t.disc.discoverInto(c, p, model, api, noScrape); err != nil {
 			return err
@@ -49,6 +58,7 @@ func (t *targetFlags) addFound(c *config.Config, sshTargets []string, local bool
 func (t *targetFlags) report(w io.Writer) {
 	t.disc.report(w)
 	t.ssh.report(w)
+	t.kube.report(w)
 }
 
 // close closes the SSH connections (the monitoring commands hand them to
@@ -65,7 +75,7 @@ func (t *targetFlags) close() error {
 // (base) with the endpoint's URL, API (unless --api), tunnel and labels.
 func foundProbe(base probe.Options, ep config.Endpoint) probe.Options {
 	o := base
-	o.URL, o.API, o.Dial = ep.URL, cmp.Or(o.API, probe.API(ep.API)), ep.Dial
+	o.URL, o.API, o.Dial, o.Transport = ep.URL, cmp.Or(o.API, probe.API(ep.API)), ep.Dial, ep.Transport
 	o.Labels = ep.FoundLabels()
 	return o
 }
@@ -74,7 +84,7 @@ func foundProbe(base probe.Options, ep config.Endpoint) probe.Options {
 // ssh:// ones, or with none this machine's engines. Finding no LLM server
 // is a usage error; the caller closes t.
 func (t *targetFlags) find(sshTargets []string, stderr io.Writer) ([]config.Endpoint, error) {
-	local := len(sshTargets) == 0
+	local := len(sshTargets) == 0 && !t.kube.set.Enabled
 	if local && t.disc.off {
 		return nil, usagef("nothing to measure: %s", noTargetUsage)
 	}
@@ -86,7 +96,10 @@ func (t *targetFlags) find(sshTargets []string, stderr io.Writer) ([]config.Endp
 	}
 	if len(c.Endpoints) == 0 {
 		where := "this machine"
-		if !local {
+		if t.kube.cluster != nil {
+			where = t.kube.cluster.Where()
+		}
+		if !local && len(sshTargets) > 0 {
 			where = strings.Join(sshTargets, ", ")
 		}
 		return nil, usagef("nothing to measure: no LLM server found on %s; %s", where, noTargetUsage)

@@ -22,6 +22,7 @@ import (
 	"github.com/ttftop/ttftop/sources/httpclient"
 	"github.com/ttftop/ttftop/sources/probe"
 	"github.com/ttftop/ttftop/sources/promql"
+	"github.com/ttftop/ttftop/sources/kube"
 )
 
 // Config is the whole file.
@@ -42,6 +43,9 @@ type Config struct {
 	// SSH are ssh://[user@]host[:port] targets: each host's engines,
 	// discovered and measured through one SSH connection.
 	SSH []string `yaml:"ssh"`
+
+	// Kube finds model pods through a Kubernetes API server.
+	Kube kube.Settings `yaml:"kube"`
 
 	doc *yaml.Node // the file as parsed, for the line numbers of errors
 	// decodeErrs are the lines of the file whose values could not be
@@ -83,6 +87,21 @@ type Endpoint struct {
 	// the command line for an ssh:// target.
 	Via  string              `yaml:"-"`
 	Dial httpclient.DialFunc `yaml:"-"`
+	// Reach is what discovery in a cluster set: the API server's
+	// transport to the pod proxy, the pod's node and labels.
+	Reach `yaml:"-"`
+}
+
+// Reach is how a Kubernetes pod is reached and what is known of it (set
+// by the command line from sources/kube, never by a file).
+type Reach struct {
+	// Transport adapts the HTTP transport to the API server (its TLS
+	// and credentials); nil reaches the URL directly.
+	Transport httpclient.TransportFunc `yaml:"-"`
+	// Node is the node the pod runs on: its GPUs are joined by it.
+	Node string `yaml:"-"`
+	// Tags are labels discovery attaches to the endpoint (owner, role).
+	Tags map[string]string `yaml:"-"`
 }
 
 // GPUMap ties an endpoint to GPUs by dcgm labels.

@@ -39,6 +39,9 @@ const LabelVia = "via"
 
 const viaSuffix = " (client figures include the tunnel)"
 
+// LabelNode is a Kubernetes pod's node: its GPUs are that node's.
+const LabelNode = "node"
+
 // TunnelOf is the tunnel an endpoint's via label names ("ssh://box"),
 // false without one.
 func TunnelOf(labels map[string]string) (string, bool) {
@@ -53,7 +56,11 @@ func (e Endpoint) FoundLabels() map[string]string {
 	if e.Via != "" {
 		via = e.Via + viaSuffix
 	}
-	for k, v := range map[string]string{LabelFound: e.Found, LabelVia: via} {
+	all := map[string]string{LabelFound: e.Found, LabelVia: via, LabelNode: e.Node}
+	for k, v := range e.Tags {
+		all[k] = v
+	}
+	for k, v := range all {
 		if v != "" {
 			if labels == nil {
 				labels = map[string]string{}
@@ -67,7 +74,7 @@ func (e Endpoint) FoundLabels() map[string]string {
 // ProbeOptions are the options of the endpoint's probe: its URL, API,
 // model and name, the labels of how it was found, and its probe block.
 func (e Endpoint) ProbeOptions() (probe.Options, error) {
-	o := probe.Options{URL: e.URL, API: probe.API(e.API), Model: e.Model, Labels: e.FoundLabels(), Dial: e.Dial}
+	o := probe.Options{URL: e.URL, API: probe.API(e.API), Model: e.Model, Labels: e.FoundLabels(), Dial: e.Dial, Transport: e.Transport}
 	if e.Model != "" {
 		o.Name = e.Prefix() + "/" + e.Model
 	}
@@ -99,7 +106,7 @@ func (e Endpoint) Scrape() (scrape.Config, bool) {
 	if e.Probe != nil {
 		sc.HTTP = e.Probe.Auth.Config()
 	}
-	sc.HTTP.Dial = e.Dial
+	sc.HTTP.Dial, sc.HTTP.Transport = e.Dial, e.Transport
 	switch m := e.Metrics; {
 	case strings.HasPrefix(m, "http://") || strings.HasPrefix(m, "https://"):
 		if mu, err := url.Parse(m); err == nil {

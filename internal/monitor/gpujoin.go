@@ -68,10 +68,13 @@ func mappedTargets(c *config.Config) (targets []gpu.Target, joinable bool) {
 	return targets, joinable
 }
 
-// joinHost is the host an endpoint's GPUs are on: the tunnel's for one
-// reached through a tunnel (its URL names the far end's loopback), else
-// its URL's.
+// joinHost is the host an endpoint's GPUs are on: a pod's node, the
+// tunnel's for one reached through a tunnel (its URL names the far end's
+// loopback), else its URL's.
 func joinHost(o probe.Options) string {
+	if node := o.Labels[config.LabelNode]; node != "" {
+		return node
+	}
 	if via, ok := config.TunnelOf(o.Labels); ok {
 		return via
 	}

@@ -48,7 +48,7 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 			// Quick mode: the models found on a host get that host's GPUs;
 			// GPUs nothing claims are said as a warning, not a phantom row.
 			dc.EmitUnmapped = false
-			dc.MoreTargets = m.gpus.targetsFor(cmp.Or(d.Via, hostOf(d.URL)))
+			dc.MoreTargets = m.gpus.targetsFor(cmp.Or(d.Node, d.Via, hostOf(d.URL)))
 		}
 		m.AddDCGM(dc)
 	}

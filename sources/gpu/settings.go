@@ -18,6 +18,11 @@ type Settings struct {
 	// reached through ("ssh://box"; Dial opens its connections).
 	Via  string              `yaml:"-"`
 	Dial httpclient.DialFunc `yaml:"-"`
+	// Node and Transport: an exporter pod found in a Kubernetes cluster,
+	// joined to the model pods on its node and reached through the API
+	// server's pod proxy (its TLS and credentials).
+	Node      string                   `yaml:"-"`
+	Transport httpclient.TransportFunc `yaml:"-"`
 }
 
 // DefaultSettings are what a dcgm entry leaves unset, as the scraper
@@ -33,6 +38,6 @@ func (s *Settings) Fill(def Settings) {
 // endpoints, and with none every GPU is reported under its host.
 func (s Settings) Config(targets []Target) Config {
 	c := Config{URL: s.URL, Interval: s.Interval.D(), HTTP: s.Auth.Config(), Targets: targets, EmitUnmapped: len(targets) == 0, Via: s.Via}
-	c.HTTP.Dial = s.Dial
+	c.HTTP.Dial, c.HTTP.Transport = s.Dial, s.Transport
 	return c
 }

@@ -38,8 +38,14 @@ func New(cfg Config) (*Client, error) {
 		tr.DialContext = cfg.Dial
 		tr.Proxy = nil // the tunnel is the way there
 	}
+	var rt http.RoundTripper = tr
+	if cfg.Transport != nil {
+		if rt, err = cfg.Transport(tr); err != nil {
+			return nil, err
+		}
+	}
 	c := &Client{cfg: cfg}
-	c.http = &http.Client{Transport: tr, Timeout: cfg.Timeout, CheckRedirect: c.checkRedirect}
+	c.http = &http.Client{Transport: rt, Timeout: cfg.Timeout, CheckRedirect: c.checkRedirect}
 	return c, nil
 }
 

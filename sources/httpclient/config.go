@@ -3,6 +3,7 @@ package httpclient
 import (
 	"context"
 	"net"
+	"net/http"
 	"time"
 )
 
@@ -41,7 +42,13 @@ type Config struct {
 	// Dial, when set, opens every connection (an SSH tunnel's
 	// ssh.Client.DialContext); nil dials directly.
 	Dial DialFunc `json:"-" yaml:"-"`
+	// Transport, when set, adapts the client's transport (the Kubernetes
+	// API server's TLS and credentials, for its pod proxy).
+	Transport TransportFunc `json:"-" yaml:"-"`
 }
+
+// TransportFunc wraps or replaces a client's transport.
+type TransportFunc func(*http.Transport) (http.RoundTripper, error)
 
 // DialFunc opens a connection to addr, as net.Dialer.DialContext does.
 type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)

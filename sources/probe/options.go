@@ -81,6 +81,9 @@ type Options struct {
 	Labels map[string]string `json:"labels,omitempty"`
 	// Dial, when set, opens every connection (through an SSH tunnel).
 	Dial httpclient.DialFunc `json:"-"`
+	// Transport, when set, adapts the transport (the Kubernetes API
+	// server's pod proxy: its TLS and credentials).
+	Transport httpclient.TransportFunc `json:"-"`
 	// AdapterOf is the base model when Model is a LoRA adapter on it (the
 	// adapter's parent in /v1/models); the endpoint's labels say so.
 	AdapterOf string `json:"adapter_of,omitempty"`

@@ -48,8 +48,14 @@ func newClient(o Options) (*http.Client, error) {
 	if o.HTTP2 {
 		tr.Protocols.SetHTTP2(true)
 	}
+	var rt http.RoundTripper = tr
+	if o.Transport != nil {
+		if rt, err = o.Transport(tr); err != nil {
+			return nil, err
+		}
+	}
 	return &http.Client{
-		Transport: tr,
+		Transport: rt,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},

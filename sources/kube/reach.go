@@ -1,0 +1,53 @@
+package kube
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"k8s.io/client-go/rest"
+)
+
+// URL is the base URL of a pod's port: through the API server's
+// pods/proxy subresource (https://api/api/v1/namespaces/NS/pods/NAME:PORT/proxy),
+// or in-cluster its IP directly.
+func (c *Cluster) URL(namespace, name, ip string, port int) string {
+	if c.InCluster && ip != "" {
+		return "http://" + net.JoinHostPort(ip, strconv.Itoa(port))
+	}
+	return fmt.Sprintf("%s/api/v1/namespaces/%s/pods/%s/proxy", c.apiRoot(),
+		url.PathEscape(namespace), url.PathEscape(name+":"+strconv.Itoa(port)))
+}
+
+// apiRoot is the API server's URL without a trailing slash, with its
+// path prefix when it has one (a gateway in front).
+func (c *Cluster) apiRoot() string {
+	u, err := url.Parse(c.config.Host)
+	if err != nil || u.Scheme == "" {
+		return "https://" + c.config.Host
+	}
+	return u.Scheme + "://" + u.Host + u.Path
+}
+
+// Transport adapts an HTTP transport to the API server: its TLS
+// settings and credentials (token, client certificate, exec plugin) from
+// the kubeconfig. nil in-cluster, where pods are reached directly.
+func (c *Cluster) Transport() func(*http.Transport) (http.RoundTripper, error) {
+	if c.InCluster {
+		return nil
+	}
+	cfg := c.config
+	return func(base *http.Transport) (http.RoundTripper, error) {
+		tlsCfg, err := rest.TLSConfigFor(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("kube: TLS for %s: %w", cfg.Host, err)
+		}
+		t := base.Clone()
+		if tlsCfg != nil {
+			t.TLSClientConfig = tlsCfg
+		}
+		return rest.HTTPWrappersForConfig(cfg, t)
+	}
+}
