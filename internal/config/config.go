@@ -20,9 +20,9 @@ import (
 	"github.com/ttftop/ttftop/slo"
 	"github.com/ttftop/ttftop/sources/gpu"
 	"github.com/ttftop/ttftop/sources/httpclient"
+	"github.com/ttftop/ttftop/sources/kube"
 	"github.com/ttftop/ttftop/sources/probe"
 	"github.com/ttftop/ttftop/sources/promql"
-	"github.com/ttftop/ttftop/sources/kube"
 )
 
 // Config is the whole file.
