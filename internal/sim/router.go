@@ -102,12 +102,11 @@ func (r *Router) close() {
 	r.wg.Wait()
 }
 
-// request is one request's life at the router.
+// routed is one request's life at the router.
 type routed struct {
-	r                   *Router
-	start, first, last  time.Time
-	chunks              int
-	ttftMissed, counted bool
+	r                  *Router
+	start, first, last time.Time
+	chunks             int
 }
 
 func (r *Router) begin() *routed {
