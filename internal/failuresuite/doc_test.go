@@ -319,10 +319,12 @@ type findingDoc struct {
 	Cause    string `json:"cause"`
 	Summary  string `json:"summary"`
 	Next     string `json:"next"`
+	// Evidence of the causes this suite checks is in milliseconds
+	// (ttftop/v1 names each number for its unit: value_ms, baseline_ms).
 	Evidence []struct {
 		Figure       string   `json:"figure"`
-		Value        float64  `json:"value"`
-		Baseline     *float64 `json:"baseline"`
+		Value        float64  `json:"value_ms"`
+		Baseline     *float64 `json:"baseline_ms"`
 		BaselineFrom string   `json:"baseline_from"`
 	} `json:"evidence"`
 }
