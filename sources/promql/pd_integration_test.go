@@ -207,7 +207,7 @@ func TestIntegrationDisaggregated(t *testing.T) {
 	switch {
 	case complete && math.Abs(kv2-2.5*kv1) > 1e-6*kv1: // half the window at 1×, half at 4×
 		t.Errorf("KV transfer mean %.4f ms after the slow-down, want 2.5 × %.4f", kv2, kv1)
-	case kv2 <= kv1 || kv2 > 4*kv1:
+	case kv2 <= kv1 || kv2 > 4*kv1*(1+1e-9): // 4× when the window holds only slowed transfers; float rounding aside
 		t.Errorf("KV transfer mean %.4f ms after the slow-down, want within (1, 4] × %.4f", kv2, kv1)
 	}
 	if parts2.Router == nil || *parts2.Router-routerBefore < (kv2-kv1)/2 {
