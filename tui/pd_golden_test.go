@@ -122,7 +122,7 @@ func TestGoldenPDDetail(t *testing.T) {
 			waitOut(t, tm, "disaggregated")
 			final := finishFrame(t, tm)
 			words := strings.Join(strings.Fields(final), " ")
-			for _, want := range []string{"P:D 1:2", "KV transfer 61.1 ms", "router 142 ms"} {
+			for _, want := range []string{"P:D 1:2", "KV transfer 61.1 ms", "router 142 ms", "LoRA 2 probed: chat-lora, sql-lora"} {
 				if !strings.Contains(words, want) {
 					t.Errorf("%q not on screen", want)
 				}
