@@ -15,16 +15,13 @@ import (
 // hides them again, from the base or from an adapter. An adapter whose
 // base is not in the data is a plain row.
 func TestAdapterRows(t *testing.T) {
-	ep := func(e telemetry.Endpoint) Row { return Row{Endpoint: telemetry.EndpointSnapshot{Endpoint: e}} }
 	adapter := func(name, model, base, url string) Row {
-		return ep(telemetry.Endpoint{Name: name, Model: model, BaseURL: url, Labels: map[string]string{"adapter_of": base}})
+		return epRow(telemetry.Endpoint{Name: name, Model: model, BaseURL: url, Labels: map[string]string{"adapter_of": base}})
 	}
-	m := New(&common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: time.Now()})
-	m.SetSize(160, 20)
-	m.SetRows([]Row{
+	m := tableOf([]Row{
 		adapter("h:8000/sql-lora", "sql-lora", "llama", "http://h:8000"),
-		ep(telemetry.Endpoint{Name: "g:8000/llama", Model: "llama", BaseURL: "http://g:8000"}),
-		ep(telemetry.Endpoint{Name: "h:8000/llama", Model: "llama", BaseURL: "http://h:8000"}),
+		epRow(telemetry.Endpoint{Name: "g:8000/llama", Model: "llama", BaseURL: "http://g:8000"}),
+		epRow(telemetry.Endpoint{Name: "h:8000/llama", Model: "llama", BaseURL: "http://h:8000"}),
 		adapter("h:8000/chat-lora", "chat-lora", "llama", "http://h:8000"),
 		adapter("g:8000/x-lora", "x-lora", "llama", "http://g:8000"),
 		adapter("h:8000/orphan-lora", "orphan-lora", "gone", "http://h:8000"),
@@ -67,16 +64,13 @@ func TestAdapterRows(t *testing.T) {
 // A model row with replicas and adapters lists both, replicas first; the
 // base of a P/D model's adapters is its router's row, not a pool.
 func TestAdaptersBesideReplicas(t *testing.T) {
-	ep := func(e telemetry.Endpoint) Row { return Row{Endpoint: telemetry.EndpointSnapshot{Endpoint: e}} }
 	pool := map[string]string{telemetry.LabelRole: telemetry.RoleDecode}
-	m := New(&common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: time.Now()})
-	m.SetSize(160, 20)
-	m.SetRows([]Row{
-		ep(telemetry.Endpoint{Name: "a/llama [decode]", Model: "llama", Aggregate: true, Labels: pool}),
-		ep(telemetry.Endpoint{Name: "llama", Model: "llama", Aggregate: true}),
-		ep(telemetry.Endpoint{Name: "10.0.0.1:8000/llama", Model: "llama", Group: "llama", Replica: "10.0.0.1:8000"}),
-		ep(telemetry.Endpoint{Name: "10.0.0.2:8000/llama", Model: "llama", Group: "llama", Replica: "10.0.0.2:8000"}),
-		ep(telemetry.Endpoint{Name: "gw:80/a-lora", Model: "a-lora", BaseURL: "http://gw:80", Labels: map[string]string{"adapter_of": "llama"}}),
+	m := tableOf([]Row{
+		epRow(telemetry.Endpoint{Name: "a/llama [decode]", Model: "llama", Aggregate: true, Labels: pool}),
+		epRow(telemetry.Endpoint{Name: "llama", Model: "llama", Aggregate: true}),
+		epRow(telemetry.Endpoint{Name: "10.0.0.1:8000/llama", Model: "llama", Group: "llama", Replica: "10.0.0.1:8000"}),
+		epRow(telemetry.Endpoint{Name: "10.0.0.2:8000/llama", Model: "llama", Group: "llama", Replica: "10.0.0.2:8000"}),
+		epRow(telemetry.Endpoint{Name: "gw:80/a-lora", Model: "a-lora", BaseURL: "http://gw:80", Labels: map[string]string{"adapter_of": "llama"}}),
 	})
 	m.Move(1) // llama, after the pool
 	if !m.ToggleExpand() {
@@ -94,13 +88,10 @@ func TestAdaptersBesideReplicas(t *testing.T) {
 // A base model served by one replica lists its adapters, not the replica
 // (its model row says the same), which still counts as shown.
 func TestAdaptersOfALoneReplica(t *testing.T) {
-	ep := func(e telemetry.Endpoint) Row { return Row{Endpoint: telemetry.EndpointSnapshot{Endpoint: e}} }
-	m := New(&common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: time.Now()})
-	m.SetSize(160, 20)
-	m.SetRows([]Row{
-		ep(telemetry.Endpoint{Name: "qwen", Model: "qwen", Aggregate: true}),
-		ep(telemetry.Endpoint{Name: "10.0.0.1:8000/qwen", Model: "qwen", Group: "qwen", Replica: "10.0.0.1:8000"}),
-		ep(telemetry.Endpoint{Name: "gw:80/q-lora", Model: "q-lora", Labels: map[string]string{"adapter_of": "qwen"}}),
+	m := tableOf([]Row{
+		epRow(telemetry.Endpoint{Name: "qwen", Model: "qwen", Aggregate: true}),
+		epRow(telemetry.Endpoint{Name: "10.0.0.1:8000/qwen", Model: "qwen", Group: "qwen", Replica: "10.0.0.1:8000"}),
+		epRow(telemetry.Endpoint{Name: "gw:80/q-lora", Model: "q-lora", Labels: map[string]string{"adapter_of": "qwen"}}),
 	})
 	if !m.ToggleExpand() {
 		t.Fatal("qwen did not expand")
@@ -116,3 +107,13 @@ func TestAdaptersOfALoneReplica(t *testing.T) {
 		t.Errorf("counts %+v: the replica and the adapter are the endpoints", c)
 	}
 }
+
+// tableOf is a wide table of rows; epRow a row of e.
+func tableOf(rows []Row) *Model {
+	m := New(&common.Context{Styles: themes.NewStyles(themes.Mono()), Glyphs: themes.NewGlyphs(false), Now: time.Now()})
+	m.SetSize(160, 20)
+	m.SetRows(rows)
+	return &m
+}
+
+func epRow(e telemetry.Endpoint) Row { return Row{Endpoint: telemetry.EndpointSnapshot{Endpoint: e}} }
