@@ -145,6 +145,7 @@ func read(data Data, al Alerts, thr Thresholds, dg Diagnoses, req fetchReq) tea.
 			d.Diagnosis = &dd
 		}
 		d.PD = pdModelOf(msg.snap, req.detailEP)
+		d.Adapters = telemetry.AdaptersOf(msg.snap, req.detailEP)
 		msg.detail = &d
 	}
 	msg.fp = fingerprint(&msg)

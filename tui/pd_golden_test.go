@@ -95,16 +95,34 @@ func TestGoldenPD(t *testing.T) {
 	}
 }
 
+// TestGoldenPDAdapters: x on the model's row lists its LoRA adapters
+// under it, indented, the row saying how many.
+func TestGoldenPDAdapters(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 50}} {
+		t.Run(sizeName(sz), func(t *testing.T) {
+			tm := startWith(t, pdFleetStore(), nil, testOptions(), sz[0], sz[1])
+			waitOut(t, tm, "prefill]")
+			send(tm, "x")
+			waitOut(t, tm, "  sql-lora")
+			final := finishFrame(t, tm)
+			if words := strings.Join(strings.Fields(final), " "); !strings.Contains(words, "+2 LoRA -") {
+				t.Errorf("the base row does not say its two adapters, expanded:\n%s", final)
+			}
+			golden.RequireEqual(t, []byte(final))
+		})
+	}
+}
+
 func TestGoldenPDDetail(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {160, 50}} {
 		t.Run(sizeName(sz), func(t *testing.T) {
 			tm := startWith(t, pdFleetStore(), nil, testOptions(), sz[0], sz[1])
 			waitOut(t, tm, "prefill]")
-			send(tm, "j", "j", "enter")
+			send(tm, "enter") // the router's row, its adapters folded under it
 			waitOut(t, tm, "disaggregated")
 			final := finishFrame(t, tm)
 			words := strings.Join(strings.Fields(final), " ")
-			for _, want := range []string{"P:D 1:2", "KV transfer 61.1 ms", "router 142 ms"} {
+			for _, want := range []string{"P:D 1:2", "KV transfer 61.1 ms", "router 142 ms", "LoRA 2 probed: chat-lora, sql-lora"} {
 				if !strings.Contains(words, want) {
 					t.Errorf("%q not on screen", want)
 				}

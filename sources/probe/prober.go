@@ -147,7 +147,7 @@ func (p *Prober) Endpoint() telemetry.Endpoint {
 		e.Labels["tls"] = "NOT VERIFIED"
 	}
 	if p.opts.AdapterOf != "" {
-		e.Labels["adapter_of"] = p.opts.AdapterOf
+		e.Labels[telemetry.LabelAdapterOf] = p.opts.AdapterOf
 	}
 	return e
 }

@@ -62,6 +62,9 @@ type Data struct {
 	// PD is the disaggregated model the endpoint belongs to (its router,
 	// a pool or a pool's replica); nil otherwise.
 	PD *telemetry.PDModel
+	// Adapters are the models of the LoRA adapters probed on the
+	// endpoint's base model (telemetry.AdaptersOf); nil otherwise.
+	Adapters []string
 }
 
 // ITLBounds are the ITL histogram's upper bounds in seconds: decode steps

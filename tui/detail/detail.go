@@ -141,6 +141,9 @@ func (m *Model) render() []string {
 		if pd := m.pdView(w); pd != "" {
 			parts = append(parts, pd)
 		}
+		if lora := m.adaptersView(w); lora != "" {
+			parts = append(parts, lora)
+		}
 		parts = append(parts, "", m.chartsView(w), "", m.panelsView(w), "")
 		head := strings.Join(parts, "\n")
 		if head != m.head || m.headLines == nil {

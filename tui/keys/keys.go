@@ -15,7 +15,7 @@ type Map struct {
 	// Side switches the latency columns between the client's figures
 	// (ttftop's probes) and the engine's own (scrape, PromQL).
 	Side key.Binding
-	// Expand lists or hides a model's replicas under its aggregate row.
+	// Expand lists or hides a model's replicas and LoRA adapters under its row.
 	Expand key.Binding
 	// Problems opens the full messages of failing sources and figures;
 	// Mouse turns mouse capture off and on, so they can be copied.
@@ -64,7 +64,7 @@ func New(ascii bool) Map {
 		Slower:      b([]string{"]"}, "]", "refresh slower"),
 		Theme:       b([]string{"t"}, "t", "next theme"),
 		Side:        b([]string{"v"}, "v", "client/server figures"),
-		Expand:      b([]string{"x"}, "x", "replicas: expand/collapse"),
+		Expand:      b([]string{"x"}, "x", "replicas/LoRA: expand/fold"),
 		Problems:    b([]string{"e"}, "e", "errors and why in full"),
 		Mouse:       b([]string{"m"}, "m", "mouse capture on/off"),
 		GPUs:        b([]string{"u"}, "u", "GPU panel on/off"),

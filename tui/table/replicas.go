@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ttftop/ttftop/tui/common"
 	"github.com/ttftop/ttftop/tui/format"
 )
 
@@ -16,22 +17,22 @@ import (
 // data are ordinary rows.
 
 // groupRows orders the visible rows: top-level rows as sorted, each
-// expanded aggregate followed by its (visible) replicas by name. A
-// replica whose aggregate the filter left out is an ordinary row (it
-// matched); a model's only replica is never listed (its model row says
-// the same). It counts what is shown (counted).
+// expanded parent followed by its (visible) replicas, then its adapters,
+// by name. A replica or adapter whose parent the filter left out is an
+// ordinary row (it matched); a model's only replica is never listed (its
+// model row says the same). It counts what is shown (counted).
 func (m *Model) groupRows(visible []*Row) []*Row {
-	shownAgg := map[string]bool{}
+	shownParent := map[string]bool{}
 	for _, r := range visible {
-		if r.Endpoint.Aggregate {
-			shownAgg[r.Name()] = true
+		if r.Endpoint.Aggregate || m.adapters[r.Name()] > 0 {
+			shownParent[r.Name()] = true
 		}
 	}
 	members := map[string][]*Row{}
 	out := visible[:0:0]
 	for _, r := range visible {
-		if g := r.Endpoint.Group; g != "" && shownAgg[g] {
-			members[g] = append(members[g], r)
+		if p := m.parentOf(r); p != "" && shownParent[p] {
+			members[p] = append(members[p], r)
 			continue
 		}
 		out = append(out, r)
@@ -41,16 +42,60 @@ func (m *Model) groupRows(visible []*Row) []*Row {
 	for _, r := range out {
 		grouped = append(grouped, r)
 		ms := members[r.Name()]
-		if m.expanded[r.Name()] && m.replicas[r.Name()] > 1 && len(ms) > 0 {
-			sort.Slice(ms, func(i, j int) bool { return ms[i].Name() < ms[j].Name() })
-			grouped = append(grouped, ms...)
-		} else {
+		if !m.expanded[r.Name()] {
 			m.folded += len(ms)
+			continue
+		}
+		sort.Slice(ms, func(i, j int) bool {
+			ai, aj := ms[i].Endpoint.Group == "", ms[j].Endpoint.Group == ""
+			return !ai && aj || ai == aj && ms[i].Name() < ms[j].Name()
+		})
+		for _, c := range ms {
+			if c.Endpoint.Group != "" && m.replicas[r.Name()] < 2 {
+				m.folded++ // the only replica: its model row says the same
+				continue
+			}
+			grouped = append(grouped, c)
 		}
 	}
 	m.shown = m.counted(grouped, m.folded)
 	return grouped
 }
+
+// listedAway are the rows listed under a parent on another server (an
+// adapter probed through a gateway, under its model's row): they stay
+// under their parent, out of the server headers.
+func (m *Model) listedAway() map[*Row]bool {
+	listed := map[string]bool{}
+	for _, r := range m.rows {
+		listed[r.Name()] = true
+	}
+	away := map[*Row]bool{}
+	for _, r := range m.rows {
+		p := m.parentOf(r)
+		if p == "" || !listed[p] || !m.expanded[p] {
+			continue
+		}
+		ps, _, _ := serverOf(p)
+		if s, _, _ := serverOf(r.Name()); s != ps {
+			away[r] = true
+		}
+	}
+	return away
+}
+
+// parentOf is the row a row folds under: a replica's model row, an
+// adapter's base row; "" for others.
+func (m *Model) parentOf(r *Row) string {
+	if g := r.Endpoint.Group; g != "" {
+		return g
+	}
+	return m.bases[r.Name()]
+}
+
+// foldable: the row has rows to list under it (two replicas or more, or
+// an adapter).
+func (m *Model) foldable(name string) bool { return m.replicas[name] > 1 || m.adapters[name] > 0 }
 
 // Counts are what the header and the filter line count: serving
 // endpoints (replicas and endpoints that are no model's aggregate; an
@@ -93,17 +138,18 @@ func replicaCounts(rows []Row) map[string]int {
 	return n
 }
 
-// ToggleExpand expands or collapses the selected aggregate (or the
-// aggregate of the selected replica); it reports whether there was one.
+// ToggleExpand expands or collapses the selected aggregate or base model
+// (or the parent of the selected replica or adapter); it reports whether
+// there was one.
 func (m *Model) ToggleExpand() bool {
 	r, ok := m.Selected()
 	if !ok {
 		return false
 	}
 	name := r.Name()
-	if g := r.Endpoint.Group; g != "" && m.replicas[g] > 1 {
-		name = g
-	} else if m.replicas[name] < 2 {
+	if p := m.parentOf(r); p != "" && m.foldable(p) {
+		name = p
+	} else if !m.foldable(name) {
 		return false
 	}
 	if m.expanded == nil {
@@ -129,24 +175,46 @@ func (m *Model) replicaLabel(r *Row, name string) string {
 
 // groupedLabel is a grouped row's count or identity; name for others.
 func (m *Model) groupedLabel(r *Row, name string) string {
-	if n := m.replicas[r.Name()]; n > 1 && r.Endpoint.Aggregate {
-		mark := "+"
-		if m.expanded[r.Name()] {
-			mark = "-"
-		}
-		if down, of, ok := r.Endpoint.ReplicasDown(); ok && down > 0 {
-			// Some replicas' targets are down or gone: said in the row.
-			return fmt.Sprintf("%s ×%d %s%d %s", name, of, m.ctx.Glyphs.Down, down, mark)
-		}
-		if counted, of, ok := r.Endpoint.ReplicasCounted(); ok && of > counted {
-			// Some replicas stopped: the row's summed figures count only
-			// the others.
-			return fmt.Sprintf("%s ×%d/%d %s", name, counted, of, mark)
-		}
-		return fmt.Sprintf("%s ×%d %s", name, n, mark)
+	if !m.foldable(r.Name()) {
+		return m.childLabel(r, name)
 	}
+	mark := "+"
+	if m.expanded[r.Name()] {
+		mark = "-"
+	}
+	label := name
+	if n := m.replicas[r.Name()]; n > 1 && r.Endpoint.Aggregate {
+		label = m.replicaCount(r, name, n)
+	}
+	if a := m.adapters[r.Name()]; a > 0 {
+		label += fmt.Sprintf(" +%d LoRA", a)
+	}
+	return label + " " + mark
+}
+
+// replicaCount is a model row's name with its replicas: "×N", with those
+// down ("×N ▼D") or stopped ("×C/N").
+func (m *Model) replicaCount(r *Row, name string, n int) string {
+	if down, of, ok := r.Endpoint.ReplicasDown(); ok && down > 0 {
+		// Some replicas' targets are down or gone: said in the row.
+		return fmt.Sprintf("%s ×%d %s%d", name, of, m.ctx.Glyphs.Down, down)
+	}
+	if counted, of, ok := r.Endpoint.ReplicasCounted(); ok && of > counted {
+		// Some replicas stopped: the row's summed figures count only
+		// the others.
+		return fmt.Sprintf("%s ×%d/%d", name, counted, of)
+	}
+	return fmt.Sprintf("%s ×%d", name, n)
+}
+
+// childLabel is a listed replica's identity or adapter's model, indented
+// under its parent; name for other rows.
+func (m *Model) childLabel(r *Row, name string) string {
 	if g := r.Endpoint.Group; g != "" && m.expanded[g] && r.Endpoint.Replica != "" {
 		return "  " + strings.TrimPrefix(r.Endpoint.Replica, m.shared)
+	}
+	if b := m.bases[r.Name()]; b != "" && m.expanded[b] && r.Endpoint.Model != "" {
+		return "  " + common.Safe(r.Endpoint.Model)
 	}
 	return name
 }

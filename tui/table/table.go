@@ -43,6 +43,10 @@ type Model struct {
 	// aggregates whose replicas are listed (replicas.go).
 	replicas map[string]int
 	expanded map[string]bool
+	// bases maps each LoRA adapter row to its base model's row; adapters
+	// counts each base's adapters (adapters.go).
+	bases    map[string]string
+	adapters map[string]int
 	folded   int    // replicas of shown aggregates not listed (collapsed)
 	shown    Counts // the shown half, as of the last refresh
 }
@@ -65,6 +69,8 @@ func (m *Model) SetRows(rows []Row) {
 	m.model = modelAddsSomething(rows)
 	m.shared = sharedServer(rows)
 	m.replicas = replicaCounts(rows)
+	m.bases = adapterBases(rows)
+	m.adapters = adapterCounts(m.bases)
 	m.refresh()
 }
 
@@ -118,9 +124,10 @@ func serverOf(name string) (server, rest string, ok bool) {
 func (m *Model) group() {
 	m.items = m.items[:0]
 	count := map[string]int{}
+	away := m.listedAway()
 	if m.shared == "" {
 		for _, r := range m.rows {
-			if s, _, ok := serverOf(r.Name()); ok {
+			if s, _, ok := serverOf(r.Name()); ok && !away[r] {
 				count[s]++
 			}
 		}
@@ -129,7 +136,7 @@ func (m *Model) group() {
 	done := map[string]bool{}
 	for _, r := range m.rows {
 		s, _, ok := serverOf(r.Name())
-		if !ok || count[s] < 2 {
+		if !ok || count[s] < 2 || away[r] {
 			m.items = append(m.items, item{row: len(grouped)})
 			grouped = append(grouped, r)
 			continue
@@ -142,7 +149,7 @@ func (m *Model) group() {
 		at := len(m.items)
 		m.items = append(m.items, head)
 		for _, r2 := range m.rows {
-			if s2, _, ok2 := serverOf(r2.Name()); ok2 && s2 == s {
+			if s2, _, ok2 := serverOf(r2.Name()); ok2 && s2 == s && !away[r2] {
 				m.items[at].members = append(m.items[at].members, r2)
 				m.items = append(m.items, item{row: len(grouped), server: s})
 				grouped = append(grouped, r2)
@@ -182,6 +189,7 @@ func (m *Model) layoutNames() {
 		if it.row >= 0 {
 			k.Str(m.rows[it.row].Name())
 			k.Int(m.replicas[m.rows[it.row].Name()])                              // "×N" takes from the name's width
+			k.Int(m.adapters[m.rows[it.row].Name()])                              // and "+N LoRA"
 			k.Str(m.rows[it.row].Endpoint.Labels[telemetry.LabelReplicasCounted]) // and "×N/M"
 			k.Str(m.rows[it.row].Endpoint.Labels[telemetry.LabelReplicasDown])    // and "×N, D down"
 		}
