@@ -15,6 +15,7 @@ import (
 	"github.com/ttftop/ttftop/internal/kubetest"
 	"github.com/ttftop/ttftop/internal/sim"
 	"github.com/ttftop/ttftop/internal/syncbuf"
+	"github.com/ttftop/ttftop/sources/kube"
 	"github.com/ttftop/ttftop/telemetry"
 )
 
@@ -22,7 +23,8 @@ import (
 // deleted outside a rollout reads DOWN while it terminates, then GONE
 // once the API server no longer has it; an old revision's pod deleted
 // after a new ReplicaSet of its Deployment has a ready pod is retired,
-// no failure shown and no row left; the new pod is named in the watch's
+// no failure shown and no row left; a pod in CrashLoopBackOff carries
+// its reason until it is ready again; the new pod is named in the watch's
 // status (the monitor adds no source while it runs).
 func TestKubeWatchShowsLostAndRolledOutPods(t *testing.T) {
 	c := kubetest.Start(t)
@@ -30,18 +32,18 @@ func TestKubeWatchShowsLostAndRolledOutPods(t *testing.T) {
 	n := kubetest.NewNetNS(t)
 	n.Serve(t, 8000, kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
 	oldRS := c.Deployment(t, "llm", "qwen", "5d4f8")
-	run := func(name string, owner *metav1.OwnerReference) {
+	run := func(name string, owner *metav1.OwnerReference) *corev1.Pod {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "llm", Labels: map[string]string{"app.kubernetes.io/name": "vllm"}},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "vllm", Image: "vllm/vllm-openai:v0.11.0",
 				Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8000}}}}}}
 		if owner != nil {
 			p.OwnerReferences = []metav1.OwnerReference{*owner}
 		}
-		c.RunPod(t, p, kubetest.Status{IP: n.IP})
+		return c.RunPod(t, p, kubetest.Status{IP: n.IP})
 	}
 	run("qwen-5d4f8-a", &oldRS)
 	run("qwen-5d4f8-b", &oldRS)
-	run("other", nil) // probed throughout: its probes pace the checks
+	other := run("other", nil) // probed throughout: its probes pace the checks
 
 	var f sourceFlags
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
@@ -86,6 +88,12 @@ func TestKubeWatchShowsLostAndRolledOutPods(t *testing.T) {
 		return ep.Signals[telemetry.TTFT].Count
 	}
 	until("every pod probed", func() bool { return probed("qwen-5d4f8-a") > 0 && probed("qwen-5d4f8-b") > 0 && probed("other") > 0 })
+
+	notReady := func(pod string) string { ep, _ := endpoint(pod); return ep.Labels[kube.LabelNotReady] }
+	c.SetStatus(t, other, kubetest.Status{IP: n.IP, Waiting: "CrashLoopBackOff", Message: "back-off 40s restarting failed container", Restarts: 2})
+	until("crashing pod's reason shown", func() bool { return strings.HasPrefix(notReady("other"), "CrashLoopBackOff: back-off 40s") })
+	c.SetStatus(t, other, kubetest.Status{IP: n.IP})
+	until("ready pod's reason gone", func() bool { return notReady("other") == "" })
 
 	del := func(name string, grace *int64) {
 		if err := c.Client.CoreV1().Pods("llm").Delete(context.Background(), name, metav1.DeleteOptions{GracePeriodSeconds: grace}); err != nil {

@@ -47,8 +47,10 @@ func (pw *podWatcher) change(ch kube.Change) {
 		pw.arrived = append(pw.arrived, key)
 		pw.status(now)
 	case ch.Kind == kube.PodAdded:
-		pw.m.setLeft(key, pw.source, false) // a StatefulSet's pod back under its name
-		delete(pw.downSince, key)
+		if pw.m.setLeft(key, pw.source, false) { // a StatefulSet's pod back under its name
+			delete(pw.downSince, key)
+			pw.label(key, now, telemetry.LabelTarget, "")
+		}
 		pw.label(key, now, kube.LabelNotReady, ch.Pod.Reason)
 	case ch.Kind == kube.PodReady || ch.Kind == kube.PodNotReady:
 		pw.label(key, now, kube.LabelNotReady, ch.Pod.Reason)
