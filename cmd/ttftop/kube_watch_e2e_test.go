@@ -11,10 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/spf13/pflag"
 	"github.com/ttftop/ttftop/internal/kubetest"
 	"github.com/ttftop/ttftop/internal/sim"
-	"github.com/ttftop/ttftop/internal/syncbuf"
 	"github.com/ttftop/ttftop/sources/kube"
 	"github.com/ttftop/ttftop/telemetry"
 )
@@ -45,18 +43,7 @@ func TestKubeWatchShowsLostAndRolledOutPods(t *testing.T) {
 	run("qwen-5d4f8-b", &oldRS)
 	other := run("other", nil) // probed throughout: its probes pace the checks
 
-	var f sourceFlags
-	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	f.bind(fs)
-	if err := fs.Parse([]string{"--kube", "--kubeconfig", c.Kubeconfig(t, kubetest.Admin, "kubetest", "default"), "--namespace", "llm",
-		"--interval", "300ms", "--max-tokens", "4"}); err != nil {
-		t.Fatal(err)
-	}
-	var stderr syncbuf.Buffer
-	m, _, err := f.open(nil, &stderr)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
+	m, stderr := openKube(t, c, "--interval", "300ms", "--max-tokens", "4")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	done := make(chan error, 1)
