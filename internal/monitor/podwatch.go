@@ -24,7 +24,7 @@ type PodWatch func(ctx context.Context, report func(kube.Change)) error
 // the watch's status, measured after a restart.
 func (m *Monitor) AddPodWatch(source string, known map[string]bool, watch PodWatch) {
 	m.add(source, func(ctx context.Context) error {
-		pw := &podWatcher{m: m, source: source, known: known, downSince: map[string]time.Time{}}
+		pw := &podWatcher{m: m, source: source, known: known, down: map[string]bool{}}
 		pw.status(time.Now())
 		return watch(ctx, pw.change)
 	})
@@ -32,11 +32,11 @@ func (m *Monitor) AddPodWatch(source string, known map[string]bool, watch PodWat
 
 // podWatcher turns one watch's pod changes into observations.
 type podWatcher struct {
-	m         *Monitor
-	source    string
-	known     map[string]bool
-	downSince map[string]time.Time // pods lost, since they started terminating
-	arrived   []string             // pods found after start, not measured
+	m       *Monitor
+	source  string
+	known   map[string]bool
+	down    map[string]bool // pods lost, said DOWN
+	arrived []string        // pods found after start, not measured
 }
 
 func (pw *podWatcher) change(ch kube.Change) {
@@ -48,7 +48,7 @@ func (pw *podWatcher) change(ch kube.Change) {
 		pw.status(now)
 	case ch.Kind == kube.PodAdded:
 		if pw.m.setLeft(key, pw.source, false) { // a StatefulSet's pod back under its name
-			delete(pw.downSince, key)
+			delete(pw.down, key)
 			pw.label(key, now, telemetry.LabelTarget, "")
 		}
 		pw.label(key, now, kube.LabelNotReady, ch.Pod.Reason)
@@ -63,10 +63,9 @@ func (pw *podWatcher) change(ch kube.Change) {
 		}
 	case ch.Kind == kube.PodLeaving || ch.Kind == kube.PodRemoved:
 		pw.m.setLeft(key, pw.source, true)
-		since, down := pw.downSince[key]
-		if !down {
-			since, pw.downSince[key] = now, now
-			pw.target(key, now, telemetry.TargetHealth{State: telemetry.TargetDown, Since: since, Reason: "pod " + ch.Why}, 0)
+		if !pw.down[key] {
+			pw.down[key] = true
+			pw.target(key, now, telemetry.TargetHealth{State: telemetry.TargetDown, Since: now, Reason: "pod " + ch.Why}, 0)
 		}
 		if ch.Kind == kube.PodRemoved {
 			pw.target(key, now, telemetry.TargetHealth{State: telemetry.TargetGone, Since: now, Reason: "pod " + ch.Why + ", no longer in the API server"}, -1)
