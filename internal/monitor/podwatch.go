@@ -141,15 +141,14 @@ func (m *Monitor) setLeft(key, watch string, left bool) bool {
 }
 
 // leftPod says whether o is of a pod that left, from a source other
-// than its watch (m.mu held).
+// than its watch (m.mu held). A pod's endpoints are namespace/name or
+// namespace/name/model.
 func (m *Monitor) leftPod(o telemetry.Observation) bool {
-	if len(m.left) == 0 || o.Endpoint == "" {
+	if len(m.left) == 0 {
 		return false
 	}
-	for key, watch := range m.left {
-		if o.Source != watch && (o.Endpoint == key || strings.HasPrefix(o.Endpoint, key+"/")) {
-			return true
-		}
-	}
-	return false
+	ns, rest, _ := strings.Cut(o.Endpoint, "/")
+	name, _, _ := strings.Cut(rest, "/")
+	watch, left := m.left[ns+"/"+name]
+	return left && o.Source != watch
 }
