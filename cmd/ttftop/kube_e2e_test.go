@@ -14,10 +14,30 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/ttftop/ttftop/internal/kubetest"
+	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/internal/sim"
 	"github.com/ttftop/ttftop/internal/syncbuf"
 	"github.com/ttftop/ttftop/telemetry"
 )
+
+// openKube opens the monitor `ttftop --kube --namespace llm FLAGS…`
+// would on c's cluster; stderr is what it says.
+func openKube(t *testing.T, c *kubetest.Cluster, flags ...string) (*monitor.Monitor, *syncbuf.Buffer) {
+	t.Helper()
+	var f sourceFlags
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	f.bind(fs)
+	args := append([]string{"--kube", "--kubeconfig", c.Kubeconfig(t, kubetest.Admin, "kubetest", "default"), "--namespace", "llm"}, flags...)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	stderr := &syncbuf.Buffer{}
+	m, _, err := f.open(nil, stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	return m, stderr
+}
 
 // TestKubeProbesScrapesAndJoinsGPUsThroughProxy: `--kube -n llm` finds a
 // vLLM pod, probes it and scrapes its /metrics through the API server's
@@ -44,18 +64,7 @@ func TestKubeProbesScrapesAndJoinsGPUsThroughProxy(t *testing.T) {
 				Ports: []corev1.ContainerPort{{Name: "metrics", ContainerPort: port}}}}}}, kubetest.Status{IP: n.IP})
 	}
 
-	var f sourceFlags
-	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	f.bind(fs)
-	if err := fs.Parse([]string{"--kube", "--kubeconfig", c.Kubeconfig(t, kubetest.Admin, "kubetest", "default"), "--namespace", "llm",
-		"--interval", "500ms", "--max-tokens", "8"}); err != nil {
-		t.Fatal(err)
-	}
-	var stderr syncbuf.Buffer
-	m, _, err := f.open(nil, &stderr)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
+	m, stderr := openKube(t, c, "--interval", "500ms", "--max-tokens", "8")
 	if !strings.Contains(stderr.String(), "ttftop: kube: found llm/vllm-0: vllm under Pod vllm-0 (app.kubernetes.io/name=vllm; metrics :8000/metrics from port named http)") {
 		t.Errorf("stderr does not say what was found:\n%s", stderr.String())
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ttftop/ttftop/internal/config"
+	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/internal/sweep"
 	"github.com/ttftop/ttftop/sources/gpu"
 	"github.com/ttftop/ttftop/sources/kube"
@@ -23,6 +24,7 @@ type kubeFlags struct {
 	set     kube.Settings
 	result  *kube.Result // what was found, to say on stderr
 	cluster *kube.Cluster
+	watched kube.Settings // what addPods found from, for the watch
 }
 
 func (k *kubeFlags) bind(fs *pflag.FlagSet) {
@@ -65,7 +67,7 @@ func (k *kubeFlags) addPods(c *config.Config, s kube.Settings, p probe.Settings,
 	if err != nil {
 		return err
 	}
-	k.cluster, k.result = cl, &r
+	k.cluster, k.result, k.watched = cl, &r, s
 	via := "kube " + cl.Context + " pod proxy"
 	if cl.InCluster {
 		via = ""
@@ -95,6 +97,21 @@ func (k *kubeFlags) addPods(c *config.Config, s kube.Settings, p probe.Settings,
 		c.DCGM = append(c.DCGM, d)
 	}
 	return nil
+}
+
+// addWatch follows the pods found (a rollout, a pod lost, one not
+// ready) on m's dashboard.
+func (k *kubeFlags) addWatch(m *monitor.Monitor) {
+	if k.cluster == nil {
+		return
+	}
+	known := map[string]bool{}
+	for _, p := range k.result.Pods {
+		known[p.Key()] = true
+	}
+	m.AddPodWatch("kube:"+k.cluster.Context, known, func(ctx context.Context, report func(kube.Change)) error {
+		return k.cluster.Watch(ctx, k.watched.Selector, report)
+	})
 }
 
 // report says on w what was found in the cluster.

@@ -86,6 +86,23 @@ func (c *Cluster) RunPod(t testing.TB, pod *corev1.Pod, st Status) *corev1.Pod {
 	return updated
 }
 
+// SetStatus sets a running pod's status anew, as its kubelet would when
+// its containers change (ready, crashing).
+func (c *Cluster) SetStatus(t testing.TB, pod *corev1.Pod, st Status) *corev1.Pod {
+	t.Helper()
+	ctx := context.Background()
+	cur, err := c.Client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("kubetest: pod %s: %v", pod.Name, err)
+	}
+	cur.Status = kubeletStatus(cur, st)
+	updated, err := c.Client.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatalf("kubetest: pod %s status: %v", pod.Name, err)
+	}
+	return updated
+}
+
 func kubeletStatus(pod *corev1.Pod, st Status) corev1.PodStatus {
 	now := metav1.NewTime(time.Now())
 	phase := st.Phase

@@ -51,6 +51,7 @@ type Monitor struct {
 	probed      map[string]probe.Options // each probed endpoint's options, by name (ProbedAs)
 	followers   []windowFollower
 	running     bool
+	left        map[string]string // pods that left, by namespace/name: their watch's source (podwatch.go)
 }
 
 // windowFollower is a source that loads history for the window on screen
@@ -99,8 +100,11 @@ func New(opts Options) *Monitor {
 // as their sink.
 func (m *Monitor) Observe(o telemetry.Observation) {
 	m.mu.Lock()
-	sinks := m.sinks
+	sinks, left := m.sinks, m.leftPod(o)
 	m.mu.Unlock()
+	if left {
+		return
+	}
 	sinks.Observe(o)
 	if g, ok := m.goodput.judge(o); ok {
 		sinks.Observe(g)

@@ -1,0 +1,126 @@
+//go:build integration
+
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/ttftop/ttftop/internal/kubetest"
+	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/sources/kube"
+	"github.com/ttftop/ttftop/telemetry"
+)
+
+// TestKubeWatchShowsLostAndRolledOutPods: with `--kube`, a replica
+// deleted outside a rollout reads DOWN while it terminates, then GONE
+// once the API server no longer has it; an old revision's pod deleted
+// after a new ReplicaSet of its Deployment has a ready pod is retired,
+// no failure shown and no row left; a pod in CrashLoopBackOff carries
+// its reason until it is ready again; the new pod is named in the watch's
+// status (the monitor adds no source while it runs).
+func TestKubeWatchShowsLostAndRolledOutPods(t *testing.T) {
+	c := kubetest.Start(t)
+	c.Namespace(t, "llm")
+	n := kubetest.NewNetNS(t)
+	n.Serve(t, 8000, kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
+	oldRS := c.Deployment(t, "llm", "qwen", "5d4f8")
+	run := func(name string, owner *metav1.OwnerReference) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "llm", Labels: map[string]string{"app.kubernetes.io/name": "vllm"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "vllm", Image: "vllm/vllm-openai:v0.11.0",
+				Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8000}}}}}}
+		if owner != nil {
+			p.OwnerReferences = []metav1.OwnerReference{*owner}
+		}
+		return c.RunPod(t, p, kubetest.Status{IP: n.IP})
+	}
+	run("qwen-5d4f8-a", &oldRS)
+	run("qwen-5d4f8-b", &oldRS)
+	other := run("other", nil) // probed throughout: its probes pace the checks
+
+	m, stderr := openKube(t, c, "--interval", "300ms", "--max-tokens", "4")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	var snap telemetry.Snapshot
+	// until polls the store until cond holds, failing at the deadline.
+	until := func(what string, cond func() bool) {
+		t.Helper()
+		for ctx.Err() == nil {
+			if snap = m.Store.Snapshot(time.Now(), time.Minute); cond() {
+				return
+			}
+			time.Sleep(50 * time.Millisecond) // polling the store, bounded by ctx
+		}
+		t.Fatalf("%s: not within the deadline\nendpoints %+v\nsources %+v\n%s", what, snap.Endpoints, snap.Sources, stderr.String())
+	}
+	endpoint := func(pod string) (telemetry.EndpointSnapshot, bool) {
+		for _, ep := range snap.Endpoints {
+			if strings.HasPrefix(ep.Name, "llm/"+pod+"/") {
+				return ep, true
+			}
+		}
+		return telemetry.EndpointSnapshot{}, false
+	}
+	probed := func(pod string) float64 {
+		ep, _ := endpoint(pod)
+		return ep.Signals[telemetry.TTFT].Count
+	}
+	until("every pod probed", func() bool { return probed("qwen-5d4f8-a") > 0 && probed("qwen-5d4f8-b") > 0 && probed("other") > 0 })
+
+	notReady := func(pod string) string { ep, _ := endpoint(pod); return ep.Labels[kube.LabelNotReady] }
+	c.SetStatus(t, other, kubetest.Status{IP: n.IP, Waiting: "CrashLoopBackOff", Message: "back-off 40s restarting failed container", Restarts: 2})
+	until("crashing pod's reason shown", func() bool { return strings.HasPrefix(notReady("other"), "CrashLoopBackOff: back-off 40s") })
+	c.SetStatus(t, other, kubetest.Status{IP: n.IP})
+	until("ready pod's reason gone", func() bool { return notReady("other") == "" })
+
+	del := func(name string, grace *int64) {
+		if err := c.Client.CoreV1().Pods("llm").Delete(context.Background(), name, metav1.DeleteOptions{GracePeriodSeconds: grace}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	health := func(pod string) telemetry.TargetHealth {
+		ep, _ := endpoint(pod)
+		h, _ := ep.Target()
+		return h
+	}
+	del("qwen-5d4f8-a", nil) // terminating: no kubelet ends it here
+	until("lost pod DOWN", func() bool {
+		h := health("qwen-5d4f8-a")
+		return h.State == telemetry.TargetDown && h.Reason == "pod deleted outside a rollout"
+	})
+	zero := int64(0)
+	del("qwen-5d4f8-a", &zero)
+	until("lost pod GONE", func() bool { return health("qwen-5d4f8-a").State == telemetry.TargetGone })
+
+	newRS := c.Deployment(t, "llm", "qwen", "7c9b2")
+	run("qwen-7c9b2-c", &newRS)
+	until("new pod named in the watch's status", func() bool {
+		for _, s := range snap.Sources {
+			if strings.Contains(s.Description, "arrived since start, measured after a restart: llm/qwen-7c9b2-c") {
+				return true
+			}
+		}
+		return false
+	})
+	del("qwen-5d4f8-b", &zero)
+	until("rolled-out pod retired", func() bool { _, ok := endpoint("qwen-5d4f8-b"); return !ok })
+	// Its probe still runs; two more probes of the other pod later, the
+	// rolled-out pod has not come back as a failing row.
+	after := probed("other")
+	until("two more probes of the other pod", func() bool { return probed("other") >= after+2 })
+	if ep, ok := endpoint("qwen-5d4f8-b"); ok {
+		t.Errorf("rolled-out pod back on the dashboard: %+v", ep)
+	}
+	if h := health("qwen-5d4f8-a"); h.State != telemetry.TargetGone {
+		t.Errorf("lost pod no longer GONE after more probes: %+v", h)
+	}
+}

@@ -1,0 +1,164 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/tools/cache"
+)
+
+// ChangeKind says what happened to a model pod.
+type ChangeKind string
+
+// Pod changes a Watch reports.
+const (
+	// PodAdded: a model pod appeared (ready or not: Pod.Ready, Reason).
+	PodAdded ChangeKind = "added"
+	// PodReady: a known pod became ready.
+	PodReady ChangeKind = "ready"
+	// PodNotReady: a known pod stopped being ready, or its reason changed.
+	PodNotReady ChangeKind = "not ready"
+	// PodLeaving: a known pod is being deleted (terminating).
+	PodLeaving ChangeKind = "leaving"
+	// PodRemoved: a known pod is no longer in the API server.
+	PodRemoved ChangeKind = "removed"
+)
+
+// Change is one model pod's change.
+type Change struct {
+	Kind ChangeKind
+	Pod  Pod
+	// RolledOut, for PodLeaving and PodRemoved, says the pod left in a
+	// rollout: another revision of its owner has a ready pod taking
+	// over. Why says which, or why the pod is not ready.
+	RolledOut bool
+	Why       string
+}
+
+// watched is what the watch remembers of a model pod.
+type watched struct {
+	pod      Pod
+	revision string // its controlling ReplicaSet ("" for other owners)
+	leaving  *Change
+}
+
+// Watch follows the model pods of the cluster's namespace (or all)
+// matching selector and calls report with each change, from one
+// goroutine, until ctx is done. The pods there when it starts are
+// reported as PodAdded first.
+func (c *Cluster) Watch(ctx context.Context, selector string, report func(Change)) error {
+	lw := cache.NewFilteredListWatchFromClient(c.client.CoreV1().RESTClient(), "pods", c.Namespace,
+		func(o *metav1.ListOptions) {
+			o.LabelSelector = selector
+			o.FieldSelector = fields.Everything().String()
+		})
+	inf := cache.NewSharedIndexInformer(lw, &corev1.Pod{}, 0, cache.Indexers{})
+	w := &podWatch{c: c, ctx: ctx, report: report, owners: ownerCache{}, pods: map[string]*watched{}}
+	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o any) { w.seen(o) },
+		UpdateFunc: func(_, o any) { w.seen(o) },
+		DeleteFunc: w.removed,
+	})
+	if err != nil {
+		return fmt.Errorf("kube: watching pods: %w", err)
+	}
+	inf.RunWithContext(ctx)
+	return nil
+}
+
+// podWatch turns the informer's pod events into Changes.
+type podWatch struct {
+	c      *Cluster
+	ctx    context.Context
+	report func(Change)
+	owners ownerCache
+	pods   map[string]*watched
+}
+
+// seen handles a pod added or updated.
+func (w *podWatch) seen(o any) {
+	pod, ok := o.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	key := pod.Namespace + "/" + pod.Name
+	old := w.pods[key]
+	if old != nil && old.leaving != nil {
+		return // said once: its last states are the termination's
+	}
+	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed || pod.DeletionTimestamp != nil {
+		if old != nil {
+			ch := w.judgeLeaving(old)
+			old.leaving = &ch
+			w.report(ch)
+		}
+		return
+	}
+	m, model, _ := classify(pod)
+	if !model {
+		return
+	}
+	var r Result
+	p, err := w.c.describe(w.ctx, pod, m, w.owners, &r)
+	if err != nil {
+		return
+	}
+	now := &watched{pod: p}
+	if ref := metav1.GetControllerOf(pod); ref != nil && ref.Kind == "ReplicaSet" {
+		now.revision = ref.Name
+	}
+	w.pods[key] = now
+	switch {
+	case old == nil:
+		w.report(Change{Kind: PodAdded, Pod: p, Why: p.Reason})
+	case p.Ready && !old.pod.Ready:
+		w.report(Change{Kind: PodReady, Pod: p})
+	case !p.Ready && (old.pod.Ready || p.Reason != old.pod.Reason):
+		w.report(Change{Kind: PodNotReady, Pod: p, Why: p.Reason})
+	}
+}
+
+// removed handles a pod deleted from the API server.
+func (w *podWatch) removed(o any) {
+	if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
+		o = t.Obj
+	}
+	pod, ok := o.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	key := pod.Namespace + "/" + pod.Name
+	old := w.pods[key]
+	if old == nil {
+		return
+	}
+	delete(w.pods, key)
+	ch := w.judgeLeaving(old)
+	if old.leaving != nil {
+		ch = *old.leaving
+	}
+	ch.Kind = PodRemoved
+	w.report(ch)
+}
+
+// judgeLeaving says whether a leaving pod is rolled out: a ReplicaSet's
+// pod whose owner has a ready pod of another ReplicaSet (a newer
+// revision scaling up while the pod's scales down) is; any other is a
+// replica lost.
+func (w *podWatch) judgeLeaving(p *watched) Change {
+	ch := Change{Kind: PodLeaving, Pod: p.pod, Why: "deleted outside a rollout"}
+	if p.revision == "" {
+		return ch
+	}
+	for _, o := range w.pods {
+		if o != p && o.leaving == nil && o.pod.Ready && o.pod.Owner == p.pod.Owner && o.revision != "" && o.revision != p.revision {
+			ch.RolledOut = true
+			ch.Why = fmt.Sprintf("rolled out: ReplicaSet %s of %s took over (%s ready)", o.revision, p.pod.Owner, o.pod.Key())
+			return ch
+		}
+	}
+	return ch
+}
