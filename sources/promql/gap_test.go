@@ -1,0 +1,147 @@
+package promql
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ttftop/ttftop/telemetry"
+)
+
+// gapFake serves model llama's TTFT chain, cumulative: 4 observations a
+// second (1 of them under 0.1s, 0.2s each), with no point at the steps in
+// missing (a step that came back without a sample). From resetAt on, when
+// set, the counters start again from zero there (a restart in the gap).
+func gapFake(t *testing.T, missing map[int64]bool, resetAt int64) *fakeProm {
+	t.Helper()
+	f := newFakeProm(t, "llama")
+	const origin = 999_000 // the series' counters are zero here
+	cum := func(sec int64) float64 {
+		if resetAt != 0 && sec >= resetAt {
+			return float64(sec - resetAt)
+		}
+		return float64(sec - origin)
+	}
+	f.set(func(f *fakeProm) {
+		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
+			if !strings.HasSuffix(r.URL.Path, "query_range") || !strings.Contains(q, "time_to_first_token") {
+				return false
+			}
+			start, end, step := parseRange(r)
+			lbl := func(kv ...string) map[string]string {
+				m := map[string]string{"model_name": "llama", "ttftop_engine": "vllm"}
+				for i := 0; i < len(kv); i += 2 {
+					m[kv[i]] = kv[i+1]
+				}
+				return m
+			}
+			parts := []struct {
+				labels map[string]string
+				per    float64 // per second
+			}{{lbl("le", "0.1"), 1}, {lbl("le", "+Inf"), 4}, {lbl("ttftop_part", "sum"), 0.8}, {lbl("ttftop_part", "series"), 0}}
+			res := []map[string]any{}
+			for _, p := range parts {
+				var vals [][]any
+				for at := start; !at.After(end) && step > 0; at = at.Add(step) {
+					if missing[at.Unix()] {
+						continue
+					}
+					v := p.per * cum(at.Unix())
+					if p.per == 0 {
+						v = 1 // one series summed
+					}
+					vals = append(vals, []any{promTime(at), promValue(v)})
+				}
+				res = append(res, map[string]any{"metric": p.labels, "values": vals})
+			}
+			writeSuccess(w, "matrix", res, nil, nil)
+			return true
+		}
+	})
+	return f
+}
+
+// runGap refreshes a source on f every 5s for two minutes and returns its
+// TTFT windows and the warnings it gave.
+func runGap(t *testing.T, f *fakeProm) ([]telemetry.Observation, []string) {
+	t.Helper()
+	s, rec, clk := clockedSource(t, f, time.Unix(1_000_003, 0))
+	var warnings []string
+	for range 24 {
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		warnings = append(warnings, rec.status(t).Warnings...)
+		clk.Add(5 * time.Second)
+	}
+	return rec.find(telemetry.KindHistogram, "llama", telemetry.TTFT), warnings
+}
+
+// A histogram step missing between two points (a scrape that failed or
+// came late under load): the observations of the gap are the difference
+// of the points on either side, as increase() counts them, all in the
+// window after the gap. Before, that point was taken as a new baseline and
+// the gap's requests left every figure, unsaid (issue 25: 20 of 24 counted).
+func TestHistogramGapKeepsItsCounts(t *testing.T) {
+	const gapAt = 1_000_060
+	hs, warnings := runGap(t, gapFake(t, map[int64]bool{gapAt: true}, 0))
+	if len(hs) < 8 {
+		t.Fatalf("%d TTFT windows over two minutes, want about 10", len(hs))
+	}
+	for _, w := range warnings {
+		if strings.Contains(w, "skipped") {
+			t.Errorf("warning %q: no window is skipped across a gap", w)
+		}
+	}
+	var total float64
+	for i, h := range hs {
+		steps := 1.0
+		if i > 0 {
+			steps = h.At.Sub(hs[i-1].At).Seconds() / 10
+		}
+		if h.At.Unix() == gapAt {
+			t.Errorf("a window ends at the missing step %d", gapAt)
+		}
+		if h.At.Unix() == gapAt+10 && steps != 2 {
+			t.Errorf("the window after the gap follows the one ending %d, want %d", hs[i-1].At.Unix(), gapAt-10)
+		}
+		n, under, sum := h.Buckets[len(h.Buckets)-1].Count, h.Buckets[0].Count, h.Value
+		if n != 40*steps || under != 10*steps || !within(sum, 8*steps, 1e-9) {
+			t.Errorf("window ending %d over %v steps: %v observations, %v under 0.1s, sum %v; want %v, %v, %v",
+				h.At.Unix(), steps, n, under, sum, 40*steps, 10*steps, 8*steps)
+		}
+		total += n
+	}
+	// Every observation from the first window's start to the last's end.
+	if span := hs[len(hs)-1].At.Sub(hs[0].At).Seconds() + 10; total != 4*span {
+		t.Errorf("%v observations counted over %vs, the store's increase is %v", total, span, 4*span)
+	}
+}
+
+// A counter reset across the gap is still a reset: the window is skipped,
+// said, and the chain goes on from the point after the gap; nothing of
+// the new life is taken for the old one's.
+func TestHistogramResetAcrossGap(t *testing.T) {
+	const gapAt = 1_000_060
+	hs, warnings := runGap(t, gapFake(t, map[int64]bool{gapAt: true}, gapAt))
+	said := false
+	for _, w := range warnings {
+		said = said || strings.Contains(w, "counter reset for llama; one window skipped")
+	}
+	if !said {
+		t.Errorf("warnings %q: want the counter reset said", warnings)
+	}
+	for _, h := range hs {
+		if h.At.Unix() == gapAt+10 {
+			t.Errorf("a window ends after the reset's gap at %d with %v observations: want it skipped", h.At.Unix(), h.Buckets[len(h.Buckets)-1].Count)
+		}
+		if n := h.Buckets[len(h.Buckets)-1].Count; n != 40 {
+			t.Errorf("window ending %d: %v observations, want 40", h.At.Unix(), n)
+		}
+	}
+	if len(hs) == 0 || hs[len(hs)-1].At.Unix() <= gapAt+10 {
+		t.Errorf("no window after the reset: the chain must go on from the point after the gap")
+	}
+}
