@@ -14,7 +14,9 @@ import (
 // second (1 of them under 0.1s, 0.2s each), with no point at the steps in
 // missing (a step that came back without a sample). From resetAt on, when
 // set, the counters start again from zero there (a restart in the gap).
-func gapFake(t *testing.T, missing map[int64]bool, resetAt int64) *fakeProm {
+// With start, the model is served by one replica, r1, whose process start
+// (Unix seconds) at the fake's time start gives.
+func gapFake(t *testing.T, missing map[int64]bool, resetAt int64, start func(now time.Time) float64) *fakeProm {
 	t.Helper()
 	f := newFakeProm(t, "llama")
 	const origin = 999_000 // the series' counters are zero here
@@ -26,12 +28,29 @@ func gapFake(t *testing.T, missing map[int64]bool, resetAt int64) *fakeProm {
 	}
 	f.set(func(f *fakeProm) {
 		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
+			inst := map[bool]string{true: "r1"}[start != nil]
+			if start != nil && strings.HasSuffix(r.URL.Path, "/api/v1/query") {
+				var ss []fakeSeries
+				if strings.Contains(q, "(up)") {
+					ss = []fakeSeries{{labels: map[string]string{"instance": inst}, value: 1},
+						{labels: map[string]string{"instance": inst, "ttftop_part": "start"}, value: start(f.clock())}}
+				}
+				for _, x := range instantAnswer(q, []string{"llama"}, f.clock(), nil, func(string) time.Duration { return 0 }) {
+					x.labels["instance"] = inst
+					ss = append(ss, x)
+				}
+				writeVector(w, f.clock(), ss, nil, nil)
+				return true
+			}
 			if !strings.HasSuffix(r.URL.Path, "query_range") || !strings.Contains(q, "time_to_first_token") {
 				return false
 			}
-			start, end, step := parseRange(r)
+			begin, end, step := parseRange(r)
 			lbl := func(kv ...string) map[string]string {
 				m := map[string]string{"model_name": "llama", "ttftop_engine": "vllm"}
+				if inst != "" {
+					m["instance"] = inst
+				}
 				for i := 0; i < len(kv); i += 2 {
 					m[kv[i]] = kv[i+1]
 				}
@@ -44,7 +63,7 @@ func gapFake(t *testing.T, missing map[int64]bool, resetAt int64) *fakeProm {
 			res := []map[string]any{}
 			for _, p := range parts {
 				var vals [][]any
-				for at := start; !at.After(end) && step > 0; at = at.Add(step) {
+				for at := begin; !at.After(end) && step > 0; at = at.Add(step) {
 					if missing[at.Unix()] {
 						continue
 					}
@@ -65,7 +84,7 @@ func gapFake(t *testing.T, missing map[int64]bool, resetAt int64) *fakeProm {
 
 // runGap refreshes a source on f every 5s for two minutes and returns its
 // TTFT windows and the warnings it gave.
-func runGap(t *testing.T, f *fakeProm) ([]telemetry.Observation, []string) {
+func runGap(t *testing.T, f *fakeProm, name string) ([]telemetry.Observation, []string) {
 	t.Helper()
 	s, rec, clk := clockedSource(t, f, time.Unix(1_000_003, 0))
 	var warnings []string
@@ -76,7 +95,7 @@ func runGap(t *testing.T, f *fakeProm) ([]telemetry.Observation, []string) {
 		warnings = append(warnings, rec.status(t).Warnings...)
 		clk.Add(5 * time.Second)
 	}
-	return rec.find(telemetry.KindHistogram, "llama", telemetry.TTFT), warnings
+	return rec.find(telemetry.KindHistogram, name, telemetry.TTFT), warnings
 }
 
 // A histogram step missing between two points (a scrape that failed or
@@ -86,7 +105,7 @@ func runGap(t *testing.T, f *fakeProm) ([]telemetry.Observation, []string) {
 // the gap's requests left every figure, unsaid (issue 25: 20 of 24 counted).
 func TestHistogramGapKeepsItsCounts(t *testing.T) {
 	const gapAt = 1_000_060
-	hs, warnings := runGap(t, gapFake(t, map[int64]bool{gapAt: true}, 0))
+	hs, warnings := runGap(t, gapFake(t, map[int64]bool{gapAt: true}, 0, nil), "llama")
 	if len(hs) < 8 {
 		t.Fatalf("%d TTFT windows over two minutes, want about 10", len(hs))
 	}
@@ -125,7 +144,7 @@ func TestHistogramGapKeepsItsCounts(t *testing.T) {
 // the new life is taken for the old one's.
 func TestHistogramResetAcrossGap(t *testing.T) {
 	const gapAt = 1_000_060
-	hs, warnings := runGap(t, gapFake(t, map[int64]bool{gapAt: true}, gapAt))
+	hs, warnings := runGap(t, gapFake(t, map[int64]bool{gapAt: true}, gapAt, nil), "llama")
 	said := false
 	for _, w := range warnings {
 		said = said || strings.Contains(w, "counter reset for llama; one window skipped")
@@ -143,5 +162,34 @@ func TestHistogramResetAcrossGap(t *testing.T) {
 	}
 	if len(hs) == 0 || hs[len(hs)-1].At.Unix() <= gapAt+10 {
 		t.Errorf("no window after the reset: the chain must go on from the point after the gap")
+	}
+}
+
+// A replica whose process started anew in the gap, though no bucket went
+// down (its counters outgrew the old life's): the difference across the
+// gap mixes two lives, so that window is skipped, said, as for a reset.
+func TestHistogramRestartInGap(t *testing.T) {
+	const gapAt = 1_000_060
+	f := gapFake(t, map[int64]bool{gapAt: true}, 0, func(now time.Time) float64 {
+		if now.Unix() >= gapAt+2 { // seen at the first refresh after the new process's scrape
+			return gapAt - 5
+		}
+		return 990_000
+	})
+	hs, warnings := runGap(t, f, "r1/llama")
+	said := false
+	for _, w := range warnings {
+		said = said || strings.Contains(w, "restart in a gap for r1/llama; one window skipped")
+	}
+	if !said {
+		t.Errorf("warnings %q: want the restart in the gap said", warnings)
+	}
+	for _, h := range hs {
+		if h.At.Unix() == gapAt+10 {
+			t.Errorf("a window ends after the restart's gap at %d with %v observations: want it skipped", h.At.Unix(), h.Buckets[len(h.Buckets)-1].Count)
+		}
+	}
+	if len(hs) == 0 || hs[len(hs)-1].At.Unix() <= gapAt+10 {
+		t.Errorf("no window after the restart: the chain must go on from the point after the gap")
 	}
 }
