@@ -193,3 +193,57 @@ func TestHistogramRestartInGap(t *testing.T) {
 		t.Errorf("no window after the restart: the chain must go on from the point after the gap")
 	}
 }
+
+// A gap longer than max_lag while the store lags past it: its steps are
+// given up as no data, and once the store catches up the first point after
+// the gap is differenced against the last before it, not taken as a new
+// baseline: the gap's observations are counted in that window.
+func TestHistogramGapPastMaxLagKeepsItsCounts(t *testing.T) {
+	const gapFrom, gapTo = 1_000_060, 1_000_150
+	missing := map[int64]bool{}
+	for sec := int64(gapFrom); sec <= gapTo; sec += 10 {
+		missing[sec] = true
+	}
+	f := gapFake(t, missing, 0, nil)
+	clk := &fakeClock{t: time.Unix(1_000_003, 0)}
+	f.set(func(f *fakeProm) { f.clock = clk.Now })
+	cfg := testConfig(f.URL())
+	cfg.MaxLag = time.Minute
+	s, rec := newTestSource(t, cfg)
+	s.now = clk.Now
+	for range 40 {
+		now := clk.Now().Unix()
+		f.set(func(f *fakeProm) {
+			f.lag = 0
+			if now >= gapFrom-5 && now < gapTo+20 { // the store falls behind, past max_lag
+				f.lag = time.Duration(now-gapFrom+7) * time.Second
+			}
+		})
+		if err := s.RefreshOnce(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		clk.Add(5 * time.Second)
+	}
+	if nd := rec.find(telemetry.KindNoData, "llama", telemetry.TTFT); len(nd) == 0 {
+		t.Errorf("no step given up as no data: the store did not lag past max_lag, nothing tested")
+	}
+	hs := rec.find(telemetry.KindHistogram, "llama", telemetry.TTFT)
+	var total float64
+	after := false
+	for _, h := range hs {
+		n := h.Buckets[len(h.Buckets)-1].Count
+		total += n
+		if h.At.Unix() == gapTo+10 {
+			after = true
+			if want := 4.0 * (gapTo + 10 - (gapFrom - 10)); n != want {
+				t.Errorf("window after the gap holds %v observations, want %v (the whole gap's)", n, want)
+			}
+		}
+	}
+	if !after {
+		t.Fatalf("no window ends at %d, the first point after the gap", gapTo+10)
+	}
+	if span := hs[len(hs)-1].At.Sub(hs[0].At).Seconds() + 10; total != 4*span {
+		t.Errorf("%v observations counted over %vs, the store's increase is %v", total, span, 4*span)
+	}
+}
