@@ -3,6 +3,7 @@ package promql
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -145,24 +146,7 @@ func TestHistogramGapKeepsItsCounts(t *testing.T) {
 func TestHistogramResetAcrossGap(t *testing.T) {
 	const gapAt = 1_000_060
 	hs, warnings := runGap(t, gapFake(t, map[int64]bool{gapAt: true}, gapAt, nil), "llama")
-	said := false
-	for _, w := range warnings {
-		said = said || strings.Contains(w, "counter reset for llama; one window skipped")
-	}
-	if !said {
-		t.Errorf("warnings %q: want the counter reset said", warnings)
-	}
-	for _, h := range hs {
-		if h.At.Unix() == gapAt+10 {
-			t.Errorf("a window ends after the reset's gap at %d with %v observations: want it skipped", h.At.Unix(), h.Buckets[len(h.Buckets)-1].Count)
-		}
-		if n := h.Buckets[len(h.Buckets)-1].Count; n != 40 {
-			t.Errorf("window ending %d: %v observations, want 40", h.At.Unix(), n)
-		}
-	}
-	if len(hs) == 0 || hs[len(hs)-1].At.Unix() <= gapAt+10 {
-		t.Errorf("no window after the reset: the chain must go on from the point after the gap")
-	}
+	checkSkippedAfterGap(t, hs, warnings, "counter reset for llama; one window skipped", gapAt)
 }
 
 // A replica whose process started anew in the gap, though no bucket went
@@ -177,20 +161,27 @@ func TestHistogramRestartInGap(t *testing.T) {
 		return 990_000
 	})
 	hs, warnings := runGap(t, f, "r1/llama")
-	said := false
-	for _, w := range warnings {
-		said = said || strings.Contains(w, "restart in a gap for r1/llama; one window skipped")
-	}
-	if !said {
-		t.Errorf("warnings %q: want the restart in the gap said", warnings)
+	checkSkippedAfterGap(t, hs, warnings, "restart in a gap for r1/llama; one window skipped", gapAt)
+}
+
+// checkSkippedAfterGap checks that the window after the gap at gapAt was
+// skipped with the warning want, and that every other window holds one
+// step's 40 observations, up to after the gap.
+func checkSkippedAfterGap(t *testing.T, hs []telemetry.Observation, warnings []string, want string, gapAt int64) {
+	t.Helper()
+	if !slices.ContainsFunc(warnings, func(w string) bool { return strings.Contains(w, want) }) {
+		t.Errorf("warnings %q: want %q", warnings, want)
 	}
 	for _, h := range hs {
+		n := h.Buckets[len(h.Buckets)-1].Count
 		if h.At.Unix() == gapAt+10 {
-			t.Errorf("a window ends after the restart's gap at %d with %v observations: want it skipped", h.At.Unix(), h.Buckets[len(h.Buckets)-1].Count)
+			t.Errorf("a window ends after the gap at %d with %v observations: want it skipped", h.At.Unix(), n)
+		} else if n != 40 {
+			t.Errorf("window ending %d: %v observations, want 40", h.At.Unix(), n)
 		}
 	}
 	if len(hs) == 0 || hs[len(hs)-1].At.Unix() <= gapAt+10 {
-		t.Errorf("no window after the restart: the chain must go on from the point after the gap")
+		t.Errorf("no window after the gap: the chain must go on from the point after it")
 	}
 }
 
