@@ -147,8 +147,8 @@ func TestIntegrationDisaggregated(t *testing.T) {
 	// router, and reports whether they were. Never more, nor fewer: a
 	// histogram step missed on a loaded machine keeps its requests in the
 	// window after it (histogram.go), so a count short of the requests sent
-	// is a loss, and fails (issue 25: 20, 16 or 11 of 24 counted, from that
-	// and from requests sent before the chains' baselines).
+	// is a loss, and fails (issue 25 saw 20, 16 or 11 of 24 counted; a run
+	// here traced 15 of 24 to requests sent before the chains' baselines).
 	exact := func(want float64) bool {
 		t.Helper()
 		deadline := time.Now().Add(60 * time.Second)
