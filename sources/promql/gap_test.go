@@ -47,16 +47,7 @@ func gapFake(t *testing.T, missing map[int64]bool, resetAt int64, start func(now
 				return false
 			}
 			begin, end, step := parseRange(r)
-			lbl := func(kv ...string) map[string]string {
-				m := map[string]string{"model_name": "llama", "ttftop_engine": "vllm"}
-				if inst != "" {
-					m["instance"] = inst
-				}
-				for i := 0; i < len(kv); i += 2 {
-					m[kv[i]] = kv[i+1]
-				}
-				return m
-			}
+			lbl := func(kv ...string) map[string]string { return llamaLabels(inst, kv...) }
 			parts := []struct {
 				labels map[string]string
 				per    float64 // per second
@@ -237,4 +228,17 @@ func TestHistogramGapPastMaxLagKeepsItsCounts(t *testing.T) {
 	if span := hs[len(hs)-1].At.Sub(hs[0].At).Seconds() + 10; total != 4*span {
 		t.Errorf("%v observations counted over %vs, the store's increase is %v", total, span, 4*span)
 	}
+}
+
+// llamaLabels are the labels of a series of vLLM model llama on replica
+// inst ("": none), with the label pairs kv.
+func llamaLabels(inst string, kv ...string) map[string]string {
+	m := map[string]string{"model_name": "llama", "ttftop_engine": "vllm"}
+	if inst != "" {
+		m["instance"] = inst
+	}
+	for i := 0; i < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return m
 }
