@@ -150,10 +150,21 @@ func (rd *round) step(e *endpointState, sig telemetry.Signal, p *cumPoint) {
 	}
 	prev, ok := rd.s.state.cum[key]
 	rd.s.state.cum[key] = *p
-	if !ok || len(prev.buckets) == 0 || !prev.t.Equal(p.t.Add(-R)) {
-		return // a baseline: the first point, or one after a gap
+	if !ok || len(prev.buckets) == 0 {
+		return // a baseline: the first point
 	}
+	// After a gap (steps that came back without a point: a failed scrape,
+	// a step judged before it filled), the difference with the point
+	// before the gap still holds the gap's observations: they cannot be
+	// told apart by step, so all go to this step, as increase() over the
+	// range covering the gap counts them. A new baseline here dropped them
+	// from every figure, unsaid.
 	buckets, sum, why := diff(prev, *p)
+	if why == "" && prev.t.Before(p.t.Add(-R)) && rd.restartedSince(e, prev.t) {
+		// A restart in the gap that no bucket shows going down: the new
+		// life's counts minus the old life's are no count at all.
+		why = "restart in a gap"
+	}
 	if why == counterReset {
 		rd.restart(e, p.t, prev.t, counterReset) // restarts.go
 	}
@@ -164,6 +175,17 @@ func (rd *round) step(e *endpointState, sig telemetry.Signal, p *cumPoint) {
 	rd.ownHistogram(e, sig)
 	rd.add(telemetry.Observation{Kind: telemetry.KindHistogram, At: at, Endpoint: e.info.Name, Signal: sig,
 		Value: sum, Interval: interval, Buckets: buckets})
+}
+
+// restartedSince reports whether e (a model row: one of its replicas) is
+// known to have begun a new life after at (restarts.go).
+func (rd *round) restartedSince(e *endpointState, at time.Time) bool {
+	for _, x := range append([]*endpointState{e}, e.members...) {
+		if since, ok := rd.s.state.ages.restartedAt(x.info.Name); ok && since.After(at) {
+			return true
+		}
+	}
+	return false
 }
 
 // ownHistogram notes that e's engine has its own figure of sig (no longer

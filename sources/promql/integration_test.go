@@ -69,7 +69,8 @@ func TestIntegrationRealPrometheus(t *testing.T) {
 	queried := time.Now()
 	// A scrape that fails under load (the timeout is 1s) makes Prometheus
 	// mark the target's series stale: that histogram step has no point, the
-	// source starts a new baseline after it, and the windows' run is cut.
+	// window after it spans the gap (histogram.go), and the run of windows
+	// one step each is cut there.
 	minRun := 2
 	if up := prom.Query(t, fmt.Sprintf(`min_over_time(up{job="vllm"}[%dms])`, (cfg.Backfill+2*step).Milliseconds()), queried); len(up) == 1 && up[0].Value == 0 {
 		t.Log("a scrape failed in the backfilled span: a run of one window is enough")
@@ -248,7 +249,8 @@ func promRate(pts []ratePoint, at time.Time, window time.Duration) float64 {
 }
 
 // lastRun returns the last run of windows that follow each other step
-// apart: a failed scrape leaves a gap, after which differencing restarts.
+// apart: a failed scrape leaves a gap, whose observations the window after
+// it holds, over more than one step.
 func lastRun(hs []telemetry.Observation, step time.Duration) []telemetry.Observation {
 	i := len(hs) - 1
 	for i > 0 && hs[i].At.Sub(hs[i-1].At) == step {

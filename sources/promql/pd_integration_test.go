@@ -77,12 +77,19 @@ func TestIntegrationDisaggregated(t *testing.T) {
 		}
 	}
 	const prefillPool, decodePool, router = "org/pd [prefill]", "org/pd [decode]", "org/pd"
-	// Every worker's histograms read once before the requests: their
-	// increments count from there.
+	// Every histogram counted below read into a window once before the
+	// requests: their increments count from there. A figure the store has
+	// is not enough: a first step judged no data is one, and requests sent
+	// before the chain's baseline point are (rightly) not in any window.
+	windowed := func(name string, sig telemetry.Signal) bool {
+		return len(rec.find(telemetry.KindHistogram, name, sig)) > 0
+	}
 	refreshUntil("pools and every worker's histograms", 30*time.Second, func() bool {
-		ok := figures.Has(prefillPool, telemetry.Running) && figures.Has(decodePool, telemetry.Running) && figures.Has(router, telemetry.TTFT)
+		ok := figures.Has(prefillPool, telemetry.Running) && figures.Has(decodePool, telemetry.Running) &&
+			windowed(prefillPool, telemetry.TTFT) && windowed(decodePool, telemetry.TTFT) &&
+			windowed(decodePool, telemetry.KVTransferTime) && windowed(router, telemetry.TTFT)
 		for _, w := range pd.Workers() {
-			ok = ok && figures.Has(strings.TrimPrefix(w.URL(), "http://")+"/org/pd", telemetry.TTFT)
+			ok = ok && windowed(strings.TrimPrefix(w.URL(), "http://")+"/org/pd", telemetry.TTFT)
 		}
 		return ok
 	})
@@ -137,12 +144,11 @@ func TestIntegrationDisaggregated(t *testing.T) {
 			count(decodePool, telemetry.TTFT), count(decodePool, telemetry.KVTransferTime), count(router, telemetry.TTFT), rec.status(t).Warnings, reps)
 	}
 	// exact waits for every request to be counted by each pool and the
-	// router, and reports whether they were. Never more: a count over the
-	// requests sent fails. Fewer is logged, not failed: on a loaded machine
-	// the source misses a histogram step now and then and takes the next
-	// as a new baseline (histogram.go, "one after a gap"), dropping that
-	// window's requests from every figure alike; the means checked below
-	// do not depend on it (every request here is alike).
+	// router, and reports whether they were. Never more, nor fewer: a
+	// histogram step missed on a loaded machine keeps its requests in the
+	// window after it (histogram.go), so a count short of the requests sent
+	// is a loss, and fails (issue 25 saw 20, 16 or 11 of 24 counted; a run
+	// here traced 15 of 24 to requests sent before the chains' baselines).
 	exact := func(want float64) bool {
 		t.Helper()
 		deadline := time.Now().Add(60 * time.Second)
@@ -154,7 +160,7 @@ func TestIntegrationDisaggregated(t *testing.T) {
 				}
 			}
 			if time.Now().After(deadline) {
-				t.Logf("not every request counted within 60 s (want %v): %s", want, counts())
+				t.Errorf("not every request counted within 60 s (want %v): %s", want, counts())
 				return false
 			}
 			if err := s.RefreshOnce(ctx); err != nil {

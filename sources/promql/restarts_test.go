@@ -22,16 +22,7 @@ func resetFake(t *testing.T, inf1 []float64, starts func(inst string) (float64, 
 	f := newFakeProm(t, "llama")
 	f.set(func(f *fakeProm) {
 		f.hook = func(w http.ResponseWriter, r *http.Request, q string) bool {
-			lbl := func(inst string, kv ...string) map[string]string {
-				m := map[string]string{"model_name": "llama", "ttftop_engine": "vllm"}
-				if inst != "" {
-					m["instance"] = inst
-				}
-				for i := 0; i < len(kv); i += 2 {
-					m[kv[i]] = kv[i+1]
-				}
-				return m
-			}
+			lbl := llamaLabels
 			if strings.HasSuffix(r.URL.Path, "/api/v1/query") && starts != nil && strings.Contains(q, "(up)") {
 				var ss []fakeSeries
 				for _, inst := range []string{"r1", "r2"} {
