@@ -316,9 +316,9 @@ type diagnosisDoc struct {
 
 // findingDoc is one named cause with its evidence.
 type findingDoc struct {
-	Cause    string `json:"cause"`
-	Summary  string `json:"summary"`
-	Next     string `json:"next"`
+	Cause   string `json:"cause"`
+	Summary string `json:"summary"`
+	Next    string `json:"next"`
 	// Evidence of the causes this suite checks is in milliseconds
 	// (ttftop/v1 names each number for its unit: value_ms, baseline_ms).
 	Evidence []struct {
