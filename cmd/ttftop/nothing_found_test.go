@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ttftop/ttftop/internal/discover"
+	"github.com/ttftop/ttftop/sources/probe"
 )
 
 // emptyMachine is a machine with no engine process, no GPU and no
@@ -38,13 +39,17 @@ func TestNothingFoundSaysWhatWasLooked(t *testing.T) {
 	tf := emptyMachine(t)
 	var probeErrs, monitorErrs strings.Builder
 	_, probeErr := tf.find(nil, &probeErrs)
+	var sweepErrs strings.Builder
+	sweepTargets := emptyMachine(t)
+	_, sweepErr := sweepTargets.findOne(probe.Options{}, nil, &sweepErrs)
 	f := sourceFlags{interval: 1, targetFlags: emptyMachine(t)}
 	f.req.maxTokens, f.req.timeout = 1, 1
 	_, _, monitorErr := f.open(nil, &monitorErrs)
 	for _, c := range []struct {
 		cmd, port, stderr string
 		err               error
-	}{{"probe/check", tf.disc.ports, probeErrs.String(), probeErr}, {"monitoring", f.disc.ports, monitorErrs.String(), monitorErr}} {
+	}{{"probe/check", tf.disc.ports, probeErrs.String(), probeErr},
+		{"probe/sweep (one endpoint)", sweepTargets.disc.ports, sweepErrs.String(), sweepErr}, {"monitoring", f.disc.ports, monitorErrs.String(), monitorErr}} {
 		var usage usageError
 		if !errors.As(c.err, &usage) {
 			t.Errorf("%s: %v: want a usage error (exit 2)", c.cmd, c.err)
