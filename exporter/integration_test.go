@@ -14,6 +14,7 @@ import (
 
 	"github.com/ttftop/ttftop/internal/promtest"
 	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/internal/sim/simtest"
 	"github.com/ttftop/ttftop/sources/probe"
 	"github.com/ttftop/ttftop/telemetry"
 )
@@ -33,19 +34,7 @@ func TestPrometheusScrapesRealProbe(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	srv, err := sim.New(sim.Config{Listen: "127.0.0.1:0", DCGMListen: "",
-		Models: []sim.ModelSpec{{Name: "sim-3b", Params: 3.21e9, GPU: "L4"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := srv.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
-	if err := srv.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	srv := startSim(t)
 
 	e := New(Options{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -192,6 +181,12 @@ func (p *promServer) scalar(t *testing.T, q string) (float64, bool) {
 	}
 	t.Fatalf("query %s: %d series, want one", q, len(res))
 	return 0, false
+}
+
+// startSim serves the one simulated model these tests probe.
+func startSim(t *testing.T) *sim.Server {
+	return simtest.Start(t, sim.Config{Listen: "127.0.0.1:0", DCGMListen: "",
+		Models: []sim.ModelSpec{{Name: "sim-3b", Params: 3.21e9, GPU: "L4"}}})
 }
 
 func waitFor(t *testing.T, ctx context.Context, what string, cond func() bool) {

@@ -15,7 +15,6 @@ import (
 
 	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/internal/promtest"
-	"github.com/ttftop/ttftop/internal/sim"
 	"github.com/ttftop/ttftop/slo"
 	"github.com/ttftop/ttftop/sources/probe"
 )
@@ -35,19 +34,7 @@ func TestPrometheusSeesSLOSeries(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	srv, err := sim.New(sim.Config{Listen: "127.0.0.1:0", DCGMListen: "",
-		Models: []sim.ModelSpec{{Name: "sim-3b", Params: 3.21e9, GPU: "L4"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := srv.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
-	if err := srv.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	srv := startSim(t)
 
 	// The ratio objective's threshold is far above any stall of a loaded
 	// runner: its burn rate is checked to be exactly 0.
