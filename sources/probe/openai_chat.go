@@ -9,16 +9,45 @@ import (
 	"strings"
 )
 
-// openAIChat is /v1/chat/completions with stream: true (docs/definitions.md).
-type openAIChat struct{}
+// openAIStreaming is what OpenAI's two streaming endpoints share: SSE
+// framing, a model required, a bearer key, and one chunk parser (the
+// completions chunk is the chat one with text instead of delta).
+type openAIStreaming struct{}
 
-func (openAIChat) API() API                          { return OpenAIChat }
-func (openAIChat) Framing() Framing                  { return FrameSSE }
-func (openAIChat) Path(string) string                { return "/v1/chat/completions" }
-func (openAIChat) NeedsModel() bool                  { return true }
-func (openAIChat) EOFTerminates() bool               { return false }
-func (openAIChat) SetAuth(h http.Header, key Secret) { bearer(h, key) }
-func (openAIChat) NewParser() Parser                 { return &openAIParser{} }
+func (openAIStreaming) Framing() Framing                  { return FrameSSE }
+func (openAIStreaming) NeedsModel() bool                  { return true }
+func (openAIStreaming) EOFTerminates() bool               { return false }
+func (openAIStreaming) SetAuth(h http.Header, key Secret) { bearer(h, key) }
+func (openAIStreaming) NewParser() Parser                 { return &openAIParser{} }
+
+// openAIStreamFields are the request fields both endpoints take after the
+// model and the prompt or messages.
+type openAIStreamFields struct {
+	MaxTokens     int            `json:"max_tokens"`
+	Temperature   float64        `json:"temperature"`
+	Seed          *int64         `json:"seed,omitempty"`
+	Stream        bool           `json:"stream"`
+	StreamOptions *streamOptions `json:"stream_options,omitempty"`
+	// vLLM's per-request metrics (sent only when asked: strict servers
+	// reject unknown fields).
+	IncludeMetrics bool `json:"include_metrics,omitempty"`
+}
+
+func newOpenAIStreamFields(s RequestSpec) openAIStreamFields {
+	f := openAIStreamFields{MaxTokens: s.MaxTokens, Temperature: s.Temperature, Seed: s.Seed,
+		Stream: true, IncludeMetrics: s.IncludeMetrics}
+	if s.IncludeUsage {
+		// Without it the count of output tokens is only an estimate.
+		f.StreamOptions = &streamOptions{IncludeUsage: true, ContinuousUsageStats: s.ContinuousUsage}
+	}
+	return f
+}
+
+// openAIChat is /v1/chat/completions with stream: true (docs/definitions.md).
+type openAIChat struct{ openAIStreaming }
+
+func (openAIChat) API() API           { return OpenAIChat }
+func (openAIChat) Path(string) string { return "/v1/chat/completions" }
 
 type chatMessage struct {
 	Role    string `json:"role"`
@@ -31,31 +60,11 @@ type streamOptions struct {
 }
 
 func (openAIChat) BuildRequest(s RequestSpec) ([]byte, error) {
-	body := struct {
-		Model         string         `json:"model"`
-		Messages      []chatMessage  `json:"messages"`
-		MaxTokens     int            `json:"max_tokens"`
-		Temperature   float64        `json:"temperature"`
-		Seed          *int64         `json:"seed,omitempty"`
-		Stream        bool           `json:"stream"`
-		StreamOptions *streamOptions `json:"stream_options,omitempty"`
-		// vLLM's per-request metrics (sent only when asked: strict
-		// servers reject unknown fields).
-		IncludeMetrics bool `json:"include_metrics,omitempty"`
-	}{
-		Model:          s.Model,
-		Messages:       []chatMessage{{Role: "user", Content: s.Prompt}},
-		MaxTokens:      s.MaxTokens,
-		Temperature:    s.Temperature,
-		Seed:           s.Seed,
-		Stream:         true,
-		IncludeMetrics: s.IncludeMetrics,
-	}
-	if s.IncludeUsage {
-		// Without it the count of output tokens is only an estimate.
-		body.StreamOptions = &streamOptions{IncludeUsage: true, ContinuousUsageStats: s.ContinuousUsage}
-	}
-	return json.Marshal(body)
+	return json.Marshal(struct {
+		Model    string        `json:"model"`
+		Messages []chatMessage `json:"messages"`
+		openAIStreamFields
+	}{s.Model, []chatMessage{{Role: "user", Content: s.Prompt}}, newOpenAIStreamFields(s)})
 }
 
 // openAIChunk covers chat and completions chunks and the variants real
