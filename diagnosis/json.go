@@ -12,12 +12,8 @@ import (
 // name for is used as it is ("value_signals").
 func (e Evidence) MarshalJSON() ([]byte, error) {
 	type plain Evidence
-	b, err := json.Marshal(plain(e))
+	m, err := telemetry.JSONMap(plain(e))
 	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
 	}
 	unit, per := telemetry.JSONUnit(e.Unit)

@@ -1,8 +1,6 @@
 package slo
 
 import (
-	"encoding/json"
-
 	"github.com/ttftop/ttftop/telemetry"
 )
 
@@ -57,24 +55,24 @@ func unitKey(stat, unit string) string {
 // ms; how many observations the value rests on): everything Alert
 // gains later is carried along as it is.
 func AlertJSON(a Alert) (map[string]any, error) {
-	m, err := jsonMap(a)
+	m, err := telemetry.JSONMap(a)
 	if err != nil {
 		return nil, err
 	}
 	unit, f := alertUnit(a)
 	delete(m, "unit") // the keys say it
 	for _, k := range []string{"value", "threshold", "peak"} {
-		rename(m, k, unitKey(k, unit), f)
+		telemetry.RenameJSON(m, k, unitKey(k, unit), f)
 	}
-	rename(m, "budget_remaining", "budget_remaining_ratio", 1)
-	rename(m, "budget_span", "budget_span_ms", 1e-6)
-	rename(m, "count", "observations", 1)
+	telemetry.RenameJSON(m, "budget_remaining", "budget_remaining_ratio", 1)
+	telemetry.RenameJSON(m, "budget_span", "budget_span_ms", 1e-6)
+	telemetry.RenameJSON(m, "count", "observations", 1)
 	if rates, ok := m["burn_rates"].([]any); ok {
 		for _, r := range rates {
 			if r, ok := r.(map[string]any); ok {
-				rename(r, "window", "window_ms", 1e-6)
-				rename(r, "rate", "value_burn_rate", 1)
-				rename(r, "factor", "threshold_burn_rate", 1)
+				telemetry.RenameJSON(r, "window", "window_ms", 1e-6)
+				telemetry.RenameJSON(r, "rate", "value_burn_rate", 1)
+				telemetry.RenameJSON(r, "factor", "threshold_burn_rate", 1)
 			}
 		}
 	}
@@ -88,7 +86,7 @@ func AlertJSON(a Alert) (map[string]any, error) {
 // many observations the value rests on. A value not measured is absent,
 // never 0.
 func ResultJSON(r Result) (map[string]any, error) {
-	m, err := jsonMap(r)
+	m, err := telemetry.JSONMap(r)
 	if err != nil {
 		return nil, err
 	}
@@ -96,25 +94,10 @@ func ResultJSON(r Result) (map[string]any, error) {
 	if r.Kind == Percentile {
 		unit, f = signalUnit(r.Signal)
 	}
-	rename(m, "value", unitKey("value", unit), f)
-	rename(m, "threshold", unitKey("threshold", unit), f)
-	rename(m, "count", "observations", 1)
+	telemetry.RenameJSON(m, "value", unitKey("value", unit), f)
+	telemetry.RenameJSON(m, "threshold", unitKey("threshold", unit), f)
+	telemetry.RenameJSON(m, "count", "observations", 1)
 	return m, nil
-}
-
-// rename moves key to newKey with its number times scale (1000 for
-// seconds to ms, 1e-6 for nanoseconds); a null stays null.
-func rename(m map[string]any, key, newKey string, scale float64) {
-	v, ok := m[key]
-	if !ok {
-		return
-	}
-	delete(m, key)
-	if f, isNum := v.(float64); isNum {
-		m[newKey] = f * scale
-		return
-	}
-	m[newKey] = v
 }
 
 // ObjectiveJSON is o's JSON as a map with every number named for its
@@ -123,7 +106,7 @@ func rename(m map[string]any, key, newKey string, scale float64) {
 // ratio objectives: ms for latencies) or as a ratio (error rate); the
 // target as a ratio; a burn window's factor as a burn rate.
 func ObjectiveJSON(o Objective) (map[string]any, error) {
-	m, err := jsonMap(o)
+	m, err := telemetry.JSONMap(o)
 	if err != nil {
 		return nil, err
 	}
@@ -131,29 +114,19 @@ func ObjectiveJSON(o Objective) (map[string]any, error) {
 	if o.Kind == Percentile || o.Kind == Ratio {
 		unit, f = signalUnit(o.Signal)
 	}
-	rename(m, "threshold", unitKey("threshold", unit), f)
-	rename(m, "target", "target_ratio", 1)
+	telemetry.RenameJSON(m, "threshold", unitKey("threshold", unit), f)
+	telemetry.RenameJSON(m, "target", "target_ratio", 1)
 	for _, k := range []string{"window", "for", "keep_firing_for", "period"} {
-		rename(m, k, k+"_ms", 1e-6)
+		telemetry.RenameJSON(m, k, k+"_ms", 1e-6)
 	}
 	if ws, ok := m["burn_windows"].([]any); ok {
 		for _, w := range ws {
 			if w, ok := w.(map[string]any); ok {
-				rename(w, "long", "long_ms", 1e-6)
-				rename(w, "short", "short_ms", 1e-6)
-				rename(w, "factor", "threshold_burn_rate", 1)
+				telemetry.RenameJSON(w, "long", "long_ms", 1e-6)
+				telemetry.RenameJSON(w, "short", "short_ms", 1e-6)
+				telemetry.RenameJSON(w, "factor", "threshold_burn_rate", 1)
 			}
 		}
 	}
 	return m, nil
-}
-
-func jsonMap(v any) (map[string]any, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	err = json.Unmarshal(b, &m)
-	return m, err
 }

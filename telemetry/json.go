@@ -42,6 +42,33 @@ func JSONUnit(display string) (unit string, displayPer float64) {
 	return "", 1
 }
 
+// JSONMap is v's JSON as a map, for the types whose JSON renames fields
+// for their units (RenameJSON): everything v gains later is carried along.
+func JSONMap(v any) (map[string]any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	err = json.Unmarshal(b, &m)
+	return m, err
+}
+
+// RenameJSON moves m's key to newKey, a number scaled by scale (a
+// duration's nanoseconds by 1e-6 for "_ms"); nothing when key is absent.
+func RenameJSON(m map[string]any, key, newKey string, scale float64) {
+	v, ok := m[key]
+	if !ok {
+		return
+	}
+	delete(m, key)
+	if f, isNum := v.(float64); isNum {
+		m[newKey] = f * scale
+		return
+	}
+	m[newKey] = v
+}
+
 // JSONUnit is the unit the JSON writes s's figures in and how many display
 // units make one of it (JSONUnit); signals shown without a unit name
 // theirs here.

@@ -38,23 +38,14 @@ type Judgement struct {
 // and threshold_ratio; over is a ratio too.
 func (j Judgement) MarshalJSON() ([]byte, error) {
 	type plain Judgement
-	b, err := json.Marshal(plain(j))
+	m, err := telemetry.JSONMap(plain(j))
 	if err != nil {
 		return nil, err
 	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
 	delete(m, "unit")
-	for _, k := range []string{"value", "threshold"} {
-		m[k+"_"+j.Unit] = m[k]
-		delete(m, k)
-	}
-	if v, ok := m["over"]; ok {
-		delete(m, "over")
-		m["over_ratio"] = v
-	}
+	telemetry.RenameJSON(m, "value", "value_"+j.Unit, 1)
+	telemetry.RenameJSON(m, "threshold", "threshold_"+j.Unit, 1)
+	telemetry.RenameJSON(m, "over", "over_ratio", 1)
 	return json.Marshal(m)
 }
 
