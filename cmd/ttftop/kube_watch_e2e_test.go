@@ -22,26 +22,26 @@ import (
 // once the API server no longer has it; an old revision's pod deleted
 // after a new ReplicaSet of its Deployment has a ready pod is retired,
 // no failure shown and no row left; a pod in CrashLoopBackOff carries
-// its reason until it is ready again; the new pod is named in the watch's
-// status (the monitor adds no source while it runs).
+// its reason until it is ready again; the new revision's pod, created
+// while the monitor runs, is probed and scraped under its Deployment.
 func TestKubeWatchShowsLostAndRolledOutPods(t *testing.T) {
 	c := kubetest.Start(t)
 	c.Namespace(t, "llm")
 	n := kubetest.NewNetNS(t)
 	n.Serve(t, 8000, kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
 	oldRS := c.Deployment(t, "llm", "qwen", "5d4f8")
-	run := func(name string, owner *metav1.OwnerReference) *corev1.Pod {
+	run := func(name string, owner *metav1.OwnerReference, ip string) *corev1.Pod {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "llm", Labels: map[string]string{"app.kubernetes.io/name": "vllm"}},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "vllm", Image: "vllm/vllm-openai:v0.11.0",
 				Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8000}}}}}}
 		if owner != nil {
 			p.OwnerReferences = []metav1.OwnerReference{*owner}
 		}
-		return c.RunPod(t, p, kubetest.Status{IP: n.IP})
+		return c.RunPod(t, p, kubetest.Status{IP: ip})
 	}
-	run("qwen-5d4f8-a", &oldRS)
-	run("qwen-5d4f8-b", &oldRS)
-	other := run("other", nil) // probed throughout: its probes pace the checks
+	run("qwen-5d4f8-a", &oldRS, n.IP)
+	run("qwen-5d4f8-b", &oldRS, n.IP)
+	other := run("other", nil, n.IP) // probed throughout: its probes pace the checks
 
 	m, stderr := openKube(t, c, "--interval", "300ms", "--max-tokens", "4")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -101,15 +101,17 @@ func TestKubeWatchShowsLostAndRolledOutPods(t *testing.T) {
 	del("qwen-5d4f8-a", &zero)
 	until("lost pod GONE", func() bool { return health("qwen-5d4f8-a").State == telemetry.TargetGone })
 
+	// A rollout's new pod, at its own address with its own simulator, is
+	// probed and scraped through the proxy under its Deployment, the
+	// monitor still running.
 	newRS := c.Deployment(t, "llm", "qwen", "7c9b2")
-	run("qwen-7c9b2-c", &newRS)
-	until("new pod named in the watch's status", func() bool {
-		for _, s := range snap.Sources {
-			if strings.Contains(s.Description, "arrived since start, measured after a restart: llm/qwen-7c9b2-c") {
-				return true
-			}
-		}
-		return false
+	n2 := kubetest.NewNetNS(t)
+	n2.Serve(t, 8000, kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
+	run("qwen-7c9b2-c", &newRS, n2.IP)
+	until("new pod probed and scraped", func() bool {
+		ep, ok := endpoint("qwen-7c9b2-c")
+		return ok && ep.Signals[telemetry.TTFT].Count > 0 && strings.Contains(ep.Signals[telemetry.TTFT].Source, "/pods/qwen-7c9b2-c:8000/proxy/") &&
+			strings.Contains(ep.Server[telemetry.TTFT].Source, "/pods/qwen-7c9b2-c:8000/proxy/") && ep.Labels[kube.LabelOwner] == "Deployment qwen"
 	})
 	del("qwen-5d4f8-b", &zero)
 	until("rolled-out pod retired", func() bool { _, ok := endpoint("qwen-5d4f8-b"); return !ok })
