@@ -15,6 +15,7 @@ import (
 	"github.com/ttftop/ttftop/internal/sim"
 	"github.com/ttftop/ttftop/sources/kube"
 	"github.com/ttftop/ttftop/telemetry"
+	"github.com/ttftop/ttftop/telemetry/telemetrytest"
 )
 
 // TestKubeWatchShowsLostAndRolledOutPods: with `--kube`, a replica
@@ -124,5 +125,99 @@ func TestKubeWatchShowsLostAndRolledOutPods(t *testing.T) {
 	}
 	if h := health("qwen-5d4f8-a"); h.State != telemetry.TargetGone {
 		t.Errorf("lost pod no longer GONE after more probes: %+v", h)
+	}
+}
+
+// TestKubeWatchFollowsStatefulSetRollout: a StatefulSet's pod replaced
+// under its name in a rolling update (its StatefulSet updating to a new
+// revision) leaves quietly, retired as rolled out, never DOWN or
+// failed; the same name at the new revision, at a new address with its
+// own simulator, is probed and scraped again under its StatefulSet.
+func TestKubeWatchFollowsStatefulSetRollout(t *testing.T) {
+	c := kubetest.Start(t)
+	c.Namespace(t, "llm")
+	oldNS, newNS := kubetest.NewNetNS(t), kubetest.NewNetNS(t)
+	oldNS.Serve(t, 8000, kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
+	newNS.Serve(t, 8000, kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
+	sts := c.StatefulSet(t, "llm", "qwen")
+	c.StatefulSetRevisions(t, "llm", "qwen", "qwen-5d4f8", "qwen-5d4f8")
+	run := func(revision, ip string) {
+		c.RunPod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "qwen-0", Namespace: "llm", OwnerReferences: []metav1.OwnerReference{sts},
+			Labels: map[string]string{"app.kubernetes.io/name": "vllm", "controller-revision-hash": revision}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "vllm", Image: "vllm/vllm-openai:v0.11.0",
+				Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8000}}}}}}, kubetest.Status{IP: ip})
+	}
+	run("qwen-5d4f8", oldNS.IP)
+
+	m, stderr := openKube(t, c, "--interval", "300ms", "--max-tokens", "4")
+	seen := &telemetrytest.Collector{}
+	m.AddSink(seen)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	var snap telemetry.Snapshot
+	until := func(what string, cond func() bool) {
+		t.Helper()
+		for ctx.Err() == nil {
+			if snap = m.Store.Snapshot(time.Now(), time.Minute); cond() {
+				return
+			}
+			time.Sleep(50 * time.Millisecond) // polling the store, bounded by ctx
+		}
+		t.Fatalf("%s: not within the deadline\nendpoints %+v\nsources %+v\n%s", what, snap.Endpoints, snap.Sources, stderr.String())
+	}
+	row := func() (telemetry.EndpointSnapshot, bool) {
+		for _, ep := range snap.Endpoints {
+			if strings.HasPrefix(ep.Name, "llm/qwen-0/") || ep.Name == "llm/qwen-0" {
+				return ep, true
+			}
+		}
+		return telemetry.EndpointSnapshot{}, false
+	}
+	measured := func() bool {
+		ep, ok := row()
+		return ok && ep.Signals[telemetry.TTFT].Count > 0 && ep.Server[telemetry.TTFT].Source != "" && ep.Labels[kube.LabelOwner] == "StatefulSet qwen"
+	}
+	until("qwen-0 measured", measured)
+
+	rollout := len(seen.All())
+	c.StatefulSetRevisions(t, "llm", "qwen", "qwen-5d4f8", "qwen-7c9b2")
+	if err := c.Client.CoreV1().Pods("llm").Delete(context.Background(), "qwen-0", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	until("old qwen-0 retired", func() bool { _, ok := row(); return !ok })
+	zero := int64(0)
+	if err := c.Client.CoreV1().Pods("llm").Delete(context.Background(), "qwen-0", metav1.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	// Rows are gone; the new pod's come from its own probe and scrape.
+	run("qwen-7c9b2", newNS.IP)
+	until("new qwen-0 measured", measured)
+	if ep, _ := row(); ep.Labels[telemetry.LabelTarget] != "" {
+		t.Errorf("new qwen-0 carries a target health: %q", ep.Labels[telemetry.LabelTarget])
+	}
+
+	// Until it is retired, the old pod is never shown failing or down;
+	// from then on the rows are the new pod's.
+	retired := false
+	for _, o := range seen.All()[rollout:] {
+		if !strings.HasPrefix(o.Endpoint, "llm/qwen-0") {
+			continue
+		}
+		if o.Kind == telemetry.KindRetire {
+			want := "rolled out: StatefulSet qwen is updating to revision qwen-7c9b2 (the pod ran revision qwen-5d4f8)"
+			if o.Err != want {
+				t.Errorf("retired with %q, want %q", o.Err, want)
+			}
+			retired = true
+		}
+		if !retired && (o.Kind == telemetry.KindFailure || o.Kind == telemetry.KindSample && (o.Signal == telemetry.ProbeSuccess || o.Signal == telemetry.TargetUp) && o.Value == 0) {
+			t.Errorf("old qwen-0 shown failing or down in its rollout: %+v", o)
+		}
+	}
+	if !retired {
+		t.Error("old qwen-0 never retired")
 	}
 }

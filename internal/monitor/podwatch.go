@@ -55,10 +55,10 @@ func (pw *podWatcher) change(ch kube.Change) {
 			pw.label(key, now, telemetry.LabelTarget, "")
 		}
 		pw.m.setNotReady(key, !ch.Pod.Ready)
+		pw.label(key, now, kube.LabelNotReady, ch.Pod.Reason)
 		if back || !pw.known[key] {
 			pw.measure(ch.Pod, now)
 		}
-		pw.label(key, now, kube.LabelNotReady, ch.Pod.Reason)
 	case ch.Kind == kube.PodReady || ch.Kind == kube.PodNotReady:
 		pw.m.setNotReady(key, !ch.Pod.Ready)
 		pw.label(key, now, kube.LabelNotReady, ch.Pod.Reason)
@@ -96,33 +96,46 @@ func (pw *podWatcher) measure(pod kube.Pod, now time.Time) {
 	pw.known[pod.Key()] = true
 }
 
-// names are the pod's endpoints: the pod's key, or the models probed on
-// it ("ns/pod/model").
-func (pw *podWatcher) names(key string) []string {
+// rows are the pod's endpoints in the store: its key (a placeholder
+// while its models are unknown), or the models probed on it
+// ("ns/pod/model").
+func (pw *podWatcher) rows(key string) []string {
 	var out []string
 	for _, n := range pw.m.Store.EndpointNames() {
 		if ofEndpoint(n, key) {
 			out = append(out, n)
 		}
 	}
-	if len(out) == 0 {
-		out = []string{key}
-	}
 	return out
 }
 
+// names are the pod's rows, or its key when it has none yet.
+func (pw *podWatcher) names(key string) []string {
+	if out := pw.rows(key); len(out) > 0 {
+		return out
+	}
+	return []string{key}
+}
+
+// label sets a label of the pod's rows; a pod with none yet gets its
+// labels from its endpoint's tags once measured.
 func (pw *podWatcher) label(key string, at time.Time, label, value string) {
-	for _, name := range pw.names(key) {
+	pw.labelRows(pw.rows(key), at, label, value)
+}
+
+func (pw *podWatcher) labelRows(names []string, at time.Time, label, value string) {
+	for _, name := range names {
 		pw.m.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: at, Endpoint: name, Source: pw.source,
 			Info: &telemetry.Endpoint{Name: name, Labels: map[string]string{label: value}}})
 	}
 }
 
-// target says the pod's target health; up < 0 is no data (GONE: there
-// is nothing left to be up or not).
+// target says the pod's target health, on its key when it has no row;
+// up < 0 is no data (GONE: there is nothing left to be up or not).
 func (pw *podWatcher) target(key string, at time.Time, h telemetry.TargetHealth, up float64) {
-	pw.label(key, at, telemetry.LabelTarget, telemetry.FormatTarget(h))
-	for _, name := range pw.names(key) {
+	names := pw.names(key)
+	pw.labelRows(names, at, telemetry.LabelTarget, telemetry.FormatTarget(h))
+	for _, name := range names {
 		o := telemetry.Observation{Kind: telemetry.KindSample, At: at, Endpoint: name, Source: pw.source, Signal: telemetry.TargetUp, Value: up}
 		if up < 0 {
 			o.Kind, o.Value = telemetry.KindNoData, 0

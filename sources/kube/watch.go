@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -40,10 +41,23 @@ type Change struct {
 
 // watched is what the watch remembers of a model pod.
 type watched struct {
-	pod      Pod
-	revision string // its controlling ReplicaSet ("" for other owners)
-	leaving  *Change
+	pod Pod
+	// revision is the revision of its owner it runs, as said: its
+	// controlling ReplicaSet ("ReplicaSet qwen-7c9b2"), else its
+	// controller-revision-hash label (StatefulSet, LeaderWorkerSet's
+	// leader StatefulSet) or LeaderWorkerSet's template-revision-hash
+	// ("revision qwen-7c9b2"); "" when it has none.
+	revision    string
+	statefulSet string // its controlling StatefulSet ("" for none)
+	leaving     *Change
 }
+
+// Revision labels of the pods of StatefulSets (and DaemonSets) and of
+// LeaderWorkerSets.
+const (
+	labelControllerRevision = "controller-revision-hash"
+	labelLWSRevision        = "leaderworkerset.sigs.k8s.io/template-revision-hash"
+)
 
 // Watch follows the model pods of the cluster's namespace (or all)
 // matching selector and calls report with each change, from one
@@ -107,8 +121,13 @@ func (w *podWatch) seen(o any) {
 		return
 	}
 	now := &watched{pod: p}
+	if rev := cmp.Or(pod.Labels[labelControllerRevision], pod.Labels[labelLWSRevision]); rev != "" {
+		now.revision = "revision " + rev
+	}
 	if ref := metav1.GetControllerOf(pod); ref != nil && ref.Kind == "ReplicaSet" {
-		now.revision = ref.Name
+		now.revision = "ReplicaSet " + ref.Name
+	} else if ref != nil && ref.Kind == "StatefulSet" {
+		now.statefulSet = ref.Name
 	}
 	w.pods[key] = now
 	switch {
@@ -144,10 +163,12 @@ func (w *podWatch) removed(o any) {
 	w.report(ch)
 }
 
-// judgeLeaving says whether a leaving pod is rolled out: a ReplicaSet's
-// pod whose owner has a ready pod of another ReplicaSet (a newer
-// revision scaling up while the pod's scales down) is; any other is a
-// replica lost.
+// judgeLeaving says whether a leaving pod is rolled out: one whose owner
+// has a ready pod at another revision (a Deployment's newer ReplicaSet
+// scaling up while the pod's scales down), or a StatefulSet's pod whose
+// StatefulSet is updating to another revision (it replaces its pods one
+// by one under the same names: nothing new is ready before the first
+// goes). Any other is a replica lost.
 func (w *podWatch) judgeLeaving(p *watched) Change {
 	ch := Change{Kind: PodLeaving, Pod: p.pod, Why: "deleted outside a rollout"}
 	if p.revision == "" {
@@ -156,9 +177,21 @@ func (w *podWatch) judgeLeaving(p *watched) Change {
 	for _, o := range w.pods {
 		if o != p && o.leaving == nil && o.pod.Ready && o.pod.Owner == p.pod.Owner && o.revision != "" && o.revision != p.revision {
 			ch.RolledOut = true
-			ch.Why = fmt.Sprintf("rolled out: ReplicaSet %s of %s took over (%s ready)", o.revision, p.pod.Owner, o.pod.Key())
+			ch.Why = fmt.Sprintf("rolled out: %s of %s took over (%s ready)", o.revision, p.pod.Owner, o.pod.Key())
 			return ch
 		}
+	}
+	if p.statefulSet == "" {
+		return ch
+	}
+	sts, err := w.c.client.AppsV1().StatefulSets(p.pod.Namespace).Get(w.ctx, p.statefulSet, metav1.GetOptions{})
+	if err != nil {
+		ch.Why += " as far as can be told (StatefulSet " + p.statefulSet + "'s revision not read: " + w.c.explain(err, "get", "statefulsets.apps").Error() + ")"
+		return ch
+	}
+	if to := "revision " + sts.Status.UpdateRevision; sts.Status.UpdateRevision != "" && to != p.revision {
+		ch.RolledOut = true
+		ch.Why = fmt.Sprintf("rolled out: StatefulSet %s is updating to %s (the pod ran %s)", sts.Name, to, p.revision)
 	}
 	return ch
 }
