@@ -4,7 +4,9 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -220,4 +222,86 @@ func TestKubeWatchFollowsStatefulSetRollout(t *testing.T) {
 	if !retired {
 		t.Error("old qwen-0 never retired")
 	}
+}
+
+// TestKubeNotReadyPodsFailedProbesNotCounted: while the API server says
+// a pod is not ready (CrashLoopBackOff), its failed probes are recorded
+// in its probe log but are not its errors (no probe_success 0, no
+// failure, no goodput judged), and its rows say why; once it is ready
+// again, a failed probe counts.
+func TestKubeNotReadyPodsFailedProbesNotCounted(t *testing.T) {
+	c := kubetest.Start(t)
+	c.Namespace(t, "llm")
+	n := kubetest.NewNetNS(t)
+	h := kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler()
+	var failing atomic.Bool
+	n.Serve(t, 8000, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if failing.Load() && r.URL.Path != "/metrics" {
+			http.Error(w, "the model server is restarting", http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	pod := c.RunPod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "vllm-0", Namespace: "llm", Labels: map[string]string{"app.kubernetes.io/name": "vllm"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "vllm", Image: "vllm/vllm-openai:v0.11.0",
+			Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8000}}}}}}, kubetest.Status{IP: n.IP})
+
+	m, stderr := openKube(t, c, "--interval", "300ms", "--max-tokens", "4")
+	seen := &telemetrytest.Collector{}
+	m.AddSink(seen)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	var snap telemetry.Snapshot
+	until := func(what string, cond func() bool) {
+		t.Helper()
+		for ctx.Err() == nil {
+			if snap = m.Store.Snapshot(time.Now(), time.Minute); cond() {
+				return
+			}
+			time.Sleep(50 * time.Millisecond) // polling the store, bounded by ctx
+		}
+		t.Fatalf("%s: not within the deadline\nendpoints %+v\nsources %+v\n%s", what, snap.Endpoints, snap.Sources, stderr.String())
+	}
+	notReady := func() (string, bool) {
+		for _, ep := range snap.Endpoints {
+			if strings.HasPrefix(ep.Name, "llm/vllm-0/") && ep.Signals[telemetry.TTFT].Count > 0 {
+				return ep.Labels[kube.LabelNotReady], true
+			}
+		}
+		return "", false
+	}
+	// since counts the probes of vllm-0 that failed, and those counted as
+	// failures (probe_success 0, a failure, goodput 0), from index from.
+	since := func(from int) (failedProbes, counted int) {
+		for _, o := range seen.All()[from:] {
+			if !strings.HasPrefix(o.Endpoint, "llm/vllm-0") || telemetry.SourceKindOf(o.Source) != telemetry.SourceProbe {
+				continue
+			}
+			switch {
+			case o.Kind == telemetry.KindProbe && o.Probe != nil && o.Probe.Error != "":
+				failedProbes++
+			case o.Kind == telemetry.KindFailure, o.Kind == telemetry.KindSample && (o.Signal == telemetry.ProbeSuccess || o.Signal == telemetry.Goodput) && o.Value == 0:
+				counted++
+			}
+		}
+		return failedProbes, counted
+	}
+	until("vllm-0 probed, ready", func() bool { r, ok := notReady(); return ok && r == "" })
+
+	c.SetStatus(t, pod, kubetest.Status{IP: n.IP, Waiting: "CrashLoopBackOff", Message: "back-off 40s restarting failed container", Restarts: 2})
+	until("not-ready reason shown", func() bool { r, _ := notReady(); return strings.HasPrefix(r, "CrashLoopBackOff: back-off 40s") })
+	from := len(seen.All())
+	failing.Store(true)
+	until("three failed probes while not ready", func() bool { f, _ := since(from); return f >= 3 })
+	if f, counted := since(from); counted > 0 {
+		t.Errorf("a not-ready pod's %d failed probes counted as its errors (%d observations)", f, counted)
+	}
+
+	c.SetStatus(t, pod, kubetest.Status{IP: n.IP})
+	until("ready again", func() bool { r, _ := notReady(); return r == "" })
+	from = len(seen.All())
+	until("a failed probe of a ready pod counted", func() bool { _, counted := since(from); return counted > 0 })
 }
