@@ -4,9 +4,11 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"regexp"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/tools/cache"
 )
@@ -79,9 +81,53 @@ func (c *Cluster) Watch(ctx context.Context, selector string, report func(Change
 	if err != nil {
 		return fmt.Errorf("kube: watching pods: %w", err)
 	}
-	inf.RunWithContext(ctx)
-	return nil
+	// A refusal by RBAC does not pass by retrying: the watch ends with
+	// which verb on which resource is missing. Other errors (the API
+	// server restarting, a network cut) are retried by the informer.
+	ictx, stop := context.WithCancel(ctx)
+	defer stop()
+	refused := make(chan error, 1)
+	err = inf.SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		if apierrors.IsForbidden(err) {
+			verb, resource := refusedVerb(err, "watch", "pods")
+			select {
+			case refused <- c.explain(err, verb, resource):
+			default: // said once
+			}
+			stop()
+			return
+		}
+		cache.DefaultWatchErrorHandler(ctx, r, err)
+	})
+	if err != nil {
+		return fmt.Errorf("kube: watching pods: %w", err)
+	}
+	inf.RunWithContext(ictx)
+	select {
+	case err := <-refused:
+		return err
+	default:
+		return nil
+	}
 }
+
+// refusedVerb reads which verb on which resource the API server refused
+// from its answer (`User "u" cannot watch resource "pods" in API group
+// ""…`); def when it does not say.
+func refusedVerb(err error, defVerb, defResource string) (verb, resource string) {
+	m := refusal.FindStringSubmatch(err.Error())
+	if m == nil {
+		return defVerb, defResource
+	}
+	resource = m[2]
+	if m[3] != "" {
+		resource += "." + m[3]
+	}
+	return m[1], resource
+}
+
+// refusal is the API server's RBAC refusal: verb, resource, API group.
+var refusal = regexp.MustCompile(`cannot (\w+) resource "([^"]+)"(?: in API group "([^"]*)")?`)
 
 // podWatch turns the informer's pod events into Changes.
 type podWatch struct {
