@@ -147,7 +147,8 @@ func (k *kubeFlags) report(w io.Writer) {
 
 // kedaFromPod points sweep's ScaledObject at the Deployment that owns
 // the pod found with --kube, in its namespace, unless --keda-target and
-// --keda-namespace said otherwise.
+// --keda-namespace said otherwise, and narrows its query to that
+// Deployment's pods by the labels the cluster's Prometheus gives them.
 func kedaFromPod(k *sweep.KEDA, labels map[string]string, given map[string]bool) {
 	name, ok := strings.CutPrefix(labels[kube.LabelOwner], "Deployment ")
 	if !ok {
@@ -159,4 +160,6 @@ func kedaFromPod(k *sweep.KEDA, labels map[string]string, given map[string]bool)
 	if !given["keda-namespace"] {
 		k.Namespace = labels[kube.LabelNamespace]
 	}
+	k.Matchers = sweep.PodMatchers(k.Namespace, k.Target)
+	k.Assumes = "the target labels prometheus-operator's PodMonitor and ServiceMonitor (kube-prometheus) give its pods; other relabelling needs --keda-* and an edited query"
 }
