@@ -118,16 +118,12 @@ func (k *kubeFlags) addWatch(m *monitor.Monitor, c *config.Config) {
 	if k.cluster == nil {
 		return
 	}
-	known := map[string]bool{}
-	for _, p := range k.result.Pods {
-		known[p.Key()] = true
-	}
 	endpoint := func(pod kube.Pod) config.Endpoint {
 		ep := k.endpoint(pod)
 		ep.Probe.Fill(c.Probe)
 		return ep
 	}
-	m.AddPodWatch("kube:"+k.cluster.Context, known, func(ctx context.Context, report func(kube.Change)) error {
+	m.AddPodWatch("kube:"+k.cluster.Context, k.result.Pods, func(ctx context.Context, report func(kube.Change)) error {
 		return k.cluster.Watch(ctx, k.watched.Selector, report)
 	}, endpoint)
 }

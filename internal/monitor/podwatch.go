@@ -17,8 +17,8 @@ type PodWatch func(ctx context.Context, report func(kube.Change)) error
 // at start are.
 type PodEndpoint func(kube.Pod) config.Endpoint
 
-// AddPodWatch follows the model pods on the dashboard; known are those
-// found at start (by namespace/name), measured already. A pod that
+// AddPodWatch follows the model pods on the dashboard; found are those
+// found at start, measured already. A pod that
 // arrives later (a scale-up, a rollout's new pod) is measured from then
 // on (AddEndpoint with endpoint's). One lost outside a rollout is DOWN
 // when it starts terminating, then GONE once the API server no longer
@@ -27,7 +27,12 @@ type PodEndpoint func(kube.Pod) config.Endpoint
 // way its probes and scrapes stop. A not-ready one carries its reason
 // (kube.LabelNotReady) and, while not ready, its probes' outcomes do not
 // count for or against its availability (notReadyProbe).
-func (m *Monitor) AddPodWatch(source string, known map[string]bool, watch PodWatch, endpoint PodEndpoint) {
+func (m *Monitor) AddPodWatch(source string, found []kube.Pod, watch PodWatch, endpoint PodEndpoint) {
+	known := map[string]bool{}
+	for _, p := range found {
+		known[p.Key()] = true
+		m.setNotReady(p.Key(), !p.Ready) // from the start, before the watch's first list
+	}
 	m.add(source, func(ctx context.Context) error {
 		pw := &podWatcher{m: m, source: source, known: known, endpoint: endpoint, down: map[string]bool{}}
 		pw.status(time.Now(), "")
