@@ -14,11 +14,35 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ttftop/ttftop/internal/kubetest"
+	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/internal/syncbuf"
 	"github.com/ttftop/ttftop/sources/kube"
 	"github.com/ttftop/ttftop/telemetry"
 	"github.com/ttftop/ttftop/telemetry/telemetrytest"
 )
+
+// runKube runs m until the test ends (at most 2 minutes) and returns
+// until, which polls m's store into *snap until cond holds, failing at
+// the deadline with what the store and stderr hold.
+func runKube(t *testing.T, m *monitor.Monitor, stderr *syncbuf.Buffer) (until func(what string, cond func() bool), snap *telemetry.Snapshot) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	snap = &telemetry.Snapshot{}
+	until = func(what string, cond func() bool) {
+		t.Helper()
+		for ctx.Err() == nil {
+			if *snap = m.Store.Snapshot(time.Now(), time.Minute); cond() {
+				return
+			}
+			time.Sleep(50 * time.Millisecond) // polling the store, bounded by ctx
+		}
+		t.Fatalf("%s: not within the deadline\nendpoints %+v\nsources %+v\n%s", what, snap.Endpoints, snap.Sources, stderr.String())
+	}
+	return until, snap
+}
 
 // TestKubeWatchShowsLostAndRolledOutPods: with `--kube`, a replica
 // deleted outside a rollout reads DOWN while it terminates, then GONE
@@ -47,24 +71,7 @@ func TestKubeWatchShowsLostAndRolledOutPods(t *testing.T) {
 	other := run("other", nil, n.IP) // probed throughout: its probes pace the checks
 
 	m, stderr := openKube(t, c, "--interval", "300ms", "--max-tokens", "4")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-
-	var snap telemetry.Snapshot
-	// until polls the store until cond holds, failing at the deadline.
-	until := func(what string, cond func() bool) {
-		t.Helper()
-		for ctx.Err() == nil {
-			if snap = m.Store.Snapshot(time.Now(), time.Minute); cond() {
-				return
-			}
-			time.Sleep(50 * time.Millisecond) // polling the store, bounded by ctx
-		}
-		t.Fatalf("%s: not within the deadline\nendpoints %+v\nsources %+v\n%s", what, snap.Endpoints, snap.Sources, stderr.String())
-	}
+	until, snap := runKube(t, m, stderr)
 	endpoint := func(pod string) (telemetry.EndpointSnapshot, bool) {
 		for _, ep := range snap.Endpoints {
 			if strings.HasPrefix(ep.Name, "llm/"+pod+"/") {
@@ -154,22 +161,7 @@ func TestKubeWatchFollowsStatefulSetRollout(t *testing.T) {
 	m, stderr := openKube(t, c, "--interval", "300ms", "--max-tokens", "4")
 	seen := &telemetrytest.Collector{}
 	m.AddSink(seen)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	var snap telemetry.Snapshot
-	until := func(what string, cond func() bool) {
-		t.Helper()
-		for ctx.Err() == nil {
-			if snap = m.Store.Snapshot(time.Now(), time.Minute); cond() {
-				return
-			}
-			time.Sleep(50 * time.Millisecond) // polling the store, bounded by ctx
-		}
-		t.Fatalf("%s: not within the deadline\nendpoints %+v\nsources %+v\n%s", what, snap.Endpoints, snap.Sources, stderr.String())
-	}
+	until, snap := runKube(t, m, stderr)
 	row := func() (telemetry.EndpointSnapshot, bool) {
 		for _, ep := range snap.Endpoints {
 			if strings.HasPrefix(ep.Name, "llm/qwen-0/") || ep.Name == "llm/qwen-0" {
@@ -208,7 +200,7 @@ func TestKubeWatchFollowsStatefulSetRollout(t *testing.T) {
 		if !strings.HasPrefix(o.Endpoint, "llm/qwen-0") {
 			continue
 		}
-		if o.Kind == telemetry.KindRetire {
+		if o.Kind == telemetry.KindRetire && !retired {
 			want := "rolled out: StatefulSet qwen is updating to revision qwen-7c9b2 (the pod ran revision qwen-5d4f8)"
 			if o.Err != want {
 				t.Errorf("retired with %q, want %q", o.Err, want)
@@ -249,22 +241,7 @@ func TestKubeNotReadyPodsFailedProbesNotCounted(t *testing.T) {
 	m, stderr := openKube(t, c, "--interval", "300ms", "--max-tokens", "4")
 	seen := &telemetrytest.Collector{}
 	m.AddSink(seen)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- m.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	var snap telemetry.Snapshot
-	until := func(what string, cond func() bool) {
-		t.Helper()
-		for ctx.Err() == nil {
-			if snap = m.Store.Snapshot(time.Now(), time.Minute); cond() {
-				return
-			}
-			time.Sleep(50 * time.Millisecond) // polling the store, bounded by ctx
-		}
-		t.Fatalf("%s: not within the deadline\nendpoints %+v\nsources %+v\n%s", what, snap.Endpoints, snap.Sources, stderr.String())
-	}
+	until, snap := runKube(t, m, stderr)
 	notReady := func() (string, bool) {
 		for _, ep := range snap.Endpoints {
 			if strings.HasPrefix(ep.Name, "llm/vllm-0/") && ep.Signals[telemetry.TTFT].Count > 0 {

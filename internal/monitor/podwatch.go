@@ -53,20 +53,19 @@ func (pw *podWatcher) change(ch kube.Change) {
 	now := time.Now()
 	key := ch.Pod.Key()
 	switch {
-	case ch.Kind == kube.PodAdded:
-		back := pw.m.setLeft(key, pw.source, false) // a StatefulSet's pod back under its name
-		if back {
+	case ch.Kind == kube.PodAdded || ch.Kind == kube.PodReady || ch.Kind == kube.PodNotReady:
+		if ch.Kind == kube.PodAdded && pw.m.setLeft(key, pw.source, false) { // a StatefulSet's pod back under its name
 			delete(pw.down, key)
+			delete(pw.known, key)
 			pw.label(key, now, telemetry.LabelTarget, "")
 		}
 		pw.m.setNotReady(key, !ch.Pod.Ready)
 		pw.label(key, now, kube.LabelNotReady, ch.Pod.Reason)
-		if back || !pw.known[key] {
+		// Measured once it has an address: a pod just created has none
+		// yet, and nothing can reach it.
+		if !pw.known[key] && ch.Pod.IP != "" {
 			pw.measure(ch.Pod, now)
 		}
-	case ch.Kind == kube.PodReady || ch.Kind == kube.PodNotReady:
-		pw.m.setNotReady(key, !ch.Pod.Ready)
-		pw.label(key, now, kube.LabelNotReady, ch.Pod.Reason)
 	case ch.RolledOut:
 		if !pw.m.setLeft(key, pw.source, true) {
 			return // said when it started terminating

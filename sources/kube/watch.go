@@ -22,7 +22,8 @@ const (
 	PodAdded ChangeKind = "added"
 	// PodReady: a known pod became ready.
 	PodReady ChangeKind = "ready"
-	// PodNotReady: a known pod stopped being ready, or its reason changed.
+	// PodNotReady: a known pod stopped being ready, or its reason or
+	// address changed while not ready.
 	PodNotReady ChangeKind = "not ready"
 	// PodLeaving: a known pod is being deleted (terminating).
 	PodLeaving ChangeKind = "leaving"
@@ -181,7 +182,7 @@ func (w *podWatch) seen(o any) {
 		w.report(Change{Kind: PodAdded, Pod: p, Why: p.Reason})
 	case p.Ready && !old.pod.Ready:
 		w.report(Change{Kind: PodReady, Pod: p})
-	case !p.Ready && (old.pod.Ready || p.Reason != old.pod.Reason):
+	case !p.Ready && (old.pod.Ready || p.Reason != old.pod.Reason || p.IP != old.pod.IP):
 		w.report(Change{Kind: PodNotReady, Pod: p, Why: p.Reason})
 	}
 }
