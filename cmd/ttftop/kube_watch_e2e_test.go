@@ -187,8 +187,13 @@ func TestKubeWatchFollowsStatefulSetRollout(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Rows are gone; the new pod's come from its own probe and scrape.
+	created := time.Now()
 	run("qwen-7c9b2", newNS.IP)
 	until("new qwen-0 measured", measured)
+	if ep, _ := row(); ep.Signals[telemetry.TTFT].P50 != nil && ep.Server[telemetry.TTFT].Mean != nil {
+		t.Logf("new qwen-0 measured %v after it was created: %s client TTFT p50 %.1f ms over %v probes (through the proxy), server TTFT mean %.1f ms",
+			time.Since(created).Round(time.Millisecond), ep.Name, *ep.Signals[telemetry.TTFT].P50, ep.Signals[telemetry.TTFT].Count, *ep.Server[telemetry.TTFT].Mean)
+	}
 	if ep, _ := row(); ep.Labels[telemetry.LabelTarget] != "" {
 		t.Errorf("new qwen-0 carries a target health: %q", ep.Labels[telemetry.LabelTarget])
 	}
