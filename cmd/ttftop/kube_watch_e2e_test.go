@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ttftop/ttftop/internal/kubetest"
@@ -286,4 +287,35 @@ func TestKubeNotReadyPodsFailedProbesNotCounted(t *testing.T) {
 	until("ready again", func() bool { r, _ := notReady(); return r == "" })
 	from = len(seen.All())
 	until("a failed probe of a ready pod counted", func() bool { _, counted := since(from); return counted > 0 })
+}
+
+// TestKubeWatchRefusedByRBACOnTheDashboard: a user who may list pods and
+// reach them through the proxy, but not watch them, sees the pods
+// measured as found and the watch's source in error, naming the verb and
+// resource to grant.
+func TestKubeWatchRefusedByRBACOnTheDashboard(t *testing.T) {
+	c := kubetest.Start(t, "viewer")
+	c.Namespace(t, "llm")
+	c.Grant(t, "viewer", "llm",
+		rbacv1.PolicyRule{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"pods"}},
+		rbacv1.PolicyRule{Verbs: []string{"get", "create"}, APIGroups: []string{""}, Resources: []string{"pods/proxy"}})
+	n := kubetest.NewNetNS(t)
+	n.Serve(t, 8000, kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
+	c.RunPod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "vllm-0", Namespace: "llm", Labels: map[string]string{"app.kubernetes.io/name": "vllm"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "vllm", Image: "vllm/vllm-openai:v0.11.0",
+			Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8000}}}}}}, kubetest.Status{IP: n.IP})
+
+	m, stderr := openKubeAs(t, c, "viewer", "--interval", "300ms", "--max-tokens", "4")
+	until, snap := runKube(t, m, stderr)
+	want := `kube: RBAC: missing permission to watch pods in namespace llm (grant verb "watch" on resource "pods")`
+	until("the watch's refusal said and the pod measured", func() bool {
+		said, measured := false, false
+		for _, s := range snap.Sources {
+			said = said || (s.Name == "kube:kubetest" && s.State == telemetry.Error && strings.Contains(s.Err, want))
+		}
+		for _, ep := range snap.Endpoints {
+			measured = measured || (strings.HasPrefix(ep.Name, "llm/vllm-0/") && ep.Signals[telemetry.TTFT].Count > 0)
+		}
+		return said && measured
+	})
 }
