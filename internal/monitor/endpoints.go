@@ -25,17 +25,25 @@ type endpointSources struct {
 // each of a config's, under its prefix; while the monitor runs they start
 // at once. An endpoint whose prefix already has sources is an error.
 func (m *Monitor) AddEndpoint(ep config.Endpoint) error {
+	prefix := ep.Prefix()
 	m.mu.Lock()
-	_, dup := m.endpoints[ep.Prefix()]
+	_, dup := m.endpoints[prefix]
+	if !dup {
+		if m.endpoints == nil {
+			m.endpoints = map[string]*endpointSources{}
+		}
+		m.endpoints[prefix] = &endpointSources{} // taken: a second AddEndpoint of it fails
+	}
 	m.mu.Unlock()
 	if dup {
-		return fmt.Errorf("monitor: endpoint %s is already measured", ep.Prefix())
+		return fmt.Errorf("monitor: endpoint %s is already measured", prefix)
 	}
 	if err := m.addEndpointProbe(ep); err != nil {
+		m.RetireEndpoint(prefix)
 		return err
 	}
 	for _, sc := range scrapeGroups([]config.Endpoint{ep}) {
-		m.addFor(ep.Prefix(), scrapeRunner(sc, m))
+		m.addFor(prefix, scrapeRunner(sc, m))
 	}
 	return nil
 }
