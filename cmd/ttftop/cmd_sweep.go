@@ -79,7 +79,7 @@ func runSweep(ctx context.Context, cfg sweepConfig, stdout, stderr io.Writer) (e
 		return err
 	}
 	var snippet string
-	tr, kerr := sweep.TriggerOf(rep, cfg.keda.Window)
+	tr, kerr := sweep.TriggerOf(rep, cfg.keda.Window, cfg.keda.Matchers...)
 	if kerr == nil {
 		snippet, kerr = sweep.Snippet(cfg.keda, rep, tr)
 	}

@@ -188,7 +188,7 @@ func (f *sourceFlags) build(c *config.Config, stderr io.Writer) (*monitor.Monito
 		return nil, err
 	}
 	f.ssh.addTunnels(m)
-	f.kube.addWatch(m)
+	f.kube.addWatch(m, c)
 	if f.record != "" {
 		if err := m.AddRecorder(f.record); err != nil {
 			return nil, err

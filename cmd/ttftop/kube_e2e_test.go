@@ -24,10 +24,16 @@ import (
 // would on c's cluster; stderr is what it says.
 func openKube(t *testing.T, c *kubetest.Cluster, flags ...string) (*monitor.Monitor, *syncbuf.Buffer) {
 	t.Helper()
+	return openKubeAs(t, c, kubetest.Admin, flags...)
+}
+
+// openKubeAs is openKube as user.
+func openKubeAs(t *testing.T, c *kubetest.Cluster, user string, flags ...string) (*monitor.Monitor, *syncbuf.Buffer) {
+	t.Helper()
 	var f sourceFlags
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	f.bind(fs)
-	args := append([]string{"--kube", "--kubeconfig", c.Kubeconfig(t, kubetest.Admin, "kubetest", "default"), "--namespace", "llm"}, flags...)
+	args := append([]string{"--kube", "--kubeconfig", c.Kubeconfig(t, user, "kubetest", "default"), "--namespace", "llm"}, flags...)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,8 @@ type kubeFlags struct {
 	result  *kube.Result // what was found, to say on stderr
 	cluster *kube.Cluster
 	watched kube.Settings // what addPods found from, for the watch
+	// endpoint is how a found pod is measured, for the pods arriving later.
+	endpoint monitor.PodEndpoint
 }
 
 func (k *kubeFlags) bind(fs *pflag.FlagSet) {
@@ -68,12 +70,30 @@ func (k *kubeFlags) addPods(c *config.Config, s kube.Settings, p probe.Settings,
 		return err
 	}
 	k.cluster, k.result, k.watched = cl, &r, s
+	k.endpoint = podEndpoint(cl, p, model, api, noScrape)
+	for _, pod := range r.Pods {
+		c.Endpoints = append(c.Endpoints, k.endpoint(pod))
+	}
+	for _, e := range r.Exporters {
+		// Named by its pod and node: every exporter has the API server's
+		// host in its URL.
+		d := gpu.Settings{URL: cl.URL(e.Namespace, e.Name, "", e.Port), Transport: cl.Transport(), Node: e.Node,
+			Via: fmt.Sprintf("kube %s/%s (node %s) through", e.Namespace, e.Name, e.Node)}
+		c.DCGM = append(c.DCGM, d)
+	}
+	return nil
+}
+
+// podEndpoint is how a pod of cl is measured: probed and scraped
+// through the API server's pod proxy (in-cluster, at its IP), with p's
+// probe settings.
+func podEndpoint(cl *kube.Cluster, p probe.Settings, model, api string, noScrape bool) monitor.PodEndpoint {
 	via := "kube " + cl.Context + " pod proxy"
 	if cl.InCluster {
 		via = ""
 	}
 	reach := config.Reach{Transport: cl.Transport()}
-	for _, pod := range r.Pods {
+	return func(pod kube.Pod) config.Endpoint {
 		ep := config.Endpoint{Name: pod.Key(), Model: model, API: api, Found: "kube " + pod.Convention, Via: via, Reach: reach}
 		ep.Node = pod.Node
 		ep.Tags = pod.Labels()
@@ -87,31 +107,25 @@ func (k *kubeFlags) addPods(c *config.Config, s kube.Settings, p probe.Settings,
 		if noScrape {
 			ep.Metrics = "off"
 		}
-		c.Endpoints = append(c.Endpoints, ep)
+		return ep
 	}
-	for _, e := range r.Exporters {
-		// Named by its pod and node: every exporter has the API server's
-		// host in its URL.
-		d := gpu.Settings{URL: cl.URL(e.Namespace, e.Name, "", e.Port), Transport: reach.Transport, Node: e.Node,
-			Via: fmt.Sprintf("kube %s/%s (node %s) through", e.Namespace, e.Name, e.Node)}
-		c.DCGM = append(c.DCGM, d)
-	}
-	return nil
 }
 
 // addWatch follows the pods found (a rollout, a pod lost, one not
-// ready) on m's dashboard.
-func (k *kubeFlags) addWatch(m *monitor.Monitor) {
+// ready, one arriving) on m's dashboard; a pod arriving is probed with
+// c's completed probe settings, as those found at start were.
+func (k *kubeFlags) addWatch(m *monitor.Monitor, c *config.Config) {
 	if k.cluster == nil {
 		return
 	}
-	known := map[string]bool{}
-	for _, p := range k.result.Pods {
-		known[p.Key()] = true
+	endpoint := func(pod kube.Pod) config.Endpoint {
+		ep := k.endpoint(pod)
+		ep.Probe.Fill(c.Probe)
+		return ep
 	}
-	m.AddPodWatch("kube:"+k.cluster.Context, known, func(ctx context.Context, report func(kube.Change)) error {
+	m.AddPodWatch("kube:"+k.cluster.Context, k.result.Pods, func(ctx context.Context, report func(kube.Change)) error {
 		return k.cluster.Watch(ctx, k.watched.Selector, report)
-	})
+	}, endpoint)
 }
 
 // report says on w what was found in the cluster.
@@ -129,7 +143,8 @@ func (k *kubeFlags) report(w io.Writer) {
 
 // kedaFromPod points sweep's ScaledObject at the Deployment that owns
 // the pod found with --kube, in its namespace, unless --keda-target and
-// --keda-namespace said otherwise.
+// --keda-namespace said otherwise, and narrows its query to that
+// Deployment's pods by the labels the cluster's Prometheus gives them.
 func kedaFromPod(k *sweep.KEDA, labels map[string]string, given map[string]bool) {
 	name, ok := strings.CutPrefix(labels[kube.LabelOwner], "Deployment ")
 	if !ok {
@@ -141,4 +156,6 @@ func kedaFromPod(k *sweep.KEDA, labels map[string]string, given map[string]bool)
 	if !given["keda-namespace"] {
 		k.Namespace = labels[kube.LabelNamespace]
 	}
+	k.Matchers = sweep.PodMatchers(k.Namespace, k.Target)
+	k.Assumes = "the target labels prometheus-operator's PodMonitor and ServiceMonitor (kube-prometheus) give its pods; other relabelling needs --keda-* and an edited query"
 }

@@ -58,3 +58,19 @@ func (c *Cluster) StatefulSet(t testing.TB, ns, name string) metav1.OwnerReferen
 	}
 	return controllerRef(s, appsv1.SchemeGroupVersion.WithKind("StatefulSet"))
 }
+
+// StatefulSetRevisions sets StatefulSet name's current and update
+// revisions as its controller would: the two differ while a rolling
+// update replaces its pods.
+func (c *Cluster) StatefulSetRevisions(t testing.TB, ns, name, current, update string) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := c.Client.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("kubetest: statefulset %s: %v", name, err)
+	}
+	s.Status.CurrentRevision, s.Status.UpdateRevision = current, update
+	if _, err := c.Client.AppsV1().StatefulSets(ns).UpdateStatus(ctx, s, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("kubetest: statefulset %s status: %v", name, err)
+	}
+}

@@ -3,6 +3,7 @@ package monitor
 import (
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -31,6 +32,14 @@ func (j *gpuJoin) add(name, host string) {
 		}
 	}
 	j.endpoints = append(j.endpoints, joinedEndpoint{name, host})
+}
+
+// remove forgets the endpoints of prefix (retired: their GPUs are no
+// longer theirs).
+func (j *gpuJoin) remove(prefix string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.endpoints = slices.DeleteFunc(j.endpoints, func(e joinedEndpoint) bool { return ofEndpoint(e.name, prefix) })
 }
 
 // targetsFor returns the targets of a dcgm-exporter at dcgmHost: an

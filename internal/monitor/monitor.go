@@ -51,7 +51,12 @@ type Monitor struct {
 	probed      map[string]probe.Options // each probed endpoint's options, by name (ProbedAs)
 	followers   []windowFollower
 	running     bool
-	left        map[string]string // pods that left, by namespace/name: their watch's source (podwatch.go)
+	left        map[string]string           // pods that left, by namespace/name: their watch's source (podwatch.go)
+	notReady    map[string]bool             // pods not ready, by namespace/name: their probes' outcomes not counted (podwatch.go)
+	endpoints   map[string]*endpointSources // each endpoint prefix's loops (endpoints.go)
+	runCtx      context.Context             // Run's, while it runs: loops added then start at once
+	stopping    bool                        // Run is waiting for its loops: none starts any more
+	loops       sync.WaitGroup              // the endpoints' loops Run waits for
 }
 
 // windowFollower is a source that loads history for the window on screen
@@ -100,13 +105,13 @@ func New(opts Options) *Monitor {
 // as their sink.
 func (m *Monitor) Observe(o telemetry.Observation) {
 	m.mu.Lock()
-	sinks, left := m.sinks, m.leftPod(o)
+	sinks, left, excused := m.sinks, m.leftPod(o), m.notReadyProbe(o)
 	m.mu.Unlock()
-	if left {
+	if left || (excused && probeOutcome(o)) {
 		return
 	}
 	sinks.Observe(o)
-	if g, ok := m.goodput.judge(o); ok {
+	if g, ok := m.goodput.judge(o); ok && !excused {
 		sinks.Observe(g)
 	}
 }
@@ -137,7 +142,11 @@ func (m *Monitor) add(name string, run func(ctx context.Context) error) {
 func (m *Monitor) Sources() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.runners)
+	n := len(m.runners)
+	for _, es := range m.endpoints {
+		n += len(es.runners)
+	}
+	return n
 }
 
 // Run starts every source and the SLO evaluation, and returns when ctx is
@@ -149,8 +158,14 @@ func (m *Monitor) Run(ctx context.Context) error {
 		m.mu.Unlock()
 		return errors.New("monitor: already running")
 	}
-	m.running = true
+	m.running, m.runCtx = true, ctx
 	runners := append([]runner(nil), m.runners...)
+	for _, es := range m.endpoints {
+		for _, r := range es.runners {
+			m.startFor(es, r)
+		}
+		es.runners = nil
+	}
 	m.mu.Unlock()
 
 	var wg sync.WaitGroup
@@ -158,14 +173,15 @@ func (m *Monitor) Run(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := m.guarded(ctx, r.name, r.run); err != nil && ctx.Err() == nil {
-				m.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: time.Now(), Source: r.name,
-					Status: &telemetry.SourceStatus{Name: r.name, Kind: "source", State: telemetry.Error, Err: err.Error()}})
-			}
+			m.runSource(ctx, r)
 		}()
 	}
 	m.evaluate(ctx)
 	wg.Wait()
+	m.mu.Lock()
+	m.stopping = true
+	m.mu.Unlock()
+	m.loops.Wait()
 	m.mu.Lock()
 	closers := m.closers
 	m.closers = nil
@@ -175,6 +191,15 @@ func (m *Monitor) Run(ctx context.Context) error {
 		errs = append(errs, c())
 	}
 	return errors.Join(errs...)
+}
+
+// runSource runs one source loop until ctx is done; its failure is its
+// status.
+func (m *Monitor) runSource(ctx context.Context, r runner) {
+	if err := m.guarded(ctx, r.name, r.run); err != nil && ctx.Err() == nil {
+		m.Observe(telemetry.Observation{Kind: telemetry.KindSource, At: time.Now(), Source: r.name,
+			Status: &telemetry.SourceStatus{Name: r.name, Kind: "source", State: telemetry.Error, Err: err.Error()}})
+	}
 }
 
 // evaluate runs the SLO engine every EvalEvery until ctx is done.

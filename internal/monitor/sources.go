@@ -22,19 +22,12 @@ import (
 // nvidia-smi.
 func (m *Monitor) AddConfig(c *config.Config) error {
 	for _, ep := range c.Endpoints {
-		if ep.Probe != nil && ep.Probe.Disabled {
-			continue
-		}
-		o, err := ep.ProbeOptions()
-		if err != nil {
+		if err := m.addEndpointProbe(ep); err != nil {
 			return err
-		}
-		if err := m.AddProbe(o, ep.Prefix()); err != nil {
-			return fmt.Errorf("endpoint %s: %w", ep.Prefix(), err)
 		}
 	}
 	for _, sc := range scrapeGroups(c.Endpoints) {
-		m.AddScrape(sc)
+		m.addFor(scrapeOwner(c.Endpoints, sc), scrapeRunner(sc, m))
 	}
 	for _, p := range c.Prometheus {
 		if err := m.AddPromQL(c.PromQL(p)); err != nil {
@@ -72,10 +65,20 @@ func (m *Monitor) AddConfig(c *config.Config) error {
 // failed probes every interval, so it alerts, until it lists its models;
 // then that placeholder retires and each model is probed.
 func (m *Monitor) AddProbe(o probe.Options, prefix string) error {
-	if _, err := probe.New(o); err != nil { // validate now: a clear error at start-up
+	r, err := m.probeRunner(o, prefix)
+	if err != nil {
 		return err
 	}
-	m.add("probe:"+o.URL, func(ctx context.Context) error {
+	m.add(r.name, r.run)
+	return nil
+}
+
+// probeRunner is AddProbe's loop, its options checked.
+func (m *Monitor) probeRunner(o probe.Options, prefix string) (runner, error) {
+	if _, err := probe.New(o); err != nil { // validate now: a clear error at start-up
+		return runner{}, err
+	}
+	return runner{name: "probe:" + o.URL, run: func(ctx context.Context) error {
 		if o.Model != "" {
 			return m.runProbe(ctx, o)
 		}
@@ -103,8 +106,7 @@ func (m *Monitor) AddProbe(o probe.Options, prefix string) error {
 			<-done
 		}
 		return nil
-	})
-	return nil
+	}}, nil
 }
 
 // discover lists the server's models, retrying every probe interval until
@@ -172,8 +174,12 @@ func (m *Monitor) runProbe(ctx context.Context, o probe.Options) error {
 
 // AddScrape scrapes an engine's /metrics directly.
 func (m *Monitor) AddScrape(c scrape.Config) {
-	s := scrape.New(c, m)
-	m.add("scrape:"+c.URL, s.Run)
+	r := scrapeRunner(c, m)
+	m.add(r.name, r.run)
+}
+
+func scrapeRunner(c scrape.Config, sink telemetry.Sink) runner {
+	return runner{name: "scrape:" + c.URL, run: scrape.New(c, sink).Run}
 }
 
 // AddPromQL queries a Prometheus-compatible server for a fleet.

@@ -3,6 +3,7 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -18,6 +19,21 @@ type KEDA struct {
 	MinReplicas   int
 	MaxReplicas   int
 	Window        string // rate window of the query, e.g. "2m"
+	// Matchers narrow the query's series to the target's pods, with the
+	// labels the cluster's Prometheus gives them (PodMatchers); Assumes
+	// says where those labels come from, for the snippet's header.
+	Matchers []string
+	Assumes  string
+}
+
+// PodMatchers select the series of Deployment name's pods in namespace
+// by the target labels prometheus-operator (kube-prometheus) gives what
+// a PodMonitor or ServiceMonitor scrapes: namespace and pod, from
+// __meta_kubernetes_namespace and __meta_kubernetes_pod_name. A
+// Deployment's pods are named name-<pod-template-hash>-<5 characters>.
+func PodMatchers(namespace, name string) []string {
+	return []string{"namespace=" + strconv.Quote(namespace),
+		"pod=~" + strconv.Quote(regexp.QuoteMeta(name)+"-[a-z0-9]+-[a-z0-9]{5}")}
 }
 
 // Snippet is a KEDA ScaledObject with tr, the prometheus trigger
@@ -59,6 +75,9 @@ func Snippet(k KEDA, r *Report, tr Trigger) (string, error) {
 	head := fmt.Sprintf("# KEDA ScaledObject: scale %s past the load of concurrency %d, the most that met every objective\n"+
 		"# (TPOT p95 %s, ttftop sweep of %s, client-measured).\n# Reads %s.\n",
 		k.Target, r.Knee.Concurrency, msText(r.Knee.TPOTp95ms), r.Endpoint, tr.Reads)
+	if k.Assumes != "" {
+		head += "# Its series are selected by " + strings.Join(k.Matchers, ", ") + ": " + k.Assumes + ".\n"
+	}
 	if tr.Warning != "" {
 		head += "# WARNING: " + tr.Warning + ".\n"
 	}

@@ -40,7 +40,8 @@ type Trigger struct {
 
 // TriggerOf derives the trigger from the knee, on the engine's TPOT metric
 // (the first TPOT alias in the engines table; vLLM when the engine is not
-// known), window being the rate window.
+// known), window being the rate window; matchers (`namespace="llm"`)
+// narrow every series it reads to the replicas scaled.
 //
 // On a histogram whose buckets the engines table knows, the value is the
 // share of requests whose TPOT exceeded a bucket bound B: exact, as every
@@ -53,14 +54,14 @@ type Trigger struct {
 // is the first bound at or above the knee's TPOT p95 and the threshold
 // 5 %: the trigger fires once the p95 passes B, and warns when B lies
 // more than 10 % above the knee's p95.
-func TriggerOf(r *Report, window string) (Trigger, error) {
-	tr, err := triggerOf(r, window)
+func TriggerOf(r *Report, window string, matchers ...string) (Trigger, error) {
+	tr, err := triggerOf(r, window, matchers)
 	// Four significant digits, as the snippet writes it: one figure.
 	tr.Threshold, _ = strconv.ParseFloat(strconv.FormatFloat(tr.Threshold, 'g', 4, 64), 64)
 	return tr, err
 }
 
-func triggerOf(r *Report, window string) (Trigger, error) {
+func triggerOf(r *Report, window string, matchers []string) (Trigger, error) {
 	if r.Knee == nil || r.Knee.TPOTp95ms == nil {
 		return Trigger{}, errors.New("no knee with a TPOT p95: nothing to set the threshold at")
 	}
@@ -73,7 +74,7 @@ func triggerOf(r *Report, window string) (Trigger, error) {
 		return Trigger{}, fmt.Errorf("engine %s has no TPOT metric in the engines table", engine)
 	}
 	a := spec.Signals[telemetry.TPOT][0]
-	sel := modelSelector(spec, r.Model)
+	sel := joinMatchers(append([]string{modelSelector(spec, r.Model)}, matchers...)...)
 	kneeS := *r.Knee.TPOTp95ms / 1000
 	switch {
 	case a.Type == engines.Histogram && len(a.Buckets) > 0:

@@ -3,6 +3,7 @@ package sweep
 import (
 	"math"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -114,6 +115,43 @@ func TestLeRegexp(t *testing.T) {
 			if got := re.MatchString(le); got != want {
 				t.Errorf("bound %v, le=%q: match %v, want %v", b, le, got, want)
 			}
+		}
+	}
+}
+
+// With the found Deployment's pod matchers, every series the trigger
+// reads (buckets and count) is narrowed to its pods by the labels
+// prometheus-operator gives them; the pod pattern, as Prometheus anchors
+// it, takes the Deployment's pods and not another Deployment's whose
+// name starts the same.
+func TestTriggerNarrowedToTheDeploymentsPods(t *testing.T) {
+	m := PodMatchers("llm", "qwen")
+	rep := kneeReport(telemetry.EngineVLLM, spread(40, 7.9, 8.7)...)
+	tr, err := TriggerOf(rep, "2m", m...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snippet, err := Snippet(KEDA{Target: "qwen", Namespace: "llm", Window: "2m", MaxReplicas: 4, Matchers: m, Assumes: "prometheus-operator's target labels"}, rep, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(snippet, `# Its series are selected by namespace="llm", pod=~"qwen-[a-z0-9]+-[a-z0-9]{5}": prometheus-operator's target labels.`) {
+		t.Errorf("snippet does not say which labels it assumes:\n%s", snippet)
+	}
+	sel := `model_name="keda",namespace="llm",pod=~"qwen-[a-z0-9]+-[a-z0-9]{5}"`
+	want := `1 - sum(rate(` + vllmTPOT + `_bucket{` + sel + `,le=~"0\\.010*"}[2m])) / sum(rate(` + vllmTPOT + `_count{` + sel + `}[2m]))`
+	if tr.Query != want {
+		t.Errorf("query %s\nwant  %s", tr.Query, want)
+	}
+	pattern, err := strconv.Unquote(strings.TrimPrefix(m[1], "pod=~"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchored := regexp.MustCompile("^(?:" + pattern + ")$") // as Prometheus matches =~
+	for pod, want := range map[string]bool{"qwen-7c9b2d5f8-x2k9p": true, "qwen-5d4f8-ab12c": true,
+		"qwen-other-7c9b2d5f8-x2k9p": false, "qwen2-7c9b2d5f8-x2k9p": false, "qwen-0": false} {
+		if got := anchored.MatchString(pod); got != want {
+			t.Errorf("pod %s matched %v, want %v", pod, got, want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/ttftop/ttftop/internal/kubetest"
@@ -121,5 +122,26 @@ func TestKubeWatchSaysRolloutsLossesAndReadiness(t *testing.T) {
 	}
 	if want := "rolled out: ReplicaSet qwen-7c9b2 of Deployment qwen took over (llm/qwen-7c9b2-c ready)"; got.Why != want {
 		t.Errorf("why %q, want %q", got.Why, want)
+	}
+}
+
+// TestKubeWatchForbiddenSaysWhat: a user who may list pods but not watch
+// them is told, once, which verb on which resource in which namespace is
+// missing, and the watch ends rather than retrying quietly.
+func TestKubeWatchForbiddenSaysWhat(t *testing.T) {
+	c := kubetest.Start(t, "lister")
+	c.Namespace(t, ns)
+	c.Grant(t, "lister", ns, rbacv1.PolicyRule{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"pods"}})
+	cl := connect(t, c, "lister")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a deadline, not synchronisation
+	defer cancel()
+	err := cl.Watch(ctx, "", func(kube.Change) {})
+	t.Logf("said: %v", err)
+	want := `kube: RBAC: missing permission to watch pods in namespace llm (grant verb "watch" on resource "pods")`
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `User "lister" cannot watch resource "pods"`) {
+		t.Fatalf("watch without the verb: %v; want %q and who was refused", err, want)
+	}
+	if ctx.Err() != nil {
+		t.Error("the watch ended only at the deadline")
 	}
 }
