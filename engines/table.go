@@ -491,9 +491,24 @@ func trtllm() Spec {
 // Source: ai-dynamo/dynamo @ 79a21ca4f5200e76a2bcc19580eb6176298c7e59 :
 // lib/llm/src/http/service/metrics.rs (Metrics::new: label sets, the
 // status values success/error) and @ 4415465e3e0d30b12163c3c3f15d49ed78b300a8
-// : lib/runtime/src/metrics/prometheus_names.rs (frontend_service names).
-// No capture. Not read: dynamo_frontend_cached_tokens, a per-request
-// histogram whose hit rate would be a ratio of two histogram sums.
+// : lib/runtime/src/metrics/prometheus_names.rs (frontend_service names;
+// the version @ 04070c75b52f33346a2d5723eed93a0093e77bad has the same).
+// Every name read is in the capture dynamo-frontend-qwen3-0.6b-metrics.txt
+// (Dynamo's docs/observability/metrics_examples/fe.log: one unary request;
+// its ITL counts 299 gaps for 300 tokens, a per-token histogram); the
+// error status value is from metrics.rs only. Not read:
+// dynamo_frontend_cached_tokens, a per-request histogram whose hit rate
+// would be a ratio of two histogram sums; the router's kv_hit_rate, a
+// prediction at routing time, not a measured hit; the per-worker gauges
+// (worker_active_decode_blocks, worker_active_prefill_tokens,
+// worker_last_time_to_first_token_seconds, labels worker_id, dp_rank,
+// worker_type: the last request's figure, not a distribution) and
+// router_queue_pending_requests (per worker_type); the model_* config
+// gauges, whose model label keeps the served name's case
+// ("Qwen/Qwen3-0.6B" beside "qwen/qwen3-0.6b" in the capture). The
+// workers' own pages keep their engine's names beside dynamo_component_*
+// (the work handler's request counters, not read: the engine's own say
+// more).
 func dynamoFrontend() Spec {
 	return Spec{
 		Engine:      telemetry.EngineDynamo,
