@@ -264,3 +264,10 @@ func TestTableIsConsistent(t *testing.T) {
 		}
 	}
 }
+
+// An adapter list is of distinct names: blanks and repeats dropped.
+func TestLoRAAdapterNames(t *testing.T) {
+	if got := (LoRAInfo{}).Adapters(" a, b,,a "); strings.Join(got, "|") != "a|b" {
+		t.Errorf("Adapters: %q, want a|b", got)
+	}
+}

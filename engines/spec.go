@@ -1,6 +1,10 @@
 package engines
 
-import "github.com/ttftop/ttftop/telemetry"
+import (
+	"strings"
+
+	"github.com/ttftop/ttftop/telemetry"
+)
 
 // Queue is the server-side queueing time signal (request waiting before
 // scheduling), kept as an alias of telemetry.QueueTime.
@@ -61,6 +65,20 @@ type LoRAInfo struct {
 	Info, RunningLabel, WaitingLabel, MaxLabel string
 }
 
+// Adapters splits one of the info gauge's comma-separated adapter lists
+// into its distinct, non-empty names.
+func (LoRAInfo) Adapters(list string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Spec is everything ttftop knows about one engine's metrics.
 type Spec struct {
 	Engine telemetry.Engine
@@ -115,7 +133,7 @@ func (s Spec) Names() []string {
 	seen := map[string]bool{}
 	add := func(names ...string) {
 		for _, n := range names {
-			if n != "" && !seen[n] {
+			if n != "" {
 				seen[n] = true
 				out = append(out, n)
 			}
