@@ -105,6 +105,11 @@ type Spec struct {
 	KV KVInfo
 	// LoRA locates the adapters in use; zero when the engine lists none.
 	LoRA LoRAInfo
+	// RoleLabel is the label by which a worker names its role in a
+	// disaggregated model (telemetry.RolePrefill or RoleDecode; other
+	// values, such as SGLang's "unified", name none); "" when the engine's
+	// pages do not say.
+	RoleLabel string
 }
 
 // ModelLabel returns the preferred model label, or "" when there is none.

@@ -159,14 +159,32 @@ func vllm() Spec {
 // SGLang's metrics test (store file ids 2817318981, 69212803927) and its
 // production_metrics.md reference (store file id 54655348608). Not read:
 // sglang:num_retracted_reqs, a gauge of the last step's retractions.
-// The P/D families sglang:kv_transfer_latency_ms (histogram, ms) and
+// The P/D families sglang:kv_transfer_latency_ms and
 // sglang:num_transfer_failed_reqs_total are from production_metrics.md
-// (store file id 54655348608), no capture: tested on table-generated
-// pages. Not read: sglang:kv_transfer_speed_gb_s (a per-request speed, not
-// a throughput), sglang:kv_transfer_total_mb (whether MB is 10⁶ or 2²⁰
-// bytes is not said), and the P/D queue gauges
-// num_{prefill_prealloc,prefill_inflight,decode_prealloc,decode_transfer}_queue_reqs,
-// which need the pool view of a P/D model to mean something.
+// (store file id 54655348608) and collector.py: a histogram (buckets 1 …
+// 5000 ms) in current versions, read as the KV transfer time; a gauge of
+// the last transfer in collector.py @
+// 00ae9c1590d2d0bb6c0bfff39e312c34ae3dd538, not read (one transfer is no
+// distribution; a direct scrape skips a family declared gauge where the
+// table reads a histogram). Both are observed on the prefill worker when a
+// request's KV has been sent (disaggregation/prefill.py
+// process_disagg_prefill_inflight_queue, store file id 58615488336), so
+// they are prefill-pool figures. The P/D queue gauges of the same
+// collector.py: sglang:num_decode_transfer_queue_reqs (a decode worker's
+// requests whose KV is in transfer, vLLM's deferred waiting) is read as
+// waiting_deferred; not read: num_decode_prealloc_queue_reqs (waiting for
+// KV memory to be reserved), num_prefill_prealloc_queue_reqs (renamed
+// num_prefill_bootstrap_queue_reqs in later versions: prefill requests
+// waiting for their decode worker's handshake) and
+// num_prefill_inflight_queue_reqs (KV being sent), which no signal
+// defines yet. All are registered on every worker and set only in their
+// role, so a zero says nothing of the role; SGLang's own role is its
+// engine_type label (prefill, decode; unified when not disaggregated:
+// disagg_mode_str in collector.py, and engine_type="unified" in Dynamo's
+// SGLang worker example, docs/observability/metrics_examples/sglang.log).
+// No capture of a P/D worker: tested on table-generated pages. Not read:
+// sglang:kv_transfer_speed_gb_s (a per-request speed, not a throughput),
+// sglang:kv_transfer_total_mb (whether MB is 10⁶ or 2²⁰ bytes is not said).
 func sglang() Spec {
 	return Spec{
 		Engine:      telemetry.EngineSGLang,
@@ -199,11 +217,14 @@ func sglang() Spec {
 			telemetry.EngineReadBytes: {perGPUCounter("sglang:estimated_read_bytes_per_gpu_total",
 				"--enable-mfu-metrics; estimated per-GPU bytes")},
 			telemetry.KVTransferTime: {{Name: "sglang:kv_transfer_latency_ms", Type: Histogram, Scale: 1e-3,
-				Note: "P/D: per transferred request, in ms"}},
+				Note: "P/D: per transferred request, timed on the prefill worker"}},
 			telemetry.KVTransferFailures: {counterNote("sglang:num_transfer_failed_reqs_total", "P/D: requests whose KV transfer failed")},
+			telemetry.WaitingDeferred: {gaugeNote("sglang:num_decode_transfer_queue_reqs",
+				"P/D decode worker: requests whose KV is in transfer; SGLang keeps them beside its waiting queue, not in it")},
 		},
-		Errors: []ErrorCounters{{Failed: "sglang:num_aborted_requests_total", All: "sglang:num_requests_total"}},
-		KV:     KVInfo{LiveTokens: "sglang:num_used_tokens"},
+		Errors:    []ErrorCounters{{Failed: "sglang:num_aborted_requests_total", All: "sglang:num_requests_total"}},
+		KV:        KVInfo{LiveTokens: "sglang:num_used_tokens"},
+		RoleLabel: "engine_type",
 	}
 }
 

@@ -114,7 +114,7 @@ func (sc *scrape) run() {
 func (sc *scrape) choose(aliases []engines.Alias) (engines.Alias, bool) {
 	for _, a := range aliases {
 		f := sc.page.Families[a.Name]
-		if f == nil || !anyMatch(f, a) {
+		if f == nil || !anyMatch(f, a) || !typeFits(f, a) {
 			continue
 		}
 		if a.Per != "" && sc.page.Families[a.Per] == nil {
@@ -123,6 +123,22 @@ func (sc *scrape) choose(aliases []engines.Alias) (engines.Alias, bool) {
 		return a, true
 	}
 	return engines.Alias{}, false
+}
+
+// typeFits reports whether a family declared gauge can carry the alias:
+// a gauge alias a gauge, a histogram alias a histogram. One name is
+// exposed as either by different versions (SGLang's
+// kv_transfer_latency_ms, a gauge before it was a histogram); other
+// families keep being read as the table says.
+func typeFits(f *expo.Family, a engines.Alias) bool {
+	histogram := a.Type == engines.Histogram || a.Type == engines.HistogramSum
+	switch f.Type {
+	case expo.Gauge:
+		return !histogram
+	case expo.Histogram:
+		return histogram
+	}
+	return true
 }
 
 func anyMatch(f *expo.Family, a engines.Alias) bool {
