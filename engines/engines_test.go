@@ -271,3 +271,17 @@ func TestLoRAAdapterNames(t *testing.T) {
 		t.Errorf("Adapters: %q, want a|b", got)
 	}
 }
+
+// A page-wide gauge is given to the models a page serves: its engine must
+// count requests per model (PromQL joins it onto them).
+func TestPageWideAliasesHaveModels(t *testing.T) {
+	for _, s := range All() {
+		for sig, aliases := range s.Signals {
+			for _, a := range aliases {
+				if a.PageWide && (len(s.Signals[telemetry.RequestRate]) == 0 || len(s.ModelLabels) == 0 || a.Type != Gauge) {
+					t.Errorf("%s %s: page-wide %s on an engine without per-model request counters, or not a gauge", s.Engine, sig, a.Name)
+				}
+			}
+		}
+	}
+}

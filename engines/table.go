@@ -28,6 +28,12 @@ func counterNote(name, note string) Alias {
 	return Alias{Name: name, Type: Counter, Note: note}
 }
 
+// poolGauge is a router's gauge of its pool, labelled by the pool's name
+// and no model: the figure of every model the router serves.
+func poolGauge(name string, agg Agg, note string) Alias {
+	return Alias{Name: name, Type: Gauge, Agg: agg, PageWide: true, Note: note}
+}
+
 // perGPUCounter is a counter each rank exposes per GPU: averaged over
 // ranks, never summed.
 func perGPUCounter(name, note string) Alias {
@@ -562,8 +568,14 @@ func dynamoFrontend() Spec {
 // summed over). Current versions write llm_d_epp_* and still the
 // Gateway API Inference Extension's inference_objective_* beside them, read
 // as the fallback. Its pool gauges (ready_endpoints, average_queue_size,
-// average_kv_cache_utilization) carry the pool's name, not a model, and are
-// not read yet.
+// average_kv_cache_utilization; the old inference_pool_ready_pods and
+// inference_pool_average_* beside them) carry the pool's name, not a
+// model: read as the pool's figures on every model row of the router (one
+// router, one InferencePool, as llm-d deploys them). Their names and the
+// name label from the llm-d router's docs ("Inference pool" table, store
+// file id 59771664966) and the Gateway API Inference Extension's metrics
+// table (store file id 7135792075); the KV figure is the mean of the pods'
+// own 0–1 fractions. No capture: tested on the simulator's router page.
 //
 // Source: the llm-d router's pkg/epp/metrics/metrics.go (store file ids
 // 54664698492 and 60103722782: request_ttft_seconds "from request received
@@ -602,6 +614,12 @@ func llmdRouter() Spec {
 				"the router's own count against the TTFT goal its requests carry")},
 			telemetry.RouterTPOTMisses: {counterNote("inference_objective_request_tpot_slo_violation_total",
 				"the router's own count against the TPOT goal its requests carry")},
+			telemetry.RouterPoolReady: {poolGauge("llm_d_epp_ready_endpoints", Sum, "ready endpoints of the router's pool"),
+				poolGauge("inference_pool_ready_pods", Sum, "ready pods of the router's pool; the old name")},
+			telemetry.RouterPoolQueue: {poolGauge("llm_d_epp_average_queue_size", Max, "the pool's mean queue per endpoint"),
+				poolGauge("inference_pool_average_queue_size", Max, "the pool's mean queue per endpoint; the old name")},
+			telemetry.RouterPoolKV: {poolGauge("llm_d_epp_average_kv_cache_utilization", Max, "the pool's mean KV-cache use"),
+				poolGauge("inference_pool_average_kv_cache_utilization", Max, "the pool's mean KV-cache use; the old name")},
 		},
 		Errors: []ErrorCounters{
 			{Failed: "llm_d_epp_request_error_total", All: "llm_d_epp_request_total"},

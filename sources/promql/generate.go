@@ -202,6 +202,9 @@ func (f *family) claimed(series, inner string) string {
 // presence is the set of endpoints (grouped by by) where alias a has
 // series: an earlier alias present there wins over later ones.
 func (f *family) presence(a engines.Alias, by string) string {
+	if a.PageWide {
+		return "group by (" + by + ") (" + pageWideExpr(f, a, by) + ")"
+	}
 	name := a.Name
 	switch a.Type {
 	case engines.Histogram, engines.HistogramSum:
@@ -294,6 +297,10 @@ func valueExpr(f *family, a engines.Alias, by string, mean bool) string {
 	var e string
 	switch a.Type {
 	case engines.Gauge:
+		if a.PageWide {
+			e = pageWideExpr(f, a, by)
+			break
+		}
 		e = promAgg(a.Agg) + " by (" + by + ") (" + f.claimed(a.Name, selector(a.Name, a.Match, "")) + ")"
 	case engines.Counter:
 		e = promAgg(a.Agg) + " by (" + by + ") (" + f.claimed(a.Name, afreshRate(selector(a.Name, a.Match, ""))) + ")"

@@ -82,9 +82,14 @@ func (sc *scrape) run() {
 		return
 	}
 	sc.defModel = sc.defaultModel()
+	var pageWide []telemetry.Signal
 	for _, sig := range sc.spec.SignalOrder() {
 		a, ok := sc.choose(sc.spec.Signals[sig])
 		if !ok {
+			continue
+		}
+		if a.PageWide {
+			pageWide = append(pageWide, sig) // once every model is known
 			continue
 		}
 		if err := sc.familyErr(a); err != nil {
@@ -103,6 +108,14 @@ func (sc *scrape) run() {
 		case engines.CounterRatio, engines.CounterShare:
 			sc.ratio(sig, a)
 		}
+	}
+	for _, sig := range pageWide {
+		a, _ := sc.choose(sc.spec.Signals[sig])
+		if err := sc.familyErr(a); err != nil {
+			sc.warn(err.Error())
+			continue
+		}
+		sc.pageGauge(sig, a)
 	}
 	sc.errorRate()
 	sc.mbu()
