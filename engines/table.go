@@ -175,7 +175,10 @@ func vllm() Spec {
 // table reads a histogram). Both are observed on the prefill worker when a
 // request's KV has been sent (disaggregation/prefill.py
 // process_disagg_prefill_inflight_queue, store file id 58615488336), so
-// they are prefill-pool figures. The P/D queue gauges of the same
+// they are prefill-pool figures. SGLang's router posts each request to
+// the prefill and the decode worker at once (mini_lb's asyncio.gather,
+// store file id 9768748569), so a decode worker's TTFT spans the prefill
+// and the transfer: its P/D TTFT is not split (docs/disaggregated.md). The P/D queue gauges of the same
 // collector.py: sglang:num_decode_transfer_queue_reqs (a decode worker's
 // requests whose KV is in transfer, vLLM's deferred waiting) is read as
 // waiting_deferred; not read: num_decode_prealloc_queue_reqs (waiting for
