@@ -3,11 +3,9 @@
 package promql
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -27,12 +25,7 @@ import (
 // the model row counts the distinct adapters of both (3 running, 1
 // waiting); the vLLM-shaped page's newest series wins over its older ones.
 func TestIntegrationLoRAAdapters(t *testing.T) {
-	t.Parallel()
-	if promtest.Binary() == "" {
-		t.Skip("prometheus binary not found: " + promtest.InstallHint)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := promIntegration(t)
 	base := func(maxBatch int) sim.Config {
 		return sim.Config{Listen: "127.0.0.1:0", Seed: 3, Models: []sim.ModelSpec{{Name: "org/base",
 			Adapters: []string{"sql-lora", "chat-lora", "doc-lora"}, Params: 8.03e9, GPU: "H100 SXM", MaxBatch: maxBatch}}}
@@ -68,11 +61,7 @@ vllm:lora_requests_info{max_lora="4",running_lora_adapters="",waiting_lora_adapt
 	prom.WaitTargetsUp(t, 30*time.Second)
 	prom.WaitForSeries(t, `vllm:lora_requests_info{running_lora_adapters!=""}`, 3, 30*time.Second)
 
-	rec := &recorder{}
-	s, err := New(Config{URL: prom.URL, ScrapeInterval: promtest.ScrapeInterval, Refresh: time.Second, Window: time.Minute}, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, until := sourceOver(t, ctx, prom)
 	replicaA, replicaB := strings.TrimPrefix(a.URL(), "http://"), strings.TrimPrefix(b.URL(), "http://")
 	want := map[string][2]float64{"org/base": {3, 1}, "org/static": {2, 1}, replicaA: {2, 0}, replicaB: {1, 1}}
 	got := func() map[string][2]float64 {
@@ -94,28 +83,14 @@ vllm:lora_requests_info{max_lora="4",running_lora_adapters="",waiting_lora_adapt
 		}
 		return out
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if err := s.RefreshOnce(ctx); err != nil {
-			t.Fatalf("RefreshOnce: %v", err)
-		}
+	until("adapter counts", func() bool {
 		g := got()
-		ok := true
 		for k, v := range want {
-			ok = ok && g[k] == v
-		}
-		if ok {
-			t.Logf("adapters running/waiting: %v", g)
-			return
-		}
-		if time.Now().After(deadline) {
-			keys := make([]string, 0, len(g))
-			for k := range g {
-				keys = append(keys, k)
+			if g[k] != v {
+				return false
 			}
-			sort.Strings(keys)
-			t.Fatalf("adapters running/waiting %v (endpoints %v), want %v", g, keys, want)
 		}
-		time.Sleep(time.Second)
-	}
+		t.Logf("adapters running/waiting: %v", g)
+		return true
+	}, func() string { return fmt.Sprintf("adapters running/waiting %v, want %v", got(), want) })
 }

@@ -3,7 +3,7 @@
 package promql
 
 import (
-	"context"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,23 +21,14 @@ import (
 // wrote them; the router's model row and its replica are its only rows
 // (none for the pool's series, which name no model).
 func TestIntegrationRouterPool(t *testing.T) {
-	t.Parallel()
-	if promtest.Binary() == "" {
-		t.Skip("prometheus binary not found: " + promtest.InstallHint)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := promIntegration(t)
 	var shift atomic.Int64
 	pd := simtest.StartPD(t, 11, &shift)
 	prom := promtest.Start(t, promtest.Target{Job: "epp", URL: pd.Router().URL() + "/metrics"})
 	prom.WaitTargetsUp(t, 30*time.Second)
 	prom.WaitForSeries(t, "llm_d_epp_ready_endpoints", 1, 30*time.Second)
 
-	rec := &recorder{}
-	s, err := New(Config{URL: prom.URL, ScrapeInterval: promtest.ScrapeInterval, Refresh: time.Second, Window: time.Minute}, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, until := sourceOver(t, ctx, prom)
 	router := pd.Model()
 	latest := func(sig telemetry.Signal) (float64, bool) {
 		obs := rec.find(telemetry.KindSample, router, sig)
@@ -53,23 +44,11 @@ func TestIntegrationRouterPool(t *testing.T) {
 		}
 		return ss[0].Value
 	}
-	until := func(what string, done func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for !done() {
-			if time.Now().After(deadline) {
-				t.Fatalf("no %s within 30s: endpoints %v", what, announced(rec))
-			}
-			time.Sleep(time.Second)
-			if err := s.RefreshOnce(ctx); err != nil {
-				t.Fatalf("RefreshOnce: %v", err)
-			}
-		}
-	}
+	state := func() string { return fmt.Sprintf("endpoints %v", announced(rec)) }
 	readyIs := func(n float64) func() bool {
 		return func() bool { v, ok := latest(telemetry.RouterPoolReady); return ok && v == n }
 	}
-	until("3 ready endpoints", readyIs(float64(len(pd.Workers()))))
+	until("3 ready endpoints", readyIs(float64(len(pd.Workers()))), state)
 	// Read as the model's, not as a series of no model (the GPU joins'
 	// path, which warns that it joins nothing).
 	if w := rec.status(t).Warnings; len(w) != 0 {
@@ -89,7 +68,7 @@ func TestIntegrationRouterPool(t *testing.T) {
 	if err := pd.Decode()[0].Close(); err != nil {
 		t.Fatal(err)
 	}
-	until("2 ready endpoints after a decode worker closed", readyIs(2))
+	until("2 ready endpoints after a decode worker closed", readyIs(2), state)
 }
 
 // announced lists the endpoints announced, in order of first sight.
