@@ -467,7 +467,12 @@ func trtllmFailures() []string { return []string{"cancelled", "timeout"} }
 // deltas of kvCacheStats reusedBlocks/missedBlocks) are from a further
 // stored version of collector.py (store file id 51768800280, which has no
 // cached-prompt counter): block-granular, so read after the token counters.
-// Model label also in the ai-dynamo docs. No capture.
+// Model label also in the ai-dynamo docs. The capture
+// dynamo-trtllm-worker-qwen3-0.6b-metrics.txt (a TensorRT-LLM worker
+// behind Dynamo, from Dynamo's docs) holds the trtllm_ request histograms
+// (TTFT, TPOT, e2e, queue) and request_success_total with the labels
+// engine_type and model_name; its TPOT takes one observation per request.
+// The other names: source only.
 func trtllm() Spec {
 	return Spec{
 		Engine:      telemetry.EngineTRTLLM,

@@ -59,6 +59,7 @@ func engineTargets(t *testing.T) []*engineTarget {
 		{"nim-llama3.1-8b-metrics.txt", telemetry.EngineNIM},
 		{"ik-llamacpp-server-metrics.txt", telemetry.EngineLlamaCpp},
 		{"dynamo-frontend-qwen3-0.6b-metrics.txt", telemetry.EngineDynamo},
+		{"dynamo-trtllm-worker-qwen3-0.6b-metrics.txt", telemetry.EngineTRTLLM},
 	} {
 		add(strings.TrimSuffix(c.file, ".txt"), c.e, fixtures.Read(t, "metrics", c.file))
 	}

@@ -45,3 +45,36 @@ func TestDiagnosisDynamoFrontendCapture(t *testing.T) {
 	tg, obs = scrapeCapture(t, freshPage(failed), failed, nil)
 	checkErrorCounts(t, obs, tg.host()+"/qwen/qwen3-0.6b", 1, 1)
 }
+
+// A TensorRT-LLM worker behind Dynamo, a real page (Dynamo's docs, two
+// requests to Qwen3-0.6B): read as TensorRT-LLM by its trtllm_ names,
+// one endpoint by model_name (Dynamo's dynamo_component_* families, with
+// their model label and label-less uptime, are not read and add none);
+// its time_per_output_token histogram takes one observation per request,
+// the TPOT, and no TPOT is derived.
+func TestDiagnosisDynamoTRTLLMWorkerCapture(t *testing.T) {
+	raw := readFixture(t, "dynamo-trtllm-worker-qwen3-0.6b-metrics.txt")
+	tg, obs := scrapeCapture(t, freshPage(raw), raw, nil)
+	ep := tg.host() + "/Qwen/Qwen3-0.6B"
+	if got := endpoints(obs); len(got) != 1 || got[0] != ep {
+		t.Fatalf("endpoints %v, want only %s", got, ep)
+	}
+	if info := one(t, obs, telemetry.KindEndpoint, ep, "").Info; info.Engine != telemetry.EngineTRTLLM {
+		t.Fatalf("engine %q, want trtllm", info.Engine)
+	}
+	checkPhase(t, obs, raw, ep, telemetry.TTFT, "trtllm_time_to_first_token_seconds")
+	checkPhase(t, obs, raw, ep, telemetry.TPOT, "trtllm_time_per_output_token_seconds")
+	checkPhase(t, obs, raw, ep, telemetry.E2E, "trtllm_e2e_request_latency_seconds")
+	checkPhase(t, obs, raw, ep, telemetry.QueueTime, "trtllm_request_queue_time_seconds")
+	requests := pageSum(t, raw, "trtllm_request_success_total") // 2
+	if tpot := one(t, obs, telemetry.KindHistogram, ep, telemetry.TPOT); tpot.Buckets[len(tpot.Buckets)-1].Count != requests {
+		t.Errorf("TPOT observations %v, want one per request (%v)", tpot.Buckets[len(tpot.Buckets)-1].Count, requests)
+	}
+	checkSample(t, obs, ep, telemetry.RequestRate, requests)
+	checkErrorCounts(t, obs, ep, 0, requests)
+	for _, sig := range []telemetry.Signal{telemetry.ITL, telemetry.Running, telemetry.OutputTPS, telemetry.KVCache} {
+		if got := find(obs, telemetry.KindSample, ep, sig); len(got) != 0 {
+			t.Errorf("%s from a page without its family: %s", sig, dump(got))
+		}
+	}
+}
