@@ -469,6 +469,9 @@ func TestGeneratedQueriesRunOnBothStores(t *testing.T) {
 			for _, q := range qs.fresh {
 				jobs = append(jobs, job{kind: instantJob, query: s.expand.expand(q)})
 			}
+			for _, q := range qs.lora {
+				jobs = append(jobs, job{kind: instantJob, signal: loraSignal, query: s.expand.expand(q)})
+			}
 			for _, sig := range signalsOf(qs.value) {
 				for _, q := range qs.value[sig] {
 					jobs = append(jobs, job{kind: instantJob, signal: sig, query: s.expand.expand(q)})
