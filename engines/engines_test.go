@@ -285,3 +285,17 @@ func TestPageWideAliasesHaveModels(t *testing.T) {
 		}
 	}
 }
+
+// A spec's names are listed once each, though several signals read one
+// family (vLLM's request_success_total: request rate and errors).
+func TestSpecNamesOnce(t *testing.T) {
+	for _, s := range All() {
+		seen := map[string]bool{}
+		for _, n := range s.Names() {
+			if seen[n] {
+				t.Errorf("%s: %s listed twice", s.Engine, n)
+			}
+			seen[n] = true
+		}
+	}
+}

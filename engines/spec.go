@@ -138,7 +138,7 @@ func (s Spec) Names() []string {
 	seen := map[string]bool{}
 	add := func(names ...string) {
 		for _, n := range names {
-			if n != "" {
+			if n != "" && !seen[n] {
 				seen[n] = true
 				out = append(out, n)
 			}
