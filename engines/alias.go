@@ -88,6 +88,10 @@ type Alias struct {
 	// engine step (vLLM's ITL): under speculative decoding a step emits
 	// several tokens, so its mean is no time per token.
 	PerStep bool
+	// PageWide marks a gauge whose series name no model (a router's
+	// pool gauges, labelled by the pool): combined over its series by Agg,
+	// it is the figure of every model the page serves.
+	PageWide bool
 	// Buckets are a histogram's default upper bounds as the engine
 	// exposes them (before Scale, without +Inf); nil where unknown. They
 	// say what a query on the histogram can resolve: nothing inside a

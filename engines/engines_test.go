@@ -264,3 +264,38 @@ func TestTableIsConsistent(t *testing.T) {
 		}
 	}
 }
+
+// An adapter list is of distinct names: blanks and repeats dropped.
+func TestLoRAAdapterNames(t *testing.T) {
+	if got := (LoRAInfo{}).Adapters(" a, b,,a "); strings.Join(got, "|") != "a|b" {
+		t.Errorf("Adapters: %q, want a|b", got)
+	}
+}
+
+// A page-wide gauge is given to the models a page serves: its engine must
+// count requests per model (PromQL joins it onto them).
+func TestPageWideAliasesHaveModels(t *testing.T) {
+	for _, s := range All() {
+		for sig, aliases := range s.Signals {
+			for _, a := range aliases {
+				if a.PageWide && (len(s.Signals[telemetry.RequestRate]) == 0 || len(s.ModelLabels) == 0 || a.Type != Gauge) {
+					t.Errorf("%s %s: page-wide %s on an engine without per-model request counters, or not a gauge", s.Engine, sig, a.Name)
+				}
+			}
+		}
+	}
+}
+
+// A spec's names are listed once each, though several signals read one
+// family (vLLM's request_success_total: request rate and errors).
+func TestSpecNamesOnce(t *testing.T) {
+	for _, s := range All() {
+		seen := map[string]bool{}
+		for _, n := range s.Names() {
+			if seen[n] {
+				t.Errorf("%s: %s listed twice", s.Engine, n)
+			}
+			seen[n] = true
+		}
+	}
+}

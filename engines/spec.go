@@ -1,6 +1,10 @@
 package engines
 
-import "github.com/ttftop/ttftop/telemetry"
+import (
+	"strings"
+
+	"github.com/ttftop/ttftop/telemetry"
+)
 
 // Queue is the server-side queueing time signal (request waiting before
 // scheduling), kept as an alias of telemetry.QueueTime.
@@ -61,6 +65,20 @@ type LoRAInfo struct {
 	Info, RunningLabel, WaitingLabel, MaxLabel string
 }
 
+// Adapters splits one of the info gauge's comma-separated adapter lists
+// into its distinct, non-empty names.
+func (LoRAInfo) Adapters(list string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Spec is everything ttftop knows about one engine's metrics.
 type Spec struct {
 	Engine telemetry.Engine
@@ -87,6 +105,11 @@ type Spec struct {
 	KV KVInfo
 	// LoRA locates the adapters in use; zero when the engine lists none.
 	LoRA LoRAInfo
+	// RoleLabel is the label by which a worker names its role in a
+	// disaggregated model (telemetry.RolePrefill or RoleDecode; other
+	// values, such as SGLang's "unified", name none); "" when the engine's
+	// pages do not say.
+	RoleLabel string
 }
 
 // ModelLabel returns the preferred model label, or "" when there is none.

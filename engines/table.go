@@ -28,6 +28,12 @@ func counterNote(name, note string) Alias {
 	return Alias{Name: name, Type: Counter, Note: note}
 }
 
+// poolGauge is a router's gauge of its pool, labelled by the pool's name
+// and no model: the figure of every model the router serves.
+func poolGauge(name string, agg Agg, note string) Alias {
+	return Alias{Name: name, Type: Gauge, Agg: agg, PageWide: true, Note: note}
+}
+
 // perGPUCounter is a counter each rank exposes per GPU: averaged over
 // ranks, never summed.
 func perGPUCounter(name, note string) Alias {
@@ -159,14 +165,35 @@ func vllm() Spec {
 // SGLang's metrics test (store file ids 2817318981, 69212803927) and its
 // production_metrics.md reference (store file id 54655348608). Not read:
 // sglang:num_retracted_reqs, a gauge of the last step's retractions.
-// The P/D families sglang:kv_transfer_latency_ms (histogram, ms) and
+// The P/D families sglang:kv_transfer_latency_ms and
 // sglang:num_transfer_failed_reqs_total are from production_metrics.md
-// (store file id 54655348608), no capture: tested on table-generated
-// pages. Not read: sglang:kv_transfer_speed_gb_s (a per-request speed, not
-// a throughput), sglang:kv_transfer_total_mb (whether MB is 10⁶ or 2²⁰
-// bytes is not said), and the P/D queue gauges
-// num_{prefill_prealloc,prefill_inflight,decode_prealloc,decode_transfer}_queue_reqs,
-// which need the pool view of a P/D model to mean something.
+// (store file id 54655348608) and collector.py: a histogram (buckets 1 …
+// 5000 ms) in current versions, read as the KV transfer time; a gauge of
+// the last transfer in collector.py @
+// 00ae9c1590d2d0bb6c0bfff39e312c34ae3dd538, not read (one transfer is no
+// distribution; a direct scrape skips a family declared gauge where the
+// table reads a histogram). Both are observed on the prefill worker when a
+// request's KV has been sent (disaggregation/prefill.py
+// process_disagg_prefill_inflight_queue, store file id 58615488336), so
+// they are prefill-pool figures. SGLang's router posts each request to
+// the prefill and the decode worker at once (mini_lb's asyncio.gather,
+// store file id 9768748569), so a decode worker's TTFT spans the prefill
+// and the transfer: its P/D TTFT is not split (docs/disaggregated.md). The P/D queue gauges of the same
+// collector.py: sglang:num_decode_transfer_queue_reqs (a decode worker's
+// requests whose KV is in transfer, vLLM's deferred waiting) is read as
+// waiting_deferred; not read: num_decode_prealloc_queue_reqs (waiting for
+// KV memory to be reserved), num_prefill_prealloc_queue_reqs (renamed
+// num_prefill_bootstrap_queue_reqs in later versions: prefill requests
+// waiting for their decode worker's handshake) and
+// num_prefill_inflight_queue_reqs (KV being sent), which no signal
+// defines yet. All are registered on every worker and set only in their
+// role, so a zero says nothing of the role; SGLang's own role is its
+// engine_type label (prefill, decode; unified when not disaggregated:
+// disagg_mode_str in collector.py, and engine_type="unified" in Dynamo's
+// SGLang worker example, docs/observability/metrics_examples/sglang.log).
+// No capture of a P/D worker: tested on table-generated pages. Not read:
+// sglang:kv_transfer_speed_gb_s (a per-request speed, not a throughput),
+// sglang:kv_transfer_total_mb (whether MB is 10⁶ or 2²⁰ bytes is not said).
 func sglang() Spec {
 	return Spec{
 		Engine:      telemetry.EngineSGLang,
@@ -199,11 +226,14 @@ func sglang() Spec {
 			telemetry.EngineReadBytes: {perGPUCounter("sglang:estimated_read_bytes_per_gpu_total",
 				"--enable-mfu-metrics; estimated per-GPU bytes")},
 			telemetry.KVTransferTime: {{Name: "sglang:kv_transfer_latency_ms", Type: Histogram, Scale: 1e-3,
-				Note: "P/D: per transferred request, in ms"}},
+				Note: "P/D: per transferred request, timed on the prefill worker"}},
 			telemetry.KVTransferFailures: {counterNote("sglang:num_transfer_failed_reqs_total", "P/D: requests whose KV transfer failed")},
+			telemetry.WaitingDeferred: {gaugeNote("sglang:num_decode_transfer_queue_reqs",
+				"P/D decode worker: requests whose KV is in transfer; SGLang keeps them beside its waiting queue, not in it")},
 		},
-		Errors: []ErrorCounters{{Failed: "sglang:num_aborted_requests_total", All: "sglang:num_requests_total"}},
-		KV:     KVInfo{LiveTokens: "sglang:num_used_tokens"},
+		Errors:    []ErrorCounters{{Failed: "sglang:num_aborted_requests_total", All: "sglang:num_requests_total"}},
+		KV:        KVInfo{LiveTokens: "sglang:num_used_tokens"},
+		RoleLabel: "engine_type",
 	}
 }
 
@@ -437,7 +467,12 @@ func trtllmFailures() []string { return []string{"cancelled", "timeout"} }
 // deltas of kvCacheStats reusedBlocks/missedBlocks) are from a further
 // stored version of collector.py (store file id 51768800280, which has no
 // cached-prompt counter): block-granular, so read after the token counters.
-// Model label also in the ai-dynamo docs. No capture.
+// Model label also in the ai-dynamo docs. The capture
+// dynamo-trtllm-worker-qwen3-0.6b-metrics.txt (a TensorRT-LLM worker
+// behind Dynamo, from Dynamo's docs) holds the trtllm_ request histograms
+// (TTFT, TPOT, e2e, queue) and request_success_total with the labels
+// engine_type and model_name; its TPOT takes one observation per request.
+// The other names: source only.
 func trtllm() Spec {
 	return Spec{
 		Engine:      telemetry.EngineTRTLLM,
@@ -491,9 +526,24 @@ func trtllm() Spec {
 // Source: ai-dynamo/dynamo @ 79a21ca4f5200e76a2bcc19580eb6176298c7e59 :
 // lib/llm/src/http/service/metrics.rs (Metrics::new: label sets, the
 // status values success/error) and @ 4415465e3e0d30b12163c3c3f15d49ed78b300a8
-// : lib/runtime/src/metrics/prometheus_names.rs (frontend_service names).
-// No capture. Not read: dynamo_frontend_cached_tokens, a per-request
-// histogram whose hit rate would be a ratio of two histogram sums.
+// : lib/runtime/src/metrics/prometheus_names.rs (frontend_service names;
+// the version @ 04070c75b52f33346a2d5723eed93a0093e77bad has the same).
+// Every name read is in the capture dynamo-frontend-qwen3-0.6b-metrics.txt
+// (Dynamo's docs/observability/metrics_examples/fe.log: one unary request;
+// its ITL counts 299 gaps for 300 tokens, a per-token histogram); the
+// error status value is from metrics.rs only. Not read:
+// dynamo_frontend_cached_tokens, a per-request histogram whose hit rate
+// would be a ratio of two histogram sums; the router's kv_hit_rate, a
+// prediction at routing time, not a measured hit; the per-worker gauges
+// (worker_active_decode_blocks, worker_active_prefill_tokens,
+// worker_last_time_to_first_token_seconds, labels worker_id, dp_rank,
+// worker_type: the last request's figure, not a distribution) and
+// router_queue_pending_requests (per worker_type); the model_* config
+// gauges, whose model label keeps the served name's case
+// ("Qwen/Qwen3-0.6B" beside "qwen/qwen3-0.6b" in the capture). The
+// workers' own pages keep their engine's names beside dynamo_component_*
+// (the work handler's request counters, not read: the engine's own say
+// more).
 func dynamoFrontend() Spec {
 	return Spec{
 		Engine:      telemetry.EngineDynamo,
@@ -526,8 +576,14 @@ func dynamoFrontend() Spec {
 // summed over). Current versions write llm_d_epp_* and still the
 // Gateway API Inference Extension's inference_objective_* beside them, read
 // as the fallback. Its pool gauges (ready_endpoints, average_queue_size,
-// average_kv_cache_utilization) carry the pool's name, not a model, and are
-// not read yet.
+// average_kv_cache_utilization; the old inference_pool_ready_pods and
+// inference_pool_average_* beside them) carry the pool's name, not a
+// model: read as the pool's figures on every model row of the router (one
+// router, one InferencePool, as llm-d deploys them). Their names and the
+// name label from the llm-d router's docs ("Inference pool" table, store
+// file id 59771664966) and the Gateway API Inference Extension's metrics
+// table (store file id 7135792075); the KV figure is the mean of the pods'
+// own 0–1 fractions. No capture: tested on the simulator's router page.
 //
 // Source: the llm-d router's pkg/epp/metrics/metrics.go (store file ids
 // 54664698492 and 60103722782: request_ttft_seconds "from request received
@@ -566,6 +622,12 @@ func llmdRouter() Spec {
 				"the router's own count against the TTFT goal its requests carry")},
 			telemetry.RouterTPOTMisses: {counterNote("inference_objective_request_tpot_slo_violation_total",
 				"the router's own count against the TPOT goal its requests carry")},
+			telemetry.RouterPoolReady: {poolGauge("llm_d_epp_ready_endpoints", Sum, "ready endpoints of the router's pool"),
+				poolGauge("inference_pool_ready_pods", Sum, "ready pods of the router's pool; the old name")},
+			telemetry.RouterPoolQueue: {poolGauge("llm_d_epp_average_queue_size", Max, "the pool's mean queue per endpoint"),
+				poolGauge("inference_pool_average_queue_size", Max, "the pool's mean queue per endpoint; the old name")},
+			telemetry.RouterPoolKV: {poolGauge("llm_d_epp_average_kv_cache_utilization", Max, "the pool's mean KV-cache use"),
+				poolGauge("inference_pool_average_kv_cache_utilization", Max, "the pool's mean KV-cache use; the old name")},
 		},
 		Errors: []ErrorCounters{
 			{Failed: "llm_d_epp_request_error_total", All: "llm_d_epp_request_total"},

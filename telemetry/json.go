@@ -80,6 +80,8 @@ func (s Signal) JSONUnit() (unit string, displayPer float64) {
 		return "adapters", 1
 	case WaitingDeferred:
 		return "requests", 1
+	case RouterPoolReady:
+		return "endpoints", 1
 	}
 	return JSONUnit(s.Info().Unit)
 }

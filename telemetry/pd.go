@@ -22,14 +22,31 @@ const (
 	RouterTPOTMisses Signal = "router_tpot_slo_violations_per_s"
 )
 
+// Router pool signals: the router's own view of the pool of workers
+// behind it (the llm-d router's InferencePool gauges), shown on the
+// router's rows for every model it serves.
+const (
+	RouterPoolReady Signal = "router_pool_ready_endpoints"
+	RouterPoolQueue Signal = "router_pool_queue_avg"
+	RouterPoolKV    Signal = "router_pool_kv_cache_avg"
+)
+
 // RouterSignals lists them in display order.
-func RouterSignals() []Signal { return []Signal{RouterTTFTMisses, RouterTPOTMisses} }
+func RouterSignals() []Signal {
+	return []Signal{RouterTTFTMisses, RouterTPOTMisses, RouterPoolReady, RouterPoolQueue, RouterPoolKV}
+}
 
 var routerSignalInfo = map[Signal]SignalInfo{
 	RouterTTFTMisses: {Unit: "/s", Scale: 1, CounterRate: true, Title: "TTFT misses",
 		Definition: "router: requests per second whose TTFT the router counted over its own objective (its SLO-violation counter, not ttftop's SLO)"},
 	RouterTPOTMisses: {Unit: "/s", Scale: 1, CounterRate: true, Title: "TPOT misses",
 		Definition: "router: requests per second whose TPOT the router counted over its own objective (its SLO-violation counter, not ttftop's SLO)"},
+	RouterPoolReady: {Unit: "", Scale: 1, Title: "pool ready",
+		Definition: "router: endpoints of the pool behind the router that it counts ready, from its own gauge"},
+	RouterPoolQueue: {Unit: "req", Scale: 1, Title: "pool queue",
+		Definition: "router: waiting requests per ready endpoint of the pool, the mean of what the router last read from each"},
+	RouterPoolKV: {Unit: "%", Scale: 100, Title: "pool KV",
+		Definition: "router: KV-cache use averaged over the pool's ready endpoints, as the router last read it from each (a mean: the fullest worker can be fuller)"},
 }
 
 // PDModel is one disaggregated model read from a snapshot: the rows of

@@ -48,5 +48,5 @@ var disaggSignalInfo = map[Signal]SignalInfo{
 	LoRAWaiting: {Unit: "", Scale: 1, Title: "LoRA waiting",
 		Definition: "server: LoRA adapters whose requests wait, from the engine's latest lora_requests_info; with every slot running, the adapter budget holds them"},
 	WaitingDeferred: {Unit: "", Scale: 1, Title: "deferred",
-		Definition: "server: waiting requests held back by a transient constraint (a KV transfer in flight, the LoRA adapter budget), not by capacity; part of waiting"},
+		Definition: "server: requests held back by a transient constraint (a KV transfer in flight, the LoRA adapter budget), not by capacity; vLLM counts them in waiting, SGLang (its decode transfer queue) apart from it"},
 }

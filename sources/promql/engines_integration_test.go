@@ -58,6 +58,8 @@ func engineTargets(t *testing.T) []*engineTarget {
 		{"triton-metrics-excerpt.txt", telemetry.EngineTriton},
 		{"nim-llama3.1-8b-metrics.txt", telemetry.EngineNIM},
 		{"ik-llamacpp-server-metrics.txt", telemetry.EngineLlamaCpp},
+		{"dynamo-frontend-qwen3-0.6b-metrics.txt", telemetry.EngineDynamo},
+		{"dynamo-trtllm-worker-qwen3-0.6b-metrics.txt", telemetry.EngineTRTLLM},
 	} {
 		add(strings.TrimSuffix(c.file, ".txt"), c.e, fixtures.Read(t, "metrics", c.file))
 	}
@@ -320,7 +322,7 @@ func checkAgainstDirect(ctx context.Context, t *testing.T, prom *promtest.Server
 	// vllm-v0.10-specdecode is 0.10 with them. SGLang's ITL is per token
 	// even then (its generated page has the spec gauges).
 	derivedWanted := map[string]bool{"vllm-v0.4-metrics": true, "vllm-v0.10-metrics": true, "sglang-metrics": true,
-		"nim-llama3.1-8b-metrics": true, "synth-nim": true, "synth-dynamo": true, "synth-sglang": true}
+		"nim-llama3.1-8b-metrics": true, "synth-nim": true, "synth-dynamo": true, "dynamo-frontend-qwen3-0.6b-metrics": true, "synth-sglang": true}
 	if derivedWanted[tgt.job] != derivedOnly(all, r.info.Name, telemetry.TPOT) {
 		t.Errorf("%s: TPOT derived from the ITL mean: %v, want %v", r.info.Name, !derivedWanted[tgt.job], derivedWanted[tgt.job])
 	}
@@ -466,6 +468,9 @@ func TestGeneratedQueriesRunOnBothStores(t *testing.T) {
 			var jobs []job
 			for _, q := range qs.fresh {
 				jobs = append(jobs, job{kind: instantJob, query: s.expand.expand(q)})
+			}
+			for _, q := range qs.lora {
+				jobs = append(jobs, job{kind: instantJob, signal: loraSignal, query: s.expand.expand(q)})
 			}
 			for _, sig := range signalsOf(qs.value) {
 				for _, q := range qs.value[sig] {

@@ -30,6 +30,8 @@ type querySet struct {
 	// kv reads KV-cache capacity and live tokens for the MBU estimate
 	// (mbu.go); run only when a configured model has a KV term.
 	kv []string
+	// lora reads the engines' LoRA info gauges (lora.go).
+	lora []string
 }
 
 // maxQueryBytes keeps every query under VictoriaMetrics' default
@@ -120,7 +122,7 @@ func (g generator) generate(fams []*family) querySet {
 			order = append(order, sig)
 		}
 	}
-	var fresh, kv []string
+	var fresh, kv, lora []string
 	for _, f := range fams {
 		rep := g.by(f, true)
 		for _, sig := range signalOrder(f.spec) {
@@ -147,6 +149,9 @@ func (g generator) generate(fams []*family) querySet {
 		if k := g.kvInfoExpr(f, rep); k != "" {
 			kv = append(kv, k)
 		}
+		if l := g.loraExpr(f); l != "" {
+			lora = append(lora, l)
+		}
 	}
 	for _, sig := range order {
 		if len(hist[sig]) > 0 {
@@ -160,6 +165,7 @@ func (g generator) generate(fams []*family) querySet {
 	qs.value[telemetry.GPUPower] = []string{g.gpuPowerExpr()}
 	qs.fresh = chunks(fresh)
 	qs.kv = chunks(kv)
+	qs.lora = chunks(lora)
 	return qs
 }
 
@@ -196,6 +202,9 @@ func (f *family) claimed(series, inner string) string {
 // presence is the set of endpoints (grouped by by) where alias a has
 // series: an earlier alias present there wins over later ones.
 func (f *family) presence(a engines.Alias, by string) string {
+	if a.PageWide {
+		return "group by (" + by + ") (" + pageWideExpr(f, a, by) + ")"
+	}
 	name := a.Name
 	switch a.Type {
 	case engines.Histogram, engines.HistogramSum:
@@ -288,6 +297,10 @@ func valueExpr(f *family, a engines.Alias, by string, mean bool) string {
 	var e string
 	switch a.Type {
 	case engines.Gauge:
+		if a.PageWide {
+			e = pageWideExpr(f, a, by)
+			break
+		}
 		e = promAgg(a.Agg) + " by (" + by + ") (" + f.claimed(a.Name, selector(a.Name, a.Match, "")) + ")"
 	case engines.Counter:
 		e = promAgg(a.Agg) + " by (" + by + ") (" + f.claimed(a.Name, afreshRate(selector(a.Name, a.Match, ""))) + ")"

@@ -60,6 +60,9 @@ func (s *Source) refresh(ctx context.Context) error {
 	for _, q := range st.queries.kv {
 		phase1 = append(phase1, job{kind: instantJob, signal: kvCapacitySignal, query: s.expand.expand(q)})
 	}
+	for _, q := range st.queries.lora {
+		phase1 = append(phase1, job{kind: instantJob, signal: loraSignal, query: s.expand.expand(q)})
+	}
 	if listNames {
 		phase1 = append(phase1, names)
 	}
@@ -136,6 +139,8 @@ func (s *Source) refresh(ctx context.Context) error {
 		switch {
 		case a.kind == instantJob && a.signal == kvCapacitySignal:
 			rd.kvInfo(a)
+		case a.kind == instantJob && a.signal == loraSignal:
+			rd.lora(a)
 		case a.kind == instantJob && a.signal != "" && a.signal != upSignal:
 			rd.gauge(a)
 		}

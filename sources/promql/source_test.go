@@ -370,7 +370,7 @@ func TestQueryCountIndependentOfEndpoints(t *testing.T) {
 			t.Fatalf("%d endpoints discovered, want %d", got, models)
 		}
 		qs := s.state.queries
-		planned = len(qs.fresh) + 1 // and the up query (target health)
+		planned = len(qs.fresh) + 1 + len(qs.lora) // and the up query (target health), the LoRA info
 		for _, q := range qs.value {
 			planned += len(q)
 		}
@@ -388,14 +388,14 @@ func TestQueryCountIndependentOfEndpoints(t *testing.T) {
 	// one engine it found, and no GPU query without DCGM series: the
 	// freshness query and one query per vLLM signal of the table (as of
 	// writing 6 instant: tok/s, running, waiting, KV, errors, derived TPOT;
-	// 5 histograms: TTFT, TPOT, ITL, E2E, queue). Second: the same
-	// without the listing.
+	// 5 histograms: TTFT, TPOT, ITL, E2E, queue), and its LoRA info
+	// query. Second: the same without the listing.
 	if a1 != plan+1 || a2 != plan || plan < 12 {
 		t.Errorf("refreshes made %d and %d requests, want %d and %d (and at least 12 queries)", a1, a2, plan+1, plan)
 	}
 	spec, _ := engines.Lookup(telemetry.EngineVLLM)
-	if want := len(spec.Signals) + 4; plan != want {
-		t.Errorf("%d queries planned, want %d: one per vLLM signal, the derived TPOT, errors, freshness and up", plan, want)
+	if want := len(spec.Signals) + 5; plan != want {
+		t.Errorf("%d queries planned, want %d: one per vLLM signal, the derived TPOT, errors, freshness, up and LoRA", plan, want)
 	}
 }
 

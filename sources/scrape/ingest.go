@@ -82,9 +82,14 @@ func (sc *scrape) run() {
 		return
 	}
 	sc.defModel = sc.defaultModel()
+	var pageWide []telemetry.Signal
 	for _, sig := range sc.spec.SignalOrder() {
 		a, ok := sc.choose(sc.spec.Signals[sig])
 		if !ok {
+			continue
+		}
+		if a.PageWide {
+			pageWide = append(pageWide, sig) // once every model is known
 			continue
 		}
 		if err := sc.familyErr(a); err != nil {
@@ -104,6 +109,14 @@ func (sc *scrape) run() {
 			sc.ratio(sig, a)
 		}
 	}
+	for _, sig := range pageWide {
+		a, _ := sc.choose(sc.spec.Signals[sig])
+		if err := sc.familyErr(a); err != nil {
+			sc.warn(err.Error())
+			continue
+		}
+		sc.pageGauge(sig, a)
+	}
 	sc.errorRate()
 	sc.mbu()
 	sc.lora()
@@ -114,7 +127,7 @@ func (sc *scrape) run() {
 func (sc *scrape) choose(aliases []engines.Alias) (engines.Alias, bool) {
 	for _, a := range aliases {
 		f := sc.page.Families[a.Name]
-		if f == nil || !anyMatch(f, a) {
+		if f == nil || !anyMatch(f, a) || !typeFits(f, a) {
 			continue
 		}
 		if a.Per != "" && sc.page.Families[a.Per] == nil {
@@ -123,6 +136,22 @@ func (sc *scrape) choose(aliases []engines.Alias) (engines.Alias, bool) {
 		return a, true
 	}
 	return engines.Alias{}, false
+}
+
+// typeFits reports whether a family declared gauge can carry the alias:
+// a gauge alias a gauge, a histogram alias a histogram. One name is
+// exposed as either by different versions (SGLang's
+// kv_transfer_latency_ms, a gauge before it was a histogram); other
+// families keep being read as the table says.
+func typeFits(f *expo.Family, a engines.Alias) bool {
+	histogram := a.Type == engines.Histogram || a.Type == engines.HistogramSum
+	switch f.Type {
+	case expo.Gauge:
+		return !histogram
+	case expo.Histogram:
+		return histogram
+	}
+	return true
 }
 
 func anyMatch(f *expo.Family, a engines.Alias) bool {

@@ -1,8 +1,6 @@
 package scrape
 
 import (
-	"strings"
-
 	"github.com/ttftop/ttftop/sources/scrape/expo"
 	"github.com/ttftop/ttftop/telemetry"
 )
@@ -37,20 +35,6 @@ func (sc *scrape) lora() {
 	default:
 		return
 	}
-	sc.emitValue(mv, telemetry.LoRARunning, float64(len(adapterNames(latest.Label(li.RunningLabel)))), false)
-	sc.emitValue(mv, telemetry.LoRAWaiting, float64(len(adapterNames(latest.Label(li.WaitingLabel)))), false)
-}
-
-// adapterNames splits a comma-separated adapter list into its distinct,
-// non-empty names.
-func adapterNames(list string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, n := range strings.Split(list, ",") {
-		if n = strings.TrimSpace(n); n != "" && !seen[n] {
-			seen[n] = true
-			out = append(out, n)
-		}
-	}
-	return out
+	sc.emitValue(mv, telemetry.LoRARunning, float64(len(li.Adapters(latest.Label(li.RunningLabel)))), false)
+	sc.emitValue(mv, telemetry.LoRAWaiting, float64(len(li.Adapters(latest.Label(li.WaitingLabel)))), false)
 }

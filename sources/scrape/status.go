@@ -51,7 +51,7 @@ func (s *Scraper) succeed(sc *scrape, latency time.Duration) {
 		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: sc.at, Endpoint: name,
 			Source: s.source, Interval: s.cfg.Interval,
 			Info: &telemetry.Endpoint{Name: name, BaseURL: s.baseURL, Model: mv.model, Engine: sc.det.Engine,
-				Unmeasurable: never, Labels: s.endpointLabels(sc.at)}})
+				Unmeasurable: never, Labels: s.endpointLabels(sc.at, sc.role())}})
 		s.sink.Observe(targetUp(s.source, name, sc.at, s.cfg.Interval, 1))
 	}
 	for _, o := range sc.obs {
@@ -100,13 +100,16 @@ func (s *Scraper) baseStatus(latency time.Duration) telemetry.SourceStatus {
 }
 
 // endpointLabels are the labels each announcement sets: the target is up
-// (LabelTarget taken off: no longer down), and the restarted label, set for
+// (LabelTarget taken off: no longer down), its role (configured, else the
+// page's own, pageRole), and the restarted label, set for
 // telemetry.RestartedFor after a restart (a counter went back, a new
 // process start), then taken off ("").
-func (s *Scraper) endpointLabels(now time.Time) map[string]string {
+func (s *Scraper) endpointLabels(now time.Time, pageRole string) map[string]string {
 	labels := map[string]string{telemetry.LabelTarget: ""}
 	if s.cfg.Role != "" {
 		labels[telemetry.LabelRole] = s.cfg.Role
+	} else if pageRole != "" {
+		labels[telemetry.LabelRole] = pageRole
 	}
 	if at := s.st.restartedAt; !at.IsZero() {
 		v := ""
