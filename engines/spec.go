@@ -87,6 +87,11 @@ type Spec struct {
 	KV KVInfo
 	// LoRA locates the adapters in use; zero when the engine lists none.
 	LoRA LoRAInfo
+	// RankLabels name a series' data-parallel rank, tried in order; empty
+	// when the engine labels none. A model whose series carry two ranks or
+	// more is shown with its ranks under it (docs/disaggregated.md, "Data-
+	// parallel ranks"); its own figures combine them by each Alias.Agg.
+	RankLabels []string
 }
 
 // ModelLabel returns the preferred model label, or "" when there is none.

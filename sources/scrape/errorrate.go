@@ -54,13 +54,17 @@ func (sc *scrape) errorRate() {
 			return
 		}
 		for _, ser := range f.Series {
-			mv := sc.model(ser)
 			d, st := sc.s.st.counterDelta(name, ser, ser.Value)
-			if toAll {
-				get(all, mv).add(d, st)
-			}
-			if toFailed && (!filter || isFailed(ser.Label(ec.FailedLabel))) {
-				get(failed, mv).add(d, st)
+			for _, mv := range both(sc.modelRank(ser)) {
+				if mv == nil {
+					continue
+				}
+				if toAll {
+					get(all, mv).add(d, st)
+				}
+				if toFailed && (!filter || isFailed(ser.Label(ec.FailedLabel))) {
+					get(failed, mv).add(d, st)
+				}
 			}
 		}
 	}
