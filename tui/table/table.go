@@ -47,6 +47,8 @@ type Model struct {
 	// counts each base's adapters (adapters.go).
 	bases    map[string]string
 	adapters map[string]int
+	// ranks counts each row's data-parallel ranks (ranks.go).
+	ranks  map[string]int
 	folded   int    // replicas of shown aggregates not listed (collapsed)
 	shown    Counts // the shown half, as of the last refresh
 }
@@ -71,6 +73,7 @@ func (m *Model) SetRows(rows []Row) {
 	m.replicas = replicaCounts(rows)
 	m.bases = adapterBases(rows)
 	m.adapters = adapterCounts(m.bases)
+	m.ranks = rankCounts(rows)
 	m.refresh()
 }
 
@@ -190,6 +193,7 @@ func (m *Model) layoutNames() {
 			k.Str(m.rows[it.row].Name())
 			k.Int(m.replicas[m.rows[it.row].Name()])                              // "×N" takes from the name's width
 			k.Int(m.adapters[m.rows[it.row].Name()])                              // and "+N LoRA"
+			k.Int(m.ranks[m.rows[it.row].Name()])                                 // and "dp×N"
 			k.Str(m.rows[it.row].Endpoint.Labels[telemetry.LabelReplicasCounted]) // and "×N/M"
 			k.Str(m.rows[it.row].Endpoint.Labels[telemetry.LabelReplicasDown])    // and "×N, D down"
 		}
