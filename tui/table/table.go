@@ -49,8 +49,8 @@ type Model struct {
 	adapters map[string]int
 	// ranks counts each row's data-parallel ranks (ranks.go).
 	ranks  map[string]int
-	folded   int    // replicas of shown aggregates not listed (collapsed)
-	shown    Counts // the shown half, as of the last refresh
+	folded int    // replicas of shown aggregates not listed (collapsed)
+	shown  Counts // the shown half, as of the last refresh
 }
 
 // Focus says whether the keys go to the table (its cursor is drawn).
