@@ -47,10 +47,10 @@ type Model struct {
 	// counts each base's adapters (adapters.go).
 	bases    map[string]string
 	adapters map[string]int
+	folded   int    // replicas of shown aggregates not listed (collapsed)
+	shown    Counts // the shown half, as of the last refresh
 	// ranks counts each row's data-parallel ranks (ranks.go).
-	ranks  map[string]int
-	folded int    // replicas of shown aggregates not listed (collapsed)
-	shown  Counts // the shown half, as of the last refresh
+	ranks map[string]int
 }
 
 // Focus says whether the keys go to the table (its cursor is drawn).
