@@ -13,13 +13,8 @@ import (
 // A single goroutine (run) owns the running batch and advances a monotonic
 // step schedule; handlers only touch the waiting queue under mu.
 type engine struct {
-	srv *Server
-	idx int
-	// rank is the engine's data-parallel rank in its model (0 without
-	// data parallelism); ranks, on rank 0, lists all of the model's.
-	rank        int
-	ranks       []*engine
-	turn        atomic.Uint64 // rank 0: where the next tie goes
+	srv         *Server
+	idx         int
 	spec        ModelSpec
 	gpu         GPU
 	totalBlocks int
@@ -61,6 +56,11 @@ type engine struct {
 	nextKV int64
 	// lora is the adapters in use as /metrics shows them (lora.go).
 	lora atomic.Pointer[loraInUse]
+	// rank is the engine's data-parallel rank in its model (0 without
+	// data parallelism); ranks, on rank 0, lists all of the model's.
+	rank  int
+	ranks []*engine
+	turn  atomic.Uint64 // rank 0: where the next tie goes
 }
 
 type chunk struct {

@@ -10,11 +10,7 @@ import (
 // ModelStats is a snapshot of one engine, for the demo, tests and tools:
 // one per model, or per data-parallel rank of a model with DPRanks.
 type ModelStats struct {
-	Model string
-	Rank  int // data-parallel rank (0 without)
-	// FirstTokens counts the requests that had their first token: the
-	// TTFT histogram's count as the engine recorded it.
-	FirstTokens     uint64
+	Model           string
 	Running         int
 	Waiting         int
 	KVCacheUsage    float64       // 0–1, as vllm:kv_cache_usage_perc
@@ -29,6 +25,10 @@ type ModelStats struct {
 	Outage          bool
 	Steps           int64
 	Overruns        int64 // times the step schedule was rebased because the process lagged
+	Rank            int   // data-parallel rank (0 without)
+	// FirstTokens counts the requests that had their first token: the
+	// TTFT histogram's count as the engine recorded it.
+	FirstTokens uint64
 }
 
 // Stats returns a snapshot per served model.

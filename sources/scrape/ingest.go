@@ -23,14 +23,14 @@ type scrape struct {
 	hasSpec  bool
 	defModel string
 
-	byRaw  map[string]*modelVals
-	models []*modelVals
-	// nRanks counts each raw model's data-parallel ranks; ranks are the
-	// rank rows of models with two or more (ranks.go).
-	nRanks   map[string]int
-	ranks    []*modelVals
+	byRaw    map[string]*modelVals
+	models   []*modelVals
 	obs      []telemetry.Observation
 	warnings []string
+	// nRanks counts each raw model's data-parallel ranks; ranks are the
+	// rank rows of models with two or more (ranks.go).
+	nRanks map[string]int
+	ranks  []*modelVals
 }
 
 // modelVals is one model (endpoint) of the target, or one data-parallel

@@ -88,12 +88,7 @@ type prevSeries struct {
 	value   float64 // counter value
 	sum     float64 // histogram sum
 	buckets []telemetry.Bucket
-	// before and sumBefore are a histogram's previous reading while this
-	// generation's increment is in use, so a series read again (its model,
-	// then its rank) adds the same increment.
-	before    []telemetry.Bucket
-	sumBefore float64
-	valid     bool
+	valid   bool
 	// cached result of this generation, when a family is read twice
 	status deltaStatus
 	delta  float64
@@ -103,6 +98,11 @@ type prevSeries struct {
 	lost    float64
 	winInc  float64
 	winSpan time.Duration
+	// before and sumBefore are a histogram's previous reading while this
+	// generation's increment is in use, so a series read again (its model,
+	// then its rank) adds the same increment.
+	before    []telemetry.Bucket
+	sumBefore float64
 }
 
 // counterPoint is one reading of a counter: total is its value plus what
