@@ -26,15 +26,7 @@ func TestDataParallelRanks(t *testing.T) {
 		streams = append(streams, st)
 	}
 	for _, st := range streams {
-		for {
-			_, finish, err := st.Recv()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if finish != "" {
-				break
-			}
-		}
+		drain(t, st)
 	}
 	stats := s.Stats()
 	if len(stats) != 2 || stats[0].Rank != 0 || stats[1].Rank != 1 {
@@ -61,5 +53,19 @@ func TestDataParallelRanks(t *testing.T) {
 	}
 	if m := s.Models(); len(m) != 1 || m[0].DPRanks != 2 {
 		t.Errorf("Models() %+v, want the model once", m)
+	}
+}
+
+// drain reads a stream to its end.
+func drain(t *testing.T, st *Stream) {
+	t.Helper()
+	for {
+		_, finish, err := st.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if finish != "" {
+			return
+		}
 	}
 }

@@ -55,10 +55,8 @@ func (sc *scrape) errorRate() {
 		}
 		for _, ser := range f.Series {
 			d, st := sc.s.st.counterDelta(name, ser, ser.Value)
-			for _, mv := range both(sc.modelRank(ser)) {
-				if mv == nil {
-					continue
-				}
+			rows, n := sc.rowsOf(ser)
+			for _, mv := range rows[:n] {
 				if toAll {
 					get(all, mv).add(d, st)
 				}

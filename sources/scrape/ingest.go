@@ -171,8 +171,9 @@ func (sc *scrape) failSignal(sig telemetry.Signal, a engines.Alias, err error) {
 		delete(sc.s.st.fams, n)
 		if f := sc.page.Families[n]; f != nil {
 			for _, ser := range f.Series {
-				for _, mv := range both(sc.modelRank(ser)) {
-					if mv != nil && !seen[mv] {
+				rows, n := sc.rowsOf(ser)
+				for _, mv := range rows[:n] {
+					if !seen[mv] {
 						seen[mv] = true
 						sc.emit(mv, telemetry.Observation{Kind: telemetry.KindFailure, Signal: sig, Err: err.Error()})
 					}

@@ -71,9 +71,26 @@ func (sc *scrape) modelRank(ser *expo.Series) (mv, rk *modelVals) {
 	return mv, rk
 }
 
-// both is a series' model and rank rows, the rank nil when not counted
-// apart.
-func both(mv, rk *modelVals) [2]*modelVals { return [2]*modelVals{mv, rk} }
+// rowsOf are the rows a series counts in, the first n: its model's, and
+// its rank's when the model's ranks are counted apart.
+func (sc *scrape) rowsOf(ser *expo.Series) (rows [2]*modelVals, n int) {
+	mv, rk := sc.modelRank(ser)
+	if rk == nil {
+		return [2]*modelVals{mv}, 1
+	}
+	return [2]*modelVals{mv, rk}, 2
+}
+
+// accFor is mv's accumulator in accs, made and put in order on first use.
+func accFor[A any](accs map[*modelVals]*A, order *[]*modelVals, mv *modelVals) *A {
+	a := accs[mv]
+	if a == nil {
+		a = new(A)
+		accs[mv] = a
+		*order = append(*order, mv)
+	}
+	return a
+}
 
 // rankEndpoint is a rank's announcement: under its model's endpoint,
 // labelled with its rank.

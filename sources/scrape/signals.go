@@ -17,17 +17,9 @@ func (sc *scrape) histogram(sig telemetry.Signal, a engines.Alias) {
 		if !matches(a, ser) {
 			continue
 		}
-		for _, mv := range both(sc.modelRank(ser)) {
-			if mv == nil {
-				continue
-			}
-			acc := accs[mv]
-			if acc == nil {
-				acc = &histAcc{}
-				accs[mv] = acc
-				order = append(order, mv)
-			}
-			sc.s.st.histDelta(a.Name, ser, a.Factor(), acc)
+		rows, n := sc.rowsOf(ser)
+		for _, mv := range rows[:n] {
+			sc.s.st.histDelta(a.Name, ser, a.Factor(), accFor(accs, &order, mv))
 		}
 	}
 	for _, mv := range order {
@@ -60,10 +52,8 @@ func (sc *scrape) gauge(sig telemetry.Signal, a engines.Alias) {
 		if !matches(a, ser) {
 			continue
 		}
-		for _, mv := range both(sc.modelRank(ser)) {
-			if mv == nil {
-				continue
-			}
+		rows, n := sc.rowsOf(ser)
+		for _, mv := range rows[:n] {
 			g := accs[mv]
 			if g == nil {
 				g = &acc{v: math.Inf(-1)}
@@ -160,17 +150,9 @@ func (sc *scrape) counterDeltas(name string, a engines.Alias, fromSum bool) (map
 				v = math.NaN()
 			}
 		}
-		for _, mv := range both(sc.modelRank(ser)) {
-			if mv == nil {
-				continue
-			}
-			c := accs[mv]
-			if c == nil {
-				c = &counterAcc{}
-				accs[mv] = c
-				order = append(order, mv)
-			}
-			c.addWindow(sc.s.st.counterIncrease(name, ser, v)) // computed once per scrape
+		rows, n := sc.rowsOf(ser)
+		for _, mv := range rows[:n] {
+			accFor(accs, &order, mv).addWindow(sc.s.st.counterIncrease(name, ser, v)) // computed once per scrape
 		}
 	}
 	return accs, order
