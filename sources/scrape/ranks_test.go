@@ -76,11 +76,23 @@ func testScrapeRanks(t *testing.T, format string) {
 			}
 		}
 	}
-	obs := scrapeNow()
+	// A running request's first token reaches its client just before its
+	// engine counts it: wait for the counts (polling, with a deadline).
 	counted := map[int]uint64{}
-	for _, st := range srv.Stats() {
-		counted[st.Rank] = st.FirstTokens
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		var sum uint64
+		for _, st := range srv.Stats() {
+			counted[st.Rank] = st.FirstTokens
+			sum += st.FirstTokens
+		}
+		if sum == short+long {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the engines counted %d first tokens of %d requests", sum, short+long)
+		}
 	}
+	obs := scrapeNow()
 
 	model := strings.TrimPrefix(srv.URL(), "http://") + "/" + spec.Name
 	ranks := []string{model + " [dp 0]", model + " [dp 1]"}
