@@ -1,5 +1,7 @@
 package sim
 
+import "fmt"
+
 // Data-parallel ranks (ModelSpec.DPRanks): a model served by several
 // engines of its own, as vLLM --data-parallel-size runs them, each
 // labelled with its rank on /metrics.
@@ -22,4 +24,21 @@ func (e *engine) pickRank() *engine {
 		}
 	}
 	return best
+}
+
+// validateRanks refuses an event for a rank that no model it names has.
+func (s *Server) validateRanks() error {
+	for i, ev := range s.cfg.Scenario.Events {
+		if ev.Rank == nil {
+			continue
+		}
+		found := false
+		for _, e := range s.engines {
+			found = found || (ev.Model == "" || ev.Model == e.spec.Name) && e.rank == *ev.Rank
+		}
+		if !found {
+			return fmt.Errorf("scenario event %d (%s at %s): no model has rank %d (ModelSpec.DPRanks, sim --dp)", i+1, ev.Kind, ev.At, *ev.Rank)
+		}
+	}
+	return nil
 }

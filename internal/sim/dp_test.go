@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -53,6 +54,16 @@ func TestDataParallelRanks(t *testing.T) {
 	}
 	if m := s.Models(); len(m) != 1 || m[0].DPRanks != 2 {
 		t.Errorf("Models() %+v, want the model once", m)
+	}
+}
+
+// An event for a rank no model has is refused, naming the rank.
+func TestEventForMissingRankRefused(t *testing.T) {
+	two := 2
+	_, err := New(Config{Models: []ModelSpec{stepModel("m", 5*time.Millisecond, 1e6)},
+		Scenario: Scenario{Events: []Event{{Kind: EventOutage, Rank: &two}}}})
+	if err == nil || !strings.Contains(err.Error(), "no model has rank 2") {
+		t.Fatalf("New: %v, want the missing rank refused", err)
 	}
 }
 

@@ -153,6 +153,9 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.Scenario.validate(names); err != nil {
 		return nil, err
 	}
+	if err := s.validateRanks(); err != nil {
+		return nil, err
+	}
 	s.gpus = buildGPUs(s)
 	s.handler = s.routes()
 	s.ctx, s.cancel = context.WithCancel(context.Background())
