@@ -472,6 +472,9 @@ func (m *Model) Counts() Counts {
 		if r.Endpoint.Aggregate {
 			c.AllModels++
 		}
+		if r.Endpoint.IsRank() {
+			continue // its server's row counts it down or gone
+		}
 		if h, ok := r.Endpoint.Target(); ok && h.State == telemetry.TargetGone {
 			c.Gone++
 		} else if ok {
