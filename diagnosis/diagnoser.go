@@ -257,10 +257,17 @@ func siblings(snap telemetry.Snapshot, figs map[string]figures, es telemetry.End
 }
 
 // raiseReplicas names replica on a group's aggregate row when one of its
-// replicas is named, with that replica's evidence.
+// replicas is named, with that replica's evidence; and on a server's row
+// when one of its data-parallel ranks is.
 func raiseReplicas(snap telemetry.Snapshot, out []Diagnosis) {
+	ranked := map[string]bool{}
+	for _, es := range snap.Endpoints {
+		if es.IsRank() {
+			ranked[es.Group] = true
+		}
+	}
 	for i, es := range snap.Endpoints {
-		if !es.Aggregate {
+		if !es.Aggregate && !ranked[es.Name] {
 			continue
 		}
 		for j, o := range snap.Endpoints {
@@ -272,6 +279,9 @@ func raiseReplicas(snap telemetry.Snapshot, out []Diagnosis) {
 					continue
 				}
 				f.Summary = "replica " + o.Replica + " far slower than its siblings"
+				if o.IsRank() {
+					f.Summary = o.Replica + " far slower than the server's other ranks"
+				}
 				out[i].Causes = slices.DeleteFunc(out[i].Causes, func(f Finding) bool { return f.Cause == None })
 				out[i].Causes = append(out[i].Causes, f)
 			}

@@ -202,3 +202,29 @@ func rep(name string, f figs) telemetry.EndpointSnapshot {
 	es.Group, es.Replica = "g", name
 	return es
 }
+
+// A data-parallel rank twice as slow as the server's other rank is named
+// as a rank, on itself and on its server's row; the healthy rank names
+// none.
+func TestRankAgainstOtherRanks(t *testing.T) {
+	rank := func(r string, f figs) telemetry.EndpointSnapshot {
+		es := endpoint("s [dp "+r+"]", f)
+		es.Group, es.Replica, es.Labels = "s", telemetry.RankReplica(r), map[string]string{telemetry.LabelRank: r}
+		return es
+	}
+	snap := telemetry.Snapshot{At: t0, Endpoints: []telemetry.EndpointSnapshot{
+		endpoint("s", healthy()), rank("0", healthy()), rank("1", healthy().with(server{telemetry.ITL: 40}, nil))}}
+	d := New(Config{})
+	d.Update(snap, nil)
+	snap.At = t0.Add(30 * time.Second)
+	out := d.Update(snap, nil)
+	if f := find(t, out[2], Replica); !strings.HasPrefix(f.Summary, "rank:") {
+		t.Errorf("the slow rank: %+v", f)
+	}
+	if f := find(t, out[0], Replica); f.Summary != "dp rank 1 far slower than the server's other ranks" {
+		t.Errorf("the server's row: %+v", out[0].Causes)
+	}
+	if got := causes(out[1]); !slices.Equal(got, []Cause{None}) {
+		t.Errorf("the healthy rank: %v", got)
+	}
+}

@@ -335,6 +335,10 @@ func (in *input) replica() *Finding {
 	if len(evs) == 0 {
 		return nil
 	}
+	if in.es.IsRank() {
+		return &Finding{Cause: Replica, Summary: "rank: far slower than the server's other ranks", Evidence: evs,
+			Next: "one data-parallel rank is sick: inspect its GPUs; its server's figures mix it with the healthy ranks"}
+	}
 	return &Finding{Cause: Replica, Summary: "replica: far slower than its siblings", Evidence: evs,
 		Next: "one replica is sick: drain it from the load balancer and inspect its GPU and host"}
 }

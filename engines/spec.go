@@ -110,6 +110,11 @@ type Spec struct {
 	// values, such as SGLang's "unified", name none); "" when the engine's
 	// pages do not say.
 	RoleLabel string
+	// RankLabels name a series' data-parallel rank, tried in order; empty
+	// when the engine labels none. A model whose series carry two ranks or
+	// more is shown with its ranks under it (docs/disaggregated.md, "Data-
+	// parallel ranks"); its own figures combine them by each Alias.Agg.
+	RankLabels []string
 }
 
 // ModelLabel returns the preferred model label, or "" when there is none.

@@ -152,6 +152,11 @@ func vllm() Spec {
 		// No model label: the page's model (the base).
 		LoRA: LoRAInfo{Info: "vllm:lora_requests_info", RunningLabel: "running_lora_adapters",
 			WaitingLabel: "waiting_lora_adapters", MaxLabel: "max_lora"},
+		// The data-parallel engine's index: engine="0" on every engine
+		// series of the 0.10 and 0.27 captures; loggers.py labels each
+		// engine of a DP server with its index (per_engine_labelvalues,
+		// store file id 27791212103).
+		RankLabels: []string{"engine"},
 	}
 }
 
@@ -234,6 +239,11 @@ func sglang() Spec {
 		Errors:    []ErrorCounters{{Failed: "sglang:num_aborted_requests_total", All: "sglang:num_requests_total"}},
 		KV:        KVInfo{LiveTokens: "sglang:num_used_tokens"},
 		RoleLabel: "engine_type",
+		// A scheduler started with a data-parallel rank labels its series
+		// dp_rank (its labels in python/sglang/srt/metrics/collector.py,
+		// store file id 54493583113); no capture has it: tested on
+		// simulated pages.
+		RankLabels: []string{"dp_rank"},
 	}
 }
 

@@ -70,7 +70,7 @@ func PDModels(snap Snapshot) []PDModel {
 	byModel := map[string]*PDModel{}
 	members := map[string][]EndpointSnapshot{}
 	for _, es := range snap.Endpoints {
-		if es.Group != "" {
+		if es.Group != "" && !es.IsRank() { // a worker's ranks are one worker
 			members[es.Group] = append(members[es.Group], es)
 		}
 	}

@@ -32,6 +32,7 @@ func runSim(fs *pflag.FlagSet) runFunc {
 	var models, events listFlag
 	var modelList, scenarioFile string
 	var demo bool
+	var dp int
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8000", "OpenAI API and /metrics address (loopback by default)")
 	fs.StringVar(&cfg.DCGMListen, "dcgm-listen", "127.0.0.1:9400", "dcgm-exporter style GPU metrics address (loopback by default; empty disables)")
 	fs.Int64Var(&cfg.Seed, "seed", 1, simSeedUsage)
@@ -43,6 +44,7 @@ func runSim(fs *pflag.FlagSet) runFunc {
 	fs.StringVar(&cfg.MetricsFormat, "metrics-format", sim.FormatVLLM, "metrics exposition: vllm or sglang")
 	fs.StringVar(&cfg.Hostname, "hostname", "ttftop-sim", "Hostname label of the DCGM series")
 	fs.BoolVar(&demo, "demo", false, demoFlagUsage)
+	fs.IntVar(&dp, "dp", 1, "data-parallel ranks per model (vLLM --data-parallel-size): each rank an engine of its own, labelled engine=\"N\"; an event's rank=N touches one")
 	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if fs.NArg() > 0 {
 			return usagef("unexpected argument %q", fs.Arg(0))
@@ -59,6 +61,15 @@ func runSim(fs *pflag.FlagSet) runFunc {
 				return usageError{msg: err.Error()}
 			}
 			cfg.Models = append(cfg.Models, spec)
+		}
+		if dp < 1 {
+			return usagef("--dp %d: want 1 or more ranks", dp)
+		}
+		if dp > 1 && len(cfg.Models) == 0 {
+			cfg.Models = sim.DefaultModels()
+		}
+		for i := range cfg.Models {
+			cfg.Models[i].DPRanks = dp
 		}
 		if scenarioFile != "" {
 			sc, err := sim.LoadScenario(scenarioFile)
@@ -119,6 +130,9 @@ func printSimBanner(w io.Writer, srv *sim.Server, cfg sim.Config) {
 	for _, m := range models {
 		fmt.Fprintf(w, "  %-36s %5.1fB params on %d× %-9s  TPOT ≈ %.1f ms at batch 1, max batch %d\n",
 			m.Name, m.Params/1e9, m.NumGPUs, m.GPU, m.DecodeStepTime(0, 1)*1e3, m.MaxBatch)
+		if m.DPRanks > 1 {
+			fmt.Fprintf(w, "  %-36s %d data-parallel ranks, each on GPUs of its own (engine=\"0\"…)\n", "", m.DPRanks)
+		}
 	}
 	if cfg.Load > 0 {
 		fmt.Fprintf(w, "  background load: %d streams per model\n", cfg.Load)
@@ -127,6 +141,9 @@ func printSimBanner(w io.Writer, srv *sim.Server, cfg sim.Config) {
 		target := e.Model
 		if target == "" {
 			target = "all models"
+		}
+		if e.Rank != nil {
+			target += fmt.Sprintf(" (rank %d)", *e.Rank)
 		}
 		fmt.Fprintf(w, "  scenario: %s at %s for %s on %s\n", e.Kind, slo.FormatDuration(e.At), durationOrEnd(e.For), target)
 	}

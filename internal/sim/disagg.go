@@ -84,7 +84,7 @@ func (m kvMetrics) clone() kvMetrics {
 // source, the transfer time and bytes histograms and the failure
 // counter. Prefix-cache hits stand for local_cache_hit.
 func writeKVConnector(b *strings.Builder, snaps []snapshot, created string) {
-	lbl := func(sn snapshot) string { return `engine="0",model_name="` + sn.name + `"` }
+	lbl := func(sn snapshot) string { return `engine="` + sn.rank + `",model_name="` + sn.name + `"` }
 	family(b, "vllm:num_requests_waiting_by_reason", "gauge", "Number of requests waiting, by the reason they wait.")
 	for _, sn := range snaps {
 		sample(b, "vllm:num_requests_waiting_by_reason", lbl(sn)+`,reason="capacity"`, pyFloat(float64(sn.waiting-sn.deferred)))
@@ -114,7 +114,7 @@ func writeKVConnector(b *strings.Builder, snaps []snapshot, created string) {
 			if h.name == "vllm:nixl_bytes_transferred" {
 				hist = sn.kv.bytes
 			}
-			writeHistogram(b, h.name, hist, `engine="0",`, `,model_name="`+sn.name+`"`, false)
+			writeHistogram(b, h.name, hist, `engine="`+sn.rank+`",`, `,model_name="`+sn.name+`"`, false)
 		}
 		family(b, h.name+"_created", "gauge", h.help)
 		for _, sn := range snaps {

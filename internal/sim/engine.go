@@ -56,6 +56,11 @@ type engine struct {
 	nextKV int64
 	// lora is the adapters in use as /metrics shows them (lora.go).
 	lora atomic.Pointer[loraInUse]
+	// rank is the engine's data-parallel rank in its model (0 without
+	// data parallelism); ranks, on rank 0, lists all of the model's.
+	rank  int
+	ranks []*engine
+	turn  atomic.Uint64 // rank 0: where the next tie goes
 }
 
 type chunk struct {
@@ -117,7 +122,7 @@ func (e *engine) submit(s *seq) error {
 	switch {
 	case e.closed:
 		return ErrClosed
-	case e.srv.effects(e.spec.Name).outage:
+	case e.srv.rankEffects(e).outage:
 		return ErrOutage
 	case len(e.waiting) >= e.spec.MaxQueue:
 		return ErrQueueFull
@@ -176,7 +181,7 @@ func (e *engine) run(ctx context.Context) {
 	idle := true
 	for ctx.Err() == nil {
 		e.reap()
-		fx := e.srv.effects(e.spec.Name)
+		fx := e.srv.rankEffects(e)
 		e.fx = fx
 		e.lastBWFactor.Store(math.Float64bits(fx.bwFactor))
 		if fx.outage {

@@ -39,7 +39,7 @@ func (s *Server) serveDCGM(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
 	rows := make([]row, 0, len(s.gpus))
 	for _, g := range s.gpus {
-		e := s.byName[g.Model]
+		e := g.engine // the model's, or its rank's
 		st := e.win.read(e.windowAt(now))
 		used := int(math.Round(float64(e.gpu.MemMiB) * gpuMemUtilization))
 		power := e.gpu.powerWatts(st.busyFrac, st.dramActive)

@@ -10,19 +10,19 @@ func writeSGLang(b *strings.Builder, snaps []snapshot) {
 	counter := func(name, help string, v func(snapshot) float64) {
 		family(b, name, "counter", help)
 		for _, sn := range snaps {
-			sample(b, name, `model_name="`+sn.name+`"`, pyFloat(v(sn)))
+			sample(b, name, sglangLabels(sn), pyFloat(v(sn)))
 		}
 	}
 	gauge := func(name, help string, v func(snapshot) float64) {
 		family(b, name, "gauge", help)
 		for _, sn := range snaps {
-			sample(b, name, `model_name="`+sn.name+`"`, pyFloat(v(sn)))
+			sample(b, name, sglangLabels(sn), pyFloat(v(sn)))
 		}
 	}
 	hist := func(name, help, key string) {
 		family(b, name, "histogram", help)
 		for _, sn := range snaps {
-			writeHistogram(b, name, sn.h[key], "", `,model_name="`+sn.name+`"`, true)
+			writeHistogram(b, name, sn.h[key], "", ","+sglangLabels(sn), true)
 		}
 	}
 	counter("sglang:prompt_tokens_total", "Number of prefill tokens processed.", func(sn snapshot) float64 { return sn.promptTokens })
@@ -71,4 +71,13 @@ func writeSGLang(b *strings.Builder, snaps []snapshot) {
 			return sn.ec.specAccepted / sn.ec.specDraftTokens
 		})
 	}
+}
+
+// sglangLabels are a series' labels: model_name, and dp_rank for a model
+// served by data-parallel ranks (as SGLang's scheduler labels them).
+func sglangLabels(sn snapshot) string {
+	if sn.e.spec.DPRanks > 1 {
+		return `dp_rank="` + sn.rank + `",model_name="` + sn.name + `"`
+	}
+	return `model_name="` + sn.name + `"`
 }

@@ -12,6 +12,7 @@ import (
 type snapshot struct {
 	e                                    *engine
 	name                                 string // escaped model name
+	rank                                 string // data-parallel rank, the engine label
 	running, waiting                     int64
 	kvUsage                              float64
 	promptTokens, genTokens, preemptions float64
@@ -33,7 +34,7 @@ func (e *engine) snapshot() snapshot {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	sn := snapshot{
-		e: e, name: escapeLabel(e.spec.Name),
+		e: e, name: escapeLabel(e.spec.Name), rank: strconv.Itoa(e.rank),
 		running: e.nRunning.Load(), waiting: e.nWaiting.Load(), kvUsage: e.kvUsage(),
 		promptTokens: m.promptTokens, genTokens: m.genTokens, preemptions: m.preemptions,
 		success: map[string]float64{}, ec: m.engineCounters.clone(), kv: m.kv.clone(), deferred: e.nDeferred.Load(),
@@ -177,20 +178,20 @@ func writeVLLM(b *strings.Builder, snaps []snapshot, created string) {
 		case f.typ == "gauge":
 			family(b, f.name, "gauge", f.help)
 			for _, sn := range snaps {
-				sample(b, f.name, `engine="0",model_name="`+sn.name+`"`, pyFloat(f.value(sn)))
+				sample(b, f.name, `engine="`+sn.rank+`",model_name="`+sn.name+`"`, pyFloat(f.value(sn)))
 			}
 			continue
 		case f.name == "vllm:request_success":
 			family(b, f.name+"_total", "counter", f.help)
 			for _, sn := range snaps {
 				for _, r := range finishOrder {
-					sample(b, f.name+"_total", `engine="0",finished_reason="`+r+`",model_name="`+sn.name+`"`, pyFloat(sn.success[r]))
+					sample(b, f.name+"_total", `engine="`+sn.rank+`",finished_reason="`+r+`",model_name="`+sn.name+`"`, pyFloat(sn.success[r]))
 				}
 			}
 			family(b, f.name+"_created", "gauge", f.help)
 			for _, sn := range snaps {
 				for _, r := range finishOrder {
-					sample(b, f.name+"_created", `engine="0",finished_reason="`+r+`",model_name="`+sn.name+`"`, created)
+					sample(b, f.name+"_created", `engine="`+sn.rank+`",finished_reason="`+r+`",model_name="`+sn.name+`"`, created)
 				}
 			}
 			continue
@@ -200,23 +201,23 @@ func writeVLLM(b *strings.Builder, snaps []snapshot, created string) {
 		case f.typ == "counter":
 			family(b, f.name+"_total", "counter", f.help)
 			for _, sn := range snaps {
-				sample(b, f.name+"_total", `engine="0",model_name="`+sn.name+`"`, pyFloat(f.value(sn)))
+				sample(b, f.name+"_total", `engine="`+sn.rank+`",model_name="`+sn.name+`"`, pyFloat(f.value(sn)))
 			}
 		default:
 			family(b, f.name, "histogram", f.help)
 			for _, sn := range snaps {
-				writeHistogram(b, f.name, sn.h[f.hist], `engine="0",`, `,model_name="`+sn.name+`"`, false)
+				writeHistogram(b, f.name, sn.h[f.hist], `engine="`+sn.rank+`",`, `,model_name="`+sn.name+`"`, false)
 			}
 		}
 		family(b, f.name+"_created", "gauge", f.help)
 		for _, sn := range snaps {
-			sample(b, f.name+"_created", `engine="0",model_name="`+sn.name+`"`, created)
+			sample(b, f.name+"_created", `engine="`+sn.rank+`",model_name="`+sn.name+`"`, created)
 		}
 	}
 	family(b, "vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig")
 	for _, sn := range all {
 		sample(b, "vllm:cache_config_info", `block_size="16",cache_dtype="auto",calculate_kv_scales="False",`+
-			`cpu_kvcache_space_bytes="None",cpu_offload_gb="0.0",enable_prefix_caching="`+pyBool(sn.e.srv.cfg.PrefixCaching)+`",engine="0",`+
+			`cpu_kvcache_space_bytes="None",cpu_offload_gb="0.0",enable_prefix_caching="`+pyBool(sn.e.srv.cfg.PrefixCaching)+`",engine="`+sn.rank+`",`+
 			`gpu_memory_utilization="0.9",is_attention_free="False",kv_sharing_fast_prefill="False",`+
 			`mamba_cache_dtype="auto",mamba_page_size_padded="None",mamba_ssm_cache_dtype="auto",`+
 			`model_name="`+sn.name+`",num_cpu_blocks="None",num_gpu_blocks="`+strconv.Itoa(sn.e.totalBlocks)+`",`+
@@ -279,7 +280,7 @@ func writePerPosition(b *strings.Builder, f vllmFamily, snaps []snapshot, create
 					}
 					v = pyFloat(n)
 				}
-				sample(b, f.name+suffix, `engine="0",model_name="`+sn.name+`",position="`+strconv.Itoa(pos)+`"`, v)
+				sample(b, f.name+suffix, `engine="`+sn.rank+`",model_name="`+sn.name+`",position="`+strconv.Itoa(pos)+`"`, v)
 			}
 		}
 	}

@@ -71,11 +71,16 @@ func (s *Server) serveModels(w http.ResponseWriter, r *http.Request) {
 			}}}
 	}
 	for _, e := range s.engines {
-		list.Data = append(list.Data, entry(e.spec.Name, e.spec.Name, nil, e.spec.MaxModelLen))
+		if e.rank == 0 { // one entry per model, whatever its ranks
+			list.Data = append(list.Data, entry(e.spec.Name, e.spec.Name, nil, e.spec.MaxModelLen))
+		}
 	}
 	// vLLM lists its LoRA adapters after the base models: root is the
 	// adapter's path, parent the base model's name.
 	for _, e := range s.engines {
+		if e.rank > 0 {
+			continue
+		}
 		for _, a := range e.spec.Adapters {
 			list.Data = append(list.Data, entry(a, "/adapters/"+a, e.spec.Name, e.spec.MaxModelLen))
 		}

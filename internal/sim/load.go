@@ -30,6 +30,9 @@ func (l *loadGen) supervise(ctx context.Context) {
 	defer t.Stop()
 	for {
 		for i, e := range l.srv.engines {
+			if e.rank > 0 {
+				continue // a model's streams go through rank 0's balancer
+			}
 			target := int64(l.srv.cfg.Load + l.srv.effects(e.spec.Name).burst)
 			for {
 				n := l.running[i].Load()
@@ -103,10 +106,11 @@ func (l *loadGen) worker(ctx context.Context, i int, e *engine) {
 			req.PromptTokens = min(prompt+req.PrefixTokens, limit/2)
 		}
 		req.MaxTokens = min(64+rng.IntN(449), limit-req.PromptTokens)
-		s, err := e.newSeq(req)
+		rank := e.pickRank()
+		s, err := rank.newSeq(req)
 		if err == nil {
 			s.internal = true
-			err = e.submit(s)
+			err = rank.submit(s)
 		}
 		if err != nil {
 			// Queue full or outage: back off like a polite client.

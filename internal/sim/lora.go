@@ -45,8 +45,8 @@ func (e *engine) noteAdapters() {
 func writeLoRAInfo(b *strings.Builder, snaps []snapshot) {
 	wrote := false
 	for _, sn := range snaps {
-		if len(sn.e.spec.Adapters) == 0 {
-			continue
+		if len(sn.e.spec.Adapters) == 0 || sn.e.rank > 0 {
+			continue // one series per server (no engine label), rank 0's
 		}
 		if !wrote {
 			family(b, "vllm:lora_requests_info", "gauge", "Running stats on lora requests.")

@@ -43,15 +43,7 @@ func TestLoRARequestsInfo(t *testing.T) {
 	if r, _, _ := info(); r != "sql-lora" {
 		t.Errorf("running adapters %q while sql-lora streams, want sql-lora", r)
 	}
-	for {
-		_, finish, err := st.Recv()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if finish != "" {
-			break
-		}
-	}
+	drain(t, st)
 	eventually(t, 5*time.Second, "no adapter running", func() bool { r, _, _ := info(); return r == "" })
 	if _, _, at := info(); at < float64(time.Now().Add(-time.Minute).Unix()) {
 		t.Errorf("gauge value %v, want the time of the last change", at)

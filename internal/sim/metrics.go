@@ -15,6 +15,13 @@ type modelMetrics struct {
 	kv                                                              kvMetrics
 }
 
+// firstTokens is how many requests had their first token.
+func (m *modelMetrics) firstTokens() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.ttft.count
+}
+
 func newModelMetrics(format string, maxModelLen int) *modelMetrics {
 	tokens := build125Buckets(maxModelLen)
 	m := &modelMetrics{

@@ -54,6 +54,13 @@ type ModelSpec struct {
 	// MFUMetrics exposes vLLM's --enable-mfu-metrics counters (estimated
 	// FLOPs and bytes read and written per GPU).
 	MFUMetrics bool
+	// DPRanks is vLLM's --data-parallel-size: the model is served by this
+	// many engines (ranks) of its own, each with its GPUs, batch, KV pool
+	// and counters, labelled engine="0", "1"… on /metrics (SGLang format:
+	// dp_rank). A request goes to the rank with the least load (waiting ×
+	// 4 + running, as vLLM's DP load balancer scores it), ties in turn. A
+	// scenario event with Rank set touches one rank only. Default 1.
+	DPRanks int
 
 	// ReasoningTokens makes a reasoning model: each answer starts with a
 	// thinking phase of about this many tokens (log-normal, seeded by the
@@ -244,6 +251,7 @@ func (m ModelSpec) withDefaults() (ModelSpec, GPU, error) {
 	}
 	m.GPU = g.Name
 	defi(&m.NumGPUs, 1)
+	defi(&m.DPRanks, 1)
 	defi(&m.MaxBatch, 256)
 	defi(&m.MaxQueue, 1024)
 	def(&m.Efficiency, 0.7)
@@ -257,7 +265,7 @@ func (m ModelSpec) withDefaults() (ModelSpec, GPU, error) {
 		def(&m.SpecAcceptRate, 0.7)
 	}
 	switch {
-	case m.DtypeBytes < 0 || m.KVBytesPerToken < 0 || m.NumGPUs < 0 || m.MaxBatch < 0 || m.MaxQueue < 0 || m.ReasoningTokens < 0:
+	case m.DtypeBytes < 0 || m.KVBytesPerToken < 0 || m.NumGPUs < 0 || m.MaxBatch < 0 || m.MaxQueue < 0 || m.ReasoningTokens < 0 || m.DPRanks < 0:
 		return m, g, fmt.Errorf("model %q: negative size field", m.Name)
 	case m.Efficiency < 0 || m.Efficiency > 1:
 		return m, g, fmt.Errorf("model %q: Efficiency %.3g not in (0,1]", m.Name, m.Efficiency)

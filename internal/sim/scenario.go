@@ -64,6 +64,7 @@ const (
 //	    delay: 300ms     # network_delay: added before the engine sees a request (> 0)
 //	    for: 45s         # duration; empty/0 = until the end (required with every)
 //	    every: 2m        # optional: repeat with this period (> for)
+//	    rank: 1          # optional: only this data-parallel rank of the model
 type Event struct {
 	At      time.Duration `yaml:"at"`
 	Kind    EventKind     `yaml:"kind"`
@@ -73,6 +74,9 @@ type Event struct {
 	Delay   time.Duration `yaml:"delay,omitempty"`
 	For     time.Duration `yaml:"for,omitempty"`
 	Every   time.Duration `yaml:"every,omitempty"`
+	// Rank, when set, limits the event to that data-parallel rank of the
+	// model (ModelSpec.DPRanks); nil = every rank.
+	Rank *int `yaml:"rank,omitempty"`
 }
 
 // Scenario is a timeline of events applied to the served models.
@@ -137,6 +141,10 @@ func ParseEvent(s string) (Event, error) {
 			ev.Delay, err = time.ParseDuration(v)
 		case "every":
 			ev.Every, err = time.ParseDuration(v)
+		case "rank":
+			var r int
+			r, err = strconv.Atoi(v)
+			ev.Rank = &r
 		default:
 			err = fmt.Errorf("unknown key %q", k)
 		}
@@ -184,6 +192,9 @@ func (sc Scenario) validate(models []string) error {
 			}
 		default:
 			return bad("unknown kind (want prefill_slow, bandwidth, outage, burst, kv_pressure, network_delay, prefix_miss, spec_accept or kv_transfer_slow)")
+		}
+		if ev.Rank != nil && *ev.Rank < 0 {
+			return bad("rank must be >= 0")
 		}
 		if ev.Every > 0 && (ev.For == 0 || ev.For >= ev.Every) {
 			return bad("every needs 0 < for < every")
@@ -240,12 +251,13 @@ func (ev Event) active(t time.Duration) (bool, time.Duration) {
 	return t < end, end - t
 }
 
-// effectsAt folds the events for model at offset t. Overlapping factors
-// multiply, bursts add.
-func (sc Scenario) effectsAt(model string, t time.Duration) effects {
+// effectsAt folds the events for model's rank at offset t (rank -1: the
+// events for all its ranks only). Overlapping factors multiply, bursts
+// add.
+func (sc Scenario) effectsAt(model string, rank int, t time.Duration) effects {
 	fx := noEffects()
 	for _, ev := range sc.Events {
-		if ev.Model != "" && ev.Model != model {
+		if ev.Model != "" && ev.Model != model || ev.Rank != nil && *ev.Rank != rank {
 			continue
 		}
 		on, left := ev.active(t)

@@ -123,7 +123,7 @@ func TestEffectsTimeline(t *testing.T) {
 		{"a", 205 * time.Second, fx(func(e *effects) { e.prefillFactor = 5 })},
 		{"c", 216 * time.Second, fx(func(e *effects) { e.prefillFactor = 5 })},
 	} {
-		if got := sc.effectsAt(tc.model, tc.at); got != tc.want {
+		if got := sc.effectsAt(tc.model, -1, tc.at); got != tc.want {
 			t.Errorf("%s@%v: %+v, want %+v", tc.model, tc.at, got, tc.want)
 		}
 	}

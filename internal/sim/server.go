@@ -119,7 +119,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, format: cfg.MetricsFormat, byName: map[string]*engine{}, epoch: time.Now()}
 	s.wallStart = s.wallNow()
 	names := make([]string, 0, len(cfg.Models))
-	for i, m := range cfg.Models {
+	for _, m := range cfg.Models {
 		spec, gpu, err := m.withDefaults()
 		if err != nil {
 			return nil, err
@@ -127,12 +127,22 @@ func New(cfg Config) (*Server, error) {
 		if _, dup := s.byName[spec.Name]; dup {
 			return nil, fmt.Errorf("model %q listed twice", spec.Name)
 		}
-		e := newEngine(s, i, spec, gpu)
-		s.engines = append(s.engines, e)
+		var ranks []*engine
+		for r := range spec.DPRanks {
+			e := newEngine(s, len(s.engines), spec, gpu)
+			e.rank = r
+			s.engines = append(s.engines, e)
+			ranks = append(ranks, e)
+		}
+		e := ranks[0]
+		e.ranks = ranks
 		s.byName[spec.Name] = e
 		names = append(names, spec.Name)
 	}
 	for _, e := range s.engines {
+		if e.rank > 0 {
+			continue // the model's adapters are rank 0's
+		}
 		for _, a := range e.spec.Adapters {
 			if _, dup := s.byName[a]; dup || strings.TrimSpace(a) == "" {
 				return nil, fmt.Errorf("adapter %q of %q: empty or a name already served", a, e.spec.Name)
@@ -141,6 +151,9 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	if err := cfg.Scenario.validate(names); err != nil {
+		return nil, err
+	}
+	if err := s.validateRanks(); err != nil {
 		return nil, err
 	}
 	s.gpus = buildGPUs(s)
@@ -180,8 +193,14 @@ func (s *Server) Elapsed() time.Duration {
 	return time.Since(s.epoch)
 }
 
+// effects are the model's: those of events for all its ranks.
 func (s *Server) effects(model string) effects {
-	return s.cfg.Scenario.effectsAt(model, s.Elapsed())
+	return s.cfg.Scenario.effectsAt(model, -1, s.Elapsed())
+}
+
+// rankEffects are engine e's: its model's and its rank's.
+func (s *Server) rankEffects(e *engine) effects {
+	return s.cfg.Scenario.effectsAt(e.spec.Name, e.rank, s.Elapsed())
 }
 
 // Handler serves the OpenAI API and /metrics (for httptest or embedding).
@@ -306,9 +325,11 @@ func (s *Server) CloseWith(c io.Closer) {
 
 // Models returns the served model specs with defaults applied.
 func (s *Server) Models() []ModelSpec {
-	out := make([]ModelSpec, len(s.engines))
-	for i, e := range s.engines {
-		out[i] = e.spec
+	out := make([]ModelSpec, 0, len(s.engines))
+	for _, e := range s.engines {
+		if e.rank == 0 {
+			out = append(out, e.spec)
+		}
 	}
 	return out
 }
@@ -331,10 +352,10 @@ func (s *Server) ResetScheduleErrors() {
 
 func (s *Server) engineFor(name string) (*engine, error) {
 	if name == "" {
-		return s.engines[0], nil
+		return s.engines[0].pickRank(), nil
 	}
 	if e, ok := s.byName[name]; ok {
-		return e, nil
+		return e.pickRank(), nil
 	}
 	return nil, ErrUnknownModel
 }

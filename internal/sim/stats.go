@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// ModelStats is a snapshot of one engine, for the demo, tests and tools.
+// ModelStats is a snapshot of one engine, for the demo, tests and tools:
+// one per model, or per data-parallel rank of a model with DPRanks.
 type ModelStats struct {
 	Model           string
 	Running         int
@@ -24,6 +25,10 @@ type ModelStats struct {
 	Outage          bool
 	Steps           int64
 	Overruns        int64 // times the step schedule was rebased because the process lagged
+	Rank            int   // data-parallel rank (0 without)
+	// FirstTokens counts the requests that had their first token: the
+	// TTFT histogram's count as the engine recorded it.
+	FirstTokens uint64
 }
 
 // Stats returns a snapshot per served model.
@@ -34,6 +39,8 @@ func (s *Server) Stats() []ModelStats {
 		w := e.win.read(e.windowAt(now))
 		st := ModelStats{
 			Model:           e.spec.Name,
+			Rank:            e.rank,
+			FirstTokens:     e.metrics.firstTokens(),
 			Running:         int(e.nRunning.Load()),
 			Waiting:         int(e.nWaiting.Load()),
 			KVCacheUsage:    e.kvUsage(),
@@ -78,6 +85,7 @@ type GPUInfo struct {
 	Container string // label container
 	Model     string // served model name (not a DCGM label)
 	GPU       string // GPU table key
+	engine    *engine
 }
 
 // PodNamespace and PodContainer are the fixed k8s labels of DCGM series.
@@ -123,6 +131,7 @@ func buildGPUs(s *Server) []GPUInfo {
 				Container: PodContainer,
 				Model:     e.spec.Name,
 				GPU:       e.gpu.Name,
+				engine:    e,
 			})
 		}
 	}

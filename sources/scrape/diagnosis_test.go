@@ -153,16 +153,22 @@ func TestDiagnosisVLLMv027Capture(t *testing.T) {
 	}
 
 	// Two data-parallel ranks, each counting its own GPU's bytes: the
-	// figure is per GPU, their mean (1 and 3 TB over the 2 s window), not
-	// their sum.
+	// model's figure is per GPU, their mean (1 and 3 TB over the 2 s
+	// window), not their sum; each rank's row has its own.
 	rank0 := `vllm:estimated_read_bytes_per_gpu_total{engine="0",model_name="qwen38-fp8"} `
 	rank1 := `vllm:estimated_read_bytes_per_gpu_total{engine="1",model_name="qwen38-fp8"} `
 	twoRanks := func(page, v0, v1 string) string {
 		return strings.Replace(page, rank0+"0.0", rank0+v0+"\n"+rank1+v1, 1)
 	}
 	obs = scrapePages(t, cfg, freshPage(twoRanks(raw, "0.0", "0.0")), twoRanks(raw, "0.0", "0.0"), twoRanks(raw, "1e12", "3e12"))
-	ep = onlyEndpoint(t, obs)
+	eps := endpoints(obs)
+	ep = eps[0] // the model's, before its ranks'
+	if len(eps) != 3 || eps[1] != ep+" [dp 0]" || eps[2] != ep+" [dp 1]" {
+		t.Fatalf("endpoints %v, want the model's and its two ranks'", eps)
+	}
 	checkSample(t, obs, ep, telemetry.EngineReadBytes, 1e12)
+	checkSample(t, obs, ep+" [dp 0]", telemetry.EngineReadBytes, 0.5e12)
+	checkSample(t, obs, ep+" [dp 1]", telemetry.EngineReadBytes, 1.5e12)
 	checkSample(t, obs, ep, telemetry.MBU, 1e12/peak)
 }
 

@@ -54,13 +54,15 @@ func (sc *scrape) errorRate() {
 			return
 		}
 		for _, ser := range f.Series {
-			mv := sc.model(ser)
 			d, st := sc.s.st.counterDelta(name, ser, ser.Value)
-			if toAll {
-				get(all, mv).add(d, st)
-			}
-			if toFailed && (!filter || isFailed(ser.Label(ec.FailedLabel))) {
-				get(failed, mv).add(d, st)
+			rows, n := sc.rowsOf(ser)
+			for _, mv := range rows[:n] {
+				if toAll {
+					get(all, mv).add(d, st)
+				}
+				if toFailed && (!filter || isFailed(ser.Label(ec.FailedLabel))) {
+					get(failed, mv).add(d, st)
+				}
 			}
 		}
 	}

@@ -27,11 +27,19 @@ type scrape struct {
 	models   []*modelVals
 	obs      []telemetry.Observation
 	warnings []string
+	// nRanks counts each raw model's data-parallel ranks; ranks are the
+	// rank rows of models with two or more (ranks.go).
+	nRanks map[string]int
+	ranks  []*modelVals
 }
 
-// modelVals is one model (endpoint) of the target.
+// modelVals is one model (endpoint) of the target, or one data-parallel
+// rank of it (parent set).
 type modelVals struct {
 	model, endpoint string
+	parent          *modelVals
+	rank            string
+	ranks           map[string]*modelVals // by raw rank label
 	// MBU inputs gathered while reading the signals.
 	itl    histAcc
 	hasITL bool
@@ -46,7 +54,7 @@ func (s *Scraper) newScrape(ctx context.Context, page *expo.Page, at time.Time) 
 	s.st.gen++
 	s.st.now = at
 	s.st.newProcess = s.st.noteProcessStart(page, at)
-	sc := &scrape{s: s, ctx: ctx, page: page, at: at, byRaw: map[string]*modelVals{},
+	sc := &scrape{s: s, ctx: ctx, page: page, at: at, byRaw: map[string]*modelVals{}, nRanks: map[string]int{},
 		obs: make([]telemetry.Observation, 0, s.st.observations)}
 	sc.det = s.detect(page.Names)
 	if s.cfg.Engine != "" {
@@ -83,6 +91,7 @@ func (sc *scrape) run() {
 	}
 	sc.defModel = sc.defaultModel()
 	var pageWide []telemetry.Signal
+	sc.countRanks()
 	for _, sig := range sc.spec.SignalOrder() {
 		a, ok := sc.choose(sc.spec.Signals[sig])
 		if !ok {
@@ -191,9 +200,12 @@ func (sc *scrape) failSignal(sig telemetry.Signal, a engines.Alias, err error) {
 		delete(sc.s.st.fams, n)
 		if f := sc.page.Families[n]; f != nil {
 			for _, ser := range f.Series {
-				if mv := sc.model(ser); !seen[mv] {
-					seen[mv] = true
-					sc.emit(mv, telemetry.Observation{Kind: telemetry.KindFailure, Signal: sig, Err: err.Error()})
+				rows, n := sc.rowsOf(ser)
+				for _, mv := range rows[:n] {
+					if !seen[mv] {
+						seen[mv] = true
+						sc.emit(mv, telemetry.Observation{Kind: telemetry.KindFailure, Signal: sig, Err: err.Error()})
+					}
 				}
 			}
 		}

@@ -17,14 +17,10 @@ func (sc *scrape) histogram(sig telemetry.Signal, a engines.Alias) {
 		if !matches(a, ser) {
 			continue
 		}
-		mv := sc.model(ser)
-		acc := accs[mv]
-		if acc == nil {
-			acc = &histAcc{}
-			accs[mv] = acc
-			order = append(order, mv)
+		rows, n := sc.rowsOf(ser)
+		for _, mv := range rows[:n] {
+			sc.s.st.histDelta(a.Name, ser, a.Factor(), accFor(accs, &order, mv))
 		}
-		sc.s.st.histDelta(a.Name, ser, a.Factor(), acc)
 	}
 	for _, mv := range order {
 		acc := accs[mv]
@@ -56,27 +52,29 @@ func (sc *scrape) gauge(sig telemetry.Signal, a engines.Alias) {
 		if !matches(a, ser) {
 			continue
 		}
-		mv := sc.model(ser)
-		g := accs[mv]
-		if g == nil {
-			g = &acc{v: math.Inf(-1)}
-			if a.Agg != engines.Max {
-				g.v = 0
+		rows, n := sc.rowsOf(ser)
+		for _, mv := range rows[:n] {
+			g := accs[mv]
+			if g == nil {
+				g = &acc{v: math.Inf(-1)}
+				if a.Agg != engines.Max {
+					g.v = 0
+				}
+				accs[mv] = g
+				order = append(order, mv)
 			}
-			accs[mv] = g
-			order = append(order, mv)
+			v := ser.Value * a.Factor()
+			switch {
+			case math.IsNaN(v) || math.IsNaN(g.v):
+				g.v = math.NaN()
+			case a.Agg == engines.Max:
+				g.v = math.Max(g.v, v)
+			default:
+				g.v += v
+			}
+			g.sum += v
+			g.n++
 		}
-		v := ser.Value * a.Factor()
-		switch {
-		case math.IsNaN(v) || math.IsNaN(g.v):
-			g.v = math.NaN()
-		case a.Agg == engines.Max:
-			g.v = math.Max(g.v, v)
-		default:
-			g.v += v
-		}
-		g.sum += v
-		g.n++
 	}
 	for _, mv := range order {
 		g := accs[mv]
@@ -145,13 +143,6 @@ func (sc *scrape) counterDeltas(name string, a engines.Alias, fromSum bool) (map
 		if !matches(a, ser) {
 			continue
 		}
-		mv := sc.model(ser)
-		c := accs[mv]
-		if c == nil {
-			c = &counterAcc{}
-			accs[mv] = c
-			order = append(order, mv)
-		}
 		v := ser.Value
 		if fromSum {
 			v = ser.Sum
@@ -159,7 +150,10 @@ func (sc *scrape) counterDeltas(name string, a engines.Alias, fromSum bool) (map
 				v = math.NaN()
 			}
 		}
-		c.addWindow(sc.s.st.counterIncrease(name, ser, v))
+		rows, n := sc.rowsOf(ser)
+		for _, mv := range rows[:n] {
+			accFor(accs, &order, mv).addWindow(sc.s.st.counterIncrease(name, ser, v)) // computed once per scrape
+		}
 	}
 	return accs, order
 }

@@ -98,6 +98,11 @@ type prevSeries struct {
 	lost    float64
 	winInc  float64
 	winSpan time.Duration
+	// before and sumBefore are a histogram's previous reading while this
+	// generation's increment is in use, so a series read again (its model,
+	// then its rank) adds the same increment.
+	before    []telemetry.Bucket
+	sumBefore float64
 }
 
 // counterPoint is one reading of a counter: total is its value plus what
@@ -213,6 +218,9 @@ func trimWindow(pts []counterPoint, from time.Time) []counterPoint {
 func (st *state) histDelta(fam string, ser *expo.Series, scale float64, acc *histAcc) {
 	p, fresh := st.series(fam, ser)
 	if !fresh && p.gen == st.gen {
+		if p.status == deltaOK {
+			acc.add(p.before, ser.Buckets, ser.Sum-p.sumBefore, scale)
+		}
 		acc.note(p.status)
 		return
 	}
@@ -237,7 +245,8 @@ func (st *state) histDelta(fam string, ser *expo.Series, scale float64, acc *his
 		}
 	default:
 		p.status = deltaOK
-		acc.add(p.buckets, cur, ser.Sum-p.sum, scale)
+		p.before, p.buckets, p.sumBefore = p.buckets, p.before, p.sum
+		acc.add(p.before, cur, ser.Sum-p.sumBefore, scale)
 	}
 	acc.note(p.status)
 	if !nan {

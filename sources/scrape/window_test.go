@@ -139,12 +139,16 @@ func TestMultiModelTarget(t *testing.T) {
 	tg := newTarget(t, body)
 	first, _ := scrapeTwice(t, tg, Config{})
 	a, b := tg.host()+"/a", tg.host()+"/b"
-	if got := endpoints(first); len(got) != 2 || got[0] != a || got[1] != b {
+	a0, a1 := a+" [dp 0]", a+" [dp 1]" // a's two engines are its ranks
+	if got := strings.Join(endpoints(first), " | "); got != strings.Join([]string{a, a0, a1, b}, " | ") {
 		t.Fatalf("endpoints %v", got)
 	}
 	checkGauge(t, first, a, telemetry.Running, 5) // summed over engines
+	checkGauge(t, first, a0, telemetry.Running, 2)
+	checkGauge(t, first, a1, telemetry.Running, 3)
 	checkGauge(t, first, b, telemetry.Running, 7)
 	checkGauge(t, first, a, telemetry.KVCache, 0.6) // fullest engine
+	checkGauge(t, first, a0, telemetry.KVCache, 0.2)
 	if info := one(t, first, telemetry.KindEndpoint, a, "").Info; info.Model != "a" || info.Engine != telemetry.EngineVLLM {
 		t.Fatalf("info %+v", info)
 	}

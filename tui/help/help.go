@@ -89,6 +89,7 @@ func (m *Model) render() string {
 		{"DOWN", "the replica's scrape target is down (the store's up, or the scrape): since when and why in the status line and on e"},
 		{"GONE", "the store no longer knows the target: still listed for the window, then it leaves"},
 		{"×2 " + m.ctx.Glyphs.Down + "1", "a model row of 2 replicas, 1 of them down or gone"},
+		{"dp×2", "a server's row over its 2 data-parallel ranks (summed; KV% the fullest rank's); x lists each rank"},
 		{m.ctx.Glyphs.Unknown, "never observed, or no objective applies"},
 		{"~", "estimate (MBU from weights and KV, histogram interpolation, token counts from events)"},
 		{format.YoungMark, "tok/s, req/s… over a series younger than its rate window: reads low (ratios never do)"},

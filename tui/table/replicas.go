@@ -24,7 +24,7 @@ import (
 func (m *Model) groupRows(visible []*Row) []*Row {
 	shownParent := map[string]bool{}
 	for _, r := range visible {
-		if r.Endpoint.Aggregate || m.adapters[r.Name()] > 0 {
+		if r.Endpoint.Aggregate || m.adapters[r.Name()] > 0 || m.ranks[r.Name()] > 1 {
 			shownParent[r.Name()] = true
 		}
 	}
@@ -43,7 +43,7 @@ func (m *Model) groupRows(visible []*Row) []*Row {
 		grouped = append(grouped, r)
 		ms := members[r.Name()]
 		if !m.expanded[r.Name()] {
-			m.folded += len(ms)
+			m.folded += servingCount(ms)
 			continue
 		}
 		sort.Slice(ms, func(i, j int) bool {
@@ -51,7 +51,7 @@ func (m *Model) groupRows(visible []*Row) []*Row {
 			return !ai && aj || ai == aj && ms[i].Name() < ms[j].Name()
 		})
 		for _, c := range ms {
-			if c.Endpoint.Group != "" && m.replicas[r.Name()] < 2 {
+			if c.Endpoint.Group != "" && !c.Endpoint.IsRank() && m.replicas[r.Name()] < 2 {
 				m.folded++ // the only replica: its model row says the same
 				continue
 			}
@@ -93,9 +93,11 @@ func (m *Model) parentOf(r *Row) string {
 	return m.bases[r.Name()]
 }
 
-// foldable: the row has rows to list under it (two replicas or more, or
-// an adapter).
-func (m *Model) foldable(name string) bool { return m.replicas[name] > 1 || m.adapters[name] > 0 }
+// foldable: the row has rows to list under it (two replicas or more, an
+// adapter, or two data-parallel ranks or more).
+func (m *Model) foldable(name string) bool {
+	return m.replicas[name] > 1 || m.adapters[name] > 0 || m.ranks[name] > 1
+}
 
 // Counts are what the header and the filter line count: serving
 // endpoints (replicas and endpoints that are no model's aggregate; an
@@ -110,8 +112,11 @@ type Counts struct {
 	Down, Gone int
 }
 
-// serving: the row is one serving endpoint, not a sum over replicas.
-func (m *Model) serving(r *Row) bool { return !r.Endpoint.Aggregate || m.replicas[r.Name()] == 0 }
+// serving: the row is one serving endpoint, not a sum over replicas nor
+// one rank of a server.
+func (m *Model) serving(r *Row) bool {
+	return !r.Endpoint.IsRank() && (!r.Endpoint.Aggregate || m.replicas[r.Name()] == 0)
+}
 
 // counted fills the shown half of Counts.
 func (m *Model) counted(listed []*Row, folded int) Counts {
@@ -131,7 +136,7 @@ func (m *Model) counted(listed []*Row, folded int) Counts {
 func replicaCounts(rows []Row) map[string]int {
 	n := map[string]int{}
 	for i := range rows {
-		if g := rows[i].Endpoint.Group; g != "" {
+		if g := rows[i].Endpoint.Group; g != "" && !rows[i].Endpoint.IsRank() {
 			n[g]++
 		}
 	}
@@ -188,6 +193,9 @@ func (m *Model) groupedLabel(r *Row, name string) string {
 	}
 	if a := m.adapters[r.Name()]; a > 0 {
 		label += fmt.Sprintf(" +%d LoRA", a)
+	}
+	if n := m.ranks[r.Name()]; n > 1 {
+		label += fmt.Sprintf(" dp×%d", n)
 	}
 	return label + " " + mark
 }

@@ -49,6 +49,8 @@ type Model struct {
 	adapters map[string]int
 	folded   int    // replicas of shown aggregates not listed (collapsed)
 	shown    Counts // the shown half, as of the last refresh
+	// ranks counts each row's data-parallel ranks (ranks.go).
+	ranks map[string]int
 }
 
 // Focus says whether the keys go to the table (its cursor is drawn).
@@ -71,6 +73,7 @@ func (m *Model) SetRows(rows []Row) {
 	m.replicas = replicaCounts(rows)
 	m.bases = adapterBases(rows)
 	m.adapters = adapterCounts(m.bases)
+	m.ranks = rankCounts(rows)
 	m.refresh()
 }
 
@@ -190,6 +193,7 @@ func (m *Model) layoutNames() {
 			k.Str(m.rows[it.row].Name())
 			k.Int(m.replicas[m.rows[it.row].Name()])                              // "×N" takes from the name's width
 			k.Int(m.adapters[m.rows[it.row].Name()])                              // and "+N LoRA"
+			k.Int(m.ranks[m.rows[it.row].Name()])                                 // and "dp×N"
 			k.Str(m.rows[it.row].Endpoint.Labels[telemetry.LabelReplicasCounted]) // and "×N/M"
 			k.Str(m.rows[it.row].Endpoint.Labels[telemetry.LabelReplicasDown])    // and "×N, D down"
 		}
@@ -467,6 +471,9 @@ func (m *Model) Counts() Counts {
 		}
 		if r.Endpoint.Aggregate {
 			c.AllModels++
+		}
+		if r.Endpoint.IsRank() {
+			continue // its server's row counts it down or gone
 		}
 		if h, ok := r.Endpoint.Target(); ok && h.State == telemetry.TargetGone {
 			c.Gone++

@@ -104,6 +104,9 @@ func (m *Model) groupHeader(it item) string {
 	badges := map[string]int{}
 	var order []string
 	for _, r := range it.members {
+		if r.Endpoint.IsRank() {
+			continue // its server's row stands for it
+		}
 		if e := string(r.Endpoint.Engine); e != "" && e != "unknown" && !slices.Contains(engines, e) {
 			engines = append(engines, e)
 		}
@@ -116,7 +119,11 @@ func (m *Model) groupHeader(it item) string {
 		}
 		badges[b]++
 	}
-	tail := " " + g.Dot + " " + strconv.Itoa(len(it.members)) + " endpoints"
+	n := servingCount(it.members)
+	tail := " " + g.Dot + " " + strconv.Itoa(n) + " endpoint"
+	if n != 1 {
+		tail += "s"
+	}
 	if len(engines) > 0 {
 		tail += " " + g.Dot + " " + strings.Join(engines, ", ")
 	}
