@@ -57,7 +57,7 @@ func (s *Scraper) succeed(sc *scrape, latency time.Duration) {
 	for _, rk := range sc.ranks {
 		st.endpoints[rk.endpoint] = true
 		info := rankEndpoint(rk, telemetry.Endpoint{BaseURL: s.baseURL, Model: rk.model, Engine: sc.det.Engine,
-			Unmeasurable: never, Labels: s.endpointLabels(sc.at)})
+			Unmeasurable: never, Labels: s.endpointLabels(sc.at, sc.role())})
 		s.sink.Observe(telemetry.Observation{Kind: telemetry.KindEndpoint, At: sc.at, Endpoint: rk.endpoint,
 			Source: s.source, Interval: s.cfg.Interval, Info: &info})
 		s.sink.Observe(targetUp(s.source, rk.endpoint, sc.at, s.cfg.Interval, 1))
