@@ -291,7 +291,10 @@ func TestCLIServerTimings(t *testing.T) {
 }
 
 func TestCLIReasoningJSON(t *testing.T) {
-	out, stderr, err := runCLI(t, probetest.ReasoningServer(t), "-n", "2", "--json")
+	// 100 ms apart: a phase's TPOT (2 gaps over 3 tokens, 66.7 ms) stays
+	// clear of a wrong divisor's (50 ms) however late one chunk is read.
+	const gap = 100.0
+	out, stderr, err := runCLI(t, probetest.ReasoningServerEvery(t, gap*time.Millisecond), "-n", "2", "--json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -308,19 +311,19 @@ func TestCLIReasoningJSON(t *testing.T) {
 	if doc.TotalReasoning == nil || *doc.TotalReasoning != 8 || *doc.TotalAnswer != 8 {
 		t.Errorf("totals reasoning %v answer %v, want 8 and 8", doc.TotalReasoning, doc.TotalAnswer)
 	}
-	// The answer starts 3 chunks (60 ms) after the first reasoning token.
-	if d := doc.MedianTTFAms - doc.MedianTTFTms; d < 55 || d > 60+float64(slack/time.Millisecond) {
-		t.Errorf("median TTFA − TTFT = %.1f ms, want ≈ 60", d)
+	// The answer starts 3 chunks after the first reasoning token.
+	if d := doc.MedianTTFAms - doc.MedianTTFTms; d < 3*gap-5 || d > 3*gap+float64(slack/time.Millisecond) {
+		t.Errorf("median TTFA − TTFT = %.1f ms, want ≈ %.0f", d, 3*gap)
 	}
 	r := doc.Requests[0]
 	if r.TTFAms == nil || r.ReasoningTokens == nil || *r.ReasoningTokens != 4 || *r.AnswerTokens != 4 ||
 		r.PhaseTokensSource != "usage" || r.ReasoningTPOTms == nil || r.AnswerTPOTms == nil || r.FirstToolCallms != nil {
 		t.Fatalf("request %+v", r)
 	}
-	// Each phase: 2 gaps of 20 ms over 3 tokens (4 − 1).
+	// Each phase: 2 gaps over 3 tokens (4 − 1).
 	for name, v := range map[string]float64{"reasoning": *r.ReasoningTPOTms, "answer": *r.AnswerTPOTms} {
-		if v < 40.0/3-1 || v > (40+float64(slack/time.Millisecond))/3 {
-			t.Errorf("%s TPOT %.2f ms, want ≈ 13.3", name, v)
+		if v < (2*gap-25)/3 || v > (2*gap+float64(slack/time.Millisecond))/3 {
+			t.Errorf("%s TPOT %.2f ms, want ≈ %.1f", name, v, 2*gap/3)
 		}
 	}
 }

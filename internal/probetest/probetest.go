@@ -118,12 +118,20 @@ func UsageChunk(n int) string {
 // (OpenAI's completion_tokens_details); it returns the server's URL.
 func ReasoningServer(t *testing.T) string {
 	t.Helper()
+	return ReasoningServerEvery(t, 20*time.Millisecond)
+}
+
+// ReasoningServerEvery is ReasoningServer with its chunks gap apart: a
+// test that tells figures apart by a few ms gives them room over the
+// scheduling delays of a loaded machine.
+func ReasoningServerEvery(t *testing.T, gap time.Duration) string {
+	t.Helper()
 	steps := []Step{{Data: SSEData(RoleChunk)}}
 	for i := range 3 {
-		steps = append(steps, Step{Wait: 20 * time.Millisecond, Data: SSEData(ReasoningChunk("r" + strconv.Itoa(i)))})
+		steps = append(steps, Step{Wait: gap, Data: SSEData(ReasoningChunk("r" + strconv.Itoa(i)))})
 	}
 	for i := range 3 {
-		steps = append(steps, Step{Wait: 20 * time.Millisecond, Data: SSEData(ChatChunk("a" + strconv.Itoa(i)))})
+		steps = append(steps, Step{Wait: gap, Data: SSEData(ChatChunk("a" + strconv.Itoa(i)))})
 	}
 	steps = append(steps, Step{Data: SSEData(FinishChunk,
 		`{"object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":8,"total_tokens":15,"completion_tokens_details":{"reasoning_tokens":4}}}`,
