@@ -116,6 +116,18 @@ func PDModels(snap Snapshot) []PDModel {
 	return out
 }
 
+// PDPool is the pool a top-level row is a worker or pool of in a
+// disaggregated deployment (RolePrefill or RoleDecode), for a reader who
+// cannot see its labels; "" for other rows (the router's row is the model
+// as users get it) and for grouped ones (a replica or rank sits under a
+// row that says it).
+func (es EndpointSnapshot) PDPool() string {
+	if role := es.Labels[LabelRole]; es.Group == "" && (role == RolePrefill || role == RoleDecode) {
+		return role
+	}
+	return ""
+}
+
 // isRouter reports whether a row is a router or frontend: its engine says
 // so, or (a probed router, whose engine the probe names after the worker
 // that answers) it carries a router's own signal.

@@ -170,6 +170,12 @@ func (m *Model) ToggleExpand() bool {
 // of a grouped row an aggregate's count or a replica's identity under its
 // model; RESTARTED after it while its source marks it restarted.
 func (m *Model) replicaLabel(r *Row, name string) string {
+	if pool := r.Endpoint.PDPool(); pool != "" && !strings.HasSuffix(r.Name(), "["+pool+"]") {
+		// P/D workers scraped on their own are rows of one model at
+		// different addresses, as its router is: each says its pool, as
+		// PromQL's pools are named, after its name as fitted.
+		name += " [" + pool + "]"
+	}
 	label := m.groupedLabel(r, name)
 	if _, _, ok := r.Endpoint.Restarted(); ok {
 		// Its rates started afresh: said in words, after the name.
