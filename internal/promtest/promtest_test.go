@@ -46,6 +46,31 @@ func TestStartScrapesTarget(t *testing.T) {
 	t.Logf("prometheus ready and scraping after %s", time.Since(start).Round(time.Millisecond))
 }
 
+// WaitHolds returns only once the store holds a sample at or after the
+// time asked, on both stores (VictoriaMetrics behind its 30 s latency
+// offset, asked for raw samples rather than timestamp()).
+func TestWaitHoldsASampleAtTheTime(t *testing.T) {
+	t.Parallel()
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		if _, err := fmt.Fprint(w, "# TYPE promtest_up gauge\npromtest_up 1\n"); err != nil {
+			t.Errorf("writing metrics: %v", err)
+		}
+	}))
+	defer target.Close()
+	for name, start := range map[string]func(testing.TB, ...Target) *Server{"prometheus": Start, "victoria-metrics": StartVictoriaMetrics} {
+		t.Run(name, func(t *testing.T) {
+			store := start(t, Target{URL: target.URL + "/metrics"})
+			store.WaitTargetsUp(t, 30*time.Second)
+			at := time.Now().Add(2 * time.Second)
+			store.WaitHolds(t, "promtest_up", at, 90*time.Second)
+			if got := store.Samples(t, "promtest_up", time.Now(), time.Minute); len(got) == 0 || got[len(got)-1].At.Before(at) {
+				t.Errorf("after WaitHolds(%s) the newest sample is %v", at.Format("15:04:05.000"), got)
+			}
+		})
+	}
+}
+
 func TestSkipsWithoutBinary(t *testing.T) {
 	t.Setenv(BinaryEnv, "/nonexistent/prometheus")
 	if b := Binary(); b != "" {
