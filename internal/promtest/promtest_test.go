@@ -3,7 +3,9 @@
 package promtest
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -110,6 +112,33 @@ func TestStartVictoriaMetricsScrapesAndKill(t *testing.T) {
 	vm.Kill(t)
 	if resp, err := vm.client.Get(vm.URL + "/-/ready"); err == nil {
 		t.Errorf("victoria-metrics still answers after Kill (close: %v)", resp.Body.Close())
+	}
+}
+
+// The unlagged VictoriaMetrics runs with -search.latencyOffset=0s; the
+// default one leaves the flag unset (its /flags page lists only the flags
+// set), so at its 30 s.
+func TestVictoriaMetricsLatencyOffsetFlag(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct {
+		start func(testing.TB, ...Target) *Server
+		want  string // "": the flag unset
+	}{"default": {StartVictoriaMetrics, ""}, "unlagged": {StartVictoriaMetricsUnlagged, `-search.latencyOffset="0s"`}} {
+		t.Run(name, func(t *testing.T) {
+			vm := c.start(t)
+			resp, err := vm.client.Get(vm.URL + "/flags")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			if err = errors.Join(err, resp.Body.Close()); err != nil {
+				t.Fatal(err)
+			}
+			set := strings.Contains(string(body), "-search.latencyOffset=")
+			if c.want == "" && set || c.want != "" && !strings.Contains(string(body), c.want) {
+				t.Errorf("flags, want %q (empty: unset):\n%s", c.want, body)
+			}
+		})
 	}
 }
 
