@@ -20,6 +20,7 @@ const faultAfter = 45 * time.Second
 // 160), and no screen before the fault names it. It logs the time from
 // the fault to the cause on screen.
 func TestCauseOnAlertLineInRealTerminal(t *testing.T) {
+	t.Parallel() // its own servers, tmux socket and files; most of it is waiting for the fault
 	bin, dir, tm := tmuxWithBinary(t)
 	started := time.Now()
 	url := startSimBinary(t, bin, "--load", "2", "--model", "m1:1b", "--event", "prefill_slow@45s,factor=20")
