@@ -51,6 +51,18 @@ func (b baselines) update(f figures, now time.Time, tau time.Duration) {
 	}
 }
 
+// warmUp feeds the current figures whose baselines rest on less than warm
+// of history (or none yet); the others keep their averages.
+func (b baselines) warmUp(f figures, now time.Time, tau, warm time.Duration) {
+	cold := figures{}
+	for k, v := range f {
+		if e := b[k]; e == nil || e.held < warm {
+			cold[k] = v
+		}
+	}
+	b.update(cold, now, tau)
+}
+
 // get is the baseline of key once it rests on at least warm of history.
 func (b baselines) get(key string, warm time.Duration) (float64, bool) {
 	e := b[key]

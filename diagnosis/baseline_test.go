@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/ttftop/ttftop/telemetry"
 )
 
 // A baseline warmed for 30 s of a 5 min time constant is the mean of
@@ -30,4 +32,35 @@ func TestBaselineIsTheMeanOfItsHistory(t *testing.T) {
 	if math.Abs(e.value-want) > 1e-9 {
 		t.Errorf("after 30 s more at 10: baseline %v, want %v", e.value, want)
 	}
+}
+
+// An objective breached from the first refresh (the threshold below what
+// the endpoint usually does, or a loaded machine) leaves it unclear while
+// its baselines warm, and they warm through it: a later fault is named
+// against them. Once warm, an unclear spell teaches them nothing: a
+// prefill drift too small to be a cause stays out of the baseline the
+// fault is measured against.
+func TestBreachFromTheStartStillWarmsBaselines(t *testing.T) {
+	d := New(Config{})
+	now := t0
+	refresh := func(f figs) Diagnosis {
+		t.Helper()
+		diags := d.Update(telemetry.Snapshot{At: now, Endpoints: []telemetry.EndpointSnapshot{endpoint("sick", f)}}, pending("sick", telemetry.TTFT))
+		now = now.Add(time.Second)
+		return diags[0]
+	}
+	h := healthy()
+	for i := range 40 {
+		if got := refresh(h); got.Leading() != Unclear {
+			t.Fatalf("refresh %d of a breach with healthy figures: %v, want unclear", i, causes(got))
+		}
+	}
+	for range 60 {
+		refresh(h.with(server{telemetry.PrefillTime: 130, telemetry.TTFT: 135}, nil))
+	}
+	got := refresh(h.with(server{telemetry.PrefillTime: 400, telemetry.TTFT: 405}, probe{telemetry.TTFT: 425}))
+	if got.Leading() != Prefill {
+		t.Fatalf("the fault after a breach from the start: %v (%+v), want prefill", causes(got), got.Causes)
+	}
+	evidence(t, find(t, got, Prefill), figPrefill, 400, ptr(95), "own")
 }

@@ -105,8 +105,15 @@ func (d *Diagnoser) Update(snap telemetry.Snapshot, alerts []slo.Alert) []Diagno
 		sick, ok := sickGroups[es.Group]
 		in.alerts = activeAlerts(alerts, es, !ok || sick == es.Name)
 		diag := d.diagnose(in, snap.At)
-		if diag.Leading() == None {
+		switch diag.Leading() {
+		case None:
 			mem.base.update(in.f, snap.At, d.cfg.Tau)
+		case Unclear:
+			// An objective breached from the first refreshes (a threshold
+			// below the endpoint's usual, a loaded machine) would keep the
+			// baselines cold for good and every later fault unclear: the
+			// ones still warming keep learning; warm ones stay as learned.
+			mem.base.warmUp(in.f, snap.At, d.cfg.Tau, d.cfg.Warmup)
 		}
 		stamp(mem, &diag, snap.At)
 		out = append(out, diag)

@@ -20,15 +20,7 @@ const faultAfter = 45 * time.Second
 // 160), and no screen before the fault names it. It logs the time from
 // the fault to the cause on screen.
 func TestCauseOnAlertLineInRealTerminal(t *testing.T) {
-	if raceDetector {
-		// CI's -race run loads two cores with four packages at once: the
-		// real-time simulator's first 45 s then leave the diagnosis
-		// without a settled baseline and it says "unclear" (seen in CI).
-		// The deterministic per-cause proof is internal/monitor's
-		// TestEachSimulatedCauseNamed; this end-to-end check runs in
-		// `go test -tags integration ./cmd/ttftop` without -race.
-		t.Skip("real-time diagnosis under the race detector's load: run without -race")
-	}
+	t.Parallel() // its own servers, tmux socket and files; most of it is waiting for the fault
 	bin, dir, tm := tmuxWithBinary(t)
 	started := time.Now()
 	url := startSimBinary(t, bin, "--load", "2", "--model", "m1:1b", "--event", "prefill_slow@45s,factor=20")

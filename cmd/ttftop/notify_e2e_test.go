@@ -32,6 +32,7 @@ import (
 // check deliver; an alert reaches a real Alertmanager and is resolved
 // there when its cause goes away.
 func TestNotificationsEndToEnd(t *testing.T) {
+	t.Parallel() // its subtests already run side by side on their own receivers; serial, it held the package 37 s
 	if testing.Short() {
 		t.Skip("builds the binary and runs it against the simulator for up to a minute")
 	}

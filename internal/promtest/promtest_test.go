@@ -3,7 +3,9 @@
 package promtest
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -46,6 +48,31 @@ func TestStartScrapesTarget(t *testing.T) {
 	t.Logf("prometheus ready and scraping after %s", time.Since(start).Round(time.Millisecond))
 }
 
+// WaitHolds returns only once the store holds a sample at or after the
+// time asked, on both stores (VictoriaMetrics behind its 30 s latency
+// offset, asked for raw samples rather than timestamp()).
+func TestWaitHoldsASampleAtTheTime(t *testing.T) {
+	t.Parallel()
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		if _, err := fmt.Fprint(w, "# TYPE promtest_up gauge\npromtest_up 1\n"); err != nil {
+			t.Errorf("writing metrics: %v", err)
+		}
+	}))
+	defer target.Close()
+	for name, start := range map[string]func(testing.TB, ...Target) *Server{"prometheus": Start, "victoria-metrics": StartVictoriaMetrics} {
+		t.Run(name, func(t *testing.T) {
+			store := start(t, Target{URL: target.URL + "/metrics"})
+			store.WaitTargetsUp(t, 30*time.Second)
+			at := time.Now().Add(2 * time.Second)
+			store.WaitHolds(t, "promtest_up", at, 90*time.Second)
+			if got := store.Samples(t, "promtest_up", time.Now(), time.Minute); len(got) == 0 || got[len(got)-1].At.Before(at) {
+				t.Errorf("after WaitHolds(%s) the newest sample is %v", at.Format("15:04:05.000"), got)
+			}
+		})
+	}
+}
+
 func TestSkipsWithoutBinary(t *testing.T) {
 	t.Setenv(BinaryEnv, "/nonexistent/prometheus")
 	if b := Binary(); b != "" {
@@ -85,6 +112,33 @@ func TestStartVictoriaMetricsScrapesAndKill(t *testing.T) {
 	vm.Kill(t)
 	if resp, err := vm.client.Get(vm.URL + "/-/ready"); err == nil {
 		t.Errorf("victoria-metrics still answers after Kill (close: %v)", resp.Body.Close())
+	}
+}
+
+// The unlagged VictoriaMetrics runs with -search.latencyOffset=0s; the
+// default one leaves the flag unset (its /flags page lists only the flags
+// set), so at its 30 s.
+func TestVictoriaMetricsLatencyOffsetFlag(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct {
+		start func(testing.TB, ...Target) *Server
+		want  string // "": the flag unset
+	}{"default": {StartVictoriaMetrics, ""}, "unlagged": {StartVictoriaMetricsUnlagged, `-search.latencyOffset="0s"`}} {
+		t.Run(name, func(t *testing.T) {
+			vm := c.start(t)
+			resp, err := vm.client.Get(vm.URL + "/flags")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			if err = errors.Join(err, resp.Body.Close()); err != nil {
+				t.Fatal(err)
+			}
+			set := strings.Contains(string(body), "-search.latencyOffset=")
+			if c.want == "" && set || c.want != "" && !strings.Contains(string(body), c.want) {
+				t.Errorf("flags, want %q (empty: unset):\n%s", c.want, body)
+			}
+		})
 	}
 }
 

@@ -34,6 +34,20 @@ func VictoriaMetricsBinary() string {
 // query and wait helpers work against its Prometheus-compatible API.
 func StartVictoriaMetrics(t testing.TB, targets ...Target) *Server {
 	t.Helper()
+	return startVictoriaMetrics(t, nil, targets)
+}
+
+// StartVictoriaMetricsUnlagged is StartVictoriaMetrics with
+// -search.latencyOffset=0s: queries see samples once ingested, for tests
+// of what a query selects rather than of a lagging store (the default
+// offset makes each wait 30 s longer).
+func StartVictoriaMetricsUnlagged(t testing.TB, targets ...Target) *Server {
+	t.Helper()
+	return startVictoriaMetrics(t, []string{"-search.latencyOffset=0s"}, targets)
+}
+
+func startVictoriaMetrics(t testing.TB, flags []string, targets []Target) *Server {
+	t.Helper()
 	bin := VictoriaMetricsBinary()
 	if bin == "" {
 		t.Skip("victoria-metrics binary not found: " + VictoriaMetricsInstallHint)
@@ -43,7 +57,7 @@ func StartVictoriaMetrics(t testing.TB, targets ...Target) *Server {
 		t.Fatalf("promtest: %v", err)
 	}
 	return launch(t, "victoria-metrics", cfg, func(addr, data, cfgPath string) *exec.Cmd {
-		args := []string{"-httpListenAddr=" + addr, "-storageDataPath=" + data, "-loggerLevel=WARN"}
+		args := append([]string{"-httpListenAddr=" + addr, "-storageDataPath=" + data, "-loggerLevel=WARN"}, flags...)
 		if len(targets) > 0 {
 			args = append(args, "-promscrape.config="+cfgPath)
 		}

@@ -124,6 +124,44 @@ func (s *Server) WaitForSeries(t testing.TB, query string, n int, timeout time.D
 	})
 }
 
+// WaitHolds waits until every series series selects has a raw sample at
+// or after at in the store's answer now: the store then holds every sample
+// up to at (a target's scrapes land in order), so instant queries at or
+// before at answer the same from then on, not before a sample that was
+// still landing when they were asked. (Raw samples, not timestamp():
+// VictoriaMetrics' timestamp() dates its own evaluation step.)
+func (s *Server) WaitHolds(t testing.TB, series string, at time.Time, timeout time.Duration) {
+	t.Helper()
+	s.waitFor(t, timeout, fmt.Sprintf("samples of %s up to %s", series, at.Format("15:04:05.000")), func() (bool, error) {
+		var body struct {
+			Data struct {
+				Result []struct {
+					Values [][2]any `json:"values"`
+				} `json:"result"`
+			} `json:"data"`
+		}
+		if err := s.get("/api/v1/query?query="+url.QueryEscape(series+"[1m]"), &body); err != nil {
+			return false, err
+		}
+		if len(body.Data.Result) == 0 {
+			return false, fmt.Errorf("no samples of %s", series)
+		}
+		for _, r := range body.Data.Result {
+			if len(r.Values) == 0 {
+				return false, nil
+			}
+			sec, ok := r.Values[len(r.Values)-1][0].(float64)
+			if !ok {
+				return false, fmt.Errorf("sample time %v is not a number", r.Values[len(r.Values)-1][0])
+			}
+			if time.UnixMilli(int64(sec*1000 + 0.5)).Before(at) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+}
+
 func (s *Server) waitFor(t testing.TB, timeout time.Duration, what string, cond func() (bool, error)) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)

@@ -169,9 +169,14 @@ func TestIntegrationEveryEngine(t *testing.T) {
 	// failed scrape: one that failed under load (the big fixture pages,
 	// the race detector) leaves the target's series stale, or an edge gap
 	// that rate() extrapolates by half an interval.
+	// Each compared refresh also comes a histogram step's scrapes after
+	// the refresh before it, so that a step has ended between them and it
+	// has windows to compare (two quick refreshes on a loaded machine
+	// were seen within one step: no windows).
 	pages := int((cfg.Backfill + 8*time.Second) / promtest.ScrapeInterval)
 	for try := 1; ; try++ {
 		rec.Reset()
+		pages = max(pages, pagesServed(t, prom)+int(step/promtest.ScrapeInterval)+1)
 		waitScrapes(t, prom, len(targets), pages)
 		if err := s.RefreshOnce(ctx); err != nil {
 			t.Fatalf("RefreshOnce: %v", err)
@@ -224,6 +229,17 @@ func TestIntegrationEveryEngine(t *testing.T) {
 }
 
 // waitScrapes polls until every target has served n pages.
+// pagesServed is the most pages a target has served, as Prometheus last
+// scraped them.
+func pagesServed(t *testing.T, prom *promtest.Server) int {
+	t.Helper()
+	ss := prom.Query(t, "max("+scrapeIndexGauge+")", time.Time{})
+	if len(ss) != 1 {
+		t.Fatalf("pages served: %v", ss)
+	}
+	return int(ss[0].Value)
+}
+
 func waitScrapes(t *testing.T, prom *promtest.Server, targets, n int) {
 	t.Helper()
 	deadline := time.Now().Add(time.Duration(n)*promtest.ScrapeInterval + 30*time.Second)
@@ -456,6 +472,7 @@ func keys(m map[telemetry.Signal]bool) []string {
 // VictoriaMetrics (MetricsQL differs from PromQL in places): each must be
 // accepted and within VictoriaMetrics' default -search.maxQueryLen.
 func TestGeneratedQueriesRunOnBothStores(t *testing.T) {
+	t.Parallel() // its own stores, each started and asked once
 	if promtest.Binary() == "" || promtest.VictoriaMetricsBinary() == "" {
 		t.Skip("prometheus or victoria-metrics binary not found: " + promtest.InstallHint)
 	}

@@ -31,8 +31,10 @@ func TestIntegrationGPUPerHost(t *testing.T) {
 	if promtest.Binary() == "" {
 		t.Skip("prometheus binary not found: " + promtest.InstallHint)
 	}
+	// The two stores' subtests run in parallel: the simulators live until
+	// both are done, not until this function returns.
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	hosts := []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"}
 	var sims []*sim.Server
 	var targets []promtest.Target
@@ -56,9 +58,11 @@ func TestIntegrationGPUPerHost(t *testing.T) {
 		}
 	}
 	t.Run("prometheus", func(t *testing.T) {
+		t.Parallel()
 		checkGPUPerHost(ctx, t, promtest.Start(t, targets...), false, sims, hosts)
 	})
 	t.Run("victoria-metrics", func(t *testing.T) {
+		t.Parallel()
 		if promtest.VictoriaMetricsBinary() == "" {
 			t.Skip("victoria-metrics binary not found: " + promtest.VictoriaMetricsInstallHint)
 		}
@@ -95,6 +99,18 @@ func checkGPUPerHost(ctx context.Context, t *testing.T, prom *promtest.Server, v
 		if err := s.RefreshOnce(ctx); err != nil {
 			t.Fatalf("RefreshOnce: %v", err)
 		}
+	}
+	// The store is asked at the figures' times and up to matchSpan after:
+	// only once it holds every DCGM sample up to then, so that no answer
+	// misses a scrape still landing (the store's "now" is not settled).
+	var newest time.Time
+	for _, o := range rec.All() {
+		if o.Kind == telemetry.KindSample && (o.Signal == telemetry.GPUMemBW || o.Signal == telemetry.GPUPower) {
+			newest = maxTime(newest, o.At)
+		}
+	}
+	for _, series := range []string{"DCGM_FI_PROF_DRAM_ACTIVE", "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION"} {
+		prom.WaitHolds(t, series, newest.Add(matchSpan), 90*time.Second)
 	}
 	// The store's mean over a host's GPUs at the figure's evaluation time.
 	// VictoriaMetrics dates answers to the whole second: within a second of
@@ -151,6 +167,10 @@ func checkGPUPerHost(ctx context.Context, t *testing.T, prom *promtest.Server, v
 	checkGPUPower(t, prom, victoria, rec, store, sims, hosts)
 }
 
+// matchSpan is how far either side of a figure's time matchesAt asks the
+// store, in steps of matchStep.
+const matchSpan, matchStep = 3 * time.Second, 100 * time.Millisecond
+
 // matchesAt reports whether the instant query q, evaluated at the
 // figure's evaluation time, answers got within tol (relative, absolute
 // below 1), trying times up to 3 s around it (the figures change at
@@ -176,8 +196,8 @@ func matchesAt(t *testing.T, prom *promtest.Server, victoria bool, q string, got
 	}
 	var seen float64
 	for k, q := range queries {
-		for i := 0; i <= 60; i++ {
-			d := time.Duration((i+1)/2) * 100 * time.Millisecond
+		for i := 0; i <= 2*int(matchSpan/matchStep); i++ {
+			d := time.Duration((i+1)/2) * matchStep
 			if i%2 == 1 {
 				d = -d
 			}

@@ -14,36 +14,33 @@ import (
 	"github.com/ttftop/ttftop/telemetry"
 )
 
-// TestIntegrationHistoryCountMatchesPrometheus backfills a viewed window
-// four times the chain's backfill from a real Prometheus scraping the
-// simulator, and checks that the store's TTFT count over the window (the
-// detail view's n) is exactly the observations Prometheus holds in it:
-// the difference of the summed _count at the window's ends.
-func TestIntegrationHistoryCountMatchesPrometheus(t *testing.T) {
+// historyWindow is the viewed window of the history tests: four times
+// the chain's 10 s backfill, and more than the live data.
+const historyWindow = 40 * time.Second
+
+// TestIntegrationHistoryMatchesPrometheus: one simulator scraped by one
+// real Prometheus until it holds more than historyWindow (the wait is most
+// of the time: both checks read the same history, so they share it).
+func TestIntegrationHistoryMatchesPrometheus(t *testing.T) {
 	t.Parallel() // each starts its own servers; most of their time is waiting for scrapes
 	target, prom := prometheusOverSim(t, 11)
+	waitHeld(t, prom, "vllm:num_requests_running", historyWindow+5*time.Second)
+	t.Run("count", func(t *testing.T) { checkHistoryCount(t, target, prom) })
+	t.Run("values", func(t *testing.T) { checkValueHistory(t, target, prom) })
+}
+
+// checkHistoryCount backfills a viewed window four times the chain's
+// backfill, and checks that the store's TTFT count over the window (the
+// detail view's n) is exactly the observations Prometheus holds in it:
+// the difference of the summed _count at the window's ends.
+func checkHistoryCount(t *testing.T, target *sim.Server, prom *promtest.Server) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
 	const (
 		step   = 2 * time.Second
-		window = 40 * time.Second
+		window = historyWindow
 	)
-	// Wait, polling, until Prometheus holds more than the window.
-	held := fmt.Sprintf("min(count_over_time(vllm:num_requests_running[%ds]))", int((window + 10*time.Second).Seconds()))
-	deadline := time.Now().Add(2 * time.Minute)
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		if v := prom.Query(t, held, time.Time{}); len(v) == 1 && v[0].Value >= (window+5*time.Second).Seconds() {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Prometheus holds less than %s of data after 2m", window)
-		}
-		<-tick.C
-	}
-
 	cfg := Config{URL: prom.URL, ScrapeInterval: promtest.ScrapeInterval, HistogramStep: step,
 		Delay: 1500 * time.Millisecond, Window: 10 * time.Second, Backfill: 10 * time.Second}
 	store := telemetry.NewStore(telemetry.StoreConfig{HistResolution: time.Second})

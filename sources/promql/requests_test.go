@@ -10,6 +10,7 @@ import (
 // The number of queries never depends on the number of endpoints: not at
 // start (backfill of a 1 h window included), not per refresh.
 func TestQueriesIndependentOfEndpoints(t *testing.T) {
+	t.Parallel() // seconds of 1,000 endpoints' answers: not ahead of the waiting tests
 	counts := func(n int) (first, next int) {
 		t.Helper()
 		models := make([]string, n)

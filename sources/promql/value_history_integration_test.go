@@ -17,6 +17,7 @@ import (
 
 	"github.com/ttftop/ttftop/engines"
 	"github.com/ttftop/ttftop/internal/promtest"
+	"github.com/ttftop/ttftop/internal/sim"
 	"github.com/ttftop/ttftop/telemetry"
 )
 
@@ -38,18 +39,14 @@ func waitHeld(t *testing.T, prom *promtest.Server, series string, d time.Duratio
 	}
 }
 
-// TestIntegrationValueHistoryMatchesPrometheus: after 45 s of history of
-// the simulator in real Prometheus, a 40 s window (wider than the live
-// data, which is one refresh) gets output tok/s points before the live
-// start, each equal to Prometheus' own query_range value of the same
-// query at that step.
-func TestIntegrationValueHistoryMatchesPrometheus(t *testing.T) {
-	t.Parallel() // each starts its own servers; most of their time is waiting for scrapes
-	target, prom := prometheusOverSim(t, 5)
+// checkValueHistory: with 45 s of history of the simulator in real
+// Prometheus, a 40 s window (wider than the live data, which is one
+// refresh) gets output tok/s points before the live start, each equal to
+// Prometheus' own query_range value of the same query at that step.
+func checkValueHistory(t *testing.T, target *sim.Server, prom *promtest.Server) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	const window = 40 * time.Second
-	waitHeld(t, prom, "vllm:num_requests_running", window+5*time.Second)
+	const window = historyWindow
 
 	cfg := Config{URL: prom.URL, ScrapeInterval: promtest.ScrapeInterval, HistogramStep: 2 * time.Second,
 		Delay: 1500 * time.Millisecond, Window: 10 * time.Second, Backfill: 10 * time.Second}
