@@ -31,18 +31,7 @@ func TestSimPDServesPools(t *testing.T) {
 	// token) takes ~100 ms to move; at the default 10 GB/s, ~7 ms.
 	sim := exec.CommandContext(ctx, bin, "sim", "--pd", "--listen", "127.0.0.1:0", "--model", "org/pd-8b:8b",
 		"--load", "4", "--kv-bandwidth", "0.5", "--write-config", cfgPath)
-	stderr, err := sim.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sim.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = sim.Process.Kill()
-		_ = sim.Wait()
-	})
-	served := readPDBanner(t, stderr)
+	served := readPDBanner(t, startUntilTestEnds(t, sim, sim.StderrPipe))
 	if len(served["router"]) != 1 || len(served["prefill"]) != 1 || len(served["decode"]) != 2 {
 		t.Fatalf("banner served %v; want 1 router, 1 prefill and 2 decode workers", served)
 	}
@@ -81,6 +70,24 @@ func TestSimPDServesPools(t *testing.T) {
 	}
 	t.Logf("parts: queue %.2f + prefill %.2f + KV %.2f + first decode %.2f = %.2f ms; router %.2f ms",
 		parts.PrefillQueue, parts.Prefill, parts.KVTransfer, parts.FirstDecode, parts.Sum, *parts.Router)
+}
+
+// startUntilTestEnds starts cmd, killed when the test ends, and returns
+// the stream pipe opens (cmd.StdoutPipe or cmd.StderrPipe).
+func startUntilTestEnds(t *testing.T, cmd *exec.Cmd, pipe func() (io.ReadCloser, error)) io.Reader {
+	t.Helper()
+	r, err := pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return r
 }
 
 var pdBannerLine = regexp.MustCompile(`^\s+(router|prefill|decode)\s+(http://127\.0\.0\.1:[0-9]+)\s`)
