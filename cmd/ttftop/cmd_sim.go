@@ -40,7 +40,7 @@ func runSim(fs *pflag.FlagSet) runFunc {
 	fs.IntVar(&cfg.Load, "load", 4, "background client streams per model (0 = idle until probed)")
 	fs.Var(&models, "model", "serve `NAME[:SIZE]` (repeatable; SIZE like 1b, 3b, 8b, 14b, 32b, 70b; default 8b)")
 	fs.StringVar(&modelList, "models", "", "comma-separated `NAME[:SIZE]` list, same as repeated --model")
-	fs.StringVar(&scenarioFile, "scenario", "", "scenario YAML `FILE` (events: prefill_slow, bandwidth, outage, burst, kv_pressure, network_delay, prefix_miss, spec_accept; docs/diagnosis.md)")
+	fs.StringVar(&scenarioFile, "scenario", "", "scenario YAML `FILE` (events: prefill_slow, bandwidth, outage, burst, kv_pressure, network_delay, prefix_miss, spec_accept, kv_transfer_slow with --pd; docs/diagnosis.md)")
 	fs.Var(&events, "event", "scenario event `KIND@AT[,key=value...]`, e.g. bandwidth@30s,factor=0.25,for=45s (repeatable)")
 	fs.StringVar(&cfg.MetricsFormat, "metrics-format", sim.FormatVLLM, "metrics exposition: vllm or sglang")
 	fs.StringVar(&cfg.Hostname, "hostname", "ttftop-sim", "Hostname label of the DCGM series")
