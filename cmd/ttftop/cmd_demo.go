@@ -48,7 +48,7 @@ func runDemo(fs *pflag.FlagSet) runFunc {
 	var recordPath string
 	bindRecord(fs, &recordPath)
 	raceModels := fs.Bool("race", false, demoRaceUsage)
-	withPD := fs.Bool("pd", false, "add a disaggregated model: prefill and decode workers behind the llm-d router")
+	withPD := fs.Bool("pd", false, pdFlagUsage)
 	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if fs.NArg() > 0 {
 			return usagef("demo takes no arguments (got %q)", fs.Args())

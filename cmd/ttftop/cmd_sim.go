@@ -33,21 +33,26 @@ func runSim(fs *pflag.FlagSet) runFunc {
 	var modelList, scenarioFile string
 	var demo bool
 	var dp int
+	var pd pdFlags
 	fs.StringVar(&cfg.Listen, "listen", "127.0.0.1:8000", "OpenAI API and /metrics address (loopback by default)")
 	fs.StringVar(&cfg.DCGMListen, "dcgm-listen", "127.0.0.1:9400", "dcgm-exporter style GPU metrics address (loopback by default; empty disables)")
 	fs.Int64Var(&cfg.Seed, "seed", 1, simSeedUsage)
 	fs.IntVar(&cfg.Load, "load", 4, "background client streams per model (0 = idle until probed)")
 	fs.Var(&models, "model", "serve `NAME[:SIZE]` (repeatable; SIZE like 1b, 3b, 8b, 14b, 32b, 70b; default 8b)")
 	fs.StringVar(&modelList, "models", "", "comma-separated `NAME[:SIZE]` list, same as repeated --model")
-	fs.StringVar(&scenarioFile, "scenario", "", "scenario YAML `FILE` (events: prefill_slow, bandwidth, outage, burst, kv_pressure, network_delay, prefix_miss, spec_accept; docs/diagnosis.md)")
+	fs.StringVar(&scenarioFile, "scenario", "", "scenario YAML `FILE` (events: prefill_slow, bandwidth, outage, burst, kv_pressure, network_delay, prefix_miss, spec_accept, kv_transfer_slow with --pd; docs/diagnosis.md)")
 	fs.Var(&events, "event", "scenario event `KIND@AT[,key=value...]`, e.g. bandwidth@30s,factor=0.25,for=45s (repeatable)")
 	fs.StringVar(&cfg.MetricsFormat, "metrics-format", sim.FormatVLLM, "metrics exposition: vllm or sglang")
 	fs.StringVar(&cfg.Hostname, "hostname", "ttftop-sim", "Hostname label of the DCGM series")
 	fs.BoolVar(&demo, "demo", false, demoFlagUsage)
 	fs.IntVar(&dp, "dp", 1, "data-parallel ranks per model (vLLM --data-parallel-size): each rank an engine of its own, labelled engine=\"N\"; an event's rank=N touches one")
+	pd.bind(fs)
 	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if fs.NArg() > 0 {
 			return usagef("unexpected argument %q", fs.Arg(0))
+		}
+		if err := pd.validate(fs, cfg, demo, dp); err != nil {
+			return err
 		}
 		if demo {
 			useDemo(&cfg)
@@ -88,6 +93,9 @@ func runSim(fs *pflag.FlagSet) runFunc {
 
 		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()
+		if pd.on {
+			return runSimPD(ctx, pd, cfg, stderr)
+		}
 		srv, err := sim.New(cfg)
 		if err != nil {
 			return usageError{msg: err.Error()}
@@ -137,7 +145,13 @@ func printSimBanner(w io.Writer, srv *sim.Server, cfg sim.Config) {
 	if cfg.Load > 0 {
 		fmt.Fprintf(w, "  background load: %d streams per model\n", cfg.Load)
 	}
-	for _, e := range cfg.Scenario.Events {
+	printScenario(w, cfg.Scenario.Events)
+	fmt.Fprintln(w, "Press Ctrl-C to stop.")
+}
+
+// printScenario says when each event happens and to what.
+func printScenario(w io.Writer, events []sim.Event) {
+	for _, e := range events {
 		target := e.Model
 		if target == "" {
 			target = "all models"
@@ -147,7 +161,6 @@ func printSimBanner(w io.Writer, srv *sim.Server, cfg sim.Config) {
 		}
 		fmt.Fprintf(w, "  scenario: %s at %s for %s on %s\n", e.Kind, slo.FormatDuration(e.At), durationOrEnd(e.For), target)
 	}
-	fmt.Fprintln(w, "Press Ctrl-C to stop.")
 }
 
 func durationOrEnd(d time.Duration) string {

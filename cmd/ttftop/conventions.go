@@ -172,6 +172,9 @@ const simSeedUsage = "simulator seed: step jitter, answer lengths and text (sim,
 // demoUsage is --demo's help in sim and serve.
 const demoFlagUsage = "use the demo setup: the simulator's healthy, degrading (30-75 s), bursty and reasoning (DeepSeek-R1-Distill) models"
 
+// pdFlagUsage is --pd's help in demo and sim.
+const pdFlagUsage = "a disaggregated model: prefill and decode workers behind the llm-d router (demo: beside its models; sim: alone, --prefill and --decode workers; docs/disaggregated.md)"
+
 // bindWindow adds --window, the quantile window of every read-out.
 func bindWindow(fs *pflag.FlagSet, p *time.Duration) {
 	durationVar(fs, p, "window", tui.DefaultWindow, "quantile window of the figures shown: 1m, 5m, 15m, 1h")

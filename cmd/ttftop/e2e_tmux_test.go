@@ -146,18 +146,7 @@ func startFleetSim(t *testing.T, bin string, models []string, seed int) string {
 func startSimBinary(t *testing.T, bin string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"sim", "--listen", "127.0.0.1:0", "--dcgm-listen", ""}, args...)...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	sc := bufio.NewScanner(out)
+	sc := bufio.NewScanner(startUntilTestEnds(t, cmd, cmd.StdoutPipe))
 	for sc.Scan() {
 		if u := simURL.FindString(sc.Text()); u != "" {
 			go func() { // keep draining the banner

@@ -17,11 +17,14 @@ const (
 	RoleLabel       = "llm-d.ai/role"
 	RolePromLabel   = "llm_d_ai_role"
 	nixlConnector   = "NixlConnector"
-	defaultKVBW     = 10e9 // bytes/s: a 100 Gb/s RDMA link at 80 %
 	defaultKVSetup  = 2 * time.Millisecond
 	defaultTTFTGoal = time.Second
 	defaultTPOTGoal = 50 * time.Millisecond
 )
+
+// DefaultKVBandwidth is a KV transfer's bytes/s when PDConfig gives
+// none: a 100 Gb/s RDMA link at 80 %.
+const DefaultKVBandwidth = 10e9
 
 // ErrNoPrefill: no prefill worker of a disaggregated model is up (the
 // decode worker cannot start a request).
@@ -50,7 +53,12 @@ type PDConfig struct {
 	// them count in its SLO-violation counters (defaults 1 s and 50 ms).
 	TTFTGoal, TPOTGoal time.Duration
 	// Pool names the InferencePool (default "<model>-pool").
-	Pool              string
+	Pool string
+	// Listen is the router's address for Start ("" = a free loopback
+	// port); WorkerListen the workers', prefill first (missing or "" =
+	// a free loopback port each).
+	Listen            string
+	WorkerListen      []string
 	Scenario          Scenario
 	Clock             func() time.Time
 	CoarseTiming      bool
@@ -80,7 +88,7 @@ type kvLink struct {
 func NewPD(cfg PDConfig) (*PD, error) {
 	cfg.Prefill, cfg.Decode = max(cfg.Prefill, 1), max(cfg.Decode, 1)
 	if cfg.KVBandwidth <= 0 {
-		cfg.KVBandwidth = defaultKVBW
+		cfg.KVBandwidth = DefaultKVBandwidth
 	}
 	if cfg.KVSetup <= 0 {
 		cfg.KVSetup = defaultKVSetup
@@ -99,7 +107,11 @@ func NewPD(cfg PDConfig) (*PD, error) {
 	}
 	p := &PD{cfg: cfg}
 	worker := func(i int) Config {
-		return Config{Seed: cfg.Seed + int64(i), Models: []ModelSpec{cfg.Model}, Scenario: cfg.Scenario,
+		listen := ""
+		if i < len(cfg.WorkerListen) {
+			listen = cfg.WorkerListen[i]
+		}
+		return Config{Listen: listen, Seed: cfg.Seed + int64(i), Models: []ModelSpec{cfg.Model}, Scenario: cfg.Scenario,
 			Clock: cfg.Clock, CoarseTiming: cfg.CoarseTiming, PrefixCaching: cfg.PrefixCaching,
 			KVConnector: nixlConnector, Hostname: "ttftop-sim-" + strconv.Itoa(i)}
 	}

@@ -67,7 +67,11 @@ func (r *Router) URL() string {
 }
 
 func (r *Router) start(ctx context.Context) error {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr := r.pd.cfg.Listen
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
