@@ -213,7 +213,7 @@ func TestKubeWatchFollowsStatefulSetRollout(t *testing.T) {
 			}
 			retired = true
 		}
-		if !retired && (o.Kind == telemetry.KindFailure && !proxyEmptyStream(o.Err) || o.Kind == telemetry.KindSample && o.Signal == telemetry.TargetUp && o.Value == 0) {
+		if !retired && (o.Kind == telemetry.KindFailure && !proxyAborted(o.Err) || o.Kind == telemetry.KindSample && o.Signal == telemetry.TargetUp && o.Value == 0) {
 			t.Errorf("old qwen-0 shown failing or down in its rollout: %+v", o)
 		}
 	}
@@ -222,13 +222,14 @@ func TestKubeWatchFollowsStatefulSetRollout(t *testing.T) {
 	}
 }
 
-// proxyEmptyStream says whether a probe failed with an empty stream, as
-// about one probe in 30 through this test API server's pod proxy does
-// (200, text/event-stream, no event; none probing the simulator
-// directly, none in plain requests through the proxy): not caused by
-// any rollout, so it is not held against one.
-func proxyEmptyStream(err string) bool {
-	return strings.HasPrefix(err, "invalid_event: the answer holds no events")
+// proxyAborted says whether a probe failed because the API server
+// aborted the proxied answer after its 200, as this test API server's
+// pod proxy does on its own about once in 20-50 probes (its log:
+// "ReverseProxy read error during body copy: ... use of closed network
+// connection", its own connection to the pod; see docs/kubernetes.md):
+// not caused by any rollout, so it is not held against one.
+func proxyAborted(err string) bool {
+	return strings.HasPrefix(err, "truncated: stream broken: the Kubernetes API server's pod proxy aborted the response")
 }
 
 // TestKubeNotReadyPodsFailedProbesNotCounted: while the API server says

@@ -1,7 +1,9 @@
 package kube
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -48,6 +50,35 @@ func (c *Cluster) Transport() func(*http.Transport) (http.RoundTripper, error) {
 		if tlsCfg != nil {
 			t.TLSClientConfig = tlsCfg
 		}
-		return rest.HTTPWrappersForConfig(cfg, t)
+		rt, err := rest.HTTPWrappersForConfig(cfg, t)
+		if err != nil {
+			return nil, err
+		}
+		return proxyAborts{rt}, nil
 	}
+}
+
+// proxyAborts names the API server as the one that broke off an answer:
+// through pods/proxy a body's read fails when the API server aborts the
+// response (its proxy's read from the pod failed, or the pod closed),
+// and the bare "unexpected EOF" would read as the model's doing.
+type proxyAborts struct{ next http.RoundTripper }
+
+func (p proxyAborts) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := p.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = abortNamingBody{resp.Body}
+	return resp, nil
+}
+
+type abortNamingBody struct{ io.ReadCloser }
+
+func (b abortNamingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = fmt.Errorf("the Kubernetes API server's pod proxy aborted the response: %w", err)
+	}
+	return n, err
 }
