@@ -213,23 +213,13 @@ func TestKubeWatchFollowsStatefulSetRollout(t *testing.T) {
 			}
 			retired = true
 		}
-		if !retired && (o.Kind == telemetry.KindFailure && !proxyAborted(o.Err) || o.Kind == telemetry.KindSample && o.Signal == telemetry.TargetUp && o.Value == 0) {
+		if !retired && (o.Kind == telemetry.KindFailure || o.Kind == telemetry.KindSample && o.Signal == telemetry.TargetUp && o.Value == 0) {
 			t.Errorf("old qwen-0 shown failing or down in its rollout: %+v", o)
 		}
 	}
 	if !retired {
 		t.Error("old qwen-0 never retired")
 	}
-}
-
-// proxyAborted says whether a probe failed because the API server
-// aborted the proxied answer after its 200, as this test API server's
-// pod proxy does on its own about once in 20-50 probes (its log:
-// "ReverseProxy read error during body copy: ... use of closed network
-// connection", its own connection to the pod; see docs/kubernetes.md):
-// not caused by any rollout, so it is not held against one.
-func proxyAborted(err string) bool {
-	return strings.HasPrefix(err, "truncated: stream broken: the Kubernetes API server's pod proxy aborted the response")
 }
 
 // TestKubeNotReadyPodsFailedProbesNotCounted: while the API server says
