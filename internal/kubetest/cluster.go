@@ -27,6 +27,7 @@ type Cluster struct {
 	Client kubernetes.Interface
 	caPEM  []byte
 	dir    string
+	api    *process
 }
 
 // Start starts etcd and kube-apiserver on loopback ports and waits until
@@ -71,7 +72,7 @@ func Start(t testing.TB, users ...string) *Cluster {
 		"--service-cluster-ip-range=10.96.0.0/24",
 		"--cert-dir="+filepath.Join(dir, "certs"),
 		"--v=0"))
-	c := &Cluster{Host: fmt.Sprintf("https://127.0.0.1:%d", ports[2]), caPEM: keys.caPEM, dir: dir}
+	c := &Cluster{Host: fmt.Sprintf("https://127.0.0.1:%d", ports[2]), caPEM: keys.caPEM, dir: dir, api: api}
 	cs, err := kubernetes.NewForConfig(c.Config(Admin))
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +83,9 @@ func Start(t testing.TB, users ...string) *Cluster {
 	}
 	return c
 }
+
+// APIServerLog is what kube-apiserver wrote so far (stdout and stderr).
+func (c *Cluster) APIServerLog() string { return c.api.log.String() }
 
 // token is a user's bearer token in the token file.
 func token(user string) string { return user + "-token" }

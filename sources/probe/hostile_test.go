@@ -406,3 +406,20 @@ func TestNotAStream(t *testing.T) {
 		t.Errorf("kind %q err %q", r.ErrorKind, r.Err)
 	}
 }
+
+// TestStreamCutBeforeAnyEvent: a 200 event stream whose connection is cut
+// before its first event (a proxy aborting: the chunked body ends with
+// no terminator, unexpected EOF) is a broken stream, not an answer that
+// holds no events.
+func TestStreamCutBeforeAnyEvent(t *testing.T) {
+	srv := server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		flush(w)
+		panic(http.ErrAbortHandler) // as httputil.ReverseProxy does when its upstream read fails
+	}))
+	r := probeOnce(t, Options{URL: srv.URL})
+	if r.ErrorKind != ErrTruncated || !strings.Contains(r.Err, "stream broken") || !strings.Contains(r.Err, "unexpected EOF") {
+		t.Errorf("kind %q err %q; want truncated: stream broken: unexpected EOF", r.ErrorKind, r.Err)
+	}
+}

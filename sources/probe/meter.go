@@ -26,7 +26,8 @@ type meter struct {
 	done          bool // terminal event seen
 	finished      bool // finish_reason seen
 	model         string
-	frames        int // events parsed, token-bearing or not
+	frames        int  // events parsed, token-bearing or not
+	broken        bool // the body's read failed (cut), as against ending
 	ollama        *OllamaTimings
 	llamaCpp      *LlamaCppTimings
 	vllm          *VLLMMetrics

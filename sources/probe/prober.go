@@ -320,8 +320,10 @@ func (p *Prober) attempt(ctx context.Context, progress func(Progress)) (*Result,
 	}
 	m := newMeter(p.opts.MaxTokens)
 	res = p.stream(ctx, res, fr, p.proto.NewParser(), m, stall, scrub, progress)
-	if res.ErrorKind == ErrTruncated && m.frames == 0 {
-		// Nothing parsed at all: a login page or proxy answer, not a stream.
+	if res.ErrorKind == ErrTruncated && m.frames == 0 && !m.broken {
+		// Nothing parsed from a body that ended: a login page or proxy
+		// answer, not a stream. A body cut before its end (unexpected EOF)
+		// stays truncated: the connection broke, the answer was not wrong.
 		ct := sanitize.Text(resp.Header.Get("Content-Type"))
 		res.fail(failf(ErrInvalidEvent, "the answer holds no events (Content-Type "+firstNonEmpty(ct, "none")+")"))
 	}
@@ -372,6 +374,7 @@ func (p *Prober) stream(ctx context.Context, res *Result, fr framer, parser Pars
 			}
 			pe := classify(ctx, err, true)
 			pe.msg = scrub.scrub(pe.msg)
+			m.broken = true
 			return m.finish(res).fail(pe)
 		}
 		if m.done {
