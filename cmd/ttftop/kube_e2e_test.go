@@ -16,6 +16,7 @@ import (
 	"github.com/ttftop/ttftop/internal/kubetest"
 	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/internal/sim/simtest"
 	"github.com/ttftop/ttftop/internal/syncbuf"
 	"github.com/ttftop/ttftop/telemetry"
 )
@@ -54,12 +55,12 @@ func TestKubeProbesScrapesAndJoinsGPUsThroughProxy(t *testing.T) {
 	c := kubetest.Start(t)
 	c.Namespace(t, "llm")
 	c.Namespace(t, "gpu-operator")
-	s := kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true, Hostname: "gpu-node-1"})
+	s := simtest.New(t, sim.Config{Load: 1, CoarseTiming: true, Hostname: "gpu-node-1"})
 	n := kubetest.NewNetNS(t)
 	n.Serve(t, 8000, s.Handler())
 	n.Serve(t, 9400, s.DCGMHandler())
 	// The other node's GPUs, named by their own host.
-	other := kubetest.Simulator(t, sim.Config{Hostname: "gpu-node-2", CoarseTiming: true})
+	other := simtest.New(t, sim.Config{Hostname: "gpu-node-2", CoarseTiming: true})
 	n.Serve(t, 9401, other.DCGMHandler())
 	c.RunPod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "vllm-0", Namespace: "llm", Labels: map[string]string{"app.kubernetes.io/name": "vllm"}},
 		Spec: corev1.PodSpec{NodeName: "gpu-node-1", Containers: []corev1.Container{{Name: "vllm", Image: "vllm/vllm-openai:v0.11.0",

@@ -17,6 +17,7 @@ import (
 	"github.com/ttftop/ttftop/internal/kubetest"
 	"github.com/ttftop/ttftop/internal/monitor"
 	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/internal/sim/simtest"
 	"github.com/ttftop/ttftop/internal/syncbuf"
 	"github.com/ttftop/ttftop/sources/kube"
 	"github.com/ttftop/ttftop/telemetry"
@@ -56,7 +57,7 @@ func TestKubeWatchShowsLostAndRolledOutPods(t *testing.T) {
 	c := kubetest.Start(t)
 	c.Namespace(t, "llm")
 	n := kubetest.NewNetNS(t)
-	n.Serve(t, 8000, kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
+	n.Serve(t, 8000, simtest.New(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
 	oldRS := c.Deployment(t, "llm", "qwen", "5d4f8")
 	run := func(name string, owner *metav1.OwnerReference, ip string) *corev1.Pod {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "llm", Labels: map[string]string{"app.kubernetes.io/name": "vllm"}},
@@ -117,7 +118,7 @@ func TestKubeWatchShowsLostAndRolledOutPods(t *testing.T) {
 	// monitor still running.
 	newRS := c.Deployment(t, "llm", "qwen", "7c9b2")
 	n2 := kubetest.NewNetNS(t)
-	n2.Serve(t, 8000, kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
+	n2.Serve(t, 8000, simtest.New(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
 	run("qwen-7c9b2-c", &newRS, n2.IP)
 	until("new pod probed and scraped", func() bool {
 		ep, ok := endpoint("qwen-7c9b2-c")
@@ -147,8 +148,8 @@ func TestKubeWatchFollowsStatefulSetRollout(t *testing.T) {
 	c := kubetest.Start(t)
 	c.Namespace(t, "llm")
 	oldNS, newNS := kubetest.NewNetNS(t), kubetest.NewNetNS(t)
-	oldNS.Serve(t, 8000, kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
-	newNS.Serve(t, 8000, kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
+	oldNS.Serve(t, 8000, simtest.New(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
+	newNS.Serve(t, 8000, simtest.New(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
 	sts := c.StatefulSet(t, "llm", "qwen")
 	c.StatefulSetRevisions(t, "llm", "qwen", "qwen-5d4f8", "qwen-5d4f8")
 	run := func(revision, ip string) {
@@ -231,7 +232,7 @@ func TestKubeNotReadyPodsFailedProbesNotCounted(t *testing.T) {
 	c := kubetest.Start(t)
 	c.Namespace(t, "llm")
 	n := kubetest.NewNetNS(t)
-	h := kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler()
+	h := simtest.New(t, sim.Config{Load: 1, CoarseTiming: true}).Handler()
 	var failing atomic.Bool
 	n.Serve(t, 8000, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if failing.Load() && r.URL.Path != "/metrics" {
@@ -300,7 +301,7 @@ func TestKubeWatchRefusedByRBACOnTheDashboard(t *testing.T) {
 		rbacv1.PolicyRule{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"pods"}},
 		rbacv1.PolicyRule{Verbs: []string{"get", "create"}, APIGroups: []string{""}, Resources: []string{"pods/proxy"}})
 	n := kubetest.NewNetNS(t)
-	n.Serve(t, 8000, kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
+	n.Serve(t, 8000, simtest.New(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
 	c.RunPod(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "vllm-0", Namespace: "llm", Labels: map[string]string{"app.kubernetes.io/name": "vllm"}},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "vllm", Image: "vllm/vllm-openai:v0.11.0",
 			Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8000}}}}}}, kubetest.Status{IP: n.IP})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ttftop/ttftop/internal/kubetest"
 	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/internal/sim/simtest"
 	"github.com/ttftop/ttftop/sources/httpclient"
 	"github.com/ttftop/ttftop/sources/kube"
 )
@@ -31,7 +32,7 @@ func pod(name string, labels map[string]string, image string, ports ...corev1.Co
 func simulator(t *testing.T) *kubetest.NetNS {
 	t.Helper()
 	n := kubetest.NewNetNS(t)
-	n.Serve(t, 8000, kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
+	n.Serve(t, 8000, simtest.New(t, sim.Config{Load: 1, CoarseTiming: true}).Handler())
 	return n
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ttftop/ttftop/internal/kubetest"
 	"github.com/ttftop/ttftop/internal/sim"
+	"github.com/ttftop/ttftop/internal/sim/simtest"
 	"github.com/ttftop/ttftop/sources/probe"
 )
 
@@ -37,7 +38,7 @@ func TestKubeProxyAbortsCounted(t *testing.T) {
 	c := kubetest.Start(t)
 	c.Namespace(t, ns)
 	n := kubetest.NewNetNS(t)
-	h := kubetest.Simulator(t, sim.Config{Load: 1, CoarseTiming: true}).Handler()
+	h := simtest.New(t, sim.Config{Load: 1, CoarseTiming: true}).Handler()
 	var mu sync.Mutex
 	var written []int64 // body bytes the pod wrote, per chat request
 	n.Serve(t, 8000, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

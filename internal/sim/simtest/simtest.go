@@ -11,26 +11,35 @@ import (
 	"github.com/ttftop/ttftop/internal/sim"
 )
 
-// Start builds and starts a simulator from cfg (give Listen a loopback
-// address, "127.0.0.1:0"); the test's cleanup stops it and fails the test
-// when it does not close cleanly.
-func Start(t testing.TB, cfg sim.Config) *sim.Server {
+// New builds a simulator from cfg without starting its listeners (serve
+// its Handler or DCGMHandler where the test needs, a network namespace's
+// socket); the test's cleanup closes it and fails the test when it does
+// not close cleanly.
+func New(t testing.TB, cfg sim.Config) *sim.Server {
 	t.Helper()
 	s, err := sim.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := s.Start(ctx); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
 	t.Cleanup(func() {
-		cancel()
 		if err := s.Close(); err != nil {
 			t.Error(err)
 		}
 	})
+	return s
+}
+
+// Start builds and starts a simulator from cfg (give Listen a loopback
+// address, "127.0.0.1:0"); the test's cleanup stops it and fails the test
+// when it does not close cleanly.
+func Start(t testing.TB, cfg sim.Config) *sim.Server {
+	t.Helper()
+	s := New(t, cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel) // cleanups run last first: cancelled, then closed
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
 	return s
 }
 
